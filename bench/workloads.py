@@ -1,0 +1,385 @@
+"""Benchmark workloads for a library with the Theano API (theon or pytensor).
+
+Command line (prints one JSON object per line, one line per measured case)::
+
+    python bench/workloads.py LIB [MODE] [ONLY]
+    NV=100 python bench/workloads.py theon "" big_graph_compile
+
+``LIB`` is ``theon`` or ``pytensor``; ``MODE`` is passed to ``function(mode=...)``
+(empty string = library default); ``ONLY`` is a comma separated list of workload
+keys (see ``WORKLOADS``).  ``NV`` (environment) sets the number of variables of the
+``big_graph_compile`` workload (default 300).
+
+From Python::
+
+    from bench.workloads import run
+    records = run("theon", only=["scalar_overhead"], nv=100)
+
+Every record holds ``lib``, ``mode``, ``workload`` and either ``error`` or
+``compile_s`` (seconds spent inside ``function()``), ``ttfr_s`` (seconds from the
+start of ``function()`` until the first result is back), ``call_us`` (median
+call time, microseconds) and ``ok`` (result agrees with a NumPy reference).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+Record = dict[str, Any]
+Emit = Callable[[Record], None]
+
+JAC_N = 100  # length of the vector in the jacobian workloads
+MAX_SAMPLES = 200_000
+
+
+def median_call(f: Callable[..., Any], args: Sequence[Any], budget: float = 1.0) -> float:
+    """Median wall time (s) of ``f(*args)`` over ``budget`` seconds, after one warm-up call."""
+    f(*args)
+    samples: list[float] = []
+    clock = time.perf_counter
+    deadline = clock() + budget
+    while clock() < deadline and len(samples) < MAX_SAMPLES:
+        start = clock()
+        f(*args)
+        samples.append(clock() - start)
+    return statistics.median(samples)
+
+
+class Bench:
+    """Holds the library under test and the helpers shared by all workloads."""
+
+    def __init__(self, libname: str, mode: str | None, emit: Emit) -> None:
+        self.libname = libname
+        self.mode = mode or None
+        self.emit = emit
+        self.lib: ModuleType = importlib.import_module(libname)
+        self.T: ModuleType = importlib.import_module(libname + ".tensor")
+
+    # -- library feature lookup -------------------------------------------------
+    def op(self, *names: str) -> Callable[..., Any]:
+        """First attribute of ``tensor`` (or a dotted sub-module path) that exists."""
+        for name in names:
+            obj: Any = self.T
+            try:
+                for part in name.split("."):
+                    obj = getattr(obj, part)
+            except AttributeError:
+                continue
+            return obj
+        raise AttributeError(f"{self.libname}.tensor has none of {names}")
+
+    def jacobian_fn(self) -> Callable[..., Any]:
+        for modname in (self.libname + ".gradient", self.libname):
+            try:
+                mod = importlib.import_module(modname)
+            except ImportError:
+                continue
+            fn = getattr(mod, "jacobian", None)
+            if fn is not None:
+                return fn
+        return self.op("jacobian")
+
+    # -- measuring -----------------------------------------------------------------
+    def build(
+        self, inputs: list[Any], outputs: Any, args: Sequence[Any], **kw: Any
+    ) -> tuple[Callable[..., Any], float, float, Any]:
+        """Compile and run once: (function, compile_s, ttfr_s, first result)."""
+        if self.mode:
+            kw["mode"] = self.mode
+        t0 = time.perf_counter()
+        f = self.lib.function(inputs, outputs, **kw)
+        t1 = time.perf_counter()
+        result = f(*args)
+        t2 = time.perf_counter()
+        return f, t1 - t0, t2 - t0, result
+
+    def record(
+        self, name: str, compile_s: float, ttfr_s: float, call_s: float, ok: Any, **extra: Any
+    ) -> None:
+        self.emit(
+            {
+                "lib": self.libname,
+                "mode": self.mode,
+                "workload": name,
+                "compile_s": round(compile_s, 4),
+                "ttfr_s": round(ttfr_s, 4),
+                "call_us": round(call_s * 1e6, 2),
+                "ok": bool(ok),
+                **extra,
+            }
+        )
+
+
+# ---------------------------------------------------------------------------------
+# workloads; each takes a Bench, measures, and emits one or more records
+# ---------------------------------------------------------------------------------
+
+
+def scalar_overhead(b: Bench, nv: int) -> None:
+    T = b.T
+    a, c = T.dscalar("x"), T.dscalar("y")
+    args = (2.0, 3.0)
+    f, comp, ttfr, out = b.build([a, c], a * c + 1, args)
+    b.record("scalar_overhead", comp, ttfr, median_call(f, args), np.allclose(out, 7.0))
+
+
+def _chain_reference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    x2 = x * x
+    return np.exp(-x2) * np.sin(y) + np.log1p(x2) - np.tanh(y) / 2 + np.sqrt(np.abs(x * y) + 1)
+
+
+def elemwise_chain(b: Bench, nv: int) -> None:
+    T = b.T
+    absolute = b.op("abs", "abs_")
+    x, y = T.dvector("x"), T.dvector("y")
+    expr = T.exp(-(x**2)) * T.sin(y) + T.log1p(x**2) - T.tanh(y) / 2 + T.sqrt(absolute(x * y) + 1)
+    rng = np.random.default_rng(1)
+    args = (rng.normal(size=1_000_000), rng.normal(size=1_000_000))
+    f, comp, ttfr, out = b.build([x, y], expr, args)
+    b.record(
+        "elemwise_chain_1e6",
+        comp,
+        ttfr,
+        median_call(f, args),
+        np.allclose(out, _chain_reference(*args)),
+        numpy_eager_us=round(median_call(_chain_reference, args) * 1e6, 1),
+    )
+
+
+def logreg_grad(b: Bench, nv: int) -> None:
+    T, lib = b.T, b.lib
+    sigmoid = b.op("sigmoid", "nnet.sigmoid")
+    X, t = T.dmatrix("X"), T.dvector("y")
+    w, bias = T.dvector("w"), T.dscalar("b")
+    p = sigmoid(T.dot(X, w) + bias)
+    nll = -T.mean(t * T.log(p) + (1 - t) * T.log(1 - p))
+    loss = nll + 0.01 * (w**2).sum()
+    gw, gb = lib.grad(loss, [w, bias])
+    rng = np.random.default_rng(2)
+    Xv = rng.normal(size=(1000, 100))
+    tv = (rng.random(1000) > 0.5).astype(np.float64)
+    wv = 0.1 * rng.normal(size=100)
+    args = (Xv, tv, wv, 0.1)
+    f, comp, ttfr, out = b.build([X, t, w, bias], [loss, gw, gb], args)
+    prob = 1.0 / (1.0 + np.exp(-(Xv @ wv + 0.1)))
+    gw_ref = Xv.T @ (prob - tv) / len(tv) + 0.02 * wv
+    gb_ref = np.mean(prob - tv)
+    ok = np.allclose(out[1], gw_ref) and np.allclose(out[2], gb_ref)
+    b.record("logreg_grad_1000x100", comp, ttfr, median_call(f, args), ok)
+
+
+def mlp_train_step(b: Bench, nv: int) -> None:
+    T, lib = b.T, b.lib
+    softmax = b.op("special.softmax", "nnet.softmax", "softmax")
+    rng = np.random.default_rng(3)
+    W1 = lib.shared(0.05 * rng.normal(size=(784, 256)), name="W1")
+    b1 = lib.shared(np.zeros(256), name="b1")
+    W2 = lib.shared(0.05 * rng.normal(size=(256, 10)), name="W2")
+    b2 = lib.shared(np.zeros(10), name="b2")
+    X, Y = T.dmatrix("X"), T.dmatrix("Y")
+    hidden = T.tanh(T.dot(X, W1) + b1)
+    prob = softmax(T.dot(hidden, W2) + b2, axis=-1)
+    loss = -T.mean(T.sum(Y * T.log(prob), axis=1))
+    params = [W1, b1, W2, b2]
+    grads = lib.grad(loss, params)
+    updates = [(q, q - 0.1 * g) for q, g in zip(params, grads, strict=True)]
+    Xv = rng.normal(size=(128, 784))
+    Yv = np.eye(10)[rng.integers(0, 10, size=128)]
+    args = (Xv, Yv)
+    f, comp, ttfr, first_loss = b.build([X, Y], loss, args, updates=updates)
+    later = first_loss
+    for _ in range(5):
+        later = f(*args)
+    ok = bool(np.isfinite(later)) and float(later) < float(first_loss)
+    b.record("mlp_train_step_128", comp, ttfr, median_call(f, args), ok)
+
+
+def big_graph_compile(b: Bench, nv: int) -> None:
+    """Many small independent terms, like a log-density with many scalar parameters."""
+    T, lib = b.T, b.lib
+    xs = [T.dscalar(f"x{i}") for i in range(nv)]
+    absolute = b.op("abs", "abs_")
+    terms = []
+    for i, x in enumerate(xs):
+        scale = 1 + 0.001 * i
+        z = (x - 0.01 * i) / scale
+        terms.append(-0.5 * z**2 - T.log(scale) + T.log1p(T.exp(-absolute(x))))
+    add = getattr(T, "add", None)
+    logp = add(*terms) if add is not None else sum(terms[1:], terms[0])
+    grads = lib.grad(logp, xs)
+    args = [0.1] * nv
+    f, comp, ttfr, out = b.build(xs, [logp, *grads], args)
+    # d/dx of the term at x = 0.1 > 0: -(x - 0.01 i) / s_i**2 - sigmoid(-x)
+    idx = np.arange(nv)
+    g_ref = -(0.1 - 0.01 * idx) / (1 + 0.001 * idx) ** 2 - 1 / (1 + np.exp(0.1))
+    ok = bool(np.isfinite(out[0])) and np.allclose(np.asarray(out[1:], dtype=float), g_ref)
+    b.record(f"big_graph_{nv}_vars_grad", comp, ttfr, median_call(f, args, budget=0.5), ok)
+
+
+def jacobian_matrix(n: int = JAC_N) -> np.ndarray:
+    """The fixed matrix A of the jacobian workloads (deterministic)."""
+    return np.random.default_rng(4).normal(size=(n, n)) / np.sqrt(n)
+
+
+def jacobian_reference(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """d/dx of tanh(A @ x) * x."""
+    t = np.tanh(A @ x)
+    return ((1 - t**2) * x)[:, None] * A + np.diag(t)
+
+
+def _jacobian_setup(b: Bench) -> tuple[Any, Any, np.ndarray, np.ndarray]:
+    A = jacobian_matrix()
+    xv = np.random.default_rng(5).normal(size=JAC_N)
+    x = b.T.dvector("x")
+    y = b.T.tanh(b.T.dot(b.T.constant(A), x)) * x
+    return x, y, xv, jacobian_reference(A, xv)
+
+
+def jacobian_vectorized(b: Bench, nv: int) -> None:
+    """Jacobian of y = tanh(A @ x) * x through ``jacobian(y, x, vectorize=True)``."""
+    x, y, xv, ref = _jacobian_setup(b)
+    jac = b.jacobian_fn()
+    try:
+        J = jac(y, x, vectorize=True)
+        vectorized = True
+    except TypeError:  # a jacobian() without the vectorize keyword
+        J = jac(y, x)
+        vectorized = False
+    f, comp, ttfr, out = b.build([x], J, (xv,))
+    ok = np.allclose(out, ref)
+    b.record("jacobian_vectorized", comp, ttfr, median_call(f, (xv,)), ok, vectorize=vectorized)
+
+
+def jacobian_loop(b: Bench, nv: int) -> None:
+    """The same jacobian built as one ``grad(y[i], x)`` per output element, stacked."""
+    x, y, xv, ref = _jacobian_setup(b)
+    rows = [b.lib.grad(y[i], x) for i in range(JAC_N)]
+    f, comp, ttfr, out = b.build([x], b.T.stack(rows), (xv,))
+    b.record("jacobian_loop", comp, ttfr, median_call(f, (xv,)), np.allclose(out, ref))
+
+
+Case = tuple[str, Callable[[Bench, int], None]]
+
+# workload key -> the measured cases: (record name, with {nv} filled in; function)
+WORKLOADS: dict[str, tuple[Case, ...]] = {
+    "scalar_overhead": (("scalar_overhead", scalar_overhead),),
+    "elemwise_chain": (("elemwise_chain_1e6", elemwise_chain),),
+    "logreg_grad": (("logreg_grad_1000x100", logreg_grad),),
+    "mlp_train_step": (("mlp_train_step_128", mlp_train_step),),
+    "big_graph_compile": (("big_graph_{nv}_vars_grad", big_graph_compile),),
+    "jacobian_vectorized": (
+        ("jacobian_vectorized", jacobian_vectorized),
+        ("jacobian_loop", jacobian_loop),
+    ),
+}
+
+
+def default_nv() -> int:
+    return int(os.environ.get("NV") or 300)
+
+
+def print_record(rec: Record) -> None:
+    print(json.dumps(rec), flush=True)
+
+
+def selected(table: dict[str, tuple[Any, ...]], only: Sequence[str] | None, nv: int) -> list[Any]:
+    """The (record name, function) cases of ``table`` to run.
+
+    ``only`` may name workload keys or record names; ``None`` or empty means all.
+    """
+    wanted = set(only or ())
+    chosen: list[Any] = []
+    known = set(table)
+    for key, cases in table.items():
+        for template, fn in cases:
+            name = template.format(nv=nv)
+            known.add(name)
+            if not wanted or key in wanted or name in wanted:
+                chosen.append((name, fn))
+    if wanted - known:
+        raise ValueError(f"unknown workloads {sorted(wanted - known)}; known: {list(table)}")
+    return chosen
+
+
+def run_table(
+    table: dict[str, tuple[Any, ...]],
+    make_bench: Callable[[Emit], Any],
+    libname: str,
+    mode: str | None,
+    only: Sequence[str] | None,
+    nv: int | None,
+    emit: Emit,
+) -> list[Record]:
+    """Run the selected cases of ``table`` with the bench object ``make_bench(emit)``.
+
+    A failing case, or a bench that cannot be made (library not importable), yields
+    a record with an ``error`` field instead of measurements.
+    """
+    records: list[Record] = []
+
+    def keep(rec: Record) -> None:
+        records.append(rec)
+        emit(rec)
+
+    n = nv if nv is not None else default_nv()
+    cases = selected(table, only, n)
+
+    def failed(name: str, exc: BaseException) -> None:
+        keep({"lib": libname, "mode": mode or None, "workload": name, "error": repr(exc)[:300]})
+
+    try:
+        bench = make_bench(keep)
+    except Exception as exc:
+        for name, _ in cases:
+            failed(name, exc)
+        return records
+    for name, fn in cases:
+        try:
+            fn(bench, n)
+        except Exception as exc:
+            failed(name, exc)
+    return records
+
+
+def run(
+    libname: str,
+    mode: str | None = None,
+    only: Sequence[str] | None = None,
+    nv: int | None = None,
+    emit: Emit = print_record,
+) -> list[Record]:
+    """Run the selected workloads for ``libname``; returns (and emits) the records."""
+
+    def make(keep: Emit) -> Bench:
+        return Bench(libname, mode, keep)
+
+    return run_table(WORKLOADS, make, libname, mode, only, nv, emit)
+
+
+def main(argv: Sequence[str]) -> int:
+    if not argv or argv[0] in {"-h", "--help"}:
+        print(__doc__)
+        return 0 if argv else 2
+    libname = argv[0]
+    mode = argv[1] if len(argv) > 1 and argv[1] else None
+    only = [k for k in argv[2].split(",") if k] if len(argv) > 2 else None
+    if libname == "theon":  # make the checkout importable when run as a script
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        if root not in sys.path:
+            sys.path.insert(0, root)
+    run(libname, mode, only)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

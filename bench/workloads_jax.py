@@ -1,0 +1,271 @@
+"""The workloads of ``workloads.py`` written for JAX (``jax.jit``, float64, CPU).
+
+Command line (same JSON line format as ``workloads.py``, with ``lib`` = ``jax``)::
+
+    python bench/workloads_jax.py [ONLY]
+    NV=100 python bench/workloads_jax.py big_graph_compile
+
+For JAX ``compile_s`` is the time to trace, lower and compile the jitted function
+(``jax.jit(fn).lower(*args).compile()``), and ``ttfr_s`` the time from ``jax.jit``
+until the first result is ready (compile plus the first call).  ``call_us`` is the
+median of calling the jitted function and waiting for its result.  The MLP step is
+a pure function returning the new parameters, which are fed back for the check.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+if __package__:
+    from .workloads import (
+        JAC_N,
+        _chain_reference,
+        jacobian_matrix,
+        jacobian_reference,
+        median_call,
+        print_record,
+        run_table,
+    )
+else:  # run as a script: bench/ is on sys.path
+    from workloads import (  # type: ignore[no-redef]
+        JAC_N,
+        _chain_reference,
+        jacobian_matrix,
+        jacobian_reference,
+        median_call,
+        print_record,
+        run_table,
+    )
+
+Record = dict[str, Any]
+Emit = Callable[[Record], None]
+
+
+class JaxBench:
+    def __init__(self, emit: Emit) -> None:
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+        jax.config.update("jax_platforms", "cpu")
+        import jax.numpy as jnp
+
+        self.jax = jax
+        self.jnp = jnp
+        self.emit = emit
+
+    def build(
+        self, fn: Callable[..., Any], args: Sequence[Any]
+    ) -> tuple[Callable[..., Any], float, float, Any]:
+        """Jit, compile and run once: (blocking callable, compile_s, ttfr_s, first result)."""
+        jax = self.jax
+        t0 = time.perf_counter()
+        jitted = jax.jit(fn)
+        compiled = jitted.lower(*args).compile()
+        t1 = time.perf_counter()
+        result = jax.block_until_ready(compiled(*args))
+        t2 = time.perf_counter()
+
+        def call(*a: Any) -> Any:
+            return jax.block_until_ready(jitted(*a))
+
+        return call, t1 - t0, t2 - t0, result
+
+    def record(
+        self, name: str, compile_s: float, ttfr_s: float, call_s: float, ok: Any, **extra: Any
+    ) -> None:
+        self.emit(
+            {
+                "lib": "jax",
+                "mode": None,
+                "workload": name,
+                "compile_s": round(compile_s, 4),
+                "ttfr_s": round(ttfr_s, 4),
+                "call_us": round(call_s * 1e6, 2),
+                "ok": bool(ok),
+                **extra,
+            }
+        )
+
+
+def scalar_overhead(b: JaxBench, nv: int) -> None:
+    args = (2.0, 3.0)
+    f, comp, ttfr, out = b.build(lambda x, y: x * y + 1, args)
+    b.record("scalar_overhead", comp, ttfr, median_call(f, args), np.allclose(out, 7.0))
+
+
+def elemwise_chain(b: JaxBench, nv: int) -> None:
+    jnp = b.jnp
+
+    def chain(x: Any, y: Any) -> Any:
+        return (
+            jnp.exp(-(x**2)) * jnp.sin(y)
+            + jnp.log1p(x**2)
+            - jnp.tanh(y) / 2
+            + jnp.sqrt(jnp.abs(x * y) + 1)
+        )
+
+    rng = np.random.default_rng(1)
+    args = (rng.normal(size=1_000_000), rng.normal(size=1_000_000))
+    f, comp, ttfr, out = b.build(chain, args)
+    b.record(
+        "elemwise_chain_1e6",
+        comp,
+        ttfr,
+        median_call(f, args),
+        np.allclose(out, _chain_reference(*args)),
+        numpy_eager_us=round(median_call(_chain_reference, args) * 1e6, 1),
+    )
+
+
+def logreg_grad(b: JaxBench, nv: int) -> None:
+    jax, jnp = b.jax, b.jnp
+
+    def loss(w: Any, bias: Any, X: Any, t: Any) -> Any:
+        p = jax.nn.sigmoid(X @ w + bias)
+        nll = -jnp.mean(t * jnp.log(p) + (1 - t) * jnp.log(1 - p))
+        return nll + 0.01 * jnp.sum(w**2)
+
+    vg = jax.value_and_grad(loss, argnums=(0, 1))
+
+    def step(X: Any, t: Any, w: Any, bias: Any) -> Any:
+        value, (gw, gb) = vg(w, bias, X, t)
+        return value, gw, gb
+
+    rng = np.random.default_rng(2)
+    Xv = rng.normal(size=(1000, 100))
+    tv = (rng.random(1000) > 0.5).astype(np.float64)
+    wv = 0.1 * rng.normal(size=100)
+    args = (Xv, tv, wv, 0.1)
+    f, comp, ttfr, out = b.build(step, args)
+    prob = 1.0 / (1.0 + np.exp(-(Xv @ wv + 0.1)))
+    gw_ref = Xv.T @ (prob - tv) / len(tv) + 0.02 * wv
+    ok = np.allclose(out[1], gw_ref) and np.allclose(out[2], np.mean(prob - tv))
+    b.record("logreg_grad_1000x100", comp, ttfr, median_call(f, args), ok)
+
+
+def mlp_train_step(b: JaxBench, nv: int) -> None:
+    jax, jnp = b.jax, b.jnp
+
+    def loss(params: Any, X: Any, Y: Any) -> Any:
+        W1, b1, W2, b2 = params
+        hidden = jnp.tanh(X @ W1 + b1)
+        prob = jax.nn.softmax(hidden @ W2 + b2, axis=-1)
+        return -jnp.mean(jnp.sum(Y * jnp.log(prob), axis=1))
+
+    vg = jax.value_and_grad(loss)
+
+    def step(params: Any, X: Any, Y: Any) -> Any:
+        value, grads = vg(params, X, Y)
+        return value, tuple(q - 0.1 * g for q, g in zip(params, grads, strict=True))
+
+    rng = np.random.default_rng(3)
+    params = (
+        0.05 * rng.normal(size=(784, 256)),
+        np.zeros(256),
+        0.05 * rng.normal(size=(256, 10)),
+        np.zeros(10),
+    )
+    Xv = rng.normal(size=(128, 784))
+    Yv = np.eye(10)[rng.integers(0, 10, size=128)]
+    f, comp, ttfr, (first_loss, params) = b.build(step, (params, Xv, Yv))
+    later = first_loss
+    for _ in range(5):
+        later, params = f(params, Xv, Yv)
+    ok = bool(np.isfinite(later)) and float(later) < float(first_loss)
+    b.record("mlp_train_step_128", comp, ttfr, median_call(f, (params, Xv, Yv)), ok)
+
+
+def big_graph_compile(b: JaxBench, nv: int) -> None:
+    jax, jnp = b.jax, b.jnp
+
+    def logp(*xs: Any) -> Any:
+        total = 0.0
+        for i, x in enumerate(xs):
+            scale = 1 + 0.001 * i
+            z = (x - 0.01 * i) / scale
+            total = total + (-0.5 * z**2 - jnp.log(scale) + jnp.log1p(jnp.exp(-jnp.abs(x))))
+        return total
+
+    vg = jax.value_and_grad(logp, argnums=tuple(range(nv)))
+
+    def fn(*xs: Any) -> Any:
+        value, grads = vg(*xs)
+        return [value, *grads]
+
+    args = [0.1] * nv
+    f, comp, ttfr, out = b.build(fn, args)
+    idx = np.arange(nv)
+    g_ref = -(0.1 - 0.01 * idx) / (1 + 0.001 * idx) ** 2 - 1 / (1 + np.exp(0.1))
+    ok = bool(np.isfinite(out[0])) and np.allclose(np.asarray(out[1:], dtype=float), g_ref)
+    b.record(f"big_graph_{nv}_vars_grad", comp, ttfr, median_call(f, args, budget=0.5), ok)
+
+
+def _jacobian_setup(b: JaxBench) -> tuple[Callable[[Any], Any], np.ndarray, np.ndarray]:
+    A = jacobian_matrix()
+    xv = np.random.default_rng(5).normal(size=JAC_N)
+    jA = b.jnp.asarray(A)
+
+    def y(x: Any) -> Any:
+        return b.jnp.tanh(jA @ x) * x
+
+    return y, xv, jacobian_reference(A, xv)
+
+
+def jacobian_vectorized(b: JaxBench, nv: int) -> None:
+    """``jax.jacrev``: vmap of the vector-jacobian product over the output basis."""
+    y, xv, ref = _jacobian_setup(b)
+    f, comp, ttfr, out = b.build(b.jax.jacrev(y), (xv,))
+    ok = np.allclose(out, ref)
+    b.record("jacobian_vectorized", comp, ttfr, median_call(f, (xv,)), ok, vectorize=True)
+
+
+def jacobian_loop(b: JaxBench, nv: int) -> None:
+    """One ``jax.grad`` per output element, stacked (the unvectorized form)."""
+    jax, jnp = b.jax, b.jnp
+    y, xv, ref = _jacobian_setup(b)
+
+    def jac(x: Any) -> Any:
+        return jnp.stack([jax.grad(lambda v, i=i: y(v)[i])(x) for i in range(JAC_N)])
+
+    f, comp, ttfr, out = b.build(jac, (xv,))
+    b.record("jacobian_loop", comp, ttfr, median_call(f, (xv,)), np.allclose(out, ref))
+
+
+Case = tuple[str, Callable[[JaxBench, int], None]]
+
+WORKLOADS: dict[str, tuple[Case, ...]] = {
+    "scalar_overhead": (("scalar_overhead", scalar_overhead),),
+    "elemwise_chain": (("elemwise_chain_1e6", elemwise_chain),),
+    "logreg_grad": (("logreg_grad_1000x100", logreg_grad),),
+    "mlp_train_step": (("mlp_train_step_128", mlp_train_step),),
+    "big_graph_compile": (("big_graph_{nv}_vars_grad", big_graph_compile),),
+    "jacobian_vectorized": (
+        ("jacobian_vectorized", jacobian_vectorized),
+        ("jacobian_loop", jacobian_loop),
+    ),
+}
+
+
+def run(
+    only: Sequence[str] | None = None, nv: int | None = None, emit: Emit = print_record
+) -> list[Record]:
+    """Run the selected JAX workloads; returns (and emits) the records."""
+    return run_table(WORKLOADS, JaxBench, "jax", None, only, nv, emit)
+
+
+def main(argv: Sequence[str]) -> int:
+    if argv and argv[0] in {"-h", "--help"}:
+        print(__doc__)
+        return 0
+    only = [k for k in argv[0].split(",") if k] if argv else None
+    run(only)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,355 @@
+"""The seed's graph structures: Variable, Constant and Apply.
+
+A graph is bipartite and acyclic: a Variable points to the Apply that made it
+through ``owner``; an Apply points to its ``inputs`` and ``outputs``.  Both
+compare by identity; structural sameness is :func:`theon.graph.replace.equal_computations`.
+
+>>> from theon.graph.type import Generic
+>>> g = Generic()
+>>> v = g("v")
+>>> v.owner is None, v.name
+(True, 'v')
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from theon.graph.op import Op
+    from theon.graph.type import Type
+
+__all__ = ["Apply", "Constant", "Node", "Scratchpad", "Variable", "user_trace"]
+
+_THEON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+class Scratchpad:
+    """A free-form namespace for annotations (``var.tag``, ``node.tag``)."""
+
+    def __repr__(self) -> str:
+        return f"Scratchpad({self.__dict__})"
+
+    def copy(self) -> Scratchpad:
+        """A shallow copy."""
+        new = Scratchpad()
+        new.__dict__.update(self.__dict__)
+        return new
+
+
+def user_trace(limit: int = 1) -> tuple[tuple[str, int, str], ...]:
+    """The innermost ``limit`` stack frames outside theon, as (file, line, function)."""
+    out: list[tuple[str, int, str]] = []
+    f = sys._getframe(1)
+    while f is not None and len(out) < limit:
+        fn = f.f_code.co_filename
+        if not fn.startswith(_THEON_DIR):
+            out.append((fn, f.f_lineno, f.f_code.co_name))
+        f = f.f_back  # type: ignore[assignment]
+    return tuple(out)
+
+
+def format_trace(trace: Sequence[tuple[str, int, str]] | None) -> str:
+    """``'file.py:12 in fn'`` for the innermost recorded user frame, or ``''``."""
+    if not trace:
+        return ""
+    fn, line, name = trace[0]
+    return f"{fn}:{line} in {name}"
+
+
+class Node:
+    """Common base of Variable and Apply (identity equality)."""
+
+    __slots__ = ()
+
+
+class Variable(Node):
+    """A datum in a graph: ``type``, ``owner``, ``index``, ``name`` and ``tag``.
+
+    Parameters
+    ----------
+    type
+        The Type constraining this variable's values.
+    owner
+        The Apply that computes it, or ``None`` for a graph input.
+    index
+        Its position in ``owner.outputs``.
+    name
+        A name for printing and debugging.
+
+    >>> from theon.graph.type import Generic
+    >>> x = Variable(Generic(), name="x")
+    >>> str(x)
+    'x'
+    """
+
+    __slots__ = ("type", "owner", "index", "name", "tag", "auto_name", "__weakref__")
+    _count = 0
+
+    def __init__(
+        self,
+        type: Type,
+        owner: Apply | None = None,
+        index: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        from theon.graph.type import Type as _Type
+
+        if not isinstance(type, _Type):
+            raise TypeError(f"Variable's type must be a theon Type instance, got {type!r}")
+        self.type = type
+        self.owner = owner
+        self.index = index
+        self.name = name
+        self.tag = Scratchpad()
+        Variable._count += 1
+        self.auto_name = f"auto_{Variable._count}"
+
+    def __str__(self) -> str:
+        if self.name is not None:
+            return self.name
+        if self.owner is not None:
+            return f"{self.owner.op}.{self.index}"
+        return f"<{self.type}>"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def clone(self, **kwargs: Any) -> Variable:
+        """A new Variable of the same type and name, with no owner."""
+        cp = self.__class__(self.type, None, None, kwargs.get("name", self.name))
+        cp.tag = self.tag.copy()
+        return cp
+
+    def get_parents(self) -> list[Apply]:
+        """The owner, as a list (empty for inputs)."""
+        return [self.owner] if self.owner is not None else []
+
+    def eval(self, inputs_to_values: dict[Variable, Any] | None = None, **kwargs: Any) -> Any:
+        """Compile and evaluate this variable.
+
+        Compiled functions are cached per set of inputs on the variable's tag.
+
+        >>> from theon.graph.type import Generic
+        >>> Constant(Generic(), 3).eval()
+        3
+        """
+        from theon.compile.function import function
+
+        inputs_to_values = dict(inputs_to_values or {})
+        for k in list(inputs_to_values):
+            if isinstance(k, str):
+                matches = [v for v in _named_inputs(self) if v.name == k]
+                if len(matches) != 1:
+                    raise ValueError(f"eval: no unique input named {k!r} in the graph of {self}")
+                inputs_to_values[matches[0]] = inputs_to_values.pop(k)
+        inputs = list(inputs_to_values)
+        key = (tuple(id(i) for i in inputs), tuple(sorted(kwargs.items())))
+        cache = self.tag.__dict__.setdefault("_eval_cache", {})
+        if key not in cache:
+            cache[key] = function(inputs, self, on_unused_input="ignore", **kwargs)
+        return cache[key](*[inputs_to_values[i] for i in inputs])
+
+
+def _named_inputs(v: Variable) -> list[Variable]:
+    from theon.graph.traversal import graph_inputs
+
+    return [i for i in graph_inputs([v]) if not isinstance(i, Constant)]
+
+
+class Constant(Variable):
+    """A Variable whose value is known: ``data`` is filtered by the type and set once.
+
+    NumPy data is stored read-only, so no Op can change it.
+
+    >>> from theon.graph.type import Generic
+    >>> c = Constant(Generic(), 2.5)
+    >>> c.data
+    2.5
+    """
+
+    __slots__ = ("_data", "_signature")
+
+    def __init__(self, type: Type, data: Any, name: str | None = None) -> None:
+        super().__init__(type, None, None, name)
+        self._data = _NOT_SET
+        self._signature: Any = None
+        self.data = data
+
+    @property
+    def data(self) -> Any:
+        return self._data
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        if self._data is not _NOT_SET:
+            raise AttributeError(f"the data of constant {self} can be set only once")
+        value = self.type.filter(value)
+        if isinstance(value, np.ndarray) and value.flags.writeable:
+            if value.base is not None or value.flags.owndata is False:
+                value = value.copy()
+            value.setflags(write=False)
+        self._data = value
+
+    @property
+    def value(self) -> Any:
+        """Alias kept for PyTensor users: the constant's data."""
+        return self._data
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "owner" and value is not None:
+            raise ValueError(f"constant {self} cannot have an owner")
+        object.__setattr__(self, name, value)
+
+    def signature(self) -> Any:
+        """A hashable key such that equal constants have equal signatures."""
+        if self._signature is None:
+            self._signature = self.type.constant_signature(self._data)
+        return self._signature
+
+    def __str__(self) -> str:
+        if self.name is not None:
+            return self.name
+        data = self._data
+        text = str(data)
+        if len(text) > 20:
+            text = text[:10] + "..." + text[-5:]
+        return f"{type(self).__name__}{{{text}}}"
+
+    def clone(self, **kwargs: Any) -> Constant:
+        """A constant with the same type, data and name (data is shared: it is read-only)."""
+        cp = self.__class__.__new__(self.__class__)
+        Variable.__init__(cp, self.type, None, None, kwargs.get("name", self.name))
+        cp._data = self._data
+        cp._signature = self._signature
+        cp.tag = self.tag.copy()
+        return cp
+
+    def get_parents(self) -> list[Apply]:
+        return []
+
+
+_NOT_SET: Any = object()
+
+
+class Apply(Node):
+    """The application of ``op`` to ``inputs``, producing ``outputs``.
+
+    Apply sets ``owner`` and ``index`` on each output.
+
+    >>> from theon.graph.type import Generic
+    >>> from theon.graph.op import Op
+    >>> g = Generic()
+    >>> a, out = g("a"), g()
+    >>> node = Apply(Op(), [a], [out])
+    >>> out.owner is node, out.index
+    (True, 0)
+    """
+
+    __slots__ = ("op", "inputs", "outputs", "tag", "__weakref__")
+
+    def __init__(self, op: Op, inputs: Iterable[Variable], outputs: Iterable[Variable]) -> None:
+        self.op = op
+        self.inputs: list[Variable] = []
+        self.tag = Scratchpad()
+        for i, inp in enumerate(inputs):
+            if not isinstance(inp, Variable):
+                raise TypeError(
+                    f"input {i} of {op} must be a Variable, got {type(inp).__name__} {inp!r}; "
+                    "wrap values in a Constant or let the Op's make_node do it"
+                )
+            self.inputs.append(inp)
+        self.outputs: list[Variable] = []
+        for i, out in enumerate(outputs):
+            if not isinstance(out, Variable):
+                raise TypeError(f"output {i} of {op} must be a Variable, got {out!r}")
+            if out.owner is None:
+                out.owner = self
+                out.index = i
+            elif out.owner is not self or out.index != i:
+                raise TypeError(
+                    f"output {i} of {op} ({out}) is already the output of another Apply "
+                    f"({out.owner.op}); create a new Variable for each output"
+                )
+            self.outputs.append(out)
+
+    def __str__(self) -> str:
+        return f"{self.op}({', '.join(str(i) for i in self.inputs)})"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def default_output(self) -> Variable:
+        """The output ``op.__call__`` returns: ``outputs[op.default_output]`` or the only one."""
+        do = getattr(self.op, "default_output", None)
+        if do is None:
+            if len(self.outputs) == 1:
+                return self.outputs[0]
+            raise ValueError(f"{self.op} has several outputs and no default_output")
+        return self.outputs[do]
+
+    @property
+    def out(self) -> Variable:
+        """Alias of :meth:`default_output`."""
+        return self.default_output()
+
+    @property
+    def nin(self) -> int:
+        return len(self.inputs)
+
+    @property
+    def nout(self) -> int:
+        return len(self.outputs)
+
+    def get_parents(self) -> list[Variable]:
+        return list(self.inputs)
+
+    def clone(self, clone_inner_graph: bool = False) -> Apply:
+        """A new Apply with the same op and inputs, and fresh outputs."""
+        cp = Apply.__new__(Apply)
+        cp.op = self.op
+        cp.inputs = list(self.inputs)
+        cp.tag = self.tag.copy()
+        cp.outputs = []
+        for i, o in enumerate(self.outputs):
+            no = o.clone()
+            no.owner = cp
+            no.index = i
+            cp.outputs.append(no)
+        return cp
+
+    def clone_with_new_inputs(self, inputs: Sequence[Variable], strict: bool = True) -> Apply:
+        """An Apply of the same op on ``inputs``.
+
+        With ``strict``, each new input must have the old input's type (after
+        ``filter_variable``), and the outputs keep their types.  Otherwise the op's
+        ``make_node`` is called and may give other output types.
+        """
+        if len(inputs) != len(self.inputs):
+            raise ValueError(
+                f"{self.op} takes {len(self.inputs)} inputs, {len(inputs)} were given"
+            )
+        remake = False
+        new_inputs = list(inputs)
+        for i, (old, new) in enumerate(zip(self.inputs, new_inputs)):
+            if old.type != new.type:
+                if strict:
+                    new_inputs[i] = old.type.filter_variable(new)
+                else:
+                    remake = True
+        if remake:
+            node = self.op.make_node(*new_inputs)
+            node.tag = self.tag.copy()
+            return node
+        cp = self.clone()
+        cp.inputs = new_inputs
+        return cp
+
+    @property
+    def params_type(self) -> Any:
+        return None

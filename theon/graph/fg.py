@@ -1,0 +1,430 @@
+"""FunctionGraph: a graph with fixed inputs and outputs that rewrites may change.
+
+It is the seeds' "Env".  It keeps a ``clients`` map (variable -> list of
+``(node, input index)``, where ``node`` is ``"output"`` for the graph outputs),
+imports nodes as they become reachable and prunes them when orphaned, and
+tells its features about every change.
+
+>>> from theon.graph.type import Generic
+>>> from theon.graph.op import Op
+>>> from theon.graph.basic import Apply
+>>> g = Generic(); op = Op()
+>>> a = g("a"); out = g("out"); _ = Apply(op, [a], [out])
+>>> fg = FunctionGraph([a], [out])
+>>> len(fg.apply_nodes), fg.outputs[0] is out
+(1, False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from theon.graph.basic import Apply, Constant, Variable, format_trace
+from theon.graph.features import NOOP_CALLBACKS, AlreadyThere, Feature
+from theon.graph.replace import clone_get_equiv
+from theon.graph.traversal import io_toposort
+
+__all__ = ["FunctionGraph", "MissingInputError"]
+
+Client = tuple[Any, int]  # (Apply | "output", index)
+
+
+class MissingInputError(ValueError):
+    """An output depends on a variable that is not an input of the graph."""
+
+
+def describe(var: Variable) -> str:
+    """``'x' (TensorType(...)), built at file:line in fn`` for error messages."""
+    trace = getattr(var.tag, "trace", None)
+    where = format_trace(trace)
+    text = f"'{var}' ({var.type})"
+    return f"{text}, built at {where}" if where else text
+
+
+class FunctionGraph:
+    """A graph between ``inputs`` and ``outputs``, copied unless ``clone=False``.
+
+    Parameters
+    ----------
+    inputs, outputs
+        The graph's boundary.  Every owner-less, non-constant variable the outputs
+        need must be among the inputs.
+    features
+        Features to attach.
+    clone
+        Copy the graph first, so the user's graph is never touched.
+    """
+
+    def __init__(
+        self,
+        inputs: Sequence[Variable] | None = None,
+        outputs: Sequence[Variable] | None = None,
+        features: Iterable[Feature] | None = None,
+        clone: bool = True,
+        update_mapping: dict[int, int] | None = None,
+    ) -> None:
+        if outputs is None:
+            raise ValueError("FunctionGraph needs outputs")
+        outputs = list(outputs)
+        if inputs is None:
+            from theon.graph.traversal import graph_inputs
+
+            inputs = [i for i in graph_inputs(outputs) if not isinstance(i, Constant)]
+        inputs = list(inputs)
+        if clone:
+            equiv = clone_get_equiv(inputs, outputs, copy_inputs=True, copy_orphans=True)
+            inputs = [equiv[i] for i in inputs]
+            outputs = [equiv[o] for o in outputs]
+        self.inputs: list[Variable] = []
+        self._input_set: set[Variable] = set()
+        self.outputs: list[Variable] = []
+        self.apply_nodes: dict[Apply, None] = {}
+        self.variables: dict[Variable, None] = {}
+        self.clients: dict[Variable, list[Client]] = {}
+        self._features: list[Feature] = []
+        self._callbacks: dict[str, list[Any]] = {}
+        self._topo: list[Apply] | None = None
+        self.update_mapping = dict(update_mapping or {})
+        for i in inputs:
+            self.add_input(i)
+        for o in outputs:
+            self.add_output(o)
+        for f in features or ():
+            self.attach_feature(f)
+
+    # structure -------------------------------------------------------------------
+    def add_input(self, var: Variable) -> None:
+        """Add ``var`` as a graph input."""
+        if var in self._input_set:
+            return
+        if var.owner is not None:
+            raise ValueError(f"graph input {var} has an owner ({var.owner.op})")
+        if isinstance(var, Constant):
+            raise TypeError(
+                f"constant {describe(var)} cannot be an input of a function: its value is fixed"
+            )
+        self.inputs.append(var)
+        self._input_set.add(var)
+        self.variables[var] = None
+        self.clients.setdefault(var, [])
+
+    def add_output(self, var: Variable, reason: str | None = None) -> None:
+        """Append ``var`` to the outputs."""
+        self.outputs.append(var)
+        self.import_var(var, reason=reason)
+        self.clients[var].append(("output", len(self.outputs) - 1))
+        self._topo = None
+
+    def import_var(self, var: Variable, reason: str | None = None) -> None:
+        """Bring ``var`` (and, through its owner, its whole missing subgraph) in."""
+        if var in self.variables:
+            return
+        if var.owner is not None:
+            self.import_node(var.owner, reason=reason)
+            return
+        if not isinstance(var, Constant) and var not in self._input_set:
+            raise MissingInputError(
+                f"the graph needs {describe(var)}, which is not one of the function's inputs"
+            )
+        self.variables[var] = None
+        self.clients.setdefault(var, [])
+
+    def import_node(self, node: Apply, check: bool = True, reason: str | None = None) -> None:
+        """Import ``node`` and any of its ancestors not yet in the graph."""
+        if node in self.apply_nodes:
+            return
+        new_nodes = self._missing_nodes(node)
+        if check:
+            for n in new_nodes:
+                for v in n.inputs:
+                    if (
+                        v.owner is None
+                        and v not in self.variables
+                        and not isinstance(v, Constant)
+                        and v not in self._input_set
+                    ):
+                        raise MissingInputError(
+                            f"input {describe(v)} of {n.op} is needed but is not one of "
+                            f"the function's inputs ({', '.join(map(str, self.inputs)) or 'none'})"
+                        )
+        on_import = self._callbacks.get("on_import", ())
+        for n in new_nodes:
+            self.apply_nodes[n] = None
+            for o in n.outputs:
+                self.variables[o] = None
+                self.clients.setdefault(o, [])
+            for i, v in enumerate(n.inputs):
+                if v not in self.variables:
+                    self.variables[v] = None
+                    self.clients.setdefault(v, [])
+                self.clients[v].append((n, i))
+            for fn in on_import:
+                fn(self, n, reason)
+        self._topo = None
+
+    def _missing_nodes(self, node: Apply) -> list[Apply]:
+        """``node`` and its ancestors not in the graph, dependencies first."""
+        known = self.apply_nodes
+        order: list[Apply] = []
+        done: set[Apply] = set()
+        stack: list[tuple[Apply, bool]] = [(node, False)]
+        while stack:
+            n, expanded = stack.pop()
+            if expanded:
+                if n not in done:
+                    done.add(n)
+                    order.append(n)
+                continue
+            if n in done:
+                continue
+            stack.append((n, True))
+            for v in reversed(n.inputs):
+                o = v.owner
+                if o is not None and o not in known and o not in done and v not in self._input_set:
+                    stack.append((o, False))
+        return order
+
+    def change_node_input(
+        self,
+        node: Apply | str,
+        i: int,
+        new_var: Variable,
+        reason: str | None = None,
+        import_missing: bool = False,
+        check: bool = True,
+    ) -> None:
+        """Make input ``i`` of ``node`` (output ``i`` when node is ``"output"``) be ``new_var``."""
+        if node == "output":
+            old = self.outputs[i]
+        else:
+            assert isinstance(node, Apply)
+            old = node.inputs[i]
+        if old is new_var:
+            return
+        if check and old.type != new_var.type:
+            raise TypeError(
+                f"cannot replace {old} of type {old.type} by {new_var} of type {new_var.type}"
+                + (f" (reason: {reason})" if reason else "")
+            )
+        if import_missing and new_var.owner is None and new_var not in self.variables:
+            if not isinstance(new_var, Constant):
+                self.add_input(new_var)
+        self.import_var(new_var, reason=reason)
+        if node == "output":
+            self.outputs[i] = new_var
+        else:
+            node.inputs[i] = new_var  # type: ignore[union-attr]
+        self.clients[new_var].append((node, i))
+        self.remove_client(old, (node, i), reason=reason)
+        self._topo = None
+        for fn in self._callbacks.get("on_change_input", ()):
+            fn(self, node, i, old, new_var, reason)
+
+    change_input = change_node_input
+
+    def remove_client(self, var: Variable, client: Client, reason: str | None = None) -> None:
+        """Drop ``client`` from ``var``'s clients, pruning what becomes unused."""
+        stack: list[tuple[Variable, Client]] = [(var, client)]
+        on_prune = self._callbacks.get("on_prune", ())
+        while stack:
+            v, c = stack.pop()
+            cl = self.clients[v]
+            for k in range(len(cl) - 1, -1, -1):
+                if cl[k][0] is c[0] and cl[k][1] == c[1]:
+                    del cl[k]
+                    break
+            if cl:
+                continue
+            owner = v.owner
+            if owner is None:
+                if v not in self._input_set:
+                    self.variables.pop(v, None)
+                    del self.clients[v]
+                continue
+            if owner not in self.apply_nodes:
+                continue
+            if any(self.clients.get(o) for o in owner.outputs):
+                continue
+            del self.apply_nodes[owner]
+            for o in owner.outputs:
+                self.variables.pop(o, None)
+                self.clients.pop(o, None)
+            for fn in on_prune:
+                fn(self, owner, reason)
+            for j, inp in enumerate(owner.inputs):
+                stack.append((inp, (owner, j)))
+        self._topo = None
+
+    def replace(
+        self,
+        var: Variable,
+        new_var: Variable,
+        reason: str | None = None,
+        verbose: bool | None = None,
+        import_missing: bool = False,
+    ) -> None:
+        """Replace every use of ``var`` by ``new_var`` (of an equal or convertible type)."""
+        if var not in self.variables:
+            return
+        if var.type != new_var.type:
+            conv = var.type.convert_variable(new_var)
+            if conv is None:
+                raise TypeError(
+                    f"cannot replace {var} of type {var.type} by {new_var} of type "
+                    f"{new_var.type}" + (f" (reason: {reason})" if reason else "")
+                )
+            new_var = conv
+        if var is new_var:
+            return
+        if verbose:
+            print(f"rewrite {reason}: {var} -> {new_var}")
+        for node, i in list(self.clients[var]):
+            self.change_node_input(node, i, new_var, reason=reason, import_missing=import_missing)
+
+    def replace_all(
+        self, pairs: Iterable[tuple[Variable, Variable]], reason: str | None = None, **kw: Any
+    ) -> None:
+        """Apply :meth:`replace` to each ``(var, new_var)`` pair in turn."""
+        for var, new in pairs:
+            self.replace(var, new, reason=reason, **kw)
+
+    # features --------------------------------------------------------------------
+    def attach_feature(self, feature: Feature) -> None:
+        """Attach ``feature`` and start sending it callbacks."""
+        if feature in self._features:
+            return
+        on_attach = getattr(feature, "on_attach", None)
+        if on_attach is not None:
+            try:
+                on_attach(self)
+            except AlreadyThere:
+                return
+        self._features.append(feature)
+        self._rebuild_callbacks()
+
+    def remove_feature(self, feature: Feature) -> None:
+        """Detach ``feature``."""
+        if feature not in self._features:
+            return
+        self._features.remove(feature)
+        self._rebuild_callbacks()
+        on_detach = getattr(feature, "on_detach", None)
+        if on_detach is not None:
+            on_detach(self)
+
+    @property
+    def features(self) -> list[Feature]:
+        return list(self._features)
+
+    def _rebuild_callbacks(self) -> None:
+        cbs: dict[str, list[Any]] = {}
+        for f in self._features:
+            for name in ("on_import", "on_prune", "on_change_input", "validate", "orderings"):
+                fn = getattr(type(f), name, None)
+                if fn is None or fn is NOOP_CALLBACKS.get(name):
+                    continue
+                cbs.setdefault(name, []).append(getattr(f, name))
+        self._callbacks = cbs
+
+    def execute_callbacks(self, name: str, *args: Any) -> None:
+        """Call ``name(fgraph, *args)`` on every feature that defines it."""
+        fns = self._callbacks.get(name)
+        if fns is None and name not in (
+            "on_import", "on_prune", "on_change_input", "validate", "orderings"
+        ):
+            fns = [getattr(f, name) for f in self._features if hasattr(f, name)]
+        for fn in fns or ():
+            fn(self, *args)
+
+    def collect_callbacks(self, name: str, *args: Any) -> dict[Feature, Any]:
+        """``{feature: result}`` of ``name(fgraph, *args)`` for each feature defining it."""
+        return {f: getattr(f, name)(self, *args) for f in self._features if hasattr(f, name)}
+
+    # order -----------------------------------------------------------------------
+    def orderings(self) -> dict[Apply, list[Apply]]:
+        """Extra node orderings required by features (e.g. destroy-before-read)."""
+        out: dict[Apply, list[Apply]] = {}
+        for fn in self._callbacks.get("orderings", ()):
+            for node, prereqs in fn(self).items():
+                if prereqs:
+                    out.setdefault(node, []).extend(prereqs)
+        return out
+
+    def toposort(self) -> list[Apply]:
+        """The nodes in a deterministic dependency order (cached until the graph changes)."""
+        if self._topo is None:
+            order = io_toposort(self.inputs, self.outputs, self.orderings())
+            if len(order) != len(self.apply_nodes):
+                # nodes kept alive only as clients of nothing reachable: keep them last
+                seen = set(order)
+                order.extend(n for n in self.apply_nodes if n not in seen)
+            self._topo = order
+        return list(self._topo)
+
+    # checks and copies ---------------------------------------------------------------
+    def check_integrity(self) -> None:
+        """Raise ``AssertionError`` if the bookkeeping disagrees with the graph."""
+        nodes = set(io_toposort(self.inputs, self.outputs))
+        if nodes != set(self.apply_nodes):
+            missing = nodes - set(self.apply_nodes)
+            extra = set(self.apply_nodes) - nodes
+            raise AssertionError(f"apply_nodes wrong: missing {missing}, extra {extra}")
+        expected: dict[Variable, list[Client]] = {}
+        for v in self.inputs:
+            expected.setdefault(v, [])
+        for n in nodes:
+            for o in n.outputs:
+                expected.setdefault(o, [])
+            for i, v in enumerate(n.inputs):
+                if v.owner is None and not isinstance(v, Constant) and v not in self._input_set:
+                    raise AssertionError(f"{v} is used by {n.op} but is not an input")
+                expected.setdefault(v, []).append((n, i))
+        for i, v in enumerate(self.outputs):
+            expected.setdefault(v, []).append(("output", i))
+        if set(expected) != set(self.variables):
+            raise AssertionError(
+                f"variables wrong: {set(expected) ^ set(self.variables)}"
+            )
+        for v, cl in expected.items():
+            got = self.clients.get(v)
+            if got is None or sorted(map(_ckey, got)) != sorted(map(_ckey, cl)):
+                raise AssertionError(f"clients of {v} wrong: {got} != {cl}")
+
+    def clone(self, check_integrity: bool = True) -> FunctionGraph:
+        """A copy of this graph (features that can be cloned are cloned)."""
+        return self.clone_get_equiv(check_integrity)[0]
+
+    def clone_get_equiv(
+        self, check_integrity: bool = True, attach_feature: bool = True
+    ) -> tuple[FunctionGraph, dict[Any, Any]]:
+        """A copy and the map from this graph's variables and nodes to the copy's."""
+        equiv = clone_get_equiv(self.inputs, self.outputs)
+        fg = FunctionGraph(
+            [equiv[i] for i in self.inputs],
+            [equiv[o] for o in self.outputs],
+            clone=False,
+            update_mapping=self.update_mapping,
+        )
+        if check_integrity:
+            fg.check_integrity()
+        if attach_feature:
+            for f in self._features:
+                try:
+                    fg.attach_feature(f.clone())
+                except (TypeError, NotImplementedError):
+                    continue
+        return fg, equiv
+
+    def __str__(self) -> str:
+        return f"FunctionGraph({', '.join(map(str, self.outputs))})"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self.variables or item in self.apply_nodes
+
+
+def _ckey(c: Client) -> tuple[int, int]:
+    return (id(c[0]), c[1])

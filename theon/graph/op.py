@@ -1,0 +1,156 @@
+"""The Op contract of seed 004.
+
+An Op defines a computation: ``make_node`` builds the Apply for given inputs
+and ``perform`` computes its outputs into one-element storage cells.  An Op's
+identity is its ``__props__``: equality and hash follow from them.
+
+>>> from theon.graph.type import Generic
+>>> from theon.graph.basic import Apply
+>>> class Twice(Op):
+...     __props__ = ()
+...     def make_node(self, x):
+...         return Apply(self, [x], [Generic()()])
+...     def perform(self, node, inputs, output_storage):
+...         output_storage[0][0] = 2 * inputs[0]
+>>> Twice() == Twice()
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from theon.graph.basic import Apply, Variable, user_trace
+
+__all__ = ["Op", "OpContractError"]
+
+
+class OpContractError(NotImplementedError):
+    """An Op was asked for a method it does not define."""
+
+
+class Op:
+    """Base class of operations.
+
+    Subclasses set ``__props__`` to the names of the attributes that define
+    them; ``__eq__``, ``__hash__`` and ``__str__`` follow.  Without
+    ``__props__`` an Op is equal only to itself (the seed's bare ``Op()``).
+
+    Attributes
+    ----------
+    default_output
+        Index of the output ``__call__`` returns when there are several.
+    destroy_map
+        ``{output index: [input indices]}``: inputs overwritten by the output.
+    view_map
+        ``{output index: [input indices]}``: inputs the output is a view of.
+    """
+
+    __props__: tuple[str, ...] | None = None
+    default_output: int | None = None
+    destroy_map: dict[int, list[int]] = {}
+    view_map: dict[int, list[int]] = {}
+
+    # identity ----------------------------------------------------------------
+    def _props(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, p) for p in self.__props__ or ())
+
+    def _props_dict(self) -> dict[str, Any]:
+        return {p: getattr(self, p) for p in self.__props__ or ()}
+
+    def __eq__(self, other: object) -> bool:
+        if self.__props__ is None:
+            return self is other
+        return type(self) is type(other) and self._props() == other._props()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        if self.__props__ is None:
+            return id(self)
+        h = self.__dict__.get("_cached_hash")
+        if h is None:
+            h = hash((type(self), self._props()))
+            self.__dict__["_cached_hash"] = h
+        return h
+
+    def __str__(self) -> str:
+        name = self.__dict__.get("name")
+        if isinstance(name, str):
+            return name
+        props = self.__props__
+        if props:
+            return f"{type(self).__name__}{{{', '.join(f'{p}={getattr(self, p)}' for p in props)}}}"
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    # building ----------------------------------------------------------------
+    def make_node(self, *inputs: Any) -> Apply:
+        """Build the Apply node of this op on ``inputs`` (wrapping constants)."""
+        raise OpContractError(f"Op {self} ({type(self).__name__}) does not define make_node")
+
+    def __call__(self, *inputs: Any, **kwargs: Any) -> Any:
+        """Build a node and return its output(s).
+
+        Returns ``outputs[default_output]`` when set, the only output when there is
+        one, and the list of outputs otherwise (or always, with ``return_list=True``).
+        """
+        return_list = kwargs.pop("return_list", False)
+        name = kwargs.pop("name", None)
+        node = self.make_node(*inputs, **kwargs)
+        if not isinstance(node, Apply):
+            raise TypeError(f"make_node of {self} returned {node!r}, not an Apply")
+        trace = user_trace()
+        for out in node.outputs:
+            out.tag.trace = trace
+        if name is not None and len(node.outputs) == 1:
+            node.outputs[0].name = name
+        if return_list:
+            return list(node.outputs)
+        if self.default_output is not None:
+            return node.outputs[self.default_output]
+        if len(node.outputs) == 1:
+            return node.outputs[0]
+        return list(node.outputs)
+
+    # computing ---------------------------------------------------------------
+    def perform(
+        self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]
+    ) -> None:
+        """Compute the outputs of ``node`` from ``inputs`` into ``output_storage`` cells."""
+        raise OpContractError(f"Op {self} ({type(self).__name__}) does not define perform")
+
+    def do_constant_folding(self, node: Apply) -> bool:
+        """Whether a node with only constant inputs may be computed at compile time."""
+        return True
+
+    # derivatives -------------------------------------------------------------
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        """Gradients of a cost with respect to ``inputs``, given those of the outputs."""
+        raise OpContractError(f"Op {self} ({type(self).__name__}) does not define grad")
+
+    def L_op(
+        self,
+        inputs: Sequence[Variable],
+        outputs: Sequence[Variable],
+        output_grads: Sequence[Variable],
+    ) -> list[Any]:
+        """Like :meth:`grad`, with the node's outputs at hand (e.g. for ``exp``)."""
+        return self.grad(inputs, output_grads)
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        """Jacobian-vector products: one per output, for the given ``eval_points``."""
+        raise OpContractError(f"Op {self} ({type(self).__name__}) does not define R_op")
+
+    def infer_shape(
+        self, node: Apply, input_shapes: Sequence[Sequence[Variable]]
+    ) -> list[tuple[Variable, ...]]:
+        """Symbolic output shapes from the input shapes, without computing outputs."""
+        raise OpContractError(f"Op {self} ({type(self).__name__}) does not define infer_shape")
+
+    def has_method(self, name: str) -> bool:
+        """Whether ``name`` is overridden by this op (instance or subclass)."""
+        if name in self.__dict__:
+            return True
+        return getattr(type(self), name, None) is not getattr(Op, name, None)

@@ -1,0 +1,156 @@
+"""Copying graphs, substituting variables, and comparing graphs structurally.
+
+>>> from theon.graph.type import Generic
+>>> from theon.graph.op import Op
+>>> from theon.graph.basic import Apply
+>>> g = Generic(); op = Op()
+>>> a = g("a"); out = g("out"); _ = Apply(op, [a], [out])
+>>> [new_a], [new_out] = clone([a], [out])
+>>> new_out.owner.inputs[0] is new_a, new_a is a
+(True, False)
+>>> equal_computations([out], [new_out], [a], [new_a])
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from theon.graph.basic import Apply, Constant, Variable
+from theon.graph.traversal import io_toposort, orphans_between
+
+__all__ = ["clone", "clone_get_equiv", "clone_replace", "equal_computations", "graph_replace"]
+
+
+def clone_get_equiv(
+    inputs: Sequence[Variable],
+    outputs: Sequence[Variable],
+    copy_inputs: bool = True,
+    copy_orphans: bool = True,
+    memo: dict[Any, Any] | None = None,
+) -> dict[Any, Any]:
+    """Map every variable and Apply between ``inputs`` and ``outputs`` to a copy.
+
+    Entries already in ``memo`` are kept, which is how a substitution is given.
+    Inputs are cloned when ``copy_inputs``; orphans (constants and owner-less
+    variables not listed as inputs) when ``copy_orphans``.
+    """
+    equiv: dict[Any, Any] = {} if memo is None else memo
+    for i in inputs:
+        if i not in equiv:
+            equiv[i] = i.clone() if copy_inputs else i
+    for o in orphans_between(inputs, outputs):
+        if o not in equiv:
+            equiv[o] = o.clone() if copy_orphans else o
+    for node in io_toposort(inputs, outputs):
+        if node in equiv:
+            continue
+        new_inputs = [equiv.get(i, i) for i in node.inputs]
+        new_node = node.clone_with_new_inputs(new_inputs, strict=False)
+        equiv[node] = new_node
+        for old, new in zip(node.outputs, new_node.outputs):
+            if old not in equiv:
+                new.name = old.name
+                equiv[old] = new
+    return equiv
+
+
+def clone(
+    inputs: Sequence[Variable],
+    outputs: Sequence[Variable],
+    copy_inputs: bool = True,
+    copy_orphans: bool = True,
+) -> tuple[list[Variable], list[Variable]]:
+    """Copy the graph between ``inputs`` and ``outputs``; return the new inputs and outputs."""
+    equiv = clone_get_equiv(inputs, outputs, copy_inputs, copy_orphans)
+    return [equiv[i] for i in inputs], [equiv.get(o, o) for o in outputs]
+
+
+def clone_replace(
+    output: Variable | Sequence[Variable],
+    replace: Mapping[Variable, Variable] | Iterable[tuple[Variable, Variable]] | None = None,
+    **kwargs: Any,
+) -> Any:
+    """Copy ``output``'s graph with each key of ``replace`` substituted by its value.
+
+    The user's graph is left untouched.  Returns a Variable or a list, like ``output``.
+    """
+    pairs = list(replace.items() if isinstance(replace, Mapping) else (replace or []))
+    single = isinstance(output, Variable)
+    outputs = [output] if single else list(output)  # type: ignore[list-item]
+    from theon.graph.traversal import graph_inputs
+
+    memo: dict[Any, Any] = {}
+    for old, new in pairs:
+        if not isinstance(old, Variable):
+            raise TypeError(f"clone_replace: key {old!r} is not a Variable")
+        if isinstance(new, Variable) and old.type != new.type:
+            new = old.type.filter_variable(new)
+        memo[old] = new
+    # walk the graph as cut by the replaced variables
+    ins = graph_inputs(outputs, blockers=set(memo))
+    for i in ins:
+        memo.setdefault(i, i)
+    equiv = clone_get_equiv(ins, outputs, copy_inputs=False, copy_orphans=False, memo=memo)
+    res = [equiv.get(o, o) for o in outputs]
+    return res[0] if single else res
+
+
+graph_replace = clone_replace
+
+
+def equal_computations(
+    xs: Sequence[Variable],
+    ys: Sequence[Variable],
+    in_xs: Sequence[Variable] | None = None,
+    in_ys: Sequence[Variable] | None = None,
+) -> bool:
+    """Whether ``xs`` and ``ys`` compute the same thing (same ops on matching inputs).
+
+    ``in_xs[i]`` and ``in_ys[i]`` are taken as equal.  Constants are equal when
+    their signatures are; other owner-less variables only when identical.
+    """
+    if len(xs) != len(ys):
+        return False
+    in_xs = list(in_xs or [])
+    in_ys = list(in_ys or [])
+    if len(in_xs) != len(in_ys):
+        return False
+    pairs: dict[Variable, Variable] = dict(zip(in_xs, in_ys))
+    stack = list(zip(xs, ys))
+    seen_nodes: dict[Apply, Apply] = {}
+    while stack:
+        x, y = stack.pop()
+        if x in pairs:
+            if pairs[x] is not y:
+                return False
+            continue
+        if y in in_ys and x not in in_xs:
+            return False
+        if x.type != y.type:
+            return False
+        if x.owner is None or y.owner is None:
+            if x.owner is not None or y.owner is not None:
+                return False
+            if isinstance(x, Constant) and isinstance(y, Constant):
+                if x.signature() != y.signature():
+                    return False
+            elif x is not y:
+                return False
+            pairs[x] = y
+            continue
+        if x.index != y.index:
+            return False
+        nx, ny = x.owner, y.owner
+        if nx in seen_nodes:
+            if seen_nodes[nx] is not ny:
+                return False
+            pairs[x] = y
+            continue
+        if nx.op != ny.op or len(nx.inputs) != len(ny.inputs):
+            return False
+        seen_nodes[nx] = ny
+        pairs[x] = y
+        stack.extend(zip(nx.inputs, ny.inputs))
+    return True

@@ -1,0 +1,167 @@
+"""The reference linker: ``Op.perform`` node by node, in topological order.
+
+It keeps one storage cell per variable, frees intermediates once their last
+reader has run, and is the oracle every other linker is tested against.
+
+>>> from theon.graph.type import Generic
+>>> from theon.graph.op import Op
+>>> from theon.graph.basic import Apply
+>>> from theon.graph.fg import FunctionGraph
+>>> class Inc(Op):
+...     __props__ = ()
+...     def make_node(self, x):
+...         return Apply(self, [x], [Generic()()])
+...     def perform(self, node, inputs, out):
+...         out[0][0] = inputs[0] + 1
+>>> x = Generic()("x")
+>>> run = VMLinker().make_function(FunctionGraph([x], [Inc()(x)]))
+>>> run(41)
+[42]
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from theon.graph.basic import Apply, Constant, Variable, format_trace
+from theon.graph.fg import FunctionGraph
+
+__all__ = ["Linker", "VMLinker", "add_node_context", "node_context"]
+
+Runner = Callable[..., list[Any]]
+
+
+class Linker:
+    """Turns a FunctionGraph into a callable ``run(*input_values) -> list of outputs``."""
+
+    name = "linker"
+
+    def make_function(self, fgraph: FunctionGraph, profile: Any = None) -> Runner:
+        """Build the runner for ``fgraph``."""
+        raise NotImplementedError(f"{type(self).__name__} does not define make_function")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+def node_context(node: Apply) -> str:
+    """Text naming a node and where its outputs were built, for error notes."""
+    ins = ", ".join(f"{v} ({v.type})" for v in node.inputs)
+    text = f"while computing {node.op} on inputs [{ins}]"
+    where = format_trace(getattr(node.outputs[0].tag, "trace", None)) if node.outputs else ""
+    if where:
+        text += f"\nthe node was built at {where}"
+    return text
+
+
+def add_node_context(exc: BaseException, node: Apply) -> None:
+    """Attach :func:`node_context` to ``exc`` as a note, once."""
+    notes = getattr(exc, "__notes__", [])
+    if not any(n.startswith("while computing") for n in notes):
+        exc.add_note(node_context(node))
+
+
+class VMLinker(Linker):
+    """The reference VM.
+
+    Parameters
+    ----------
+    allow_gc
+        Free each intermediate as soon as no later node reads it.
+    check_outputs
+        Verify that every value ``perform`` produces is valid for its type
+        (slow; for testing Ops).
+    """
+
+    name = "vm"
+
+    def __init__(self, allow_gc: bool = True, check_outputs: bool = False) -> None:
+        self.allow_gc = allow_gc
+        self.check_outputs = check_outputs
+
+    def make_function(self, fgraph: FunctionGraph, profile: Any = None) -> Runner:
+        order = fgraph.toposort()
+        storage: dict[Variable, list[Any]] = {}
+        for v in fgraph.variables:
+            storage[v] = [v.data if isinstance(v, Constant) else None]
+        for node in order:
+            for v in node.inputs + node.outputs:
+                if v not in storage:
+                    storage[v] = [v.data if isinstance(v, Constant) else None]
+        input_cells = [storage[v] for v in fgraph.inputs]
+        output_cells = [storage[v] for v in fgraph.outputs]
+        keep = set(fgraph.inputs) | set(fgraph.outputs)
+        last_use: dict[Variable, int] = {}
+        for k, node in enumerate(order):
+            for v in node.inputs:
+                last_use[v] = k
+        steps = []
+        for k, node in enumerate(order):
+            frees = []
+            if self.allow_gc:
+                for v in dict.fromkeys(node.inputs):
+                    if last_use.get(v) == k and v not in keep and v.owner is not None:
+                        frees.append(storage[v])
+                # outputs nobody reads are dead at once
+                for v in node.outputs:
+                    if v not in last_use and v not in keep:
+                        frees.append(storage[v])
+            steps.append(
+                (
+                    node,
+                    node.op.perform,
+                    [storage[v] for v in node.inputs],
+                    [storage[v] for v in node.outputs],
+                    frees,
+                )
+            )
+        computed = [storage[v] for v in fgraph.variables if v.owner is not None]
+        check = self.check_outputs
+        n_in = len(input_cells)
+
+        def run(*args: Any) -> list[Any]:
+            if len(args) != n_in:
+                raise TypeError(f"expected {n_in} inputs, got {len(args)}")
+            for cell, a in zip(input_cells, args):
+                cell[0] = a
+            try:
+                for node, perform, ins, outs, frees in steps:
+                    for c in outs:
+                        c[0] = None
+                    try:
+                        if profile is None:
+                            perform(node, [c[0] for c in ins], outs)
+                        else:
+                            t0 = time.perf_counter()
+                            perform(node, [c[0] for c in ins], outs)
+                            profile.record(node, time.perf_counter() - t0)
+                    except Exception as e:
+                        add_node_context(e, node)
+                        raise
+                    if check:
+                        _check_outputs(node, outs)
+                    for c in frees:
+                        c[0] = None
+                return [c[0] for c in output_cells]
+            finally:
+                for cell in input_cells:
+                    cell[0] = None
+                for c in computed:
+                    c[0] = None
+
+        run.order = order  # type: ignore[attr-defined]
+        return run
+
+
+def _check_outputs(node: Apply, outs: list[list[Any]]) -> None:
+    for v, c in zip(node.outputs, outs):
+        if c[0] is None:
+            raise ValueError(f"{node.op}.perform did not fill output {v.index}")
+        if not v.type.is_valid_value(c[0]):
+            raise TypeError(
+                f"{node.op}.perform put a value of the wrong type in output {v.index}: "
+                f"expected {v.type}, got {type(c[0]).__name__} {getattr(c[0], 'dtype', '')}"
+                f"{getattr(c[0], 'shape', '')}"
+            )

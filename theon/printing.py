@@ -1,0 +1,171 @@
+"""Printing graphs: ``dprint`` in the seeds' format.
+
+>>> from theon.graph.type import Generic
+>>> from theon.graph.op import Op
+>>> from theon.graph.basic import Apply
+>>> class F(Op):
+...     __props__ = ()
+...     def make_node(self, *xs):
+...         return Apply(self, list(xs), [Generic()()])
+>>> x = Generic()("x")
+>>> print(dprint(F()(x, F()(x)), file="str"), end="")
+F [id A] ''
+ |x [id B]
+ |F [id C] ''
+   |x [id B]
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import IO, Any
+
+from theon.graph.basic import Apply, Variable
+
+__all__ = ["debugprint", "dprint", "pprint", "pydotprint"]
+
+
+def _id_name(n: int) -> str:
+    """0 -> 'A', 25 -> 'Z', 26 -> 'BA' (base 26 with A as the zero digit)."""
+    digits = []
+    while True:
+        n, r = divmod(n, 26)
+        digits.append(chr(ord("A") + r))
+        if n == 0:
+            break
+    return "".join(reversed(digits))
+
+
+def _roots(obj: Any) -> tuple[list[Variable], Any]:
+    from theon.graph.fg import FunctionGraph
+
+    maker = getattr(obj, "maker", None)
+    if maker is not None and hasattr(maker, "fgraph"):
+        obj = maker.fgraph
+    if isinstance(obj, FunctionGraph):
+        return list(obj.outputs), obj
+    if isinstance(obj, Apply):
+        return list(obj.outputs), None
+    if isinstance(obj, Variable):
+        return [obj], None
+    if isinstance(obj, (list, tuple)):
+        out: list[Variable] = []
+        for o in obj:
+            out.extend(_roots(o)[0])
+        return out, None
+    raise TypeError(f"dprint cannot print {type(obj).__name__} {obj!r}")
+
+
+def dprint(
+    obj: Any,
+    file: IO[str] | str | None = None,
+    depth: int = -1,
+    print_type: bool = False,
+    ids: str = "CHAR",
+    print_destroy_map: bool = False,
+    print_view_map: bool = False,
+) -> Any:
+    """Print a graph as an indented tree, one line per variable.
+
+    Accepts a Variable, a list of them, an Apply, a FunctionGraph or a compiled
+    function.  Computed variables print as ``Op [id A] 'name'`` and their inputs
+    follow, indented with ``|``; a node met again prints only its header.
+    ``file="str"`` returns the text instead of printing it.
+    """
+    roots, fgraph = _roots(obj)
+    ids_of: dict[Any, str] = {}
+    expanded: set[Apply] = set()
+    lines: list[str] = []
+
+    def ident(key: Any) -> str:
+        if key not in ids_of:
+            ids_of[key] = _id_name(len(ids_of)) if ids == "CHAR" else str(len(ids_of))
+        return ids_of[key]
+
+    for root in roots:
+        stack: list[tuple[Variable, int]] = [(root, 0)]
+        while stack:
+            var, level = stack.pop()
+            prefix = "" if level == 0 else "  " * (level - 1) + " |"
+            node = var.owner
+            type_txt = f" <{var.type}>" if print_type else ""
+            if node is None:
+                lines.append(f"{prefix}{var} [id {ident(var)}]{type_txt}")
+                continue
+            op_txt = str(node.op)
+            if len(node.outputs) > 1:
+                op_txt += f".{var.index}"
+            extra = ""
+            if print_destroy_map and node.op.destroy_map:
+                extra += f" d={node.op.destroy_map}"
+            if print_view_map and node.op.view_map:
+                extra += f" v={node.op.view_map}"
+            name = var.name or ""
+            lines.append(f"{prefix}{op_txt} [id {ident(node)}] '{name}'{extra}{type_txt}")
+            if node in expanded or (depth != -1 and level + 1 >= depth):
+                continue
+            expanded.add(node)
+            for inp in reversed(node.inputs):
+                stack.append((inp, level + 1))
+    text = "\n".join(lines) + "\n"
+    if file == "str":
+        return text
+    out = sys.stdout if file is None else file
+    out.write(text)  # type: ignore[union-attr]
+    return obj
+
+
+debugprint = dprint
+
+
+def pprint(var: Variable | Sequence[Variable]) -> str:
+    """A compact one-line infix-free rendering: ``op(arg, ...)``."""
+    vs = [var] if isinstance(var, Variable) else list(var)
+    memo: dict[Variable, str] = {}
+    for v in vs:
+        stack: list[tuple[Variable, bool]] = [(v, False)]
+        while stack:
+            cur, done = stack.pop()
+            if cur in memo:
+                continue
+            if cur.owner is None:
+                memo[cur] = str(cur)
+                continue
+            if not done:
+                stack.append((cur, True))
+                stack.extend((i, False) for i in cur.owner.inputs if i not in memo)
+                continue
+            args = ", ".join(memo[i] for i in cur.owner.inputs)
+            memo[cur] = f"{cur.owner.op}({args})"
+    return ", ".join(memo[v] for v in vs)
+
+
+def pydotprint(obj: Any, outfile: str | None = None, **kwargs: Any) -> str:
+    """Render the graph with graphviz (needs the optional ``pydot`` package)."""
+    try:
+        import pydot  # type: ignore[import-not-found]
+    except ImportError:
+        raise ImportError(
+            "pydotprint needs the optional 'pydot' package and graphviz: "
+            "pip install 'theon[graphviz]'"
+        ) from None
+    roots, _ = _roots(obj)
+    from theon.graph.traversal import io_toposort
+
+    g = pydot.Dot(graph_type="digraph")
+    for node in io_toposort([], roots):
+        nid = f"n{id(node)}"
+        g.add_node(pydot.Node(nid, label=str(node.op), shape="box"))
+        for v in node.inputs:
+            vid = f"v{id(v)}"
+            g.add_node(pydot.Node(vid, label=str(v), shape="ellipse"))
+            g.add_edge(pydot.Edge(vid, nid))
+        for v in node.outputs:
+            vid = f"v{id(v)}"
+            g.add_node(pydot.Node(vid, label=str(v), shape="ellipse"))
+            g.add_edge(pydot.Edge(nid, vid))
+    outfile = outfile or "theon.png"
+    g.write(outfile, format=outfile.rsplit(".", 1)[-1])
+    print(f"The output file is available at {outfile}")
+    return outfile

@@ -1,0 +1,1 @@
+"""Graph rewriting: local rewriters, walkers, and the rewrite database."""
