@@ -191,8 +191,8 @@ class Constant(Variable):
             raise AttributeError(f"the data of constant {self} can be set only once")
         value = self.type.filter(value)
         if isinstance(value, np.ndarray) and value.flags.writeable:
-            if value.base is not None or value.flags.owndata is False:
-                value = value.copy()
+            # never freeze the caller's array: keep a private read-only copy
+            value = value.copy()
             value.setflags(write=False)
         self._data = value
 
