@@ -10,7 +10,9 @@
 from theon.compile.function import function
 from theon.compile.io import In, Out
 from theon.compile.mode import Mode
+from theon.compile.sharedvalue import shared
 from theon.config import config
+from theon.gradient import Lop, Rop, grad, hessian, jacobian, verify_grad
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
 from theon.graph.op import Op
@@ -25,13 +27,20 @@ __all__ = [
     "FunctionGraph",
     "Generic",
     "In",
+    "Lop",
     "Mode",
     "Op",
     "Out",
+    "Rop",
     "Type",
     "Variable",
     "config",
     "dprint",
     "function",
+    "grad",
+    "hessian",
+    "jacobian",
     "pprint",
+    "shared",
+    "verify_grad",
 ]

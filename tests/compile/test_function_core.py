@@ -6,8 +6,8 @@ import theon
 from theon.compile.function import UnusedInputError
 from theon.graph.basic import Constant
 from theon.graph.fg import MissingInputError
-from theon.graph.type import Generic
 from theon.graph.traversal import ancestors
+from theon.graph.type import Generic
 
 from ..graph.toy import add, divmod_, ft, mul, neg
 

@@ -1,7 +1,10 @@
 """``theon.function``: compile a graph into a callable.
 
 The graph is copied into a FunctionGraph (the user's graph is never
-modified), rewritten according to the mode, and linked.
+modified), ``givens`` are substituted, the shared variables it uses become
+implicit inputs and ``updates`` extra outputs; then it is rewritten according
+to the mode and linked.  The :class:`Function` class (the callable) lives in
+:mod:`theon.compile.function_module`.
 
 >>> from theon.graph.type import Generic
 >>> from theon.graph.op import Op
@@ -20,42 +23,35 @@ modified), rewritten according to the mode, and linked.
 
 from __future__ import annotations
 
-import copy
+import time
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
+from theon.compile.function_module import (
+    Function,
+    FunctionMaker,
+    UnusedInputError,
+    copy_value,
+    outputs_needing_copy,
+)
 from theon.compile.io import In, Out
 from theon.compile.mode import Mode, get_mode
+from theon.compile.profiling import ProfileStats
+from theon.compile.rebuild import rebuild
+from theon.compile.sharedvalue import Container, SharedVariable
 from theon.graph.basic import Constant, Variable
-from theon.graph.fg import FunctionGraph, describe
+from theon.graph.fg import FunctionGraph, MissingInputError, describe
 from theon.graph.traversal import ancestors
 
-__all__ = ["Function", "FunctionMaker", "UnusedInputError", "function"]
-
-
-class UnusedInputError(ValueError):
-    """An input of ``function`` is not needed by any output."""
-
-
-class FunctionMaker:
-    """What went into a compiled function: ``fgraph``, ``inputs`` (In), ``outputs``, ``mode``."""
-
-    def __init__(
-        self,
-        fgraph: FunctionGraph,
-        inputs: list[In],
-        outputs: list[Out],
-        mode: Mode,
-        unpack_single: bool,
-    ) -> None:
-        self.fgraph = fgraph
-        self.inputs = inputs
-        self.outputs = outputs
-        self.mode = mode
-        self.unpack_single = unpack_single
+__all__ = [
+    "Function",
+    "FunctionMaker",
+    "UnusedInputError",
+    "copy_value",
+    "function",
+    "outputs_needing_copy",
+]
 
 
 def _as_in(x: Any) -> In:
@@ -76,7 +72,8 @@ def _as_out(x: Any) -> Out:
     )
 
 
-def _check_inputs(ins: list[In], outs: list[Out], on_unused_input: str) -> None:
+def _check_explicit(ins: list[In]) -> None:
+    """Constants, computed variables, shared variables and repeats are not valid inputs."""
     seen: dict[Variable, int] = {}
     for k, i in enumerate(ins):
         v = i.variable
@@ -85,7 +82,13 @@ def _check_inputs(ins: list[In], outs: list[Out], on_unused_input: str) -> None:
                 f"input {k} of function is constant {describe(v)}; a constant's value is "
                 "fixed, so it cannot be an input (use a symbolic variable instead)"
             )
-        if v.owner is not None and not i.shared:
+        if isinstance(v, SharedVariable):
+            raise TypeError(
+                f"input {k} of function is shared variable {describe(v)}; shared variables "
+                "are implicit inputs and cannot be arguments (use givens= to replace it by "
+                "a symbolic variable)"
+            )
+        if v.owner is not None:
             raise TypeError(
                 f"input {k} of function, {describe(v)}, is computed by {v.owner.op}; "
                 "inputs must be graph leaves (use givens= to substitute a computed value)"
@@ -95,7 +98,13 @@ def _check_inputs(ins: list[In], outs: list[Out], on_unused_input: str) -> None:
                 f"input {describe(v)} is given twice to function (positions {seen[v]} and {k})"
             )
         seen[v] = k
-    needed = set(ancestors([o.variable for o in outs] + [i.update for i in ins if i.update]))
+
+
+def _check_unused(ins: list[In], needed: set[Variable], on_unused_input: str) -> None:
+    if on_unused_input not in ("raise", "warn", "ignore"):
+        raise ValueError(
+            f"on_unused_input must be 'raise', 'warn' or 'ignore', got {on_unused_input!r}"
+        )
     for k, i in enumerate(ins):
         if i.variable in needed or i.implicit:
             continue
@@ -107,141 +116,53 @@ def _check_inputs(ins: list[In], outs: list[Out], on_unused_input: str) -> None:
             raise UnusedInputError(msg)
         if on_unused_input == "warn":
             warnings.warn(msg, stacklevel=4)
-        elif on_unused_input != "ignore":
-            raise ValueError(f"on_unused_input must be 'raise', 'warn' or 'ignore', got "
-                             f"{on_unused_input!r}")
 
 
-def _view_root(v: Variable) -> Variable:
-    """Follow view_map/destroy_map back to the variable whose memory ``v`` uses."""
-    while v.owner is not None:
-        op = v.owner.op
-        idx = v.index
-        alias = op.view_map.get(idx) or op.destroy_map.get(idx)
-        if not alias:
-            break
-        v = v.owner.inputs[alias[0]]
-    return v
-
-
-def outputs_needing_copy(fgraph: FunctionGraph, borrow: Sequence[bool]) -> list[bool]:
-    """Which outputs must be copied so results never alias inputs, constants or each other."""
-    inputs = set(fgraph.inputs)
-    roots_seen: set[Variable] = set()
-    out = []
-    for v, b in zip(fgraph.outputs, borrow):
-        root = _view_root(v)
-        shared = root in inputs or isinstance(root, Constant) or root in roots_seen
-        roots_seen.add(root)
-        out.append(shared and not b)
-    return out
-
-
-def copy_value(x: Any) -> Any:
-    """An independent copy of a runtime value."""
-    if isinstance(x, np.ndarray):
-        return x.copy()
-    if isinstance(x, (int, float, complex, bool, str, bytes, type(None), np.generic)):
-        return x
-    return copy.deepcopy(x)
-
-
-class Function:
-    """A compiled function: call it with values for its inputs.
-
-    ``f.maker.fgraph`` is the rewritten graph, ``f.maker.inputs`` its ``In``s.
-    """
-
-    def __init__(self, maker: FunctionMaker, runner: Any, name: str | None = None,
-                 trust_input: bool = False) -> None:
-        self.maker = maker
-        self.name = name
-        self.trust_input = trust_input
-        self._runner = runner
-        ins = maker.inputs
-        self._n_args = len(ins)
-        self._names = {i.name: k for k, i in enumerate(ins) if i.name is not None}
-        self._filters = [self._make_filter(k, i) for k, i in enumerate(ins)]
-        borrow = [o.borrow for o in maker.outputs]
-        self._copy = outputs_needing_copy(maker.fgraph, borrow)
-        self._any_copy = any(self._copy)
-        self._unpack = maker.unpack_single
-
-    def _make_filter(self, k: int, i: In) -> Any:
-        filt = i.variable.type.filter
-        strict = i.strict
-        down = i.allow_downcast
-
-        def f(value: Any) -> Any:
-            return filt(value, strict, down)
-
-        return f
-
-    def _arg_error(self, k: int, e: Exception) -> Exception:
-        i = self.maker.inputs[k]
-        where = f" of function {self.name!r}" if self.name else ""
-        msg = f"bad argument {k} ({i.name or i.variable}){where}: {e}"
-        return type(e)(msg) if isinstance(e, (TypeError, ValueError)) else TypeError(msg)
-
-    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        n = self._n_args
-        if len(args) > n:
-            raise TypeError(
-                f"function{' ' + repr(self.name) if self.name else ''} takes {n} "
-                f"argument{'s' if n != 1 else ''} ({self._arg_names()}), {len(args)} given"
+def _check_missing(graph_vars: list[Variable], provided: set[Variable],
+                   outputs: list[Variable]) -> None:
+    for v in graph_vars:
+        if v.owner is None and not isinstance(v, Constant) and v not in provided:
+            users = [o for o in outputs if v in set(ancestors([o]))]
+            what = f" (needed by {users[0]})" if users and users[0] is not v else ""
+            raise MissingInputError(
+                f"the graph needs {describe(v)}{what}, which is not one of the function's "
+                "inputs; add it to the inputs, or give it a value with givens="
             )
-        vals: list[Any] = list(args) + [_MISSING] * (n - len(args))
-        for key, value in kwargs.items():
-            k = self._names.get(key)
-            if k is None:
-                raise TypeError(f"function has no input named {key!r} (inputs: "
-                                f"{self._arg_names()})")
-            if vals[k] is not _MISSING:
-                raise TypeError(f"input {key!r} given both by position and by keyword")
-            vals[k] = value
-        for k, v in enumerate(vals):
-            if v is _MISSING:
-                i = self.maker.inputs[k]
-                if i.has_default:
-                    vals[k] = i.value
-                else:
-                    missing = [self.maker.inputs[j].name or str(self.maker.inputs[j].variable)
-                               for j, w in enumerate(vals) if w is _MISSING]
-                    raise TypeError(
-                        f"missing argument{'s' if len(missing) > 1 else ''} "
-                        f"{', '.join(map(repr, missing))}: function takes {n} "
-                        f"({self._arg_names()}), {len(args) + len(kwargs)} given"
-                    )
-        return vals
 
-    def _arg_names(self) -> str:
-        return ", ".join(i.name or str(i.variable) for i in self.maker.inputs)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or len(args) != self._n_args:
-            args = tuple(self._bind(args, kwargs))
-        if not self.trust_input:
+def _make_profile(profile: Any, name: str | None) -> ProfileStats | None:
+    if isinstance(profile, ProfileStats):
+        return profile
+    if profile is None:
+        from theon.config import config
+
+        profile = config.profile
+    if profile is True:
+        return ProfileStats(name)
+    if profile in (False, None):
+        return None
+    if isinstance(profile, str):
+        return ProfileStats(profile)
+    raise TypeError(f"profile must be a bool, a name or a ProfileStats, got {profile!r}")
+
+
+def _check_inplace(fgraph: FunctionGraph, accept_inplace: bool) -> None:
+    """Refuse user graphs that already overwrite their inputs, unless accepted."""
+    for node in fgraph.apply_nodes:
+        if node.op.destroy_map:
+            if not accept_inplace:
+                raise TypeError(
+                    f"the graph contains {node.op}, which overwrites its input "
+                    f"{node.inputs[next(iter(node.op.destroy_map.values()))[0]]} in place; "
+                    "build the graph with the non-inplace op (theon's rewrites insert inplace "
+                    "ops where safe) or pass accept_inplace=True"
+                )
             try:
-                args = tuple([f(a) for f, a in zip(self._filters, args)])
-            except (TypeError, ValueError):
-                for k, (f, a) in enumerate(zip(self._filters, args)):
-                    try:
-                        f(a)
-                    except (TypeError, ValueError) as e:
-                        raise self._arg_error(k, e) from None
-                raise
-        outs = self._runner(*args)
-        if self._any_copy:
-            outs = [copy_value(o) if c else o for o, c in zip(outs, self._copy)]
-        if self._unpack:
-            return outs[0]
-        return outs
-
-    def __repr__(self) -> str:
-        return f"<theon.Function {self.name or ''}({self._arg_names()})>"
-
-
-_MISSING: Any = object()
+                from theon.graph.destroyhandler import DestroyHandler
+            except ImportError:
+                return
+            fgraph.attach_feature(DestroyHandler())
+            return
 
 
 def function(
@@ -250,7 +171,7 @@ def function(
     mode: str | Mode | None = None,
     updates: Any = None,
     givens: Any = None,
-    no_default_updates: bool = False,
+    no_default_updates: bool | Sequence[Variable] = False,
     accept_inplace: bool = False,
     name: str | None = None,
     rebuild_strict: bool = True,
@@ -264,18 +185,44 @@ def function(
     Parameters
     ----------
     inputs
-        Variables (or ``In``) given as arguments, positionally or by name.
+        Variables (or ``In``) given as arguments, positionally or by name.  Shared
+        variables are not listed: they are implicit inputs of every function that
+        uses them.
     outputs
-        A Variable (the call returns a value) or a list (the call returns a list).
+        A Variable or ``Out`` (the call returns a value) or a list (the call returns
+        a list).  Results belong to the caller: they never alias each other, the
+        arguments or internal storage, unless marked ``Out(v, borrow=True)``.
     mode
         A Mode or a mode name; ``None`` takes ``config.mode``.
+    updates
+        ``{shared_variable: new_value}`` or a list of pairs.  All new values are
+        computed first, then stored together after the outputs, so every output
+        sees the old values.  A new value must have the shared variable's type.
+    givens
+        ``{variable: replacement}`` or pairs: substituted in the graph before
+        compiling (replacements must have the same type).
+    no_default_updates
+        ``True`` to ignore the shared variables' ``default_update``, or a list of
+        shared variables whose default update is ignored.
+    accept_inplace
+        Accept user graphs that already contain inplace ops.
     name
         A name used in error messages and profiles.
+    rebuild_strict
+        Kept for compatibility; replacements must keep the types (only ``True``).
+    allow_input_downcast
+        Default ``allow_downcast`` of the inputs: accept lossy argument casts.
+    profile
+        ``True`` (or a name, or a :class:`ProfileStats`) to collect time per Op and
+        node; then see ``f.profile.summary()``.  ``None`` follows ``config.profile``.
     on_unused_input
         ``'raise'``, ``'warn'`` or ``'ignore'`` for inputs no output needs.
     trust_input
-        Skip argument filtering (faster; wrong arguments give wrong results or
-        crashes instead of clear errors).
+        Skip checking and converting arguments, for the lowest call overhead.  The
+        risk: an argument of the wrong dtype, number of dimensions or kind is not
+        caught and gives wrong results, a crash deep in an Op, or (with inplace
+        ops) corrupted memory.  Only use it with arguments known to be exactly of
+        the input types.
 
     Examples
     --------
@@ -284,8 +231,8 @@ def function(
     >>> function([x], x)(5)
     5
     """
-    if updates or givens:
-        raise NotImplementedError("updates and givens are not supported yet")
+    if not rebuild_strict:
+        raise NotImplementedError("rebuild_strict=False is not supported: givens keep types")
     from theon.config import config
 
     if on_unused_input is None:
@@ -296,19 +243,117 @@ def function(
     out_list = [] if outputs is None else ([outputs] if unpack else list(outputs))
     ins = [_as_in(i) for i in inputs]
     if allow_input_downcast is not None:
-        for i in ins:
-            if i.allow_downcast is None:
-                i.allow_downcast = allow_input_downcast
+        ins = [_with_downcast(i, allow_input_downcast) for i in ins]
     outs = [_as_out(o) for o in out_list]
-    _check_inputs(ins, outs, on_unused_input)
+    _check_explicit(ins)
+    # explicit arguments first, then implicit (stateful) inputs
+    ins = [i for i in ins if not i.implicit] + [i for i in ins if i.implicit]
+
+    rb = rebuild(
+        [o.variable for o in outs],
+        updates=updates,
+        givens=givens,
+        no_default_updates=no_default_updates,
+        extra=[i.update for i in ins],
+        explicit_inputs=[i.variable for i in ins],
+    )
+    upd_vars = list(rb.updates.values())
+    all_roots = rb.outputs + upd_vars + [e for e in rb.extra if e is not None]
+    graph_vars = ancestors(all_roots)
+    needed = set(graph_vars)
+    _check_unused(ins, needed, on_unused_input)
+    explicit_vars = [i.variable for i in ins]
+    _check_missing(graph_vars, set(explicit_vars) | set(rb.shared_inputs), rb.outputs)
+
+    # the compiled graph: outputs, then stateful-input updates, then shared updates
+    fg_inputs = explicit_vars + list(rb.shared_inputs)
+    fg_outputs = list(rb.outputs)
+    update_mapping: dict[int, int] = {}
+    state_update: dict[int, Variable] = {}
+    for k, e in enumerate(rb.extra):
+        if e is not None:
+            update_mapping[len(fg_outputs)] = k
+            state_update[k] = e
+            fg_outputs.append(e)
+    n_explicit = len(ins)
+    for k, sv in enumerate(rb.shared_inputs):
+        if sv in rb.updates:
+            update_mapping[len(fg_outputs)] = n_explicit + k
+            fg_outputs.append(rb.updates[sv])
+
+    maker_inputs = list(ins)
+    storage: list[Container] = []
+    for i in ins:
+        value = None
+        if i.has_default:
+            try:
+                value = i.variable.type.filter(i.value, i.strict, i.allow_downcast)
+            except (TypeError, ValueError) as e:
+                raise TypeError(
+                    f"default value of input {describe(i.variable)} does not fit its type: {e}"
+                ) from None
+        storage.append(Container(i.variable.type, value, i.name, i.strict, i.allow_downcast))
+    containers_seen: dict[int, int] = {}
+    for sv in rb.shared_inputs:
+        upd = rb.updates.get(sv)
+        maker_inputs.append(
+            In(sv, name=sv.name, update=upd, mutable=upd is not None, borrow=True,
+               implicit=True, shared=True)
+        )
+        storage.append(sv.container)
+        containers_seen[id(sv.container)] = containers_seen.get(id(sv.container), 0) + 1
+
+    t0 = time.perf_counter()
+    fgraph = FunctionGraph(fg_inputs, fg_outputs, clone=True, update_mapping=update_mapping)
+    # Inputs the inplace machinery must not overwrite: all but declared-mutable
+    # arguments and updated shared variables (whose old value is replaced anyway);
+    # a storage cell seen through two inputs is never overwritten.
+    mutable = set()
+    for k, i in enumerate(maker_inputs):
+        if i.mutable and containers_seen.get(id(storage[k]), 1) == 1:
+            mutable.add(fgraph.inputs[k])
+    fgraph.mutable_inputs = mutable  # type: ignore[attr-defined]
+    fgraph.protected_inputs = {v for v in fgraph.inputs if v not in mutable}  # type: ignore[attr-defined]
+    _check_inplace(fgraph, accept_inplace)
+
     m = get_mode(mode)
-    fgraph = FunctionGraph([i.variable for i in ins], [o.variable for o in outs], clone=True)
+    prof = _make_profile(profile, name)
     rewriter = m.get_rewriter()
+    t1 = time.perf_counter()
     if rewriter is not None:
         rewriter(fgraph)
-    runner = m.linker.make_function(fgraph, profile=None)
-    maker = FunctionMaker(fgraph, ins, outs, m, unpack_single=unpack and bool(out_list))
-    f = Function(maker, runner, name=name, trust_input=trust_input)
-    if outputs is None or (not unpack and not out_list):
-        f._unpack = False
-    return f
+    t2 = time.perf_counter()
+    runner = m.linker.make_function(fgraph, profile=prof)
+    t3 = time.perf_counter()
+    if prof is not None:
+        prof.rewrite_time += t2 - t1
+        prof.link_time += t3 - t2
+        prof.n_nodes = len(fgraph.apply_nodes)
+    for k, upd_var in state_update.items():
+        maker_inputs[k] = _with_update(maker_inputs[k], upd_var)
+    maker = FunctionMaker(fgraph, maker_inputs, outs, m, unpack_single=unpack and bool(out_list))
+    maker.compile_time = t3 - t0
+    return Function(maker, runner, name=name, trust_input=trust_input,
+                    input_storage=storage, profile=prof)
+
+
+def _with_downcast(i: In, allow: bool) -> In:
+    """``i``, or a copy of it with ``allow_downcast`` set when it was unset."""
+    if i.allow_downcast is not None:
+        return i
+    new = _copy_in(i)
+    new.allow_downcast = allow
+    return new
+
+
+def _with_update(i: In, update: Variable) -> In:
+    """A copy of ``i`` whose ``update`` is the compiled expression (givens applied)."""
+    new = _copy_in(i)
+    new.update = update
+    return new
+
+
+def _copy_in(i: In) -> In:
+    new = In.__new__(In)
+    new.__dict__.update(i.__dict__)
+    return new

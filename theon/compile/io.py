@@ -1,9 +1,18 @@
 """``In`` and ``Out``: how a function treats each input and output.
 
+``In`` gives an input a keyword name, a default value, state (``value`` plus
+``update``: the input keeps the update's result for the next call), and says
+whether the function may overwrite the argument (``mutable``).  ``Out(v,
+borrow=True)`` lets a function return its internal storage instead of a copy.
+
+>>> import theon
 >>> from theon.graph.type import Generic
 >>> x = Generic()("x")
 >>> In(x, value=3).value
 3
+>>> f = theon.function([In(x, name="n", value=3)], x)
+>>> f(), f(n=4), f(5)
+(3, 4, 5)
 """
 
 from __future__ import annotations
@@ -29,9 +38,12 @@ class In:
     value
         Default value, used when the argument is not given.
     update
-        A variable whose value replaces the stored default after each call.
+        A Variable computed by the function whose value becomes the stored value
+        (the default of the next call) after each call; needs ``value``.
     mutable
-        The function may overwrite this argument's array in place.
+        The function may overwrite this argument's array in place (the inplace
+        rewrites may then reuse its memory); the caller must not expect the
+        argument to keep its value.  Implies ``borrow``.
     borrow
         The function may keep the given array without copying it.
     strict
@@ -40,7 +52,10 @@ class In:
         Accept lossy conversions of the argument (``None``: only for Python floats
         into floatX).
     implicit
-        The input is not a positional argument (shared variables).
+        The input is not an argument: its value is always the stored one (shared
+        variables are implicit inputs).
+    shared
+        Set by ``function`` for the In of a shared variable.
     """
 
     def __init__(
@@ -58,6 +73,15 @@ class In:
     ) -> None:
         if not isinstance(variable, Variable):
             raise TypeError(f"In() needs a Variable, got {variable!r}")
+        if update is not None and not isinstance(update, Variable):
+            raise TypeError(
+                f"In({variable}): update must be a Variable, got {type(update).__name__}"
+            )
+        if update is not None and value is _NO_VALUE and not shared:
+            raise ValueError(
+                f"In({variable}): an input with an update keeps state between calls and "
+                "needs an initial value= "
+            )
         self.variable = variable
         self.name = variable.name if name is None else name
         self.value = value
@@ -73,6 +97,7 @@ class In:
 
     @property
     def has_default(self) -> bool:
+        """Whether the input has a default (or stored) value."""
         return self.value is not _NO_VALUE
 
     def __repr__(self) -> str:
@@ -80,7 +105,15 @@ class In:
 
 
 class Out:
-    """An output of a compiled function; ``borrow=True`` may return internal storage."""
+    """An output of a compiled function; ``borrow=True`` may return internal storage.
+
+    With ``borrow=True`` the result may alias the function's inputs, shared values
+    or storage a later call overwrites: copy it before keeping it.
+
+    >>> from theon.graph.type import Generic
+    >>> Out(Generic()("y"), borrow=True)
+    Out(y, borrow=True)
+    """
 
     def __init__(self, variable: Variable, borrow: bool = False) -> None:
         if not isinstance(variable, Variable):

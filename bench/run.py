@@ -1,0 +1,419 @@
+"""Run the benchmark workloads for theon and its peers and write a markdown table.
+
+    python bench/run.py [--peer PYTHON ...] [--only a,b] [--nv 100,300]
+                        [--out bench/results/latest.md]
+
+theon runs under this interpreter (``bench/workloads.py theon``); each ``--peer``
+interpreter runs ``bench/workloads.py pytensor`` if PyTensor is importable there and
+``bench/workloads_jax.py`` if JAX is.  Every library runs in its own subprocess, so a
+crash or an import error only turns that column's cells into ``error``.  The first
+``--nv`` value is used for the full run; ``big_graph_compile`` is repeated in a fresh
+process for every further value.  Raw records are written next to the table
+(``.jsonl``).  See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if __package__:
+    from .workloads import WORKLOADS, selected
+else:  # run as a script: bench/ is on sys.path
+    from workloads import WORKLOADS, selected  # type: ignore[no-redef]
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+BIG_NAME = "big_graph_{nv}_vars_grad"
+
+# (record name, metric) -> target for theon; NV=100 for big_graph
+TARGETS: dict[tuple[str, str], float] = {
+    ("scalar_overhead", "call_us"): 1.5,
+    ("elemwise_chain_1e6", "call_us"): 8000.0,
+    ("logreg_grad_1000x100", "call_us"): 45.0,
+    ("mlp_train_step_128", "call_us"): 1200.0,
+    ("big_graph_100_vars_grad", "call_us"): 40.0,
+    ("scalar_overhead", "ttfr_s"): 0.02,
+    ("logreg_grad_1000x100", "ttfr_s"): 0.05,
+    ("mlp_train_step_128", "ttfr_s"): 0.08,
+    ("big_graph_100_vars_grad", "ttfr_s"): 0.15,
+}
+METRICS: dict[str, str] = {"call_us": "call", "ttfr_s": "ttfr", "compile_s": "compile"}
+
+PROBE = """
+import importlib.metadata as md, importlib.util as iu, json, platform, sys
+def version(name):
+    try:
+        return md.version(name)
+    except md.PackageNotFoundError:
+        return getattr(__import__(name), "__version__", "?") if iu.find_spec(name) else None
+info = {"executable": sys.executable, "python": platform.python_version()}
+for name in ("numpy", "pytensor", "jax", "numba", "theon"):
+    try:
+        info[name] = version(name)
+    except Exception as exc:
+        info[name] = "error: " + repr(exc)[:100]
+print(json.dumps(info))
+"""
+
+
+@dataclass
+class Column:
+    """One library under one interpreter (and mode): a column of the table."""
+
+    label: str
+    python: str
+    lib: str
+    mode: str | None = None
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def command(self, only: Sequence[str]) -> list[str]:
+        joined = ",".join(only)
+        if self.lib == "jax":
+            return [self.python, str(BENCH / "workloads_jax.py"), joined]
+        return [self.python, str(BENCH / "workloads.py"), self.lib, self.mode or "", joined]
+
+
+def probe(python: str) -> dict[str, Any]:
+    env = dict(os.environ)
+    if python == sys.executable:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    try:
+        out = subprocess.run(
+            [python, "-c", PROBE], capture_output=True, text=True, timeout=120, env=env, cwd=ROOT
+        )
+        return json.loads(out.stdout.strip().splitlines()[-1])
+    except Exception as exc:
+        return {"executable": python, "error": repr(exc)[:200]}
+
+
+def run_process(
+    col: Column, cases: list[str], nv: int, timeout: float, log: bool
+) -> list[dict[str, Any]]:
+    """Run ``cases`` of one column in a subprocess; a record for every case comes back."""
+    env = dict(os.environ, NV=str(nv))
+    if col.lib == "theon":
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    cmd = col.command(cases)
+    if log:
+        print(f"[{col.label}] NV={nv} $ {shlex.join(cmd)}", file=sys.stderr, flush=True)
+    records: list[dict[str, Any]] = []
+    timed_out = threading.Event()
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+    def kill() -> None:
+        timed_out.set()
+        proc.kill()
+
+    stderr_chunks: list[str] = []
+    reader = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read()))  # type: ignore[union-attr]
+    reader.start()
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    try:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            records.append(rec)
+            if log:
+                print(f"[{col.label}] {line}", file=sys.stderr, flush=True)
+        proc.wait()
+    finally:
+        timer.cancel()
+        reader.join()
+    seen = {rec.get("workload") for rec in records}
+    stderr = "".join(stderr_chunks).strip()
+    if timed_out.is_set():
+        why = f"timeout after {timeout:g}s"
+    else:
+        tail = stderr.splitlines()[-1] if stderr else ""
+        why = f"exit {proc.returncode}: {tail}"[:300]
+    for case in cases:
+        if case not in seen:
+            records.append({"lib": col.lib, "workload": case, "error": why})
+    return records
+
+
+# ---------------------------------------------------------------------------------
+# formatting
+# ---------------------------------------------------------------------------------
+
+
+def fmt_value(metric: str, value: float) -> str:
+    if metric == "call_us":
+        if value < 1e3:
+            return f"{value:.3g} µs"
+        if value < 1e6:
+            return f"{value / 1e3:.3g} ms"
+        return f"{value / 1e6:.3g} s"
+    return f"{value:.3g} s"
+
+
+def fmt_ratio(ratio: float | None) -> str:
+    return "–" if ratio is None else f"{ratio:.3g}×"
+
+
+def value_of(col: Column, case: str, metric: str) -> float | None:
+    rec = col.records.get(case)
+    if not rec or "error" in rec or rec.get(metric) is None:
+        return None
+    return float(rec[metric])
+
+
+def cell(col: Column, case: str, metric: str) -> str:
+    rec = col.records.get(case)
+    if rec is None:
+        return "–"
+    if "error" in rec:
+        return "error"
+    value = rec.get(metric)
+    if value is None:
+        return "–"
+    text = fmt_value(metric, float(value))
+    return text if rec.get("ok", True) else f"{text} (!)"
+
+
+def ratio(num: float | None, den: float | None) -> float | None:
+    if num is None or den is None or den <= 0:
+        return None
+    return num / den
+
+
+def table(columns: list[Column], cases: list[str], nvs: list[int]) -> list[str]:
+    theon = next((c for c in columns if c.lib == "theon"), None)
+    peers = [c for c in columns if c is not theon]
+    head = ["workload", "metric", "target"]
+    head += [c.label for c in columns]
+    if theon is not None:
+        head += [f"{c.label}/theon" for c in peers]
+        head.append("theon meets target")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for case in cases:
+        for metric, label in METRICS.items():
+            target = TARGETS.get((case, metric))
+            row = [case, label, "" if target is None else "≤ " + fmt_value(metric, target)]
+            row += [cell(c, case, metric) for c in columns]
+            if theon is not None:
+                mine = value_of(theon, case, metric)
+                row += [fmt_ratio(ratio(value_of(c, case, metric), mine)) for c in peers]
+                met = "" if target is None or mine is None else ("yes" if mine <= target else "no")
+                row.append(met)
+            lines.append("| " + " | ".join(row) + " |")
+    for small, large in zip(nvs, nvs[1:], strict=False):
+        a, b = BIG_NAME.format(nv=small), BIG_NAME.format(nv=large)
+        if a in cases and b in cases:
+            row = [f"big_graph ttfr {large}/{small}", "ratio", ""]
+            row += [
+                fmt_ratio(ratio(value_of(c, b, "ttfr_s"), value_of(c, a, "ttfr_s")))
+                for c in columns
+            ]
+            if theon is not None:
+                row += [""] * (len(peers) + 1)
+            lines.append("| " + " | ".join(row) + " |")
+    if "elemwise_chain_1e6" in cases:
+        row = ["elemwise_chain_1e6", "NumPy eager (same process)", ""]
+        for c in columns:
+            v = value_of(c, "elemwise_chain_1e6", "numpy_eager_us")
+            row.append("–" if v is None else fmt_value("call_us", v))
+        if theon is not None:
+            row += [""] * (len(peers) + 1)
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def header(argv: Sequence[str], probes: dict[str, dict[str, Any]]) -> list[str]:
+    ncpu = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        "# theon benchmark",
+        "",
+        f"- date: {now}",
+        f"- machine: {ncpu} cores (nproc), {cpu_model()}, {platform.system()} {platform.release()}",
+        f"- command: `{shlex.join(['python', 'bench/run.py', *argv])}`",
+    ]
+    for python, info in probes.items():
+        if "error" in info:
+            lines.append(f"- `{python}`: probe failed: {info['error']}")
+            continue
+        libs = ", ".join(
+            f"{name} {info[name]}"
+            for name in ("numpy", "theon", "pytensor", "numba", "jax")
+            if info.get(name)
+        )
+        lines.append(f"- `{python}`: Python {info.get('python')}, {libs}")
+    return lines
+
+
+def footer(columns: list[Column]) -> list[str]:
+    lines = [
+        "",
+        "call = median call time; ttfr = from the start of `function()` (JAX: `jax.jit`) to "
+        "the first result; compile = time inside `function()` (JAX: trace+lower+compile). "
+        "`peer/theon` > 1 means theon is faster. (!) = result check against NumPy failed. "
+        "Targets are for theon; the big_graph targets are for NV=100.",
+    ]
+    errors = [
+        f"- {c.label} / {case}: `{rec['error']}`"
+        for c in columns
+        for case, rec in c.records.items()
+        if "error" in rec
+    ]
+    extras = [
+        f"- {c.label} / {case}: vectorize={rec['vectorize']}"
+        for c in columns
+        for case, rec in c.records.items()
+        if "vectorize" in rec
+    ]
+    notes = [f"- {c.label}: {note}" for c in columns for note in c.notes]
+    for title, items in (("Errors", errors), ("Jacobian", extras), ("Notes", notes)):
+        if items:
+            lines += ["", f"## {title}", "", *items]
+    return lines
+
+
+# ---------------------------------------------------------------------------------
+# driver
+# ---------------------------------------------------------------------------------
+
+
+def split_list(values: Iterable[str] | None) -> list[str]:
+    return [v for chunk in values or () for v in chunk.split(",") if v]
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument(
+        "--peer",
+        action="append",
+        default=[],
+        metavar="PYTHON",
+        help="interpreter with pytensor and/or jax installed (repeatable)",
+    )
+    p.add_argument(
+        "--only",
+        action="append",
+        metavar="A,B",
+        help=f"workload keys or record names; keys: {', '.join(WORKLOADS)}",
+    )
+    p.add_argument(
+        "--nv", action="append", metavar="N[,N]", help="big_graph variable counts (default 100,300)"
+    )
+    p.add_argument(
+        "--libs", default="theon,pytensor,jax", help="libraries to run (default theon,pytensor,jax)"
+    )
+    p.add_argument("--theon-mode", default=None, help="mode passed to theon.function")
+    p.add_argument(
+        "--pytensor-mode",
+        action="append",
+        metavar="MODE",
+        help="pytensor mode(s), one column each ('' = default); e.g. ,CVM",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=1200.0,
+        help="seconds allowed per subprocess (default 1200)",
+    )
+    p.add_argument("--out", default=str(ROOT / "bench" / "results" / "latest.md"))
+    p.add_argument("--quiet", action="store_true", help="do not echo records to stderr")
+    return p.parse_args(argv)
+
+
+def make_columns(
+    args: argparse.Namespace, probes: dict[str, dict[str, Any]], libs: set[str]
+) -> list[Column]:
+    columns: list[Column] = []
+    if "theon" in libs:
+        columns.append(Column("theon", sys.executable, "theon", args.theon_mode))
+        if args.theon_mode:
+            columns[-1].label = f"theon[{args.theon_mode}]"
+    pt_modes = [m or None for m in (args.pytensor_mode or [""])]
+    for index, python in enumerate(args.peer, start=1):
+        info = probes[python]
+        suffix = f"#{index}" if len(args.peer) > 1 else ""
+        if "pytensor" in libs and info.get("pytensor"):
+            for mode in pt_modes:
+                label = "pytensor" + (f"[{mode}]" if mode else "") + suffix
+                columns.append(Column(label, python, "pytensor", mode))
+        if "jax" in libs and info.get("jax"):
+            columns.append(Column("jax" + suffix, python, "jax"))
+    return columns
+
+
+def main(argv: Sequence[str]) -> int:
+    args = parse_args(argv)
+    only = split_list(args.only)
+    nvs = [int(v) for v in split_list(args.nv)] or [100, 300]
+    libs = set(split_list([args.libs]))
+    log = not args.quiet
+    try:
+        first_cases = [name for name, _ in selected(WORKLOADS, only, nvs[0])]
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    big = any(name == BIG_NAME.format(nv=nvs[0]) for name in first_cases)
+    cases = list(first_cases)
+    if big:
+        cases += [BIG_NAME.format(nv=nv) for nv in nvs[1:]]
+    pythons = list(dict.fromkeys([sys.executable, *args.peer]))
+    probes = {py: probe(py) for py in pythons}
+    columns = make_columns(args, probes, libs)
+    for python in args.peer:
+        info = probes[python]
+        if "error" in info:
+            print(f"peer {python}: probe failed: {info['error']}", file=sys.stderr)
+        elif not info.get("pytensor") and not info.get("jax"):
+            print(f"peer {python}: neither pytensor nor jax importable", file=sys.stderr)
+    raw: list[dict[str, Any]] = []
+    for col in columns:
+        batches = [(first_cases, nvs[0])]
+        if big:
+            batches += [([BIG_NAME.format(nv=nv)], nv) for nv in nvs[1:]]
+        for batch, nv in batches:
+            recs = run_process(col, batch, nv, args.timeout, log)
+            for rec in recs:
+                rec.setdefault("nv", nv)
+                rec["column"] = col.label
+                col.records[rec["workload"]] = rec
+            raw += recs
+    lines = header(argv, probes) + [""] + table(columns, cases, nvs) + footer(columns)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines) + "\n")
+    out.with_suffix(".jsonl").write_text("".join(json.dumps(r) + "\n" for r in raw))
+    print("\n".join(lines))
+    print(f"\nwrote {out} and {out.with_suffix('.jsonl')}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,322 @@
+"""theon.grad on toy scalar Types and Ops (no tensors)."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import theon
+from theon.gradient import (
+    DisconnectedInputError,
+    GradNotImplementedError,
+    Lop,
+    NullTypeGradError,
+    Rop,
+    grad,
+)
+from theon.graph.basic import Apply, Variable
+from theon.graph.null_type import DisconnectedType, NullType
+from theon.graph.op import Op
+from theon.graph.traversal import ancestors, toposort
+
+from .toy_grad import (
+    Cos,
+    Exp,
+    Sin,
+    Undef,
+    Vec,
+    add,
+    cos,
+    exp,
+    float_of,
+    floor,
+    int_t,
+    mul,
+    no_grad,
+    real,
+    scale,
+    select_first,
+    sin,
+    sincos,
+    to_int,
+)
+
+floats = st.floats(-3.0, 3.0, allow_nan=False)
+
+
+def ev(outputs, inputs, *values):
+    return theon.function(list(inputs), outputs, on_unused_input="ignore")(*values)
+
+
+@settings(max_examples=25, deadline=None)
+@given(floats)
+def test_seed_example_exp_sin_squared(xv):
+    x = real("x")
+    s = sin(x)
+    y = exp(s * s)
+    g = grad(y, x)
+    expected = 2 * math.sin(xv) * math.cos(xv) * math.exp(math.sin(xv) ** 2)
+    assert ev(g, [x], xv) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+def test_terms_are_accumulated_not_recomputed():
+    x = real("x")
+    z = sin(x)
+    c = z * z + z + exp(z)
+    g = grad(c, x)
+    nodes = toposort([g])
+    # d c / d z is summed once, then multiplied by cos(x) exactly once
+    assert sum(isinstance(n.op, Cos) for n in nodes) == 1
+    # and the forward sin node is reused, not rebuilt
+    assert sum(isinstance(n.op, Sin) for n in nodes) == 1
+    xv = 0.7
+    s, cs = math.sin(xv), math.cos(xv)
+    assert ev(g, [x], xv) == pytest.approx((2 * s + 1 + math.exp(s)) * cs)
+
+
+def test_l_op_reuses_outputs():
+    x = real("x")
+    y = exp(x)
+    g = grad(y * y, x)
+    assert y in set(ancestors([g]))
+    assert sum(isinstance(n.op, Exp) for n in toposort([g])) == 1
+    assert ev(g, [x], 0.5) == pytest.approx(2 * math.exp(1.0))
+
+
+def test_multi_output_both_used():
+    x = real("x")
+    s, c = sincos(x)
+    g = grad(s * c, x)
+    assert ev(g, [x], 0.4) == pytest.approx(math.cos(0.8))
+
+
+def test_multi_output_one_used_gets_zero_for_other():
+    x = real("x")
+    s, c = sincos(x)
+    assert ev(grad(c * 3.0, x), [x], 0.4) == pytest.approx(-3 * math.sin(0.4))
+    assert ev(grad(s, x), [x], 0.4) == pytest.approx(math.cos(0.4))
+
+
+def test_seed004_style_custom_op():
+    class Double(Op):
+        """Seed 004 contract: grad(inputs, output_gradients) -> one entry per input."""
+
+        __props__ = ()
+
+        def make_node(self, x):
+            return Apply(self, [x], [real()])
+
+        def perform(self, node, inputs, output_storage):
+            output_storage[0][0] = 2 * inputs[0]
+
+        def grad(self, inputs, output_gradients):
+            return [output_gradients[0] * 2.0]
+
+    x = real("x")
+    c = Double()(Double()(x)) * x
+    g = grad(c, x)
+    assert ev(g, [x], 1.5) == pytest.approx(8 * 1.5)
+
+
+def test_op_without_grad_raises_naming_it_and_where_built():
+    x = real("x")
+    y = no_grad(x)  # built here
+    with pytest.raises(GradNotImplementedError) as info:
+        grad(y + x, x)
+    msg = str(info.value)
+    assert "NoGrad" in msg
+    assert "test_grad_core.py" in msg
+    assert isinstance(info.value, NotImplementedError)
+
+
+def test_op_without_grad_is_fine_when_not_needed():
+    x, w = real("x"), real("w")
+    c = x * x + no_grad(w)
+    assert ev(grad(c, x), [x, w], 3.0, 1.0) == pytest.approx(6.0)
+
+
+def test_null_gradient_raised_only_when_needed():
+    x, y = real("x"), real("y")
+    c = Undef("undefined")(x, y) + sin(y)
+    gx = grad(c, x)
+    assert ev(gx, [x, y], 2.0, 3.7) == pytest.approx(3.0)
+    with pytest.raises(NullTypeGradError) as info:
+        grad(c, y)
+    msg = str(info.value)
+    assert "undefined" in msg and "floor is a step" in msg and "Undef" in msg
+    assert "'y'" in msg
+    gy = grad(c, y, null_gradients="return")
+    assert isinstance(gy.type, NullType)
+    with pytest.raises(NullTypeGradError, match="not implemented"):
+        grad(Undef("notimpl")(x, y), x)
+    with pytest.raises(ValueError, match="null_gradients"):
+        grad(c, x, null_gradients="zero")
+
+
+def test_null_gradient_propagates_through_upstream_ops():
+    x = real("x")
+    c = Undef("undefined")(2.0, sin(x) * x)
+    with pytest.raises(NullTypeGradError, match="undefined"):
+        grad(exp(c), x)
+
+
+def test_cost_must_be_scalar_and_error_names_shape():
+    v = Vec()("v")
+    with pytest.raises(TypeError) as info:
+        grad(v, v)
+    msg = str(info.value)
+    assert "scalar" in msg and "ndim 1" in msg and "(3,)" in msg and "'v'" in msg
+
+
+def test_known_grads_seed_and_add_to_cost():
+    x = real("x")
+    y = sin(x)
+    gseed = real("gseed")
+    g = grad(None, x, known_grads={y: gseed})
+    assert ev(g, [x, gseed], 0.3, 2.0) == pytest.approx(2 * math.cos(0.3))
+    # cost and known_grads are both seeds: their gradients add up
+    g2 = grad(y, x, known_grads={y: gseed})
+    assert ev(g2, [x, gseed], 0.3, 2.0) == pytest.approx(3 * math.cos(0.3))
+    # plain values are accepted as known gradients
+    g3 = grad(None, x, known_grads={y: 4.0})
+    assert ev(g3, [x], 0.3) == pytest.approx(4 * math.cos(0.3))
+    with pytest.raises(ValueError, match="known_grads"):
+        grad(None, x)
+
+
+def test_consider_constant():
+    x = real("x")
+    s = sin(x)
+    c = x * s
+    g = grad(c, x, consider_constant=[s])
+    assert ev(g, [x], 0.9) == pytest.approx(math.sin(0.9))
+    g_full = grad(c, x)
+    assert ev(g_full, [x], 0.9) == pytest.approx(math.sin(0.9) + 0.9 * math.cos(0.9))
+
+
+def test_disconnected_inputs_modes():
+    x, y = real("x"), real("y")
+    c = sin(y)
+    with pytest.raises(DisconnectedInputError, match="'x'"):
+        grad(c, x)
+    with pytest.warns(UserWarning, match="disconnected"):
+        gz = grad(c, [x, y], disconnected_inputs="warn")
+    assert ev(gz[0], [x, y], 1.0, 1.0) == 0.0
+    assert ev(gz[1], [x, y], 1.0, 1.0) == pytest.approx(math.cos(1.0))
+    assert grad(c, x, disconnected_inputs="ignore", return_disconnected="None") is None
+    d = grad(c, x, disconnected_inputs="ignore", return_disconnected="Disconnected")
+    assert isinstance(d.type, DisconnectedType)
+    with pytest.raises(ValueError, match="disconnected_inputs"):
+        grad(c, x, disconnected_inputs="bogus")
+    with pytest.raises(ValueError, match="return_disconnected"):
+        grad(c, x, disconnected_inputs="ignore", return_disconnected="bogus")
+
+
+def test_connection_pattern_disconnects():
+    x, y = real("x"), real("y")
+    c = select_first(x, y) * 2.0
+    assert ev(grad(c, x), [x], 1.0) == 2.0
+    with pytest.raises(DisconnectedInputError):
+        grad(c, y)
+
+
+def test_integer_inputs_are_disconnected():
+    x = real("x")
+    k = int_t("k")
+    c = scale(x, k)
+    assert ev(grad(c, x), [x, k], 2.0, 3) == 3.0
+    with pytest.raises(DisconnectedInputError, match="integer"):
+        grad(c, k)
+    gk = grad(c, k, disconnected_inputs="ignore", return_disconnected="Disconnected")
+    assert isinstance(gk.type, DisconnectedType)
+
+
+def test_gradient_does_not_flow_through_integer_outputs():
+    x = real("x")
+    c = float_of(to_int(x)) + x  # ToInt.grad asserts if called
+    assert ev(grad(c, x), [x], 2.5) == 1.0
+    with pytest.raises(DisconnectedInputError):
+        grad(float_of(to_int(x)), x)
+
+
+def test_none_gradient_means_zero_contribution():
+    x = real("x")
+    assert ev(grad(floor(x) + x * 2.0, x), [x], 1.3) == 2.0
+    # connected (the op says so), so not an error: a zero gradient
+    assert ev(grad(floor(x), x), [x], 1.3) == 0.0
+
+
+@settings(max_examples=20, deadline=None)
+@given(floats)
+def test_second_derivative(xv):
+    x = real("x")
+    c = sin(x) * x
+    g = grad(c, x)
+    h = grad(g, x)
+    expected = 2 * math.cos(xv) - xv * math.sin(xv)
+    assert ev(h, [x], xv) == pytest.approx(expected, abs=1e-12)
+    h3 = grad(h, x)
+    assert ev(h3, [x], xv) == pytest.approx(
+        -3 * math.sin(xv) - xv * math.cos(xv), abs=1e-12
+    )
+
+
+def test_wrt_structure_and_intermediates():
+    x = real("x")
+    z = sin(x)
+    c = z * z
+    assert isinstance(grad(c, x), Variable)
+    gl = grad(c, [x, z])
+    assert isinstance(gl, list) and len(gl) == 2
+    gt = grad(c, (x, z))
+    assert isinstance(gt, tuple)
+    vals = ev(list(gl), [x], 0.5)
+    assert vals[0] == pytest.approx(2 * math.sin(0.5) * math.cos(0.5))
+    assert vals[1] == pytest.approx(2 * math.sin(0.5))
+    assert ev(grad(c, c), [x], 0.5) == 1.0
+    with pytest.raises(TypeError, match="element 1"):
+        grad(c, [x, 3.0])
+
+
+def test_deep_chain_is_iterative():
+    x = real("x")
+    y = x
+    n = max(3 * sys.getrecursionlimit(), 3000)
+    for _ in range(n):
+        y = add(y, x)
+    g = grad(y, x)
+    assert ev(g, [x], 1.0) == pytest.approx(n + 1)
+
+
+def test_lop_and_rop_on_scalars():
+    x, u = real("x"), real("u")
+    y = exp(sin(x))
+    d = math.cos(0.3) * math.exp(math.sin(0.3))
+    assert ev(Lop(y, x, u), [x, u], 0.3, 2.0) == pytest.approx(2 * d)
+    assert ev(Rop(y, x, u), [x, u], 0.3, 2.0) == pytest.approx(2 * d)
+    # SinCos has no R_op: the transpose trick takes over
+    s, c = sincos(x)
+    f = mul(s, c)
+    r = Rop(f, x, u)
+    assert ev(r, [x, u], 0.3, 2.0) == pytest.approx(2 * math.cos(0.6))
+    r2 = Rop([f, y], [x], [u], use_op_rop_implementation=False)
+    vals = ev(r2, [x, u], 0.3, 2.0)
+    assert vals == pytest.approx([2 * math.cos(0.6), 2 * d])
+
+
+def test_rop_disconnected_outputs():
+    x, w, u = real("x"), real("w"), real("u")
+    with pytest.raises(ValueError, match="does not depend"):
+        Rop(sin(w), x, u)
+    r = Rop(sin(w), x, u, disconnected_outputs="ignore")
+    assert ev(r, [w], 1.0) == 0.0
+    assert Rop(sin(w), x, u, disconnected_outputs="ignore", return_disconnected="None") is None
+
+
+def test_custom_cos_class_roundtrip():
+    # the class-level helpers are usable as Ops created anew (equality by props)
+    assert Cos() == cos and Sin() == sin and mul(1.0, 2.0).owner.op == mul

@@ -1,0 +1,183 @@
+"""Merge (CSE, equal constants) and constant folding, on toy ops."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import theon
+from theon.compile.mode import Mode
+from theon.graph.basic import Constant
+from theon.graph.fg import FunctionGraph
+from theon.rewriting import MergeFeature, constant_folding, in2out, merge_rewriter
+
+from .toy import AAdd, Binary, add, at, exp, ft, mul, neg, nofold, split, sub
+
+
+def test_seed_merge_identical_subgraphs():
+    x, y = ft("x"), ft("y")
+    a = mul(add(x, y), exp(x))
+    b = mul(add(x, y), exp(x))
+    fg = FunctionGraph([x, y], [a, b])
+    stats = merge_rewriter(fg)
+    assert fg.outputs[0] is fg.outputs[1]
+    assert len(fg.apply_nodes) == 3
+    assert stats.fires["merge"] == 3
+    fg.check_integrity()
+
+
+def test_merge_keeps_different_ops_and_inputs_apart():
+    x, y = ft("x"), ft("y")
+    fg = FunctionGraph([x, y], [add(x, y), add(y, x), mul(x, y), add(x, y)])
+    merge_rewriter(fg)
+    o = fg.outputs
+    assert o[0] is o[3]
+    assert o[0] is not o[1] and o[0] is not o[2]
+    assert len(fg.apply_nodes) == 3
+
+
+def test_merge_equal_constants_by_signature_and_type():
+    x = ft("x")
+    c1, c2, c3 = Constant(ft, 2.0), Constant(ft, 2.0), Constant(ft, 3.0)
+    fg = FunctionGraph([x], [add(x, c1), add(x, c2), add(x, c3)])
+    merge_rewriter(fg)
+    o = fg.outputs
+    assert o[0] is o[1] and o[0] is not o[2]
+    assert len(fg.apply_nodes) == 2
+    consts = {id(i) for n in fg.apply_nodes for i in n.inputs if isinstance(i, Constant)}
+    assert len(consts) == 2
+
+
+def test_merge_array_constants_and_outputs_that_are_constants():
+    a1 = Constant(at, np.arange(3.0))
+    a2 = Constant(at, np.arange(3.0))
+    a3 = Constant(at, np.ones(3))
+    x = at("x")
+    fg = FunctionGraph([x], [AAdd()(x, a1), AAdd()(x, a2), a3, Constant(at, np.ones(3))])
+    merge_rewriter(fg)
+    o = fg.outputs
+    assert o[0] is o[1]
+    assert o[2] is o[3]
+
+
+def test_merge_multi_output_nodes():
+    x = ft("x")
+    p1, m1 = split(x)
+    p2, m2 = split(x)
+    fg = FunctionGraph([x], [add(p1, m2), add(p2, m1)])
+    merge_rewriter(fg)
+    # the splits merge, and then so do the two add(p, m)
+    assert len(fg.apply_nodes) == 2
+    assert fg.outputs[0] is fg.outputs[1]
+    fg.check_integrity()
+
+
+def test_merge_never_merges_destroyers():
+    x = at("x")
+    c = Constant(at, np.ones(2))
+    d1 = AAdd(inplace=True)(AAdd()(x, c), c)
+    d2 = AAdd(inplace=True)(AAdd()(x, c), c)
+    fg = FunctionGraph([x], [d1, d2])
+    merge_rewriter(fg)
+    assert len([n for n in fg.apply_nodes if n.op.destroy_map]) == 2
+
+
+def test_merge_is_incremental_after_rewrites():
+    x, y = ft("x"), ft("y")
+    fg = FunctionGraph([x, y], [add(neg(neg(x)), y), add(x, y)])
+    mf = MergeFeature()
+    fg.attach_feature(mf)
+    merge_rewriter(fg)
+    assert fg.outputs[0] is not fg.outputs[1]
+    from .test_walkers import neg_neg
+
+    in2out(neg_neg)(fg)
+    assert len(mf.pending) == 1
+    merge_rewriter(fg)
+    assert fg.outputs[0] is fg.outputs[1]
+
+
+def test_merge_cost_is_linear():
+    def attempts(n):
+        x = ft("x")
+        a = b = x
+        for k in range(n):
+            a = add(a, float(k))
+            b = add(b, float(k))
+        fg = FunctionGraph([x], [a, b])
+        stats = merge_rewriter(fg)
+        assert fg.outputs[0] is fg.outputs[1]
+        return stats.attempts
+
+    a1, a3 = attempts(300), attempts(900)
+    assert 2.8 < a3 / a1 < 3.2
+
+
+def test_constant_folding_computes_with_perform():
+    x = ft("x")
+    fg = FunctionGraph([x], [add(x, mul(2.0, exp(0.0)))])
+    in2out(constant_folding)(fg)
+    out = fg.outputs[0]
+    c = out.owner.inputs[1]
+    assert isinstance(c, Constant) and c.data == 2.0 and c.type == ft
+    assert len(fg.apply_nodes) == 1
+
+
+def test_constant_folding_honours_do_constant_folding():
+    fg = FunctionGraph([], [neg(nofold(3.0))])
+    in2out(constant_folding)(fg)
+    assert [n.op for n in fg.toposort()] == [nofold, neg]
+
+
+def test_constant_folding_multi_output_and_outputs():
+    p, m = split(4.0)
+    fg = FunctionGraph([], [p, m])
+    in2out(constant_folding)(fg)
+    assert [o.data for o in fg.outputs] == [5.0, 3.0]
+    assert fg.apply_nodes == {}
+
+
+def test_constant_folding_leaves_failures_for_run_time():
+    boom = Binary("boom", lambda a, b: a / b)
+    fg = FunctionGraph([], [boom(1.0, 0.0)])
+    in2out(constant_folding)(fg)
+    assert len(fg.apply_nodes) == 1
+
+
+@st.composite
+def _toy_graph(draw):
+    """A random toy graph with repeated subexpressions and constants."""
+    x, y = ft("x"), ft("y")
+    pool = [x, y, Constant(ft, 1.0), Constant(ft, 2.0)]
+    for _ in range(draw(st.integers(1, 25))):
+        kind = draw(st.sampled_from(["add", "mul", "sub", "neg", "const", "dup"]))
+        if kind == "neg":
+            pool.append(neg(draw(st.sampled_from(pool))))
+        elif kind == "const":
+            pool.append(Constant(ft, float(draw(st.integers(0, 3)))))
+        elif kind == "dup":
+            v = draw(st.sampled_from(pool))
+            if v.owner is not None:
+                pool.append(v.owner.op(*v.owner.inputs))
+        else:
+            op = {"add": add, "mul": mul, "sub": sub}[kind]
+            pool.append(op(draw(st.sampled_from(pool)), draw(st.sampled_from(pool))))
+    outs = draw(st.lists(st.sampled_from(pool[2:]), min_size=1, max_size=4))
+    return [x, y], outs
+
+
+@settings(max_examples=60, deadline=None)
+@given(_toy_graph(), st.floats(-3, 3), st.floats(-3, 3))
+def test_merge_and_folding_keep_values(graph, xv, yv):
+    ins, outs = graph
+    ref = theon.function(ins, outs, mode=Mode("vm", optimizer=None), on_unused_input="ignore")
+    fc = theon.function(ins, outs, mode=Mode("vm", optimizer="fast_compile"),
+                        on_unused_input="ignore")
+    want, got = ref(xv, yv), fc(xv, yv)
+    for w, g in zip(want, got):
+        assert type(w) is type(g)
+        assert w == g or (np.isnan(w) and np.isnan(g))
+    # no two nodes compute the same thing, no node has only constant inputs
+    nodes = fc.maker.fgraph.apply_nodes
+    keys = [(n.op, *map(id, n.inputs)) for n in nodes]
+    assert len(set(keys)) == len(keys)
+    assert not any(all(isinstance(i, Constant) for i in n.inputs) for n in nodes)

@@ -1,0 +1,266 @@
+"""Reductions (CAReduce family, Argmax, mean/var/std/logsumexp) against NumPy/SciPy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import scipy.special as sps
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import theon
+import theon.tensor as tt
+from tests.tensor.core_checks import MODE, check_infer_shape, run
+from theon.gradient import verify_grad
+from theon.tensor.elemwise import CAReduce
+from theon.tensor.reduction import All, Argmax, Max, Prod, Sum
+
+rng = np.random.default_rng(7)
+
+REDUCTIONS: dict[str, tuple[Any, Any]] = {
+    "sum": (tt.sum, np.sum),
+    "prod": (tt.prod, np.prod),
+    "max": (tt.max, np.max),
+    "min": (tt.min, np.min),
+    "all": (tt.all, np.all),
+    "any": (tt.any, np.any),
+    "mean": (tt.mean, np.mean),
+    "var": (tt.var, np.var),
+    "std": (tt.std, np.std),
+    "argmax": (tt.argmax, np.argmax),
+    "argmin": (tt.argmin, np.argmin),
+    "logsumexp": (tt.logsumexp, sps.logsumexp),
+}
+AXES: list[Any] = [None, 0, 1, -1, (0, 2), (-1, 0), (0, 1, 2), ()]
+DTYPES = ["float64", "float32", "int32", "int8", "uint8", "bool"]
+
+
+def _value(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    if dtype == "bool":
+        return rng.random(shape) > 0.4
+    if dtype.startswith(("int", "uint")):
+        return rng.integers(0 if dtype.startswith("u") else -3, 4, shape).astype(dtype)
+    return rng.normal(size=shape).astype(dtype)
+
+
+def _ref(name: str, npf: Any, xv: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    if name in ("argmax", "argmin"):
+        if axis is not None and not isinstance(axis, int):
+            pytest.skip("NumPy's argmax takes one axis")
+        return np.asarray(npf(xv, axis=axis, keepdims=keepdims))
+    if name == "logsumexp" and xv.dtype.kind in "biu":
+        xv = xv.astype("float64")
+    with np.errstate(all="ignore"):
+        return np.asarray(npf(xv, axis=axis, keepdims=keepdims))
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_against_numpy(name: str, dtype: str, keepdims: bool) -> None:
+    fn, npf = REDUCTIONS[name]
+    x = tt.TensorType(dtype, (None, None, None))("x")
+    xv = _value(dtype, (2, 3, 4))
+    for axis in AXES:
+        if name in ("argmax", "argmin") and axis is not None and not isinstance(axis, int):
+            continue
+        if name == "logsumexp" and dtype != "float64" and dtype != "float32":
+            continue
+        ref = _ref(name, npf, xv, axis, keepdims)
+        out = fn(x, axis=axis, keepdims=keepdims)
+        assert out.dtype == str(ref.dtype), (name, dtype, axis, out.dtype, ref.dtype)
+        got = run([x], out, xv)
+        assert got.dtype == ref.dtype and got.shape == ref.shape, (name, axis, got.shape)
+        tol = 1e-5 if dtype == "float32" else 1e-12
+        np.testing.assert_allclose(got, ref, rtol=tol, atol=tol)
+        check_infer_shape(out, [x], [xv])
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "all", "any", "mean"])
+def test_empty(name: str) -> None:
+    fn, npf = REDUCTIONS[name]
+    x = tt.dmatrix("x")
+    xv = np.zeros((0, 3))
+    for axis in (None, 0, 1):
+        with np.errstate(all="ignore"):
+            ref = np.asarray(npf(xv, axis=axis))
+        out = fn(x, axis=axis)
+        got = run([x], out, xv)
+        assert got.shape == ref.shape
+        np.testing.assert_array_equal(got, ref)
+        check_infer_shape(out, [x], [xv])
+
+
+def test_max_of_empty_raises_like_numpy() -> None:
+    x = tt.dvector("x")
+    f = theon.function([x], tt.max(x), mode=MODE)
+    with pytest.raises(ValueError):
+        f(np.zeros(0))
+
+
+def test_nan_propagation() -> None:
+    x = tt.dvector("x")
+    xv = np.array([1.0, np.nan, 3.0])
+    out = run([x], [tt.max(x), tt.min(x), tt.sum(x), tt.argmax(x)], xv)
+    assert np.isnan(out[0]) and np.isnan(out[1]) and np.isnan(out[2])
+    assert out[3] == np.argmax(xv)
+
+
+def test_dtype_argument() -> None:
+    x = tt.bvector("x")
+    xv = np.array([100, 100, 100], dtype="int8")
+    assert tt.sum(x, dtype="int8").dtype == "int8"
+    assert run([x], tt.sum(x), xv) == 300
+    assert run([x], tt.sum(x, dtype="float32"), xv).dtype == np.float32
+    y = tt.fvector("y")
+    assert tt.sum(y, acc_dtype="float64").dtype == "float64"
+    assert tt.sum(y, acc_dtype="float64", dtype="float32").dtype == "float32"
+    assert tt.mean(y, dtype="float64").dtype == "float64"
+    assert tt.mean(tt.tensor("float16", shape=(None,))).dtype == "float16"
+
+
+def test_axis_errors() -> None:
+    x = tt.dmatrix("x")
+    with pytest.raises(ValueError, match="out of bounds"):
+        tt.sum(x, axis=2)
+    with pytest.raises(ValueError, match="repeated"):
+        tt.sum(x, axis=(0, -2))
+    with pytest.raises(TypeError, match="ints"):
+        tt.sum(x, axis=1.5)
+
+
+def test_static_shapes() -> None:
+    x = tt.TensorType("float64", (2, None, 3))("x")
+    assert tt.sum(x, axis=1).type.shape == (2, 3)
+    assert tt.max(x, axis=(0, 2), keepdims=True).type.shape == (1, None, 1)
+    assert tt.argmax(x, axis=-1).type.shape == (2, None)
+    assert tt.mean(x).type.shape == ()
+
+
+def test_ops_and_props() -> None:
+    from theon import scalar as ts
+
+    assert Sum((0,)) == Sum((0,)) and Sum((0,)) != Sum((1,))
+    assert Sum((0,), "float32") != Sum((0,))
+    assert str(Sum((0, 1))) == "Sum{axis=(0, 1)}"
+    assert str(Sum(None)) == "Sum{axes=None}"
+    assert str(Max((1,))) == "Max{axis=(1,)}"
+    x = tt.dmatrix("x")
+    # negative axes are normalized by make_node
+    assert tt.sum(x, axis=-1).owner.op == Sum((1,))
+    assert CAReduce(ts.add, axis=-1)(x).owner.op.axis == (1,)
+    assert isinstance(tt.all(x).owner.op, All)
+    generic = CAReduce(ts.maximum, (0,))
+    np.testing.assert_array_equal(run([x], generic(x), np.eye(2)), [1.0, 1.0])
+    assert "maximum" in str(generic)
+    import pickle
+
+    for op in (Sum((0,)), Prod(None, "float32"), Max((1,)), Argmax((0,), "min"), generic):
+        assert pickle.loads(pickle.dumps(op)) == op
+
+
+def test_argmax_multiple_axes() -> None:
+    x = tt.dtensor3("x")
+    xv = rng.normal(size=(2, 3, 4))
+    out = run([x], Argmax((0, 2))(x), xv)
+    ref = xv.transpose(1, 0, 2).reshape(3, -1).argmax(-1)
+    np.testing.assert_array_equal(out, ref)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "mean", "var", "std",
+                                  "logsumexp"])
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)])
+def test_grad(name: str, axis: Any) -> None:
+    fn, _ = REDUCTIONS[name]
+    xv = rng.normal(size=(2, 3, 4))
+    if name == "prod":
+        xv = rng.uniform(0.5, 1.5, size=(2, 3, 4)) * rng.choice([-1, 1], (2, 3, 4))
+    verify_grad(lambda a: fn(a, axis=axis), [xv], rng=rng, mode=MODE)
+    verify_grad(lambda a: fn(a, axis=axis, keepdims=True), [xv], rng=rng, mode=MODE)
+
+
+def test_prod_grad_with_zeros() -> None:
+    x = tt.dmatrix("x")
+    g = theon.grad(tt.prod(x, axis=1).sum(), x)
+    xv = np.array([[2.0, 3.0, 4.0], [0.0, 3.0, 4.0], [0.0, 0.0, 4.0], [5.0, 0.0, 0.0]])
+    got = run([x], g, xv)
+    ref = np.array([[12.0, 8.0, 6.0], [12.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    np.testing.assert_array_equal(got, ref)
+    verify_grad(lambda a: tt.prod(a, axis=1), [xv[:2]], rng=rng, mode=MODE)
+
+
+def test_max_grad_goes_to_argmax() -> None:
+    x = tt.dmatrix("x")
+    g = theon.grad(tt.max(x, axis=0).sum(), x)
+    xv = np.array([[1.0, 5.0], [3.0, 2.0]])
+    np.testing.assert_array_equal(run([x], g, xv), [[0.0, 1.0], [1.0, 0.0]])
+
+
+def test_discrete_and_argmax_grads() -> None:
+    from theon.graph.null_type import DisconnectedType
+
+    i = tt.ivector("i")
+    s = tt.sum(i)
+    assert isinstance(s.owner.op.L_op([i], [s], [tt.lscalar()])[0].type, DisconnectedType)
+    x = tt.dvector("x")
+    g = theon.grad(tt.argmax(x).astype("float64") + tt.sum(x), x)
+    np.testing.assert_array_equal(run([x], g, np.array([1.0, 2.0])), [1.0, 1.0])
+
+
+def test_float32_stays_float32() -> None:
+    x = tt.fmatrix("x")
+    for expr in (tt.mean(x), tt.var(x, axis=0), tt.std(x, ddof=1), tt.logsumexp(x, axis=1),
+                 theon.grad(tt.logsumexp(x) + tt.var(x), x)):
+        assert expr.dtype == "float32"
+
+
+def test_logsumexp_extremes() -> None:
+    x = tt.dmatrix("x")
+    xv = np.array([[1000.0, 1000.0], [-np.inf, -np.inf], [np.inf, 1.0], [-1000.0, -1001.0]])
+    got = run([x], tt.logsumexp(x, axis=1), xv)
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(got, sps.logsumexp(xv, axis=1))
+
+
+def test_rop() -> None:
+    x, ev = tt.dmatrix("x"), tt.dmatrix("ev")
+    xv, evv = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+    for fn in (lambda a: tt.sum(a, axis=0), lambda a: tt.prod(a, axis=1),
+               lambda a: tt.max(a, axis=1), lambda a: tt.min(a)):
+        out = fn(x)
+        r = out.owner.op.R_op([x], [ev])[0]
+        got = run([x, ev], r, xv, evv)
+        f = theon.function([x], out, mode=MODE)
+        eps = 1e-6
+        np.testing.assert_allclose(got, (f(xv + eps * evv) - f(xv - eps * evv)) / (2 * eps),
+                                   rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shape=st.lists(st.integers(0, 3), min_size=0, max_size=3).map(tuple),
+    data=st.data(),
+    keepdims=st.booleans(),
+    name=st.sampled_from(["sum", "prod", "max", "mean", "any"]),
+)
+def test_random_axes(shape: tuple[int, ...], data: Any, keepdims: bool, name: str) -> None:
+    nd = len(shape)
+    axes = data.draw(st.one_of(
+        st.none(),
+        st.lists(st.integers(-nd, nd - 1), unique_by=lambda a: a % nd if nd else a,
+                 max_size=nd).map(tuple) if nd else st.just(()),
+    ))
+    fn, npf = REDUCTIONS[name]
+    xv = rng.normal(size=shape)
+    try:
+        with np.errstate(all="ignore"):
+            ref = np.asarray(npf(xv, axis=axes, keepdims=keepdims))
+    except ValueError:
+        return  # max of an empty array: covered separately
+    x = tt.TensorType("float64", (None,) * nd)("x")
+    out = fn(x, axis=axes, keepdims=keepdims)
+    got = run([x], out, xv)
+    assert got.shape == ref.shape
+    np.testing.assert_allclose(got, ref, rtol=1e-12)

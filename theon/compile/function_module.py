@@ -1,0 +1,537 @@
+"""The compiled :class:`Function`: argument binding, the call path, updates, copies.
+
+Everything a call needs is worked out when the function is built.  The call
+itself is generated code specialized on what the function needs (argument
+filtering, shared inputs, updates, output copies, profiling), so a function that
+needs none of it costs one Python call plus the linker's runner.
+
+>>> import theon
+>>> from theon.graph.type import Generic
+>>> x = Generic()("x")
+>>> f = theon.function([x], x)
+>>> type(f).__mro__[1] is Function, f([1])
+(True, [1])
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from theon.compile.io import In, Out
+from theon.compile.mode import Mode
+from theon.compile.sharedvalue import Container, SharedVariable, copy_value
+from theon.graph.basic import Constant, Variable
+from theon.graph.fg import FunctionGraph, describe
+from theon.graph.type import Generic
+
+__all__ = [
+    "Function",
+    "FunctionMaker",
+    "UnusedInputError",
+    "copy_value",
+    "outputs_needing_copy",
+    "plan_copies",
+]
+
+
+class UnusedInputError(ValueError):
+    """An input of ``function`` is not needed by any output."""
+
+
+class FunctionMaker:
+    """What went into a compiled function.
+
+    ``fgraph`` is the rewritten graph: its inputs are the arguments, then the
+    implicit inputs (state, shared variables); its outputs are the function's
+    outputs, then the update values (``fgraph.update_mapping`` maps each update
+    output to its input).  ``inputs`` are the ``In`` of ``fgraph.inputs``;
+    ``outputs`` the ``Out`` of the function's outputs.
+    """
+
+    def __init__(
+        self,
+        fgraph: FunctionGraph,
+        inputs: list[In],
+        outputs: list[Out],
+        mode: Mode,
+        unpack_single: bool,
+    ) -> None:
+        self.fgraph = fgraph
+        self.inputs = inputs
+        self.outputs = outputs
+        self.mode = mode
+        self.unpack_single = unpack_single
+        self.compile_time = 0.0
+
+    @property
+    def linker(self) -> Any:
+        """The linker that made the function's runner."""
+        return self.mode.linker
+
+
+def _view_roots(v: Variable) -> set[Variable]:
+    """The variables whose memory ``v`` may share, following view_map and destroy_map."""
+    roots: set[Variable] = set()
+    stack = [v]
+    seen: set[Variable] = set()
+    while stack:
+        x = stack.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        owner = x.owner
+        if owner is None:
+            roots.add(x)
+            continue
+        op = owner.op
+        idx = x.index if x.index is not None else 0
+        alias = list(op.view_map.get(idx, ())) + list(op.destroy_map.get(idx, ()))
+        if not alias:
+            roots.add(x)
+            continue
+        stack.extend(owner.inputs[i] for i in alias)
+    return roots
+
+
+def plan_copies(
+    fgraph: FunctionGraph, n_out: int, borrow: Sequence[bool], reused: Sequence[bool] = ()
+) -> tuple[list[bool], dict[int, bool]]:
+    """Which outputs and which update values must be copied.
+
+    A returned value is copied unless borrowed when it may share memory with an
+    input (argument or shared storage), a constant, an update value or an earlier
+    output, or when the runner reuses its storage (``reused``).  An update value
+    is copied when it may share memory with a constant, another input than the
+    shared variable it updates, or another update value.
+
+    >>> from theon.graph.type import Generic
+    >>> x = Generic()("x")
+    >>> plan_copies(FunctionGraph([x], [x]), 1, [False])
+    ([True], {})
+    """
+    inputs = fgraph.inputs
+    input_set = set(inputs)
+    reused = list(reused) + [False] * (len(fgraph.outputs) - len(reused))
+    claimed: set[Variable] = set()
+    upd_copy: dict[int, bool] = {}
+    for k in sorted(fgraph.update_mapping):
+        roots = _view_roots(fgraph.outputs[k])
+        own = inputs[fgraph.update_mapping[k]]
+        bad = reused[k] or any(
+            isinstance(r, Constant) or (r in input_set and r is not own) or r in claimed
+            for r in roots
+        )
+        upd_copy[k] = bad
+        if not bad:
+            claimed |= roots
+    out_copy: list[bool] = []
+    for k in range(n_out):
+        roots = _view_roots(fgraph.outputs[k])
+        bad = reused[k] or any(
+            r in input_set or isinstance(r, Constant) or r in claimed for r in roots
+        )
+        c = bad and not borrow[k]
+        out_copy.append(c)
+        if not c:
+            claimed |= roots
+    return out_copy, upd_copy
+
+
+def outputs_needing_copy(fgraph: FunctionGraph, borrow: Sequence[bool]) -> list[bool]:
+    """Which outputs must be copied so results never alias inputs, constants or each other.
+
+    >>> from theon.graph.type import Generic
+    >>> x = Generic()("x")
+    >>> outputs_needing_copy(FunctionGraph([x], [x, x]), [False, True])
+    [True, False]
+    """
+    return plan_copies(fgraph, len(borrow), borrow)[0]
+
+
+# the specialized call path ---------------------------------------------------------
+_call_ids = itertools.count()
+
+
+def _identity_filter(t: Any) -> bool:
+    return type(t).filter is Generic.filter
+
+
+def _build_call(
+    n_args: int,
+    filters: list[tuple[Any, bool, bool | None] | None],
+    runner: Any,
+    implicit_cells: Sequence[list[Any]],
+    update_plan: Sequence[tuple[int, list[Any], bool]],
+    out_copy: Sequence[bool],
+    unpack: bool,
+    profile: Any,
+) -> tuple[Any, str]:
+    """A ``__call__`` doing exactly what this function needs, unrolled, and its source.
+
+    Everything it uses (runner, filters, storage cells) is bound as a global of the
+    generated code, so a call does no attribute or dict lookups on the Function.
+    """
+    ns: dict[str, Any] = {"_runner": runner, "_copy": copy_value, "_perf": time.perf_counter,
+                          "_prof": profile}
+    a = [f"a{k}" for k in range(n_args)]
+    s = [
+        "def __call__(self, *args, **kwargs):",
+        f"    if kwargs or len(args) != {n_args}:",
+        "        args = self._bind(args, kwargs)",
+    ]
+    if n_args:
+        s.append(f"    {', '.join(a)}, = args")
+    checks = [(k, f) for k, f in enumerate(filters) if f is not None]
+    if checks:
+        s.append("    try:")
+        for k, (filt, strict, down) in checks:
+            ns[f"_f{k}"], ns[f"_s{k}"], ns[f"_d{k}"] = filt, strict, down
+            s.append(f"        a{k} = _f{k}(a{k}, _s{k}, _d{k})")
+        s += [
+            "    except (TypeError, ValueError) as e:",
+            "        raise self._arg_error(args, e) from None",
+        ]
+    call_args = list(a)
+    for k, cell in enumerate(implicit_cells):
+        ns[f"_c{k}"] = cell
+        call_args.append(f"_c{k}[0]")
+    if profile is not None:
+        s.append("    t0 = _perf()")
+    s.append(f"    outs = _runner({', '.join(call_args)})")
+    if profile is not None:
+        s.append("    _prof.record_call(_perf() - t0)")
+    # updates: compute every new value first, then store them all
+    for n, (k, _, cp) in enumerate(update_plan):
+        s.append(f"    u{n} = _copy(outs[{k}])" if cp else f"    u{n} = outs[{k}]")
+    for n, (_, cell, _) in enumerate(update_plan):
+        ns[f"_u{n}"] = cell
+        s.append(f"    _u{n}[0] = u{n}")
+    n_out = len(out_copy)
+    items = [f"_copy(outs[{k}])" if c else f"outs[{k}]" for k, c in enumerate(out_copy)]
+    if unpack:
+        s.append(f"    return {items[0]}")
+    elif any(out_copy):
+        s.append(f"    return [{', '.join(items)}]")
+    elif update_plan:
+        s.append(f"    return outs[:{n_out}]")
+    else:
+        s.append("    return outs")
+    src = "\n".join(s) + "\n"
+    filename = f"<theon Function.__call__ {next(_call_ids)}>"
+    exec(compile(src, filename, "exec"), ns)
+    return ns["__call__"], src
+
+
+class Function:
+    """A compiled function: call it with values for its inputs.
+
+    Arguments are given positionally or by input name; inputs with a default may
+    be left out.  ``f.maker.fgraph`` is the rewritten graph and ``f.maker.inputs``
+    its ``In`` (the arguments, then the implicit inputs).  ``f[name_or_var]``
+    reads the stored value of an input (default, state or shared value) and
+    ``f[name_or_var] = v`` sets it.  Compiled functions pickle (see
+    :mod:`theon.compile.pickling`) and :meth:`copy`.
+
+    >>> import theon
+    >>> from theon.compile.io import In
+    >>> from theon.graph.type import Generic
+    >>> x = Generic()("x")
+    >>> f = theon.function([In(x, value=2)], x)
+    >>> f(), f["x"], f(x=5)
+    (2, 2, 5)
+    """
+
+    def __init__(
+        self,
+        maker: FunctionMaker,
+        runner: Any,
+        name: str | None = None,
+        trust_input: bool = False,
+        input_storage: list[Container] | None = None,
+        profile: Any = None,
+    ) -> None:
+        self.maker = maker
+        self.name = name
+        self._runner = runner
+        self.profile = profile
+        if input_storage is None:
+            input_storage = [
+                Container(i.variable.type, i.value if i.has_default else None, i.name,
+                          i.strict, i.allow_downcast)
+                if not isinstance(i.variable, SharedVariable) else i.variable.container
+                for i in maker.inputs
+            ]
+        self.input_storage = input_storage
+        self._trust_input = trust_input
+        self._setup()
+
+    # construction ------------------------------------------------------------------
+    def _setup(self) -> None:
+        """Precompute everything the call path needs and pick its specialized class."""
+        maker = self.maker
+        ins = maker.inputs
+        fg = maker.fgraph
+        explicit = [i for i in ins if not i.implicit]
+        n = len(explicit)
+        if any(i.implicit for i in ins[:n]):
+            raise ValueError("the function's arguments must come before its implicit inputs")
+        self._n_args = n
+        self._names = {i.name: k for k, i in enumerate(explicit) if i.name is not None}
+        self._filters = [self._make_filter(i) for i in explicit]
+        self._implicit_cells = tuple(c.storage for c in self.input_storage[n:])
+        self._n_out = n_out = len(maker.outputs)
+        reused = getattr(self._runner, "reuses_output_storage", False)
+        if isinstance(reused, bool):
+            reused = [reused] * len(fg.outputs)
+        out_copy, upd_copy = plan_copies(fg, n_out, [o.borrow for o in maker.outputs], reused)
+        self._copy = out_copy
+        self._update_plan = [
+            (k, self.input_storage[j].storage, upd_copy[k])
+            for k, j in sorted(fg.update_mapping.items())
+        ]
+        self._unpack = maker.unpack_single
+        filters = [
+            None if self._trust_input or _identity_filter(i.variable.type)
+            else (i.variable.type.filter, i.strict, i.allow_downcast)
+            for i in explicit
+        ]
+        call, self._call_source = _build_call(
+            n, filters, self._runner, self._implicit_cells, self._update_plan, out_copy,
+            self._unpack, self.profile,
+        )
+        call.__qualname__ = "Function.__call__"
+        call.__doc__ = Function.__call__.__doc__
+        # one class per compiled function: special methods are looked up on the type
+        self.__class__ = type("Function", (Function,), {
+            "__call__": call, "__module__": __name__, "__qualname__": "Function",
+            "__slots__": (),
+        })
+
+    @staticmethod
+    def _make_filter(i: In) -> Any:
+        filt = i.variable.type.filter
+        strict = i.strict
+        down = i.allow_downcast
+
+        def f(value: Any) -> Any:
+            return filt(value, strict, down)
+
+        return f
+
+    @property
+    def trust_input(self) -> bool:
+        """Whether arguments are passed to the graph unchecked (see ``function``)."""
+        return self._trust_input
+
+    @trust_input.setter
+    def trust_input(self, value: bool) -> None:
+        self._trust_input = bool(value)
+        self._setup()
+
+    # calling ---------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the function on ``args`` (and keyword arguments by input name)."""
+        raise NotImplementedError  # replaced by the specialized subclass's __call__
+
+    def _arg_error(self, args: Sequence[Any], e: Exception) -> Exception:
+        """The error for the first argument its filter refuses, naming the input."""
+        for k, (f, a) in enumerate(zip(self._filters, args)):
+            try:
+                f(a)
+            except (TypeError, ValueError) as err:
+                i = self.maker.inputs[k]
+                where = f" of function {self.name!r}" if self.name else ""
+                msg = f"bad argument {k} ({i.name or i.variable}){where}: {err}"
+                return type(err)(msg) if isinstance(err, (TypeError, ValueError)) else \
+                    TypeError(msg)
+        return e
+
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """Arguments in input order, from positions, keywords and stored defaults."""
+        n = self._n_args
+        ins = self.maker.inputs
+        if len(args) > n:
+            raise TypeError(
+                f"function{' ' + repr(self.name) if self.name else ''} takes {n} "
+                f"argument{'s' if n != 1 else ''} ({self._arg_names()}), {len(args)} given"
+            )
+        vals: list[Any] = list(args) + [_MISSING] * (n - len(args))
+        for key, value in kwargs.items():
+            k = self._names.get(key)
+            if k is None:
+                implicit = [i for i in ins[n:] if i.name == key]
+                if implicit:
+                    raise TypeError(
+                        f"input {key!r} is implicit (its stored value is used) and cannot be "
+                        f"given as an argument; set it with f[{key!r}] = value"
+                    )
+                raise TypeError(f"function has no input named {key!r} (inputs: "
+                                f"{self._arg_names()})")
+            if vals[k] is not _MISSING:
+                raise TypeError(f"input {key!r} given both by position and by keyword")
+            vals[k] = value
+        for k, v in enumerate(vals):
+            if v is _MISSING:
+                i = ins[k]
+                if i.has_default:
+                    d = self.input_storage[k].storage[0]
+                    vals[k] = copy_value(d) if i.mutable else d
+                else:
+                    missing = [ins[j].name or str(ins[j].variable)
+                               for j, w in enumerate(vals) if w is _MISSING
+                               and not ins[j].has_default]
+                    raise TypeError(
+                        f"missing argument{'s' if len(missing) > 1 else ''} "
+                        f"{', '.join(map(repr, missing))}: function takes {n} "
+                        f"({self._arg_names()}), {len(args) + len(kwargs)} given"
+                    )
+        return vals
+
+    def _arg_names(self) -> str:
+        return ", ".join(i.name or str(i.variable) for i in self.maker.inputs[: self._n_args])
+
+    # stored values ------------------------------------------------------------------
+    def _container_index(self, key: Any) -> int:
+        ins = self.maker.inputs
+        if isinstance(key, int):
+            return key
+        if isinstance(key, Variable):
+            for k, i in enumerate(ins):
+                if i.variable is key:
+                    return k
+            raise KeyError(f"{describe(key)} is not an input of this function")
+        matches = [k for k, i in enumerate(ins) if i.name == key]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise KeyError(f"this function has no input named {key!r}")
+        raise KeyError(f"several inputs are named {key!r}; index by the variable instead")
+
+    def __getitem__(self, key: Any) -> Any:
+        """The stored value of an input (by name, Variable or position), not a copy."""
+        return self.input_storage[self._container_index(key)].storage[0]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """Set the stored value (default, state or shared value) of an input, filtered."""
+        k = self._container_index(key)
+        try:
+            self.input_storage[k].value = value
+        except (TypeError, ValueError) as e:
+            i = self.maker.inputs[k]
+            raise type(e)(f"cannot store a value for input {describe(i.variable)}: {e}") from None
+
+    # copies and pickling ------------------------------------------------------------
+    def copy(
+        self,
+        share_memory: bool = False,
+        swap: dict[SharedVariable, SharedVariable] | None = None,
+        delete_updates: bool = False,
+        name: str | None = None,
+        profile: Any = None,
+    ) -> Function:
+        """A copy of this function, without recompiling.
+
+        Parameters
+        ----------
+        share_memory
+            ``True``: the copy shares everything with this function (linked code
+            and the stored values of every input, state and shared variable).
+            ``False``: the copy gets its own linked code and its own copies of the
+            values of inputs that are updated (state, updated shared variables), so
+            its updates do not reach the original's shared variables; read them
+            with ``copy[var]``.  Shared variables that are only read stay shared.
+        swap
+            ``{old_shared: new_shared}``: the copy uses ``new_shared``'s storage in
+            place of ``old_shared`` (same type required).
+        delete_updates
+            The copy computes the outputs only, without updates.
+        name, profile
+            The copy's name and profiling (as in ``function``).
+
+        >>> import theon
+        >>> from theon.graph.type import Generic
+        >>> x = Generic()("x")
+        >>> theon.function([x], x).copy()(3)
+        3
+        """
+        from theon.compile.function import _make_profile
+
+        maker = self.maker
+        swap = dict(swap or {})
+        for old, new in swap.items():
+            if not any(i.variable is old for i in maker.inputs):
+                raise ValueError(f"copy(swap=...): {old} is not a shared input of this function")
+            if not isinstance(new, SharedVariable) or new.type != old.type:
+                raise TypeError(
+                    f"copy(swap=...): {old} can only be swapped for a shared variable of type "
+                    f"{old.type}, got {new!r}" + (f" of type {new.type}" if
+                                                  isinstance(new, Variable) else "")
+                )
+        fg = maker.fgraph
+        if delete_updates and fg.update_mapping:
+            fg = _without_updates(fg, len(maker.outputs))
+        new_inputs: list[In] = []
+        storage: list[Container] = []
+        for i, c in zip(maker.inputs, self.input_storage):
+            ni = In.__new__(In)
+            ni.__dict__.update(i.__dict__)
+            if delete_updates:
+                ni.update = None
+            if i.variable in swap:
+                ni.variable = swap[i.variable]
+                c = swap[i.variable].container
+            elif not share_memory and (i.update is not None or not i.shared):
+                c = c.copy()
+            new_inputs.append(ni)
+            storage.append(c)
+        new_maker = FunctionMaker(fg, new_inputs, maker.outputs, maker.mode, maker.unpack_single)
+        prof = _make_profile(profile, name or self.name) if profile is not None else None
+        if share_memory and fg is maker.fgraph and prof is None:
+            runner = self._runner
+        else:
+            runner = maker.mode.linker.make_function(fg, profile=prof)
+        return Function(new_maker, runner, name=name or self.name, trust_input=self.trust_input,
+                        input_storage=storage, profile=prof)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        from theon.compile.pickling import function_state, load_function
+
+        return (load_function, (function_state(self),))
+
+    def __repr__(self) -> str:
+        return f"<theon.Function {self.name or ''}({self._arg_names()})>"
+
+
+
+
+def _without_updates(fg: FunctionGraph, n_out: int) -> FunctionGraph:
+    """A copy of ``fg`` without its update outputs (refused if it overwrites inputs)."""
+    from theon.compile.pickling import FixedOrder
+    from theon.graph.replace import clone_get_equiv
+
+    order = fg.toposort()
+    inputs = set(fg.inputs)
+    mutable: set[Variable] = getattr(fg, "mutable_inputs", set())
+    for node in order:
+        for ins in node.op.destroy_map.values():
+            for i in ins:
+                hit = [r for r in _view_roots(node.inputs[i]) if r in inputs and r in mutable]
+                if hit:
+                    raise ValueError(
+                        f"copy(delete_updates=True): the compiled graph overwrites {hit[0]} in "
+                        f"place ({node.op}), which is only safe with its update; compile a "
+                        "new function without updates instead"
+                    )
+    equiv = clone_get_equiv(fg.inputs, fg.outputs[:n_out])
+    new = FunctionGraph([equiv[v] for v in fg.inputs], [equiv[v] for v in fg.outputs[:n_out]],
+                        clone=False)
+    new.attach_feature(FixedOrder([equiv[n] for n in order if n in equiv]))
+    new.mutable_inputs = set()  # type: ignore[attr-defined]
+    new.protected_inputs = set(new.inputs)  # type: ignore[attr-defined]
+    return new
+
+
+_MISSING: Any = object()

@@ -1,0 +1,138 @@
+"""Type-generic helpers for gradient graphs: ones, zeros, sums, casts.
+
+Tensor variables go through :mod:`theon.tensor`; other Types (scalar types, toy
+types in tests) get constants made by their own ``filter``.  ``theon.tensor`` is
+looked up in ``sys.modules`` only: a graph that holds a tensor variable has
+necessarily imported it, so the gradient layer never imports it eagerly.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+from theon.graph.basic import Variable
+from theon.graph.fg import describe
+from theon.graph.null_type import DisconnectedType, NullType
+
+__all__ = [
+    "add_terms",
+    "as_like",
+    "fit_grad",
+    "is_discrete",
+    "is_disconnected",
+    "is_null",
+    "ones_like",
+    "zeros_like",
+]
+
+_DISCRETE_PREFIXES = ("int", "uint", "bool")
+
+
+def tensor_module() -> ModuleType | None:
+    """``theon.tensor`` if it has been imported, else ``None``."""
+    return sys.modules.get("theon.tensor")
+
+
+def is_tensor(v: Variable) -> bool:
+    """Whether ``v`` is a tensor variable."""
+    tt = tensor_module()
+    tensor_type = getattr(tt, "TensorType", None) if tt is not None else None
+    return tensor_type is not None and isinstance(v.type, tensor_type)
+
+
+def is_discrete(v: Variable) -> bool:
+    """Whether ``v`` has an integer or boolean dtype (gradients never flow into it)."""
+    dtype = getattr(v.type, "dtype", None)
+    return isinstance(dtype, str) and dtype.startswith(_DISCRETE_PREFIXES)
+
+
+def is_null(v: Any) -> bool:
+    """Whether ``v`` is a NullType (undefined / not implemented) gradient."""
+    return isinstance(v, Variable) and isinstance(v.type, NullType)
+
+
+def is_disconnected(v: Any) -> bool:
+    """Whether ``v`` is a DisconnectedType gradient."""
+    return isinstance(v, Variable) and isinstance(v.type, DisconnectedType)
+
+
+def _filled(v: Variable, value: float) -> Variable:
+    tt = tensor_module()
+    if tt is not None and is_tensor(v):
+        return tt.ones_like(v) if value == 1.0 else tt.zeros_like(v)
+    try:
+        data = v.type.filter(value, allow_downcast=True)
+    except Exception as exc:
+        raise TypeError(
+            f"theon.grad cannot build a constant {value} like {describe(v)}: its type "
+            f"does not accept {value!r} ({exc})"
+        ) from exc
+    return v.type.make_constant(data)
+
+
+def ones_like(v: Variable) -> Variable:
+    """A variable of ones with the type (and shape) of ``v``."""
+    return _filled(v, 1.0)
+
+
+def zeros_like(v: Variable) -> Variable:
+    """A variable of zeros with the type (and shape) of ``v``."""
+    return _filled(v, 0.0)
+
+
+def add_terms(terms: Sequence[Variable]) -> Variable:
+    """The sum of gradient terms (one n-ary add for tensors)."""
+    if len(terms) == 1:
+        return terms[0]
+    tt = tensor_module()
+    if tt is not None and all(is_tensor(t) for t in terms):
+        return tt.add(*terms)  # type: ignore[no-any-return]
+    return functools.reduce(operator.add, terms)  # type: ignore[no-any-return]
+
+
+def as_like(value: Any, like: Variable) -> Variable:
+    """``value`` as a Variable to be used as the gradient of ``like``."""
+    if isinstance(value, Variable):
+        return value
+    tt = tensor_module()
+    if tt is not None and is_tensor(like):
+        return tt.as_tensor_variable(value)  # type: ignore[no-any-return]
+    return like.type.filter_variable(value)
+
+
+def fit_grad(g: Variable, x: Variable, where: str) -> Variable:
+    """Check gradient ``g`` against variable ``x`` and cast it to ``x``'s dtype if needed.
+
+    ``where`` says who produced ``g``, for the error message.
+    """
+    if g.type == x.type:
+        return g
+    if is_tensor(x):
+        if not is_tensor(g):
+            raise TypeError(
+                f"{where} returned a gradient of type {g.type} for tensor input {describe(x)}"
+            )
+        gnd, xnd = g.type.ndim, x.type.ndim
+        if gnd != xnd:
+            raise ValueError(
+                f"{where} returned a gradient with {gnd} dimensions for {describe(x)}, "
+                f"which has {xnd}"
+            )
+        if g.type.dtype != x.type.dtype:
+            tt = tensor_module()
+            assert tt is not None
+            g = tt.cast(g, x.type.dtype)
+        return g
+    if type(g.type) is type(x.type):
+        # e.g. scalar types of another float dtype: let the type convert if it can
+        conv = x.type.convert_variable(g)
+        return conv if conv is not None else g
+    xd, gd = getattr(x.type, "dtype", None), getattr(g.type, "dtype", None)
+    if xd is not None and xd == gd:
+        return g
+    raise TypeError(f"{where} returned a gradient of type {g.type} for {describe(x)}")

@@ -1,0 +1,221 @@
+"""Batching rules for the tensor Ops (see :mod:`theon.gradient.vectorize`).
+
+Each rule gets the new inputs (a leading batch axis on those flagged) and
+returns batched outputs.  Unbatched inputs are broadcast over the batch axis,
+which NumPy broadcasting does for free wherever the Op broadcasts.  A rule
+returning ``None`` hands the node to the generic looped fallback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from theon.graph.basic import Apply, Variable
+from theon.tensor.basic_ops import Alloc, Join, Split, SumToShape, alloc, concatenate
+from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from theon.tensor.math import sum as tsum
+from theon.tensor.shape import (
+    MakeVector,
+    Reshape,
+    Shape,
+    Shape_i,
+    SpecifyShape,
+    make_vector,
+    shape,
+    shape_i,
+)
+from theon.tensor.subtensor import (
+    AdvancedIncSubtensor,
+    AdvancedSubtensor,
+    IncSubtensor,
+    Subtensor,
+)
+
+from .ops import GradModifier
+from .vectorize import register_vectorize
+
+FULL = (None, None, None)
+
+
+def _ndim(v: Variable) -> int:
+    return v.type.ndim  # type: ignore[attr-defined, no-any-return]
+
+
+def _batch_len(inputs: list[Variable], batched: list[bool]) -> Variable:
+    """The batch length, from the first batched input."""
+    for v, b in zip(inputs, batched):
+        if b:
+            return shape_i(v, 0)
+    raise ValueError("no batched input")
+
+
+def _pad_batched(x: Variable, ndim: int) -> Variable:
+    """Batched ``x`` with length-1 axes inserted after the batch axis, to ``ndim`` + 1 dims."""
+    k = _ndim(x) - 1
+    if k == ndim:
+        return x
+    order = (0, *("x",) * (ndim - k), *range(1, k + 1))
+    return DimShuffle(k + 1, order)(x)  # type: ignore[no-any-return]
+
+
+def _lead(x: Variable) -> Variable:
+    """Unbatched ``x`` with a length-1 batch axis in front."""
+    n = _ndim(x)
+    return DimShuffle(n, ("x", *range(n)))(x)  # type: ignore[no-any-return]
+
+
+def _tile(x: Variable, n: Variable) -> Variable:
+    """Unbatched ``x`` materialized ``n`` times along a new batch axis."""
+    return alloc(x, n, *[shape_i(x, i) for i in range(_ndim(x))])
+
+
+@register_vectorize(Elemwise)
+def _elemwise(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    if op.inplace_pattern:
+        op = Elemwise(op.scalar_op)
+    ins = [x if b else _lead(x) for x, b in zip(inputs, batched)]
+    return op.make_node(*ins).outputs
+
+
+@register_vectorize(DimShuffle)
+def _dimshuffle(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    order = (0, *("x" if o == "x" else o + 1 for o in op.new_order))
+    return [DimShuffle(op.input_ndim + 1, order)(inputs[0])]
+
+
+@register_vectorize(CAReduce)
+def _careduce(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    nd = _ndim(node.inputs[0])
+    axes = range(nd) if op.axis is None else op.axis
+    return [op._with_axis(tuple(a + 1 for a in axes))(inputs[0])]
+
+
+@register_vectorize(GradModifier)
+def _grad_modifier(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    return [op(inputs[0])]
+
+
+@register_vectorize(Shape)
+def _shape(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    return [shape(inputs[0])[1:]], [False]
+
+
+@register_vectorize(Shape_i)
+def _shape_i(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    return [Shape_i(op.i + 1)(inputs[0])], [False]
+
+
+@register_vectorize(SpecifyShape)
+def _specify_shape(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    if any(batched[1:]):
+        return None
+    return [inputs[0]]
+
+
+@register_vectorize(Alloc)
+def _alloc(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    if any(batched[1:]):
+        return None
+    value, *dims = inputs
+    value = _pad_batched(value, len(dims))
+    return [alloc(value, shape_i(value, 0), *dims)]
+
+
+@register_vectorize(SumToShape)
+def _sum_to_shape(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    g, shp = inputs
+    if batched[1]:
+        return None
+    target = node.inputs[1].type.shape[0]  # type: ignore[attr-defined]
+    lead = _ndim(node.inputs[0]) - target
+    if lead:
+        g = tsum(g, axis=tuple(range(1, 1 + lead)))
+    new_shp = concatenate([make_vector(shape_i(g, 0)), shp])
+    return [SumToShape()(g, new_shp)]
+
+
+@register_vectorize(Reshape)
+def _reshape(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    x, shp = inputs
+    if batched[1]:
+        return None
+    new_shp = concatenate([make_vector(shape_i(x, 0)), shp])
+    return [Reshape(op.ndim + 1)(x, new_shp)]
+
+
+@register_vectorize(MakeVector)
+def _make_vector(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    n = _batch_len(inputs, batched)
+    cols = [x if b else alloc(x, n) for x, b in zip(inputs, batched)]
+    cols = [DimShuffle(1, (0, "x"))(c) for c in cols]
+    out = Join(1)(*cols)
+    if out.type.dtype != op.dtype:
+        from theon.tensor.basic import cast
+
+        out = cast(out, op.dtype)
+    return [out]
+
+
+@register_vectorize(Join)
+def _join(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    n = _batch_len(inputs, batched)
+    ins = [x if b else _tile(x, n) for x, b in zip(inputs, batched)]
+    return Join(op.axis + 1).make_node(*ins).outputs
+
+
+@register_vectorize(Split)
+def _split(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    if batched[1]:
+        return None
+    return Split(op.len_splits, op.axis + 1).make_node(*inputs).outputs
+
+
+@register_vectorize(Subtensor)
+def _subtensor(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    if any(batched[1:]):
+        return None
+    return [Subtensor((FULL, *op.idx_list))(*inputs)]
+
+
+def _inc_common(op: Any, node: Apply, inputs: list[Variable], batched: list[bool],
+                sub_op: Any) -> Any:
+    if any(batched[2:]):
+        return None
+    x, y, *idx = inputs
+    n = _batch_len(inputs, batched)
+    if not batched[0]:
+        x = _tile(x, n)
+    if batched[1]:
+        sub_nd = _ndim(sub_op.make_node(node.inputs[0], *node.inputs[2:]).outputs[0])
+        y = _pad_batched(y, sub_nd)
+    kw = {"set_instead_of_inc": op.set_instead_of_inc}
+    if isinstance(op, AdvancedIncSubtensor):
+        kw["ignore_duplicates"] = op.ignore_duplicates
+    return [type(op)((FULL, *op.idx_list), **kw)(x, y, *idx)]
+
+
+@register_vectorize(IncSubtensor)
+def _inc_subtensor(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    return _inc_common(op, node, inputs, batched, Subtensor(op.idx_list))
+
+
+def _adv_contiguous(idx_list: tuple[Any, ...]) -> bool:
+    """Whether the advanced (non-slice) entries are adjacent, so the batch axis stays first."""
+    pos = [k for k, e in enumerate(idx_list) if not isinstance(e, tuple)]
+    if any(e is None for e in idx_list):
+        return False
+    return not pos or pos == list(range(pos[0], pos[-1] + 1))
+
+
+@register_vectorize(AdvancedSubtensor)
+def _adv_subtensor(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    if any(batched[1:]) or not _adv_contiguous(op.idx_list):
+        return None
+    return [AdvancedSubtensor((FULL, *op.idx_list))(*inputs)]
+
+
+@register_vectorize(AdvancedIncSubtensor)
+def _adv_inc_subtensor(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    if not _adv_contiguous(op.idx_list):
+        return None
+    return _inc_common(op, node, inputs, batched, AdvancedSubtensor(op.idx_list))

@@ -1,0 +1,354 @@
+"""Reverse-mode differentiation: :func:`grad`, the backward walk over Apply nodes.
+
+The walk visits the nodes between the variables to differentiate (``wrt``) and
+the seeds (``cost`` and the keys of ``known_grads``) in reverse topological
+order.  Each node's Op gives, through ``L_op(inputs, outputs, output_grads)``
+(by default its seed-004 ``grad(inputs, output_grads)``), the gradient of the
+cost with respect to its inputs.  A variable used by several nodes receives one
+term from each; the terms are summed once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from theon.graph.basic import Apply, Variable
+from theon.graph.fg import describe
+from theon.graph.null_type import disconnected_type
+from theon.graph.op import OpContractError
+from theon.graph.traversal import io_toposort
+
+from ._typeutil import (
+    add_terms,
+    as_like,
+    fit_grad,
+    is_disconnected,
+    is_discrete,
+    is_null,
+    ones_like,
+    zeros_like,
+)
+
+__all__ = [
+    "DisconnectedInputError",
+    "GradNotImplementedError",
+    "NullTypeGradError",
+    "connection_pattern",
+    "grad",
+]
+
+
+class DisconnectedInputError(ValueError):
+    """A variable to differentiate with respect to does not influence the cost."""
+
+
+class NullTypeGradError(TypeError):
+    """A needed gradient is undefined or not implemented (a NullType gradient)."""
+
+
+class GradNotImplementedError(OpContractError):
+    """An Op on the differentiated path defines neither ``grad`` nor ``L_op``."""
+
+
+def connection_pattern(node: Apply) -> list[list[bool]]:
+    """``pattern[i][j]``: whether output ``j`` of ``node`` depends on input ``i``.
+
+    Ops may define ``connection_pattern(node)``; the default is all ``True``.
+    """
+    nin, nout = len(node.inputs), len(node.outputs)
+    fn = getattr(node.op, "connection_pattern", None)
+    if fn is None:
+        return [[True] * nout for _ in range(nin)]
+    pattern = fn(node)
+    if len(pattern) != nin or any(len(row) != nout for row in pattern):
+        raise ValueError(
+            f"connection_pattern of {node.op} must be a list of {nin} lists of {nout} bools, "
+            f"got {pattern!r}"
+        )
+    return [[bool(c) for c in row] for row in pattern]
+
+
+def _node_where(node: Apply) -> str:
+    return describe(node.outputs[0]) if node.outputs else str(node)
+
+
+def _check_cost(cost: Variable) -> None:
+    ndim = getattr(cost.type, "ndim", None)
+    if ndim is not None and ndim != 0:
+        shape = getattr(cost.type, "shape", None)
+        shape_text = f", static shape {tuple(shape)}" if shape is not None else ""
+        raise TypeError(
+            f"theon.grad: the cost must be a scalar (ndim 0), but {describe(cost)} has "
+            f"ndim {ndim}{shape_text}; reduce it first (e.g. cost.sum()) or seed the walk "
+            "with known_grads"
+        )
+
+
+def _as_var_list(wrt: Any, what: str) -> tuple[list[Variable], bool]:
+    single = isinstance(wrt, Variable)
+    items = [wrt] if single else list(wrt)
+    for k, v in enumerate(items):
+        if not isinstance(v, Variable):
+            raise TypeError(
+                f"theon.grad: {what} must be Variables, but element {k} is "
+                f"{type(v).__name__} {v!r}"
+            )
+    return items, single
+
+
+def _call_l_op(node: Apply, output_grads: list[Variable]) -> list[Any]:
+    op = node.op
+    try:
+        res = op.L_op(list(node.inputs), list(node.outputs), output_grads)
+    except OpContractError as exc:
+        if isinstance(exc, GradNotImplementedError):
+            raise
+        raise GradNotImplementedError(
+            f"theon.grad: Op {op} ({type(op).__name__}) defines neither grad nor L_op, but "
+            f"the gradient flows through its node computing {_node_where(node)}. Define "
+            f"{type(op).__name__}.grad(inputs, output_grads), or block the path with "
+            "consider_constant / disconnected_grad"
+        ) from exc
+    if res is None or isinstance(res, Variable) or len(res) != len(node.inputs):
+        got = "None" if res is None else (
+            "a Variable" if isinstance(res, Variable) else f"{len(res)} entries"
+        )
+        raise ValueError(
+            f"theon.grad: the grad of Op {op} must return one entry per input "
+            f"({len(node.inputs)}), got {got}; node computing {_node_where(node)}"
+        )
+    return list(res)
+
+
+class _Backprop:
+    """State of one backward walk."""
+
+    def __init__(
+        self,
+        seeds: dict[Variable, Variable],
+        wrt: Sequence[Variable],
+        consider_constant: Iterable[Variable],
+    ) -> None:
+        self.blockers = set(consider_constant)
+        self.order = io_toposort(self.blockers, list(seeds))
+        # variables that depend (differentiably) on some wrt
+        fwd: set[Variable] = {v for v in wrt if not is_discrete(v)}
+        self.patterns: dict[Apply, list[list[bool]]] = {}
+        for node in self.order:
+            ins = [i in fwd and i not in self.blockers for i in node.inputs]
+            if not any(ins):
+                continue
+            pat = connection_pattern(node)
+            self.patterns[node] = pat
+            for j, out in enumerate(node.outputs):
+                if not is_discrete(out) and any(ins[i] and pat[i][j] for i in range(len(ins))):
+                    fwd.add(out)
+        self.fwd = fwd
+        self.terms: dict[Variable, list[Variable]] = {}
+        self.reached: set[Variable] = set()
+        self.totals: dict[Variable, Variable | None] = {}
+        self.null_origin: dict[Variable, Apply] = {}
+        for v, g in seeds.items():
+            self.reached.add(v)
+            self.terms.setdefault(v, []).append(g)
+
+    def total(self, v: Variable) -> Variable | None:
+        """The summed gradient of ``v`` (None when nothing reached it)."""
+        if v in self.totals:
+            return self.totals[v]
+        terms = [t for t in self.terms.get(v, []) if not is_disconnected(t)]
+        nulls = [t for t in terms if is_null(t)]
+        if nulls:
+            res: Variable | None = nulls[0]
+        elif terms:
+            res = add_terms(terms)
+        elif v in self.reached:
+            res = zeros_like(v)
+        else:
+            res = None
+        self.totals[v] = res
+        return res
+
+    def run(self) -> None:
+        """Walk the nodes backwards, filling ``terms``."""
+        for node in reversed(self.order):
+            pat = self.patterns.get(node)
+            if pat is None:
+                continue
+            outs = node.outputs
+            ograds = [self.total(o) if o in self.reached else None for o in outs]
+            # no gradient flows through integer/boolean outputs
+            live = [
+                g is not None and not is_disconnected(g) and not is_discrete(o)
+                for o, g in zip(outs, ograds)
+            ]
+            need = [
+                k
+                for k, inp in enumerate(node.inputs)
+                if inp in self.fwd
+                and inp not in self.blockers
+                and any(live[j] and pat[k][j] for j in range(len(outs)))
+            ]
+            if not need:
+                continue
+            nulls = [j for j in range(len(outs)) if live[j] and is_null(ograds[j])]
+            if nulls:
+                for k in need:
+                    for j in nulls:
+                        if pat[k][j]:
+                            self._add(node.inputs[k], ograds[j])  # type: ignore[arg-type]
+                            break
+                continue
+            full: list[Variable] = []
+            for o, g, ok in zip(outs, ograds, live):
+                if ok:
+                    full.append(g)  # type: ignore[arg-type]
+                elif is_discrete(o):
+                    full.append(disconnected_type())
+                else:
+                    full.append(zeros_like(o))
+            res = _call_l_op(node, full)
+            for k in need:
+                inp = node.inputs[k]
+                self.reached.add(inp)
+                g = res[k]
+                if g is None or is_disconnected(g):
+                    continue
+                if not isinstance(g, Variable):
+                    raise TypeError(
+                        f"theon.grad: the grad of Op {node.op} returned {type(g).__name__} "
+                        f"{g!r} for input {k}; expected a Variable, None or a marker from "
+                        "theon.graph.null_type"
+                    )
+                if is_null(g):
+                    self.null_origin.setdefault(g, node)
+                else:
+                    g = fit_grad(g, inp, f"the grad of Op {node.op} (input {k})")
+                self._add(inp, g)
+
+    def _add(self, v: Variable, g: Variable) -> None:
+        self.reached.add(v)
+        self.terms.setdefault(v, []).append(g)
+
+
+def _handle_disconnected(
+    v: Variable, k: int, mode: str, return_disconnected: str, cost_text: str
+) -> Variable | None:
+    why = (
+        "it has an integer/boolean dtype, so no gradient flows into it"
+        if is_discrete(v)
+        else "the cost does not depend on it (through differentiable paths)"
+    )
+    msg = (
+        f"theon.grad: wrt[{k}] {describe(v)} is disconnected from {cost_text}: {why}. "
+        "Pass disconnected_inputs='ignore' (or 'warn') to get "
+        f"{'zeros' if return_disconnected == 'zero' else return_disconnected} for it"
+    )
+    if mode == "raise":
+        raise DisconnectedInputError(msg)
+    if mode == "warn":
+        warnings.warn(msg, stacklevel=4)
+    elif mode != "ignore":
+        raise ValueError(f"disconnected_inputs must be 'raise', 'warn' or 'ignore', not {mode!r}")
+    if return_disconnected == "zero":
+        return zeros_like(v)
+    if return_disconnected == "None":
+        return None
+    if return_disconnected == "Disconnected":
+        return disconnected_type()
+    raise ValueError(
+        "return_disconnected must be 'zero', 'None' or 'Disconnected', "
+        f"not {return_disconnected!r}"
+    )
+
+
+def grad(
+    cost: Variable | None,
+    wrt: Variable | Sequence[Variable],
+    consider_constant: Iterable[Variable] | None = None,
+    disconnected_inputs: str = "raise",
+    known_grads: Mapping[Variable, Any] | None = None,
+    return_disconnected: str = "zero",
+    null_gradients: str = "raise",
+) -> Any:
+    """Symbolic gradient of ``cost`` with respect to ``wrt``.
+
+    Parameters
+    ----------
+    cost
+        A scalar (ndim 0) variable, or ``None`` when ``known_grads`` seeds the walk.
+    wrt
+        A Variable or a list/tuple of them; the result has the same structure.
+    consider_constant
+        Variables treated as constants: no gradient flows through them to their inputs.
+    disconnected_inputs
+        What to do when an element of ``wrt`` does not influence the cost (including
+        integer/boolean ``wrt``): ``'raise'``, ``'warn'`` or ``'ignore'``.
+    known_grads
+        ``{variable: gradient}``: extra seeds of the walk (added to the cost's).
+    return_disconnected
+        The result for a disconnected ``wrt``: ``'zero'`` (zeros like it), ``'None'``,
+        or ``'Disconnected'`` (a DisconnectedType variable).
+    null_gradients
+        ``'raise'`` (default) when a needed gradient is undefined or not implemented;
+        ``'return'`` to return the NullType variable instead.
+
+    Returns
+    -------
+    Variable or list of Variable
+        ``d cost / d wrt``, each with the type of its ``wrt``.
+
+    Examples
+    --------
+    >>> import theon, theon.tensor as tt
+    >>> x = tt.dscalar("x")
+    >>> g = theon.grad(x ** 3, x)
+    >>> float(g.eval({x: 2.0}))
+    12.0
+    """
+    if null_gradients not in ("raise", "return"):
+        raise ValueError(f"null_gradients must be 'raise' or 'return', not {null_gradients!r}")
+    wrt_list, single = _as_var_list(wrt, "the wrt elements")
+    seeds: dict[Variable, Variable] = {}
+    if cost is not None:
+        if not isinstance(cost, Variable):
+            raise TypeError(f"theon.grad: cost must be a Variable or None, got {cost!r}")
+        if known_grads is None:
+            _check_cost(cost)
+        seeds[cost] = ones_like(cost)
+    elif not known_grads:
+        raise ValueError("theon.grad: cost is None, so known_grads must give the seeds")
+    for v, g in (known_grads or {}).items():
+        if not isinstance(v, Variable):
+            raise TypeError(f"theon.grad: known_grads keys must be Variables, got {v!r}")
+        g = as_like(g, v)
+        if not (is_null(g) or is_disconnected(g)):
+            g = fit_grad(g, v, f"known_grads[{v}]")
+        if v in seeds:
+            seeds[v] = add_terms([seeds[v], g])
+        else:
+            seeds[v] = g
+    bp = _Backprop(seeds, wrt_list, consider_constant or ())
+    bp.run()
+    cost_text = describe(cost) if cost is not None else "the known_grads seeds"
+    out: list[Any] = []
+    for k, v in enumerate(wrt_list):
+        g = bp.total(v) if (v in bp.reached and not is_discrete(v)) else None
+        if g is None or (is_disconnected(g)):
+            out.append(
+                _handle_disconnected(v, k, disconnected_inputs, return_disconnected, cost_text)
+            )
+            continue
+        if is_null(g) and null_gradients == "raise":
+            origin = bp.null_origin.get(g)
+            where = f" (returned for the node computing {_node_where(origin)})" if origin else ""
+            raise NullTypeGradError(
+                f"theon.grad: the gradient with respect to wrt[{k}] {describe(v)} is needed "
+                f"but {g.type.why_null}{where}"  # type: ignore[attr-defined]
+            )
+        out.append(g)
+    if single:
+        return out[0]
+    return tuple(out) if isinstance(wrt, tuple) else out

@@ -1,0 +1,146 @@
+"""Identity Ops that change only how gradients flow through a variable.
+
+>>> import theon, theon.tensor as tt
+>>> x = tt.dscalar("x")
+>>> g = theon.grad(x * zero_grad(x), x)
+>>> float(g.eval({x: 3.0}))
+3.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from theon.graph.basic import Apply, Variable
+from theon.graph.null_type import disconnected_type, grad_undefined
+from theon.graph.op import Op
+
+from ._typeutil import tensor_module, zeros_like
+
+__all__ = [
+    "DisconnectedGrad",
+    "GradModifier",
+    "UndefinedGrad",
+    "ZeroGrad",
+    "disconnected_grad",
+    "undefined_grad",
+    "zero_grad",
+]
+
+
+def _as_variable(x: Any) -> Variable:
+    if isinstance(x, Variable):
+        return x
+    tt = tensor_module()
+    if tt is None:
+        import theon.tensor as tt
+    return tt.as_tensor_variable(x)  # type: ignore[no-any-return]
+
+
+class GradModifier(Op):
+    """Base of the identity Ops whose only effect is on gradients.
+
+    The output is the input itself (a view), so they cost nothing at run time.
+    """
+
+    __props__: tuple[str, ...] = ()
+    view_map = {0: [0]}
+
+    def make_node(self, x: Any) -> Apply:
+        x = _as_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        output_storage[0][0] = inputs[0]
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        return [tuple(input_shapes[0])]
+
+
+class DisconnectedGrad(GradModifier):
+    """Identity whose input is disconnected from the gradient (like ``consider_constant``)."""
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        return [[False]]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        return [disconnected_type()]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        return [None]
+
+
+class ZeroGrad(GradModifier):
+    """Identity whose gradient is zero (the input stays connected)."""
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        return [zeros_like(inputs[0])]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        return [zeros_like(inputs[0])]
+
+
+class UndefinedGrad(GradModifier):
+    """Identity whose gradient is undefined: ``theon.grad`` raises if it is needed."""
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        return [grad_undefined(self, 0, inputs[0], "undefined_grad was applied to it")]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        return [grad_undefined(self, 0, inputs[0], "undefined_grad was applied to it")]
+
+
+_disconnected_grad = DisconnectedGrad()
+_zero_grad = ZeroGrad()
+_undefined_grad = UndefinedGrad()
+
+
+def disconnected_grad(x: Any) -> Variable:
+    """``x``, with no gradient flowing back through it.
+
+    Gradients with respect to the inputs of ``x`` ignore the paths through this
+    variable; if it is the only path, they are disconnected.
+
+    Parameters
+    ----------
+    x
+        A variable (or a value convertible to a tensor).
+
+    Examples
+    --------
+    >>> import theon, theon.tensor as tt
+    >>> x = tt.dscalar("x")
+    >>> g = theon.grad(x * disconnected_grad(x), x)
+    >>> float(g.eval({x: 3.0}))
+    3.0
+    """
+    return _disconnected_grad(x)  # type: ignore[no-any-return]
+
+
+def zero_grad(x: Any) -> Variable:
+    """``x``, with a zero gradient (the inputs of ``x`` stay connected).
+
+    Examples
+    --------
+    >>> import theon, theon.tensor as tt
+    >>> x = tt.dscalar("x")
+    >>> float(theon.grad(zero_grad(x) ** 2, x).eval({x: 3.0}))
+    0.0
+    """
+    return _zero_grad(x)  # type: ignore[no-any-return]
+
+
+def undefined_grad(x: Any) -> Variable:
+    """``x``, with an undefined gradient: differentiating through it raises.
+
+    Examples
+    --------
+    >>> import theon, theon.tensor as tt
+    >>> x = tt.dscalar("x")
+    >>> y = undefined_grad(x) * 2
+    >>> theon.grad(y, x)  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    NullTypeGradError: ...
+    """
+    return _undefined_grad(x)  # type: ignore[no-any-return]

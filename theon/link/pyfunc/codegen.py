@@ -1,0 +1,401 @@
+"""Source generation for the py linker: one Python function for a whole graph.
+
+Each variable lives in a local of the generated function, in one or more
+*representations*:
+
+- ``"val"``: exactly the value ``perform`` would produce or receive,
+- ``"nps"``: a NumPy scalar (or 0-d array) of the right dtype, for 0-d values,
+- ``"py"``: a Python ``float``/``int``/``bool``, for 0-d values (the fast path).
+
+Conversions are emitted only where a consumer needs another representation.
+Intermediates are deleted right after their last reader (``del``), and each
+line of the body remembers which node it belongs to, so an error can be
+annotated with its node for free on the normal path.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Constant, Variable
+from theon.graph.fg import FunctionGraph
+from theon.link.pyfunc.dispatch import (
+    ValueInfo,
+    py_emit,
+    py_globals,
+    py_scalar_expr,
+    value_info,
+)
+
+__all__ = ["GeneratedCode", "NodeEmitter", "generate"]
+
+_PY_CONV = {"f": "float", "i": "int", "u": "int", "b": "bool"}
+# dtypes a Python number holds exactly as the result of a fast-path expression
+_PY_RESULT_DTYPES = ("float64", "bool")
+
+
+def _perform1(perform: Any, node: Apply, args: list[Any]) -> Any:
+    """Run a one-output ``perform`` into a fresh cell and return the value."""
+    cell: list[Any] = [None]
+    perform(node, args, [cell])
+    return cell[0]
+
+
+def _perform(perform: Any, node: Apply, args: list[Any], n: int) -> list[Any]:
+    """Run ``perform`` into ``n`` fresh cells and return the values."""
+    cells: list[list[Any]] = [[None] for _ in range(n)]
+    perform(node, args, cells)
+    return [c[0] for c in cells]
+
+
+class GeneratedCode:
+    """The source and namespace of a generated runner, with its line -> node table."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.line_node: list[int] = []
+        self.namespace: dict[str, Any] = {
+            **py_globals, "np": np, "math": math, "_perform1": _perform1, "_perform": _perform}
+        self.py_lines: set[int] = set()
+        self._bound: dict[int, str] = {}
+        self._keep: list[Any] = []
+        self.order: list[Apply] = []
+        self.uses_float_path = False
+        self.quiet = False
+
+    def bind(self, obj: Any, hint: str = "g") -> str:
+        """A global name for ``obj`` in the generated function (one per object)."""
+        name = self._bound.get(id(obj))
+        if name is None:
+            name = f"_{hint}{len(self._bound)}"
+            while name in self.namespace:
+                name += "_"
+            self._bound[id(obj)] = name
+            self._keep.append(obj)  # ids stay unique while we hold the object
+            self.namespace[name] = obj
+        return name
+
+    def add(self, line: str, node_index: int, py: bool = False) -> None:
+        """Append a body line belonging to node ``node_index`` (-1: none)."""
+        self.lines.append(line)
+        self.line_node.append(node_index)
+        if py:
+            self.py_lines.add(len(self.lines) - 1)
+
+
+class _VarState:
+    """Where a variable's value is held, per representation."""
+
+    __slots__ = ("info", "reps", "fresh", "const")
+
+    def __init__(self, info: ValueInfo) -> None:
+        self.info = info
+        self.reps: dict[str, str] = {}
+        self.fresh = False
+        self.const = False
+
+
+class NodeEmitter:
+    """The context an emitter gets for one node (see :func:`~.dispatch.py_emit`)."""
+
+    def __init__(self, gen: _Generator, node: Apply, index: int) -> None:
+        self.gen = gen
+        self.node = node
+        self.index = index
+        self.pre: list[tuple[str, bool]] = []
+
+    # inputs -----------------------------------------------------------------
+    def info(self, var: Variable) -> ValueInfo:
+        """The ValueInfo of ``var``'s type."""
+        return self.gen.state(var).info
+
+    def arg(self, i: int, rep: str = "val") -> str:
+        """An expression for input ``i`` in representation ``rep`` (conversions emitted)."""
+        return self.gen.materialize(self.node.inputs[i], rep, self.pre)
+
+    def may_overwrite(self, i: int) -> bool:
+        """Whether input ``i``'s array is owned by this function and dead after this node."""
+        return self.gen.may_overwrite(self.node, self.index, i)
+
+    # outputs ----------------------------------------------------------------
+    def out(self, j: int, rep: str = "val", fresh: bool = False, reuse: bool = False) -> str:
+        """The local name the emitter assigns output ``j`` to, in representation ``rep``.
+
+        ``fresh`` declares that the assigned value is a new array no other
+        variable shares, so a later node may overwrite it once it is dead.
+        ``reuse`` declares that no line of the emitter reads an input after
+        assigning this output: the name of an input dying here may then be
+        rebound, which releases that input's value with no ``del``.
+        """
+        st = self.gen.state(self.node.outputs[j])
+        if rep != "val" and not st.info.is_scalar:
+            raise ValueError(f"representation {rep!r} needs a 0-d numeric type, "
+                             f"not {self.node.outputs[j].type}")
+        name = (reuse and self.gen.take_dying_name(self.node, self.index)) or self.gen.new_name()
+        st.reps = {rep: name}
+        st.fresh = fresh and rep == "val"
+        return name
+
+    def out_constant(self, j: int, value: Any) -> None:
+        """Declare output ``j`` known at compile time: later readers use ``value`` directly."""
+        st = self.gen.state(self.node.outputs[j])
+        st.reps = {"val": self.bind(value, "k")}
+        st.fresh = False
+        st.const = True
+
+    def bind(self, obj: Any, hint: str = "g") -> str:
+        """A global name for ``obj``."""
+        return self.gen.code.bind(obj, hint)
+
+    def quiet(self) -> None:
+        """Run the function with NumPy floating-point errors ignored (as ``perform`` does)."""
+        self.gen.code.quiet = True
+
+    @property
+    def shared(self) -> dict[str, Any]:
+        """A dict shared by all emitters of one generated function (for backend analyses)."""
+        return self.gen.shared
+
+
+class _Generator:
+    """Builds the body of the runner for one FunctionGraph."""
+
+    def __init__(self, fgraph: FunctionGraph, profile: Any, float_path: bool) -> None:
+        self.fgraph = fgraph
+        self.profile = profile
+        self.float_path = float_path
+        self.code = GeneratedCode()
+        self.states: dict[Variable, _VarState] = {}
+        self._infos: dict[Any, ValueInfo] = {}
+        self.outputs = set(fgraph.outputs)
+        self.order = fgraph.toposort()
+        self.code.order = self.order
+        self.last: dict[Variable, int] = {}
+        for k, node in enumerate(self.order):
+            for v in node.inputs:
+                self.last[v] = k
+        self._viewers: dict[Variable, list[Variable]] | None = None
+        self._count = 0
+        self.free_names: list[str] = []
+        self.shared: dict[str, Any] = {}
+
+    # variables ----------------------------------------------------------------
+    def type_info(self, t: Any) -> ValueInfo:
+        """value_info(t), memoized per type."""
+        try:
+            return self._infos[t]
+        except KeyError:
+            info = self._infos[t] = value_info(t)
+            return info
+        except TypeError:  # an unhashable type
+            return value_info(t)
+
+    def state(self, var: Variable) -> _VarState:
+        st = self.states.get(var)
+        if st is None:
+            info = self.type_info(var.type)
+            st = _VarState(info)
+            if isinstance(var, Constant):
+                st.reps["val"] = self.code.bind(var.data, "k")
+            self.states[var] = st
+        return st
+
+    def take_dying_name(self, node: Apply, k: int) -> str | None:
+        """The name of an input of node ``k`` that dies there (its other names are freed)."""
+        last = self.last
+        for v in node.inputs:
+            if v.owner is not None and last.get(v) == k and v not in self.outputs:
+                st = self.states.get(v)
+                if st is not None and st.reps and not st.const:
+                    names = list(st.reps.values())
+                    st.reps = {}
+                    self.free_names.extend(names[1:])
+                    return names[0]
+        return None
+
+    def new_name(self) -> str:
+        """A local name: a freed one (rebinding it releases its old value) or a new one."""
+        if self.free_names:
+            return self.free_names.pop()
+        self._count += 1
+        return f"v{self._count - 1}"
+
+    def materialize(self, var: Variable, rep: str, pre: list[tuple[str, bool]]) -> str:
+        """The name of ``var`` in ``rep``, emitting a conversion into ``pre`` if needed."""
+        st = self.state(var)
+        name = st.reps.get(rep)
+        if name is not None:
+            return name
+        info = st.info
+        if rep == "nps" and "val" in st.reps:
+            return st.reps["val"]  # a 0-d array is acceptable where a NumPy scalar is
+        if isinstance(var, Constant):
+            name = self._constant_rep(var, rep, info)
+            st.reps[rep] = name
+            return name
+        if rep == "val":
+            src = st.reps.get("nps") or st.reps.get("py")
+            if src is None or info.box is None:
+                raise AssertionError(f"no value for {var} to box")
+            args = "".join(", " + self.code.bind(a, "d") for a in info.box_args)
+            expr = f"{self.code.bind(info.box, 'box')}({src}{args})"
+            py = src == st.reps.get("py")
+        elif rep == "nps":
+            src = st.reps["py"]
+            expr = f"{self.code.bind(np.dtype(info.dtype).type, 't')}({src})"
+            py = True
+        elif rep == "py":
+            src = st.reps.get("nps") or st.reps["val"]
+            expr = f"{_PY_CONV[np.dtype(info.dtype).kind]}({src})"
+            py = False
+        else:
+            raise ValueError(f"unknown representation {rep!r}")
+        name = self.new_name()
+        pre.append((f"{name} = {expr}", py))
+        st.reps[rep] = name
+        return name
+
+    def _constant_rep(self, c: Constant, rep: str, info: ValueInfo) -> str:
+        data = c.data
+        if rep == "py":
+            value = np.asarray(data).item()
+            if isinstance(value, float) and math.isfinite(value) or isinstance(value, (bool, int)):
+                return f"({value!r})" if value < 0 else repr(value)
+            return self.code.bind(value, "k")
+        if rep == "nps":
+            return self.code.bind(np.asarray(data)[()], "k")
+        return self.code.bind(data, "k")
+
+    # aliasing -----------------------------------------------------------------
+    def viewers(self, var: Variable) -> list[Variable]:
+        """Variables whose memory is ``var``'s (views or destroyed-into outputs)."""
+        if self._viewers is None:
+            vw: dict[Variable, list[Variable]] = {}
+            roots: dict[Variable, list[Variable]] = {}
+            for node in self.order:
+                op = node.op
+                if not op.view_map and not op.destroy_map:
+                    continue
+                for o, ins in list(op.view_map.items()) + list(op.destroy_map.items()):
+                    out = node.outputs[o]
+                    out_roots = roots.setdefault(out, [])
+                    for i in ins:
+                        src = node.inputs[i]
+                        # a view of a view shares its root's memory
+                        for r in roots.get(src) or [src]:
+                            out_roots.append(r)
+                            vw.setdefault(r, []).append(out)
+            self._viewers = vw
+        return self._viewers.get(var, [])
+
+    def may_overwrite(self, node: Apply, k: int, i: int) -> bool:
+        var = node.inputs[i]
+        if var.owner is None or var in self.outputs or self.last.get(var) != k:
+            return False
+        st = self.states.get(var)
+        if st is None or not st.fresh or "val" not in st.reps:
+            return False
+        if node.inputs.count(var) != 1:
+            return False
+        for w in self.viewers(var):
+            if w in self.outputs or self.last.get(w, -1) >= k:
+                return False
+        return True
+
+    # nodes --------------------------------------------------------------------
+    def py_eligible(self, node: Apply) -> bool:
+        if not self.float_path or not node.outputs:
+            return False
+        for o in node.outputs:
+            info = self.state(o).info
+            if not info.is_scalar or info.dtype not in _PY_RESULT_DTYPES:
+                return False
+        for v in node.inputs:
+            info = self.state(v).info
+            if not info.is_scalar or np.dtype(info.dtype).kind not in _PY_CONV:
+                return False
+        return True
+
+    def emit_node(self, k: int, node: Apply) -> None:
+        code = self.code
+        em = NodeEmitter(self, node, k)
+        lines: list[tuple[str, bool]] | None = None
+        if len(node.outputs) == 1 and self.py_eligible(node):
+            marks = [f"__arg{i}__" for i in range(len(node.inputs))]
+            expr = py_scalar_expr(node.op, node, marks)
+            if expr is not None:
+                for i, m in enumerate(marks):
+                    expr = expr.replace(m, em.arg(i, "py"))
+                lines = [(f"{em.out(0, 'py', reuse=True)} = {expr}", True)]
+                code.uses_float_path = True
+        if lines is None:
+            emitted = py_emit(node.op, node, em)
+            if emitted is None:
+                emitted = self._perform_lines(node, em)
+            lines = [(ln, False) for ln in emitted]
+        prof = self.profile is not None
+        if prof:
+            code.add("_t0 = _pc()", k)
+        for ln, py in em.pre:
+            code.add(ln, k, py)
+        for ln, py in lines:
+            code.add(ln, k, py)
+        if prof:
+            code.add(f"_record({code.bind(node, 'n')}, _pc() - _t0)", k)
+        self._free_after(k, node)
+
+    def _perform_lines(self, node: Apply, em: NodeEmitter) -> list[str]:
+        args = ", ".join(em.arg(i) for i in range(len(node.inputs)))
+        perform = em.bind(node.op.perform, "p")
+        n = em.bind(node, "n")
+        if len(node.outputs) == 1:
+            return [f"{em.out(0, reuse=True)} = _perform1({perform}, {n}, [{args}])"]
+        outs = ", ".join(em.out(j, reuse=True) for j in range(len(node.outputs)))
+        return [f"{outs}, = _perform({perform}, {n}, [{args}], {len(node.outputs)})"]
+
+    def _free_after(self, k: int, node: Apply) -> None:
+        """Release the values dead after node ``k`` and give their names back for reuse.
+
+        Arrays are deleted at once; 0-d values are tiny, so their names are
+        just rebound later.
+        """
+        last = self.last
+        outputs = self.outputs
+        freed: list[str] = []
+        dels: list[str] = []
+        for v in (*node.inputs, *node.outputs):
+            if v.owner is None or v in outputs or last.get(v, k) != k:
+                continue
+            st = self.states.get(v)
+            if st is not None and st.reps and not st.const:
+                names = st.reps.values()
+                freed.extend(names)
+                if st.info.ndim != 0:
+                    dels.extend(names)
+                st.reps = {}
+        if dels:
+            self.code.add(f"del {', '.join(dict.fromkeys(dels))}", k)
+        self.free_names.extend(dict.fromkeys(freed))
+
+    # the whole function -------------------------------------------------------
+    def run(self) -> GeneratedCode:
+        for n, v in enumerate(self.fgraph.inputs):
+            st = _VarState(self.type_info(v.type))
+            st.reps["val"] = f"i{n}"  # parameters are never reused: a retry passes them on
+            self.states[v] = st
+        for k, node in enumerate(self.order):
+            self.emit_node(k, node)
+        pre: list[tuple[str, bool]] = []
+        outs = [self.materialize(v, "val", pre) for v in self.fgraph.outputs]
+        for ln, py in pre:
+            self.code.add(ln, -1, py)
+        self.code.add(f"return [{', '.join(outs)}]", -1)
+        return self.code
+
+
+def generate(fgraph: FunctionGraph, profile: Any = None, float_path: bool = True) -> GeneratedCode:
+    """Generate the body of the runner for ``fgraph`` (lines, namespace, line table)."""
+    return _Generator(fgraph, profile, float_path).run()

@@ -1,0 +1,95 @@
+"""Fused elementwise nodes (``Elemwise(Composite)``) as blocked, threaded kernels.
+
+The Composite's inner scalar graph becomes a :class:`~theon.link.pyfunc.kernel.KernelSpec`.
+Each inner step keeps the dtype NumPy gives it when ``Composite.impl`` runs on
+whole arrays (found by running the inner graph on empty arrays once), so the
+kernel's results equal ``Elemwise.perform``'s exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Constant, Variable
+from theon.link.pyfunc.codegen import NodeEmitter
+from theon.link.pyfunc.kernel import KConst, Kernel, KernelSpec, KStep, build_kernel
+from theon.scalar.basic import Add, Mul, ScalarOp
+from theon.scalar.composite import Composite
+
+__all__ = ["composite_spec", "emit_fused"]
+
+_cache: dict[tuple[Any, ...], Kernel | None] = {}
+
+
+def composite_spec(comp: Composite) -> KernelSpec | None:
+    """The kernel spec of a Composite, or None when an inner op cannot be blocked."""
+    n_in = len(comp.inputs)
+    refs: dict[Variable, Any] = {v: k for k, v in enumerate(comp.inputs)}
+    # dtypes as Composite.impl produces them on arrays: run it on empty arrays
+    env: dict[Variable, Any] = {v: np.zeros(0, v.type.dtype) for v in comp.inputs}  # type: ignore[attr-defined]
+    steps: list[KStep] = []
+    with np.errstate(all="ignore"):
+        for node in comp.inner_nodes:
+            sop = node.op
+            if not isinstance(sop, ScalarOp) or len(node.outputs) != 1:
+                return None
+            vals = [v.data if isinstance(v, Constant) else env[v] for v in node.inputs]
+            try:
+                res = np.asarray(sop.impl(*vals))
+            except Exception:
+                return None
+            out = node.outputs[0]
+            env[out] = res
+            dt = res.dtype.name
+            args = tuple(KConst(v.data) if isinstance(v, Constant) else refs[v]
+                         for v in node.inputs)
+            ufunc = sop.ufunc
+            plain = (isinstance(ufunc, np.ufunc) and sop.ufunc_exact and ufunc.nout == 1
+                     and ufunc.nin == len(args))
+            if plain and (type(sop).impl is ScalarOp.impl or isinstance(sop, (Add, Mul))):
+                step = KStep(ufunc, args, dt)
+            elif (isinstance(sop, (Add, Mul)) and len(args) > 2
+                  and all(np.asarray(v).dtype.name == dt for v in vals)):
+                step = KStep(ufunc, args, dt, fold=True)
+            else:
+                step = KStep(sop.impl, args, dt, use_out=False)
+            refs[out] = n_in + len(steps)
+            steps.append(step)
+    outs = [KConst(o.data) if isinstance(o, Constant) else refs[o] for o in comp.outputs]
+    return KernelSpec(n_in, steps, outs, [o.type.dtype for o in comp.outputs])  # type: ignore[attr-defined]
+
+
+def _kernel_for(comp: Composite) -> Kernel | None:
+    from theon.config import config
+
+    threads = int(config.elemwise_threads)
+    block = int(config.elemwise_block)
+    threshold = int(config.elemwise_parallel_threshold)
+    key = (comp, threads, block, threshold)
+    if key not in _cache:
+        spec = composite_spec(comp)
+        _cache[key] = None if spec is None else build_kernel(
+            spec, block=block, threads=threads, threshold=threshold, quiet=True)
+    return _cache[key]
+
+
+def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """Lines calling the kernel of ``node``'s Composite; None to fall back to ``perform``."""
+    from theon.link.pyfunc.tensor import _broadcast_checks, _inputs_to_check
+
+    comp = op.scalar_op
+    if [o.type.dtype for o in node.outputs] != [o.type.dtype for o in comp.outputs]:  # type: ignore[attr-defined]
+        return None
+    kern = _kernel_for(comp)
+    if kern is None:
+        return None
+    k = ctx.bind(kern, "kern")
+    args = ", ".join(ctx.arg(i) for i in range(len(node.inputs)))
+    picked = _inputs_to_check(ctx, node)
+    for i in picked:
+        ctx.arg(i)
+    names = [ctx.out(j, fresh=True, reuse=not picked) for j in range(len(node.outputs))]
+    lhs = names[0] + "," if len(names) == 1 else ", ".join(names)
+    return [f"{lhs} = {k}({args})", *_broadcast_checks(ctx, node, picked, names[0])]

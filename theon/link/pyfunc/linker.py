@@ -1,0 +1,184 @@
+"""``PyLinker``: the tier-0 linker, one generated Python function per graph.
+
+>>> from theon.graph.type import Generic
+>>> from theon.graph.op import Op
+>>> from theon.graph.basic import Apply
+>>> from theon.graph.fg import FunctionGraph
+>>> class Inc(Op):
+...     __props__ = ()
+...     def make_node(self, x):
+...         return Apply(self, [x], [Generic()()])
+...     def perform(self, node, inputs, out):
+...         out[0][0] = inputs[0] + 1
+>>> x = Generic()("x")
+>>> run = PyLinker().make_function(FunctionGraph([x], [Inc()(Inc()(x))]))
+>>> run(40)
+[42]
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import linecache
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from theon.graph.basic import Variable
+from theon.graph.fg import FunctionGraph
+from theon.link.pyfunc.codegen import GeneratedCode, generate
+from theon.link.pyfunc.kernel import quiet_errors, restore_errors
+from theon.link.vm import Linker, Runner, add_node_context
+
+__all__ = ["PyLinker"]
+
+_RETRY = (ArithmeticError, ValueError, TypeError)
+_ids = itertools.count()
+_BACKENDS = ["theon.link.pyfunc.scalar", "theon.link.pyfunc.tensor"]
+_backend_lock = threading.Lock()
+
+
+def _load_backends() -> None:
+    """Import the emitters for theon's scalar and tensor ops (each once it imports)."""
+    if not _BACKENDS:
+        return
+    with _backend_lock:
+        for name in list(_BACKENDS):
+            try:
+                importlib.import_module(name)  # fills the dispatch registries
+            except ImportError:
+                continue
+            _BACKENDS.remove(name)
+
+
+def _destroys_inputs(fgraph: FunctionGraph) -> bool:
+    """Whether some node overwrites (a view of) a graph input: a rerun would see it."""
+    inputs = set(fgraph.inputs)
+    root: dict[Variable, Variable] = {}
+    for node in fgraph.toposort():
+        op = node.op
+        for o, ins in list(op.view_map.items()) + list(op.destroy_map.items()):
+            if ins:
+                src = node.inputs[ins[0]]
+                root[node.outputs[o]] = root.get(src, src)
+        for ins in op.destroy_map.values():
+            for i in ins:
+                v = node.inputs[i]
+                if root.get(v, v) in inputs:
+                    return True
+    return False
+
+
+class PyLinker(Linker):
+    """The default linker: generates one Python function for the whole graph.
+
+    Each node becomes a few lines of Python: a direct NumPy call where an
+    emitter is registered (:func:`~theon.link.pyfunc.dispatch.py_emit`), a call
+    of ``op.perform`` otherwise.  0-d float64 values are carried as Python
+    floats when every op on the way has a ``math`` spelling; at a singular point
+    (``1.0 / 0.0``, ``log(0)``) the call is redone at the NumPy level, so
+    results keep NumPy's inf/nan semantics.
+
+    Parameters
+    ----------
+    float_path
+        Carry 0-d float64 values as Python floats where possible.
+
+    Examples
+    --------
+    >>> from theon.graph.type import Generic
+    >>> x = Generic()("x")
+    >>> PyLinker().make_function(FunctionGraph([x], [x]))(3)
+    [3]
+    """
+
+    name = "py"
+
+    def __init__(self, float_path: bool = True) -> None:
+        self.float_path = float_path
+
+    def __repr__(self) -> str:
+        return f"PyLinker(float_path={self.float_path})"
+
+    def make_function(self, fgraph: FunctionGraph, profile: Any = None) -> Runner:
+        _load_backends()
+        float_path = self.float_path and not _destroys_inputs(fgraph)
+        code = generate(fgraph, profile, float_path)
+        fallback: Callable[..., list[Any]] | None = None
+        if code.uses_float_path:
+            fallback = _lazy_fallback(fgraph, profile)
+        return _build(code, len(fgraph.inputs), profile, fallback)
+
+
+def _lazy_fallback(fgraph: FunctionGraph, profile: Any) -> Callable[..., list[Any]]:
+    """A runner at the NumPy level only, generated on first use."""
+    built: list[Runner] = []
+
+    def fallback(*args: Any) -> list[Any]:
+        if not built:
+            built.append(_build(generate(fgraph, profile, False), len(fgraph.inputs),
+                                profile, None))
+        return built[0](*args)
+
+    return fallback
+
+
+def _build(code: GeneratedCode, n_in: int, profile: Any,
+           fallback: Callable[..., list[Any]] | None) -> Runner:
+    """Turn generated lines into the runner function."""
+    params = ", ".join(f"i{n}" for n in range(n_in))
+    src = [f"def run({params}):"]
+    if code.quiet:
+        src.append("    _tok = _quiet()")
+    src.append("    try:")
+    header = len(src)
+    src.extend("        " + ln for ln in code.lines)
+    src.append("    except Exception as _e:")
+    if fallback is not None:
+        src.append("        if _error(_e):")
+        src.append(f"            return _fallback({params})")
+    else:
+        src.append("        _error(_e)")
+    src.append("        raise")
+    if code.quiet:
+        src.append("    finally:")
+        src.append("        _restore(_tok)")
+    text = "\n".join(src) + "\n"
+    filename = f"<theon-py-{next(_ids)}>"
+    ns = code.namespace
+    ns["_error"] = _error_handler(code, fallback is not None, header)
+    ns["_quiet"] = quiet_errors
+    ns["_restore"] = restore_errors
+    ns["_fallback"] = fallback
+    if profile is not None:
+        ns["_pc"] = time.perf_counter
+        ns["_record"] = profile.record
+    exec(compile(text, filename, "exec"), ns)
+    run: Any = ns["run"]
+    run.order = code.order
+    run.source = text
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    weakref.finalize(run, linecache.cache.pop, filename, None)
+    return run  # type: ignore[no-any-return]
+
+
+def _error_handler(code: GeneratedCode, can_retry: bool,
+                   header: int) -> Callable[[BaseException], bool]:
+    """Maps the failing line to its node: retry at the NumPy level, or add node context."""
+    line_node = code.line_node
+    py_lines = code.py_lines
+    order = code.order
+
+    def on_error(e: BaseException) -> bool:
+        tb = e.__traceback__
+        idx = tb.tb_lineno - header - 1 if tb is not None else -1
+        if can_retry and idx in py_lines and isinstance(e, _RETRY):
+            return True
+        if 0 <= idx < len(line_node) and line_node[idx] >= 0:
+            add_node_context(e, order[line_node[idx]])
+        return False
+
+    return on_error

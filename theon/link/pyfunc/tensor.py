@@ -1,0 +1,284 @@
+"""py-linker emitters for ``theon.tensor``'s core ops: Elemwise, DimShuffle, CAReduce.
+
+Each emitter reproduces its op's ``perform`` exactly (values, dtypes, errors),
+minus the interpretation overhead:
+
+- ``Elemwise``: one direct ufunc call; ``out=`` into a dead input buffer that
+  the function owns (or into the destroyed input of an inplace op); the
+  runtime broadcasting check only where shapes are not already known equal.
+  ``Elemwise(Composite)`` on arrays becomes a blocked, threaded kernel
+  (:mod:`theon.link.pyfunc.fused`).
+- ``DimShuffle``: the same squeeze/transpose/index view, inline.
+- ``CAReduce``: ``ufunc.reduce(x, axis=..., dtype=...)``.
+
+0-d tensors are carried as Python floats through ops that have a ``py_expr``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Constant, Variable
+from theon.link.pyfunc.codegen import NodeEmitter
+from theon.link.pyfunc.dispatch import ValueInfo, py_emit, py_scalar_expr, value_info
+from theon.scalar.basic import Add, Mul, ScalarOp, ufunc_out_dtypes
+from theon.scalar.composite import Composite
+from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
+from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from theon.tensor.type import TensorType
+
+_FOLDING = (Add, Mul)  # ops whose impl folds a binary ufunc over any number of inputs
+
+
+@value_info.register(TensorType)
+def _tensor_type_info(t: TensorType) -> ValueInfo:
+    """0-d tensors box to 0-d arrays of the dtype (what Elemwise.perform gives)."""
+    if t.ndim == 0:
+        return ValueInfo(0, t.dtype, np.asarray, (t.numpy_dtype,))
+    return ValueInfo(t.ndim, t.dtype)
+
+
+@py_scalar_expr.register(Elemwise)
+def _elemwise_expr(op: Elemwise, node: Apply, args: list[str]) -> str | None:
+    """The scalar op's ``py_expr`` for 0-d float64 nodes (inplace or not: the result is new)."""
+    if type(op).perform is not Elemwise.perform:
+        return None
+    sop = op.scalar_op
+    if not isinstance(sop, ScalarOp) or not sop.py_expr_ok(node):
+        return None
+    return sop.py_expr(*args)
+
+
+# shape knowledge: which variables are known to have equal runtime shapes ------------
+def _shape_class(ctx: NodeEmitter, v: Variable) -> Any:
+    """A representative of the set of variables known to share ``v``'s runtime shape."""
+    parent: dict[Variable, Variable] = ctx.shared.setdefault("shape_parent", {})
+    root = v
+    while root in parent:
+        root = parent[root]
+    while v in parent and parent[v] is not root:  # path compression
+        parent[v], v = root, parent[v]
+    return root
+
+
+def _same_shape(ctx: NodeEmitter, a: Variable, b: Variable) -> None:
+    """Record that ``a`` and ``b`` have equal runtime shapes."""
+    ra, rb = _shape_class(ctx, a), _shape_class(ctx, b)
+    if ra is not rb:
+        ctx.shared["shape_parent"][ra] = rb
+
+
+def _no_broadcast_dims(v: Variable) -> bool:
+    return 1 not in v.type.shape  # type: ignore[attr-defined]
+
+
+def _inputs_to_check(ctx: NodeEmitter, node: Apply) -> list[int]:
+    """Inputs whose runtime shape must be compared with the output's (Elemwise's check).
+
+    Inputs of static shape (1, ..., 1) may broadcast anywhere.  Of the others,
+    one per set of inputs known to share a runtime shape is enough, and when
+    they all share one shape the output has it too: no check at all.
+    """
+    if node.outputs[0].type.ndim == 0:  # type: ignore[attr-defined]
+        return []
+    seen: set[Any] = set()
+    picked: list[int] = []
+    for i, v in enumerate(node.inputs):
+        if all(s == 1 for s in v.type.shape):  # type: ignore[attr-defined]
+            continue
+        r = _shape_class(ctx, v)
+        if r not in seen:
+            seen.add(r)
+            picked.append(i)
+    return picked if len(picked) > 1 else []
+
+
+def _broadcast_checks(ctx: NodeEmitter, node: Apply, picked: list[int],
+                      out_name: str) -> list[str]:
+    """The check line for ``picked`` inputs; records the shapes known equal afterwards."""
+    out = node.outputs[0]
+    lines: list[str] = []
+    if picked:
+        check = ctx.bind(_broadcast_error(node), "chk")
+        cond = " or ".join(f"{ctx.arg(i)}.shape != {out_name}.shape" for i in picked)
+        args = ", ".join(ctx.arg(i) for i in range(len(node.inputs)))
+        lines.append(f"if {cond}: {check}([{args}], {out_name}.shape)")
+    if out.type.ndim:  # type: ignore[attr-defined]
+        # past the check, inputs without broadcastable dims have the output's shape
+        for v in node.inputs:
+            if _no_broadcast_dims(v):
+                _same_shape(ctx, v, out)
+        if not picked:
+            for v in node.inputs:
+                if not all(s == 1 for s in v.type.shape):  # type: ignore[attr-defined]
+                    _same_shape(ctx, v, out)
+                    break
+    for o in node.outputs[1:]:
+        _same_shape(ctx, o, out)
+    return lines
+
+
+def _broadcast_error(node: Apply) -> Any:
+    """A callable raising Elemwise's runtime-broadcast error for ``node``."""
+    op = node.op
+
+    def check(inputs: list[Any], shape: tuple[int, ...]) -> None:
+        op._check_runtime_broadcast(node, inputs, shape)  # type: ignore[attr-defined]
+
+    return check
+
+
+def _natural_dtypes(ufunc: Any, node: Apply) -> tuple[str, ...] | None:
+    """Output dtypes NumPy gives ``ufunc`` on the node's input dtypes (None: no loop)."""
+    try:
+        return ufunc_out_dtypes(ufunc, tuple(v.type.dtype for v in node.inputs))  # type: ignore[attr-defined]
+    except TypeError:
+        return None
+
+
+def _fold_dtype(ufunc: Any, dtypes: list[str]) -> str | None:
+    dt = dtypes[0]
+    for d in dtypes[1:]:
+        try:
+            (dt,) = ufunc_out_dtypes(ufunc, (dt, d))
+        except (TypeError, ValueError):
+            return None
+    return dt
+
+
+@py_emit.register(Elemwise)
+def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """A direct ufunc call reproducing Elemwise.perform."""
+    if type(op).perform is not Elemwise.perform:
+        return None
+    sop = op.scalar_op
+    outs = node.outputs
+    out_nd = outs[0].type.ndim  # type: ignore[attr-defined]
+    if isinstance(sop, Composite) and out_nd > 0:
+        from theon.link.pyfunc.fused import emit_fused
+
+        return emit_fused(op, node, ctx)
+    ufunc = sop.ufunc
+    if not (op._is_np_ufunc and isinstance(ufunc, np.ufunc)) or ufunc.nout != len(outs):
+        return None
+    nin = len(node.inputs)
+    fold = nin != ufunc.nin
+    if fold and not (isinstance(sop, _FOLDING) and ufunc.nin == 2 and nin > 2):
+        return None
+    if op.inplace_pattern and fold:
+        return None
+    in_dts = [v.type.dtype for v in node.inputs]  # type: ignore[attr-defined]
+    natural = (_fold_dtype(ufunc, in_dts),) if fold else _natural_dtypes(ufunc, node)
+    if natural is None or None in natural:
+        return None
+    want = tuple(o.type.dtype for o in outs)  # type: ignore[attr-defined]
+    ctx.quiet()
+    f = ctx.bind(ufunc, "uf")
+    scalar_out = out_nd == 0
+    # 0-d operands may stay NumPy scalars: ufuncs treat them like 0-d arrays
+    args = [ctx.arg(i, "nps" if v.type.ndim == 0 else "val")  # type: ignore[attr-defined]
+            for i, v in enumerate(node.inputs)]
+    # where the result goes: a destroyed input (inplace op) or a dead owned buffer
+    target: list[str | None] = [None] * len(outs)
+    fresh = [True] * len(outs)
+    if not scalar_out:
+        for o, i in op.inplace_pattern.items():
+            target[o] = ctx.arg(i)
+            fresh[o] = ctx.may_overwrite(i)
+        if len(outs) == 1 and target[0] is None and natural == want:
+            for i, v in enumerate(node.inputs):
+                if (v.type.dtype == want[0] and v.type.shape == outs[0].type.shape  # type: ignore[attr-defined]
+                        and ctx.may_overwrite(i)):
+                    target[0] = args[i]
+                    break
+    picked = _inputs_to_check(ctx, node)
+    for i in picked:
+        ctx.arg(i)
+    names = [ctx.out(j, "nps" if scalar_out and natural[j] == want[j] else "val",
+                     fresh=fresh[j], reuse=not picked) for j in range(len(outs))]
+    lines: list[str] = []
+    if fold:
+        expr = f"{f}({args[0]}, {args[1]}{_out_kw(target[0])})"
+        acc = names[0]
+        lines.append(f"{acc} = {expr}")
+        for a in args[2:]:
+            lines.append(f"{acc} = {f}({acc}, {a}{_out_kw(target[0] and acc)})")
+    else:
+        call_args = ", ".join(args)
+        if any(t is not None for t in target):
+            outs_kw = "(" + ", ".join(t or "None" for t in target) + ",)"
+            call = f"{f}({call_args}, out={outs_kw})"
+        else:
+            call = f"{f}({call_args})"
+        lhs = names[0] if len(names) == 1 else ", ".join(names)
+        lines.append(f"{lhs} = {call}")
+    for j, name in enumerate(names):
+        if natural[j] != want[j] and target[j] is None:
+            dt = ctx.bind(np.dtype(want[j]), "dt")
+            lines.append(f"{name} = {ctx.bind(np.asarray, 'asarray')}({name}, {dt})")
+    lines.extend(_broadcast_checks(ctx, node, picked, names[0]))
+    return lines
+
+
+def _out_kw(target: str | None) -> str:
+    return f", out={target}" if target else ""
+
+
+@py_emit.register(DimShuffle)
+def _emit_dimshuffle(op: DimShuffle, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """The view DimShuffle.perform makes, as one inline expression."""
+    if type(op).perform is not DimShuffle.perform:
+        return None
+    x = node.inputs[0]
+    if isinstance(x, Constant):  # a view of constant data: make it once, here
+        cell: list[Any] = [None]
+        op.perform(node, [x.data], [cell])
+        ctx.out_constant(0, cell[0])
+        return []
+    expr = ctx.arg(0)
+    if op.drop:
+        expr = f"{expr}.squeeze(axis={op.drop!r})"
+    if op._perm is not None:
+        expr = f"{expr}.transpose({op._perm!r})"
+    if op._expand is not None:
+        expr = f"{expr}[{ctx.bind(op._expand, 'ix')}]"
+    return [f"{ctx.out(0, reuse=True)} = {expr}"]
+
+
+@py_emit.register(CAReduce)
+def _emit_careduce(op: CAReduce, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """``ufunc.reduce(x, axis=..., dtype=...)`` as CAReduce.perform calls it."""
+    if type(op).perform is not CAReduce.perform:
+        return None
+    ctx.quiet()
+    out = node.outputs[0]
+    dt = out.type.numpy_dtype  # type: ignore[attr-defined]
+    red = ctx.bind(op._reduce, "red")
+    x = ctx.arg(0)
+    call = f"{red}({x}, axis={op.axis!r}, dtype={ctx.bind(dt, 'dt')})"
+    if out.type.ndim == 0:  # type: ignore[attr-defined]
+        # a NumPy scalar of the output dtype: boxed only if it leaves the function
+        return [f"{ctx.out(0, 'nps', reuse=True)} = {call}"]
+    return [f"{ctx.out(0, fresh=op.axis != (), reuse=True)} = {call}"]
+
+
+@py_scalar_expr.register(TensorFromScalar)
+@py_scalar_expr.register(ScalarFromTensor)
+def _same_number_expr(op: Any, node: Apply, args: list[str]) -> str | None:
+    """A 0-d tensor and a scalar hold the same number."""
+    if node.inputs[0].type.dtype != node.outputs[0].type.dtype:  # type: ignore[attr-defined]
+        return None
+    return args[0]
+
+
+@py_emit.register(TensorFromScalar)
+@py_emit.register(ScalarFromTensor)
+def _emit_same_number(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """The NumPy scalar passes through; it is boxed to the output type only if it must be."""
+    if type(op).perform not in (TensorFromScalar.perform, ScalarFromTensor.perform):
+        return None
+    if node.inputs[0].type.dtype != node.outputs[0].type.dtype:  # type: ignore[attr-defined]
+        return None
+    return [f"{ctx.out(0, 'nps', reuse=True)} = {ctx.arg(0, 'nps')}"]

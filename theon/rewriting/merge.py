@@ -1,0 +1,211 @@
+"""The generic passes: merge (common subexpression elimination) and constant folding.
+
+Merge keeps a hash-consing table keyed by ``(op, *inputs)`` that a
+:class:`MergeFeature` updates on every graph change, so finding duplicates is
+incremental: the whole pass is linear in the graph's size.
+
+>>> from theon.graph.type import Generic
+>>> from theon.graph.op import Op
+>>> from theon.graph.basic import Apply
+>>> from theon.graph.fg import FunctionGraph
+>>> class F(Op):
+...     __props__ = ()
+...     def make_node(self, x):
+...         return Apply(self, [x], [Generic()()])
+>>> x = Generic()("x")
+>>> fg = FunctionGraph([x], [F()(x), F()(x)])
+>>> _ = merge_rewriter(fg)
+>>> fg.outputs[0] is fg.outputs[1]
+True
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from theon.graph.basic import Apply, Constant, Variable
+from theon.graph.features import AlreadyThere, Feature
+from theon.rewriting.basic import (
+    GraphRewriter,
+    NodeRewriter,
+    Replacement,
+    RewriteStats,
+    apply_replacements,
+)
+
+if TYPE_CHECKING:
+    from theon.graph.fg import FunctionGraph
+
+__all__ = ["ConstantFolding", "MergeFeature", "MergeRewriter", "constant_folding", "merge_rewriter"]
+
+
+class MergeFeature(Feature):
+    """Keeps ``fgraph.merge_feature``: a table of nodes by ``(op, *inputs)``
+    and of constants by ``(type, signature)``, and the duplicates found so far.
+
+    Nodes that destroy an input are never merged.
+    """
+
+    def __init__(self) -> None:
+        self.table: dict[tuple[Any, ...], Apply] = {}
+        self.node_key: dict[Apply, tuple[Any, ...]] = {}
+        self.consts: dict[tuple[Any, Any], Constant] = {}
+        self.pending: deque[tuple[Any, Any]] = deque()
+
+    def on_attach(self, fgraph: FunctionGraph) -> None:
+        if hasattr(fgraph, "merge_feature"):
+            raise AlreadyThere("a MergeFeature is already attached")
+        fgraph.merge_feature = self  # type: ignore[attr-defined]
+        for v in fgraph.outputs:
+            if isinstance(v, Constant):
+                self._see_const(v)
+        for node in fgraph.toposort():
+            self.on_import(fgraph, node, "on_attach")
+
+    def on_detach(self, fgraph: FunctionGraph) -> None:
+        del fgraph.merge_feature  # type: ignore[attr-defined]
+
+    def clone(self) -> MergeFeature:
+        return MergeFeature()
+
+    def _see_const(self, c: Constant) -> None:
+        try:
+            key = (c.type, c.signature())
+            other = self.consts.get(key)
+        except TypeError:  # unhashable signature: never merged
+            return
+        if other is None:
+            self.consts[key] = c
+        elif other is not c:
+            self.pending.append((c, other))
+
+    def _register(self, node: Apply) -> None:
+        if node.op.destroy_map:
+            return
+        key = (node.op, *node.inputs)
+        try:
+            other = self.table.get(key)
+        except TypeError:  # an op with unhashable props: never merged
+            return
+        self.node_key[node] = key
+        if other is None:
+            self.table[key] = node
+        elif other is not node:
+            self.pending.append((node, other))
+
+    def _unregister(self, node: Apply) -> None:
+        key = self.node_key.pop(node, None)
+        if key is not None and self.table.get(key) is node:
+            del self.table[key]
+
+    def on_import(self, fgraph: FunctionGraph, node: Apply, reason: str | None) -> None:
+        for v in node.inputs:
+            if isinstance(v, Constant):
+                self._see_const(v)
+        self._register(node)
+
+    def on_prune(self, fgraph: FunctionGraph, node: Apply, reason: str | None) -> None:
+        self._unregister(node)
+
+    def on_change_input(
+        self,
+        fgraph: FunctionGraph,
+        node: Apply | str,
+        i: int,
+        old: Variable,
+        new: Variable,
+        reason: str | None,
+    ) -> None:
+        if isinstance(new, Constant):
+            self._see_const(new)
+        if isinstance(node, Apply):
+            self._unregister(node)
+            self._register(node)
+
+
+def _same_node(a: Apply, b: Apply) -> bool:
+    if a.op != b.op or len(a.inputs) != len(b.inputs) or len(a.outputs) != len(b.outputs):
+        return False
+    if any(x is not y for x, y in zip(a.inputs, b.inputs)):
+        return False
+    return all(x.type == y.type for x, y in zip(a.outputs, b.outputs))
+
+
+class MergeRewriter(GraphRewriter):
+    """Merge: ``op(x, y)`` computed twice becomes one node; equal constants become one.
+
+    Two nodes merge when their ops are equal and their inputs are the same
+    variables; two constants merge when their types and ``signature()`` are
+    equal.  The earlier node (or constant) is kept.
+    """
+
+    name = "merge"
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        if not hasattr(fgraph, "merge_feature"):
+            fgraph.attach_feature(MergeFeature())
+
+    def apply(self, fgraph: FunctionGraph) -> RewriteStats:
+        stats = RewriteStats()
+        mf: MergeFeature = fgraph.merge_feature  # type: ignore[attr-defined]
+        pending = mf.pending
+        apply_nodes = fgraph.apply_nodes
+        variables = fgraph.variables
+        while pending:
+            a, b = pending.popleft()
+            stats.attempts += 1
+            if isinstance(a, Constant):
+                if a is b or a not in variables:
+                    continue
+                if b not in variables:  # the kept constant left the graph: a takes its place
+                    mf.consts[(a.type, a.signature())] = a
+                    continue
+                if apply_replacements(fgraph, [(a, b)], self):
+                    stats.fires["merge"] += 1
+                continue
+            if a not in apply_nodes:
+                continue
+            if b not in apply_nodes or not _same_node(a, b):
+                # the kept node is gone or changed: a may become the representative
+                mf._unregister(a)
+                mf._register(a)
+                continue
+            pairs = [(o, n) for o, n in zip(a.outputs, b.outputs) if o in variables]
+            if pairs and apply_replacements(fgraph, pairs, self, a):
+                stats.fires["merge"] += 1
+        return stats
+
+
+merge_rewriter = MergeRewriter()
+
+
+class ConstantFolding(NodeRewriter):
+    """Constant folding: ``op(c1, ..., cn) -> Constant(op.perform(c1, ..., cn))``.
+
+    Applies when every input is a Constant and ``op.do_constant_folding(node)``
+    is true.  Ops that destroy an input, have no ``perform``, or raise while
+    folding are left for run time (which reports errors with the node's context).
+    """
+
+    name = "constant_folding"
+
+    def tracks(self) -> None:
+        return None
+
+    def transform(self, fgraph: FunctionGraph, node: Apply) -> Replacement:
+        for i in node.inputs:
+            if not isinstance(i, Constant):
+                return None
+        op = node.op
+        if op.destroy_map or not op.do_constant_folding(node):
+            return None
+        storage: list[list[Any]] = [[None] for _ in node.outputs]
+        try:
+            op.perform(node, [i.data for i in node.inputs], storage)
+        except Exception:
+            return None
+        return [o.type.make_constant(cell[0]) for o, cell in zip(node.outputs, storage)]
+
+
+constant_folding = ConstantFolding()

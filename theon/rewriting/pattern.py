@@ -1,0 +1,290 @@
+"""Declarative rewrites: ``in_pattern -> out_pattern``.
+
+A pattern is
+
+- a string, a pattern variable (``'x'``): it matches anything, and every use of
+  one name must match the same variable (or equal constants);
+- a tuple ``(op, *sub_patterns)``: a node whose op matches and whose inputs match
+  the sub-patterns.  In an input pattern ``op`` is an Op (matched by equality),
+  an Op class (``isinstance``) or a predicate ``op -> bool``; in an output
+  pattern it is anything callable that builds a Variable (an Op, or a function
+  like ``tt.mul``);
+- a dict ``{"pattern": p, "constraint": fn}``: ``p`` matches and ``fn(var)`` is true;
+- a Constant or a plain value (int, float, array): a Constant with that value.
+
+>>> from theon.graph.type import Generic
+>>> from theon.graph.op import Op
+>>> from theon.graph.basic import Apply
+>>> class Bin(Op):
+...     __props__ = ("name",)
+...     def __init__(self, name): self.name = name
+...     def make_node(self, a, b): return Apply(self, [a, b], [Generic()()])
+>>> mul, div = Bin("mul"), Bin("div")
+>>> rw = PatternNodeRewriter((div, (mul, "x", "y"), "y"), "x")
+>>> str(rw)
+'(div, (mul, x, y), y) -> x'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Constant, Variable
+from theon.graph.op import Op
+from theon.rewriting.basic import NodeRewriter, Replacement, TrackEntry
+
+if TYPE_CHECKING:
+    from theon.graph.fg import FunctionGraph
+
+__all__ = ["PatternNodeRewriter"]
+
+
+class _PVar:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class _PNode:
+    __slots__ = ("head", "args")
+
+    def __init__(self, head: Any, args: list[Any]) -> None:
+        self.head = head
+        self.args = args
+
+
+class _PConst:
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class _PConstraint:
+    __slots__ = ("pattern", "constraint")
+
+    def __init__(self, pattern: Any, constraint: Callable[[Variable], bool]) -> None:
+        self.pattern = pattern
+        self.constraint = constraint
+
+
+def _compile(p: Any) -> Any:
+    """Turn a user pattern into the internal form (checks its shape)."""
+    if isinstance(p, str):
+        return _PVar(p)
+    if isinstance(p, dict):
+        if "pattern" not in p:
+            raise ValueError(f"pattern dict {p!r} needs a 'pattern' key")
+        extra = set(p) - {"pattern", "constraint"}
+        if extra:
+            raise ValueError(f"pattern dict {p!r} has unknown keys {sorted(extra)}")
+        inner = _compile(p["pattern"])
+        fn = p.get("constraint")
+        return inner if fn is None else _PConstraint(inner, fn)
+    if isinstance(p, tuple):
+        if not p:
+            raise ValueError("empty tuple in pattern")
+        head = p[0]
+        if not callable(head):
+            raise TypeError(f"pattern head {head!r} is not an Op, an Op class or a callable")
+        return _PNode(head, [_compile(a) for a in p[1:]])
+    if isinstance(p, Variable) and not isinstance(p, Constant):
+        raise TypeError(f"pattern contains the symbolic variable {p}; use a name like 'x'")
+    return _PConst(p)
+
+
+def _head_matches(head: Any, op: Op) -> bool:
+    if isinstance(head, Op):
+        return bool(head == op)
+    if isinstance(head, type):
+        return isinstance(op, head)
+    return bool(head(op))
+
+
+def _const_equal(var: Variable, value: Any) -> bool:
+    if not isinstance(var, Constant):
+        return False
+    if isinstance(value, Constant):
+        if var.type != value.type:
+            return False
+        try:
+            return bool(var.signature() == value.signature())
+        except Exception:
+            return False
+    try:
+        data = np.asarray(var.data)
+        if data.size == 0 or data.dtype == object:
+            return bool(var.data == value)
+        return bool(np.all(data == value))
+    except Exception:
+        return False
+
+
+def _bound_equal(a: Variable, b: Variable) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, Constant) and isinstance(b, Constant) and a.type == b.type:
+        try:
+            return bool(a.signature() == b.signature())
+        except Exception:
+            return False
+    return False
+
+
+def _describe(p: Any) -> str:
+    if isinstance(p, str):
+        return p
+    if isinstance(p, dict):
+        return _describe(p.get("pattern"))
+    if isinstance(p, tuple):
+        head = p[0]
+        name = head.__name__ if isinstance(head, type) else getattr(head, "__name__", str(head))
+        return f"({', '.join([name, *(_describe(a) for a in p[1:])])})"
+    return str(p)
+
+
+class PatternNodeRewriter(NodeRewriter):
+    """Replace what matches ``in_pattern`` by what ``out_pattern`` builds.
+
+    Parameters
+    ----------
+    in_pattern, out_pattern
+        Patterns (see the module docstring); ``out_pattern`` may use every name
+        bound by ``in_pattern``.
+    allow_multiple_clients
+        Also match inner nodes whose outputs have other clients (their
+        computation is then duplicated, not removed).
+    name
+        Defaults to ``"in -> out"``.
+    tracks
+        Overrides the ops tracked (default: the head of ``in_pattern``).
+
+    The rewrite is skipped when the built variable's type differs from the
+    matched output's type (and cannot be converted to it).
+
+    Examples
+    --------
+    >>> from theon.graph.op import Op
+    >>> rw = PatternNodeRewriter((Op, "x"), "x", name="drop")
+    >>> rw.name, rw.tracks()
+    ('drop', [<class 'theon.graph.op.Op'>])
+    """
+
+    def __init__(
+        self,
+        in_pattern: Any,
+        out_pattern: Any,
+        allow_multiple_clients: bool = False,
+        name: str | None = None,
+        tracks: Sequence[TrackEntry] | None = None,
+    ) -> None:
+        if not isinstance(in_pattern, (tuple, dict)):
+            raise TypeError(f"in_pattern must be a tuple (op, ...) or a dict, got {in_pattern!r}")
+        self.in_pattern = in_pattern
+        self.out_pattern = out_pattern
+        self._in = _compile(in_pattern)
+        self._out = _compile(out_pattern)
+        root = self._in
+        while isinstance(root, _PConstraint):
+            root = root.pattern
+        if not isinstance(root, _PNode):
+            raise TypeError(f"in_pattern {in_pattern!r} must have an op at its root")
+        self._root_head = root.head
+        self._tracks = list(tracks) if tracks is not None else [root.head]
+        self.allow_multiple_clients = allow_multiple_clients
+        self.name = name or f"{_describe(in_pattern)} -> {_describe(out_pattern)}"
+        self.__doc__ = f"{_describe(in_pattern)} -> {_describe(out_pattern)}"
+
+    def tracks(self) -> list[TrackEntry]:
+        return self._tracks
+
+    # matching --------------------------------------------------------------------
+    def match(self, fgraph: FunctionGraph | None, node: Apply) -> dict[str, Variable] | None:
+        """The bindings of the pattern variables if ``node`` matches, else None."""
+        if not _head_matches(self._root_head, node.op):
+            return None
+        binding: dict[str, Variable] = {}
+        # explicit stack of (variable, pattern, is_root); constraints are checked
+        # after the structure matched, in an order that sees every binding
+        stack: list[tuple[Variable, Any, bool]] = [(node.outputs[0], self._in, True)]
+        checks: list[tuple[Callable[[Variable], bool], Variable]] = []
+        clients = fgraph.clients if fgraph is not None else None
+        while stack:
+            var, pat, is_root = stack.pop()
+            while isinstance(pat, _PConstraint):
+                checks.append((pat.constraint, var))
+                pat = pat.pattern
+            if isinstance(pat, _PVar):
+                bound = binding.get(pat.name)
+                if bound is None:
+                    binding[pat.name] = var
+                elif not _bound_equal(bound, var):
+                    return None
+            elif isinstance(pat, _PConst):
+                if not _const_equal(var, pat.value):
+                    return None
+            else:
+                owner = var.owner
+                if owner is None or not _head_matches(pat.head, owner.op):
+                    return None
+                if len(owner.inputs) != len(pat.args):
+                    return None
+                if (
+                    not is_root
+                    and not self.allow_multiple_clients
+                    and clients is not None
+                    and len(clients.get(var, ())) > 1
+                ):
+                    return None
+                for inp, sub in zip(reversed(owner.inputs), reversed(pat.args)):
+                    stack.append((inp, sub, False))
+        for fn, var in reversed(checks):
+            if not fn(var):
+                return None
+        return binding
+
+    # building --------------------------------------------------------------------
+    def _build(self, binding: dict[str, Variable], node: Apply) -> Any:
+        # post-order evaluation of the output pattern with an explicit stack
+        results: list[Any] = []
+        stack: list[tuple[Any, bool]] = [(self._out, False)]
+        while stack:
+            pat, done = stack.pop()
+            while isinstance(pat, _PConstraint):
+                pat = pat.pattern
+            if isinstance(pat, _PVar):
+                if pat.name not in binding:
+                    raise KeyError(
+                        f"out_pattern of {self.name} uses {pat.name!r}, which in_pattern "
+                        "does not bind"
+                    )
+                results.append(binding[pat.name])
+            elif isinstance(pat, _PConst):
+                results.append(pat.value)
+            elif done:
+                n = len(pat.args)
+                args = results[len(results) - n:] if n else []
+                del results[len(results) - n:]
+                results.append(pat.head(*args))
+            else:
+                stack.append((pat, True))
+                for sub in reversed(pat.args):
+                    stack.append((sub, False))
+        out = results[0]
+        if not isinstance(out, Variable):
+            out = node.outputs[0].type.filter_variable(out)
+        return out
+
+    def transform(self, fgraph: FunctionGraph, node: Apply) -> Replacement:
+        binding = self.match(fgraph, node)
+        if binding is None:
+            return None
+        new = self._build(binding, node)
+        old = node.outputs[0]
+        if new.type != old.type and old.type.convert_variable(new) is None:
+            return None
+        return {old: new}

@@ -1,0 +1,335 @@
+"""Worklist-driven walkers: apply node rewriters over a FunctionGraph.
+
+Both walkers keep a *worklist* of nodes to look at.  It starts with every node
+(in dependency order for in-to-out, reversed for out-to-in).  When a rewrite
+fires, only what changed is pushed: the nodes it imported, the clients whose
+inputs were replaced, and the producers of inputs that lost a client.  Nothing
+re-walks the whole graph, so when rewrites are local the work is linear in the
+graph's size.  A budget of fires per node stops rewrite cycles with a warning
+naming the rewrite that fired most.
+
+>>> w = WalkingGraphRewriter([], order="out_to_in")
+>>> w.order
+'out_to_in'
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter, deque
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from theon.graph.basic import Apply, Variable
+from theon.graph.features import Feature
+from theon.rewriting.basic import (
+    GraphRewriter,
+    NodeRewriter,
+    RewriterIndex,
+    RewriteStats,
+    apply_replacements,
+    replacement_pairs,
+)
+
+if TYPE_CHECKING:
+    from theon.graph.fg import FunctionGraph
+
+__all__ = [
+    "EquilibriumGraphRewriter",
+    "RewriteLoopWarning",
+    "WalkingGraphRewriter",
+    "in2out",
+    "out2in",
+]
+
+DEFAULT_MAX_USE_RATIO = 8.0
+
+
+class RewriteLoopWarning(UserWarning):
+    """Rewriting stopped because rewrites kept firing (probably a rewrite cycle)."""
+
+
+class _Worklist(Feature):
+    """Feature pushing changed nodes onto a FIFO worklist."""
+
+    def __init__(self, track_new: bool = True) -> None:
+        self.queue: deque[Apply] = deque()
+        self.queued: set[Apply] = set()
+        self.track_new = track_new
+        self.changes = 0
+
+    def push(self, node: Apply) -> None:
+        if node not in self.queued:
+            self.queued.add(node)
+            self.queue.append(node)
+
+    def on_import(self, fgraph: FunctionGraph, node: Apply, reason: str | None) -> None:
+        if self.track_new:
+            self.push(node)
+
+    def on_change_input(
+        self,
+        fgraph: FunctionGraph,
+        node: Apply | str,
+        i: int,
+        old: Variable,
+        new: Variable,
+        reason: str | None,
+    ) -> None:
+        self.changes += 1
+        if self.track_new and isinstance(node, Apply):
+            self.push(node)
+
+    def on_prune(self, fgraph: FunctionGraph, node: Apply, reason: str | None) -> None:
+        # producers that lost a client may now match "single client" rewrites
+        if self.track_new:
+            for inp in node.inputs:
+                owner = inp.owner
+                if owner is not None:
+                    self.push(owner)
+
+    def clone(self) -> Feature:
+        return Feature()
+
+
+def _run(
+    fgraph: FunctionGraph,
+    index: RewriterIndex,
+    graph_rewriters: Sequence[GraphRewriter],
+    order: str,
+    track_new: bool,
+    max_use_ratio: float,
+    name: str,
+    on_error: str,
+) -> RewriteStats:
+    """The shared worklist loop of both walkers."""
+    stats = RewriteStats()
+    initial = fgraph.toposort()
+    if order == "out_to_in":
+        initial.reverse()
+    budget = int(max_use_ratio * (len(initial) + 8))
+    wl = _Worklist(track_new)
+    fgraph.attach_feature(wl)
+    apply_nodes = fgraph.apply_nodes
+    queue = wl.queue
+    queued = wl.queued
+    fires: Counter[str] = stats.fires
+    n_fires = 0
+    try:
+        for n in initial:
+            wl.push(n)
+        while True:
+            changes_before = wl.changes
+            for g in graph_rewriters:
+                stats.add(g.rewrite(fgraph))
+            while queue:
+                node = queue.popleft()
+                queued.discard(node)
+                if node not in apply_nodes:
+                    continue
+                for rw in index.candidates(node.op):
+                    stats.attempts += 1
+                    try:
+                        result = rw.transform(fgraph, node)
+                        if result is None or result is False:
+                            continue
+                        pairs = replacement_pairs(rw, node, result)
+                        if not pairs or not apply_replacements(fgraph, pairs, rw, node):
+                            continue
+                    except Exception as e:
+                        if on_error == "raise":
+                            e.add_note(f"while applying rewrite {rw} to node {node} (in {name})")
+                            raise
+                        warnings.warn(
+                            f"rewrite {rw} failed on node {node} and was skipped: "
+                            f"{type(e).__name__}: {e}",
+                            stacklevel=2,
+                        )
+                        continue
+                    fires[rw.name] += 1
+                    n_fires += 1
+                    if n_fires > budget:
+                        worst, count = fires.most_common(1)[0]
+                        warnings.warn(
+                            f"{name}: stopped after {n_fires} rewrites on a graph of "
+                            f"{len(initial)} nodes (max_use_ratio={max_use_ratio}); "
+                            f"rewrite {worst!r} fired {count} times and is probably in a "
+                            "cycle with another rewrite (or undoes itself)",
+                            RewriteLoopWarning,
+                            stacklevel=2,
+                        )
+                        stats.budget_exhausted = True
+                        return stats
+                    if node not in apply_nodes:
+                        break
+            if not graph_rewriters or wl.changes == changes_before:
+                break
+    finally:
+        fgraph.remove_feature(wl)
+    return stats
+
+
+def _split(
+    rewriters: Iterable[NodeRewriter | GraphRewriter],
+) -> tuple[list[NodeRewriter], list[GraphRewriter]]:
+    nodes: list[NodeRewriter] = []
+    graphs: list[GraphRewriter] = []
+    for r in rewriters:
+        if isinstance(r, NodeRewriter):
+            nodes.append(r)
+        elif isinstance(r, GraphRewriter):
+            graphs.append(r)
+        else:
+            raise TypeError(
+                f"expected a NodeRewriter or GraphRewriter, got {r!r}; decorate plain "
+                "functions with @node_rewriter(tracks) or @graph_rewriter"
+            )
+    return nodes, graphs
+
+
+def _ensure_destroy_handler(fgraph: FunctionGraph) -> None:
+    from theon.graph.destroyhandler import ensure_destroy_handler
+
+    ensure_destroy_handler(fgraph)
+
+
+class WalkingGraphRewriter(GraphRewriter):
+    """Apply node rewriters to each node once, plus to what their changes touch.
+
+    Parameters
+    ----------
+    rewriters
+        Node rewriters, tried in order on each node they track.
+    order
+        ``"in_to_out"`` (dependencies first) or ``"out_to_in"``.
+    ignore_newtrees
+        Only visit the nodes present at the start (do not follow changes).
+    max_use_ratio
+        At most this many fires per node of the initial graph.
+    on_error
+        ``"raise"`` (default): an exception in a rewrite propagates with a note
+        naming the rewrite and node; ``"warn"``: warn and go on.
+
+    Examples
+    --------
+    >>> walker = in2out(name="nothing")
+    >>> walker.order, walker.name
+    ('in_to_out', 'nothing')
+    """
+
+    def __init__(
+        self,
+        rewriters: Iterable[NodeRewriter],
+        order: str = "in_to_out",
+        ignore_newtrees: bool = False,
+        max_use_ratio: float = DEFAULT_MAX_USE_RATIO,
+        name: str | None = None,
+        on_error: str = "raise",
+    ) -> None:
+        if order not in ("in_to_out", "out_to_in"):
+            raise ValueError(f"order must be 'in_to_out' or 'out_to_in', got {order!r}")
+        nodes, graphs = _split(rewriters)
+        if graphs:
+            raise TypeError(f"WalkingGraphRewriter takes node rewriters only, got {graphs}")
+        self.index = RewriterIndex(nodes)
+        self.order = order
+        self.ignore_newtrees = ignore_newtrees
+        self.max_use_ratio = max_use_ratio
+        self.on_error = on_error
+        self.name = name or (
+            f"{order}({', '.join(str(r) for r in nodes)})" if len(nodes) <= 3 else order
+        )
+
+    @property
+    def rewriters(self) -> list[NodeRewriter]:
+        return self.index.rewriters
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        for r in self.index.rewriters:
+            r.add_requirements(fgraph)
+            if r.inplace:
+                _ensure_destroy_handler(fgraph)
+
+    def apply(self, fgraph: FunctionGraph) -> RewriteStats:
+        return _run(
+            fgraph, self.index, (), self.order, not self.ignore_newtrees,
+            self.max_use_ratio, self.name, self.on_error,
+        )
+
+
+class EquilibriumGraphRewriter(GraphRewriter):
+    """Apply node and graph rewriters until none applies (a fixed point).
+
+    Node rewriters are driven by the worklist; graph rewriters (e.g. merge)
+    run at the start and again whenever the worklist drained after changes, so
+    they should be incremental.
+
+    Parameters
+    ----------
+    rewriters
+        Node rewriters and graph rewriters.
+    max_use_ratio
+        At most this many fires per node of the initial graph.
+
+    Examples
+    --------
+    >>> eq = EquilibriumGraphRewriter([], name="nothing")
+    >>> eq.name
+    'nothing'
+    """
+
+    def __init__(
+        self,
+        rewriters: Iterable[NodeRewriter | GraphRewriter],
+        max_use_ratio: float = DEFAULT_MAX_USE_RATIO,
+        name: str | None = None,
+        order: str = "in_to_out",
+        on_error: str = "raise",
+    ) -> None:
+        nodes, graphs = _split(rewriters)
+        self.index = RewriterIndex(nodes)
+        self.graph_rewriters = graphs
+        self.max_use_ratio = max_use_ratio
+        self.order = order
+        self.on_error = on_error
+        self.name = name or "equilibrium"
+
+    @property
+    def rewriters(self) -> list[Any]:
+        return [*self.index.rewriters, *self.graph_rewriters]
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        for r in self.index.rewriters:
+            r.add_requirements(fgraph)
+            if r.inplace:
+                _ensure_destroy_handler(fgraph)
+        for g in self.graph_rewriters:
+            g.add_requirements(fgraph)
+
+    def apply(self, fgraph: FunctionGraph) -> RewriteStats:
+        return _run(
+            fgraph, self.index, self.graph_rewriters, self.order, True,
+            self.max_use_ratio, self.name, self.on_error,
+        )
+
+
+def in2out(
+    *rewriters: NodeRewriter, name: str | None = None, ignore_newtrees: bool = False, **kw: Any
+) -> WalkingGraphRewriter:
+    """An in-to-out :class:`WalkingGraphRewriter` over ``rewriters``.
+
+    >>> in2out().order
+    'in_to_out'
+    """
+    return WalkingGraphRewriter(rewriters, "in_to_out", ignore_newtrees, name=name, **kw)
+
+
+def out2in(
+    *rewriters: NodeRewriter, name: str | None = None, ignore_newtrees: bool = False, **kw: Any
+) -> WalkingGraphRewriter:
+    """An out-to-in :class:`WalkingGraphRewriter` over ``rewriters``.
+
+    >>> out2in().order
+    'out_to_in'
+    """
+    return WalkingGraphRewriter(rewriters, "out_to_in", ignore_newtrees, name=name, **kw)

@@ -1,0 +1,673 @@
+"""ScalarOp, output-type rules, and the core scalar ops (add, sub, mul, true_div, neg, exp, log).
+
+A ScalarOp computes on single numbers; ``theon.tensor.Elemwise`` lifts it to
+arrays.  Each op carries:
+
+- ``impl(*values)``: the computation on NumPy scalars *or* arrays, giving the
+  dtype that :meth:`ScalarOp.output_types` promises for those input dtypes;
+- ``ufunc``: the NumPy/SciPy ufunc behind it (or None);
+- ``py_expr(*names)``: a Python expression on float64 Python floats (see
+  :func:`theon.scalar.pyimpl.py_namespace`), for the 0-d fast path;
+- ``grad``/``L_op``/``R_op`` built from scalar ops.
+
+>>> from theon.scalar.type import float64
+>>> x, y = float64("x"), float64("y")
+>>> z = add(x, mul(y, 2.0))
+>>> z.owner.op.impl(np.float64(1.0), np.float64(3.0))
+np.float64(4.0)
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Variable
+from theon.graph.null_type import DisconnectedType, NullType, disconnected_type
+from theon.graph.op import Op
+from theon.scalar.type import (
+    ScalarConstant,
+    ScalarType,
+    as_scalar,
+    bool_,
+    constant,
+    get_scalar_type,
+    is_weak_scalar,
+    upcast,
+    weak_dtype,
+)
+
+__all__ = [
+    "BinaryScalarOp",
+    "Cast",
+    "OutputTypePref",
+    "ScalarOp",
+    "UnaryScalarOp",
+    "add",
+    "bool_out",
+    "cast",
+    "complex_to_real",
+    "exp",
+    "float_out",
+    "int_out",
+    "log",
+    "mul",
+    "neg",
+    "same_out",
+    "same_out_nobool",
+    "same_out_nocomplex",
+    "sub",
+    "true_div",
+    "ufunc_out_dtypes",
+    "upcast_out",
+    "upcast_out_nobool",
+    "upcast_out_nocomplex",
+    "upgrade_to_float",
+    "upgrade_to_float_nocomplex",
+]
+
+
+# output type rules ------------------------------------------------------------
+class OutputTypePref:
+    """A named rule giving the output types of an op from its input types."""
+
+    def __init__(self, name: str, fn: Callable[..., list[ScalarType]]) -> None:
+        self.name = name
+        self.fn = fn
+
+    def __call__(self, *types: ScalarType) -> list[ScalarType]:
+        return self.fn(*types)
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __reduce__(self) -> Any:
+        return (_pref_by_name, (self.name,))
+
+
+def _pref_by_name(name: str) -> OutputTypePref:
+    """The module-level rule called ``name`` (for unpickling)."""
+    pref = globals()[name]
+    assert isinstance(pref, OutputTypePref)
+    return pref
+
+
+def _dt(types: Sequence[ScalarType]) -> list[str]:
+    return [t.dtype for t in types]
+
+
+def _no_bool(name: str, out: str, types: Sequence[ScalarType]) -> None:
+    if out == "bool":
+        raise TypeError(f"{name} is not defined on booleans (input types {_dt(types)})")
+
+
+def _no_complex(name: str, types: Sequence[ScalarType]) -> None:
+    if any(t.is_complex for t in types):
+        raise TypeError(f"{name} is not defined on complex numbers (input types {_dt(types)})")
+
+
+def _same_out(*types: ScalarType) -> list[ScalarType]:
+    return [types[0]]
+
+
+def _same_out_nobool(*types: ScalarType) -> list[ScalarType]:
+    _no_bool("this op", types[0].dtype, types)
+    return [types[0]]
+
+
+def _same_out_nocomplex(*types: ScalarType) -> list[ScalarType]:
+    _no_complex("this op", types)
+    return [types[0]]
+
+
+def _upcast_out(*types: ScalarType) -> list[ScalarType]:
+    return [get_scalar_type(upcast(*_dt(types)))]
+
+
+def _upcast_out_nobool(*types: ScalarType) -> list[ScalarType]:
+    out = upcast(*_dt(types))
+    _no_bool("this op", out, types)
+    return [get_scalar_type(out)]
+
+
+def _upcast_out_nocomplex(*types: ScalarType) -> list[ScalarType]:
+    _no_complex("this op", types)
+    return [get_scalar_type(upcast(*_dt(types)))]
+
+
+def _upgrade_to_float(*types: ScalarType) -> list[ScalarType]:
+    # np.exp's rule: bool/int8/uint8 -> float16, int16 -> float32, wider -> float64
+    return [get_scalar_type(upcast(*_dt(types), "float16"))]
+
+
+def _upgrade_to_float_nocomplex(*types: ScalarType) -> list[ScalarType]:
+    _no_complex("this op", types)
+    return _upgrade_to_float(*types)
+
+
+def _bool_out(*types: ScalarType) -> list[ScalarType]:
+    return [bool_]
+
+
+def _int_out(*types: ScalarType) -> list[ScalarType]:
+    return [get_scalar_type("int64")]
+
+
+def _float_out(*types: ScalarType) -> list[ScalarType]:
+    return [get_scalar_type("float64")]
+
+
+def _complex_to_real(*types: ScalarType) -> list[ScalarType]:
+    t = types[0]
+    if t.is_complex:
+        return [get_scalar_type("float32" if t.dtype == "complex64" else "float64")]
+    return [t]
+
+
+same_out = OutputTypePref("same_out", _same_out)
+same_out_nobool = OutputTypePref("same_out_nobool", _same_out_nobool)
+same_out_nocomplex = OutputTypePref("same_out_nocomplex", _same_out_nocomplex)
+upcast_out = OutputTypePref("upcast_out", _upcast_out)
+upcast_out_nobool = OutputTypePref("upcast_out_nobool", _upcast_out_nobool)
+upcast_out_nocomplex = OutputTypePref("upcast_out_nocomplex", _upcast_out_nocomplex)
+upgrade_to_float = OutputTypePref("upgrade_to_float", _upgrade_to_float)
+upgrade_to_float_nocomplex = OutputTypePref(
+    "upgrade_to_float_nocomplex", _upgrade_to_float_nocomplex
+)
+bool_out = OutputTypePref("bool_out", _bool_out)
+int_out = OutputTypePref("int_out", _int_out)
+float_out = OutputTypePref("float_out", _float_out)
+complex_to_real = OutputTypePref("complex_to_real", _complex_to_real)
+
+
+@functools.lru_cache(maxsize=4096)
+def ufunc_out_dtypes(ufunc: Any, in_dtypes: tuple[str, ...]) -> tuple[str, ...]:
+    """The output dtypes NumPy gives ``ufunc`` on inputs of ``in_dtypes`` (cached).
+
+    Raises ``TypeError`` when NumPy has no loop for them.
+
+    >>> ufunc_out_dtypes(np.true_divide, ("int8", "int8"))
+    ('float64',)
+    """
+    args = [np.zeros(0, dtype=d) for d in in_dtypes]
+    with np.errstate(all="ignore"):
+        res = ufunc(*args)
+    if not isinstance(res, tuple):
+        res = (res,)
+    return tuple(str(r.dtype) for r in res)
+
+
+# the op base ------------------------------------------------------------------
+class ScalarOp(Op):
+    """Base of scalar ops; see the module docstring for the contract.
+
+    Class attributes
+    ----------------
+    name
+        Lower-case op name (``str(op)``; Elemwise prints ``Elemwise{name,...}``).
+    nin, nout
+        Number of inputs (-1: any number, at least one) and outputs.
+    ufunc
+        The NumPy/SciPy callable for whole arrays, or None.
+    ufunc_exact
+        Whether ``ufunc`` alone gives the promised output dtypes (False: call ``impl``,
+        or ``ufunc`` with ``out=``/``dtype=`` of the node's output dtype).
+    output_types_preference
+        An :class:`OutputTypePref`; None means "what ``ufunc`` gives".
+    identity
+        Neutral element for reductions (add: 0, mul: 1, maximum: -inf), or None.
+    commutative, associative
+        Algebraic flags used by CAReduce and rewrites.
+    """
+
+    __props__: tuple[str, ...] = ()
+    name: str = "scalar_op"
+    nin: int = -1
+    nout: int = 1
+    ufunc: Any = None
+    ufunc_exact: bool = True
+    output_types_preference: OutputTypePref | None = None
+    identity: Any = None
+    commutative: bool = False
+    associative: bool = False
+    # indices of inputs that take no part in dtype promotion (switch's condition)
+    no_promote_inputs: tuple[int, ...] = ()
+    # comparisons accept out-of-range Python ints, as NumPy 2 does
+    weak_overflow_ok: bool = False
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __reduce__(self) -> Any:
+        return (type(self), ())
+
+    # building ------------------------------------------------------------------
+    def make_node(self, *inputs: Any) -> Apply:
+        """An Apply of this op; Python numbers become constants of a NEP 50 dtype."""
+        if self.nin >= 0 and len(inputs) != self.nin:
+            raise TypeError(f"scalar op {self} takes {self.nin} inputs, got {len(inputs)}")
+        if self.nin < 0 and not inputs:
+            raise TypeError(f"scalar op {self} needs at least one input")
+        vars_: list[Variable | None] = [None if is_weak_scalar(x) else as_scalar(x) for x in inputs]
+        strong = [
+            v.type.dtype  # type: ignore[attr-defined]
+            for i, v in enumerate(vars_)
+            if v is not None and i not in self.no_promote_inputs
+        ]
+        for i, x in enumerate(inputs):
+            if vars_[i] is None:
+                vars_[i] = self._weak_constant(x, [] if i in self.no_promote_inputs else strong)
+        ins: list[Variable] = vars_  # type: ignore[assignment]
+        outs = self.output_types(*[v.type for v in ins])
+        return Apply(self, ins, [t() for t in outs])
+
+    def _weak_constant(self, x: Any, strong: list[str]) -> Variable:
+        t = get_scalar_type(weak_dtype(x, strong))
+        try:
+            data = t._scalar_class(x)
+        except OverflowError:
+            if self.weak_overflow_ok:
+                return constant(x)
+            raise OverflowError(
+                f"Python integer {x} is out of bounds for {t.dtype}, the dtype it takes next "
+                f"to {strong} in scalar op {self} (NumPy 2 rules)"
+            ) from None
+        return ScalarConstant(t, data)
+
+    def output_types(self, *types: ScalarType) -> list[ScalarType]:
+        """Output types for inputs of ``types`` (raises ``TypeError`` when undefined)."""
+        for i, t in enumerate(types):
+            if not isinstance(t, ScalarType):
+                raise TypeError(f"input {i} of scalar op {self} has non-scalar type {t}")
+        pref = self.output_types_preference
+        if pref is not None:
+            try:
+                return pref(*types)
+            except TypeError as e:
+                raise TypeError(f"scalar op {self}: {e}") from None
+        if self.ufunc is None:
+            raise NotImplementedError(f"scalar op {self} defines no output type rule")
+        return [get_scalar_type(d) for d in self._ufunc_dtypes(_dt(types))]
+
+    def _ufunc_dtypes(self, dtypes: list[str]) -> tuple[str, ...]:
+        try:
+            return ufunc_out_dtypes(self.ufunc, tuple(dtypes))
+        except TypeError:
+            raise TypeError(
+                f"scalar op {self} is not defined for inputs of dtype {dtypes} "
+                "(NumPy has no loop for them)"
+            ) from None
+
+    # computing -----------------------------------------------------------------
+    def impl(self, *values: Any) -> Any:
+        """The computation on NumPy scalars or arrays (a tuple when ``nout > 1``)."""
+        if self.ufunc is None:
+            raise NotImplementedError(f"scalar op {self} defines no impl")
+        return self.ufunc(*values)
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        with np.errstate(all="ignore"):
+            res = self.impl(*inputs)
+            if self.nout == 1:
+                res = (res,)
+            for cell, r, out in zip(output_storage, res, node.outputs):
+                cell[0] = _as_dtype(r, out.type)
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        return [() for _ in node.outputs]
+
+    def py_expr(self, *names: str) -> str | None:
+        """A Python expression of ``names`` (float64 values as Python floats), or None.
+
+        It must give NumPy's result, inf and nan included, using ``math`` and the
+        helpers of :func:`theon.scalar.pyimpl.py_namespace`.  Names should be plain
+        identifiers (they may appear more than once).
+        """
+        return None
+
+    def py_expr_ok(self, node: Apply) -> bool:
+        """Whether :meth:`py_expr` is valid for ``node``: float64 inputs, float64/bool outputs."""
+        return all(i.type.dtype == "float64" for i in node.inputs) and all(  # type: ignore[attr-defined]
+            o.type.dtype in ("float64", "bool")
+            for o in node.outputs  # type: ignore[attr-defined]
+        )
+
+    # derivatives ---------------------------------------------------------------
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        """Forward derivative: per output, the sum of partial derivatives times eval points.
+
+        Exact for every scalar op whose ``L_op`` is linear in the output gradients
+        (all of them); the partials come from ``L_op`` with one-hot output gradients.
+        """
+        outs = self(*inputs, return_list=True)
+        results: list[Any] = []
+        for k, out in enumerate(outs):
+            ogs = [constant(1 if j == k else 0, dtype=o.type.dtype) for j, o in enumerate(outs)]
+            partials = self.L_op(inputs, outs, ogs)
+            total: Variable | None = None
+            for p, ev in zip(partials, eval_points):
+                if ev is None or p is None or isinstance(p.type, DisconnectedType):
+                    continue
+                if isinstance(p.type, NullType):
+                    total = p
+                    break
+                term = mul(p, ev)
+                total = term if total is None else add(total, term)
+            if total is not None and not isinstance(total.type, NullType):
+                total = _grad_as(total, out)
+            results.append(total)
+        return results
+
+
+def _as_dtype(r: Any, t: ScalarType) -> Any:
+    """``r`` as a NumPy scalar of ``t``'s dtype."""
+    if type(r) is t._scalar_class:
+        return r
+    return np.asarray(r).astype(t.np_dtype)[()]
+
+
+class UnaryScalarOp(ScalarOp):
+    """A scalar op of one input."""
+
+    nin = 1
+
+
+class BinaryScalarOp(ScalarOp):
+    """A scalar op of two inputs."""
+
+    nin = 2
+
+
+# grad helpers -----------------------------------------------------------------
+def _discrete(v: Variable) -> bool:
+    return bool(v.type.is_discrete)  # type: ignore[attr-defined]
+
+
+def _grad_as(g: Variable, x: Variable) -> Variable:
+    """``g`` cast to ``x``'s dtype when they differ (gradients keep the input's dtype)."""
+    if g.type.dtype != x.type.dtype:  # type: ignore[attr-defined]
+        if x.type.is_complex or not g.type.is_complex:  # type: ignore[attr-defined]
+            return cast(g, x.type.dtype)  # type: ignore[attr-defined]
+        return cast(_real_part(g), x.type.dtype)  # type: ignore[attr-defined]
+    return g
+
+
+def _real_part(g: Variable) -> Variable:
+    from theon.scalar import real
+
+    return real(g)  # type: ignore[no-any-return]
+
+
+def _zero_grad(x: Variable) -> Variable:
+    """Zero gradient for a float input of a piecewise-constant op; disconnected for ints."""
+    if _discrete(x):
+        return disconnected_type()
+    return constant(0, dtype=x.type.dtype)  # type: ignore[attr-defined]
+
+
+# arithmetic -------------------------------------------------------------------
+class Add(ScalarOp):
+    """``x + y + ...`` (``np.add``; on booleans: logical or)."""
+
+    name = "add"
+    ufunc = np.add
+    identity = 0
+    commutative = True
+    associative = True
+
+    def output_types(self, *types: ScalarType) -> list[ScalarType]:
+        return _fold_types(self, types)
+
+    def impl(self, *values: Any) -> Any:
+        r = values[0]
+        if len(values) == 1:
+            return np.positive(r) if np.asarray(r).dtype != bool else r
+        for v in values[1:]:
+            r = np.add(r, v)
+        return r
+
+    def py_expr(self, *names: str) -> str:
+        return "(" + " + ".join(names) + ")"
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        (gz,) = output_grads
+        return [disconnected_type() if _discrete(x) else _grad_as(gz, x) for x in inputs]
+
+
+def _fold_types(op: ScalarOp, types: Sequence[ScalarType]) -> list[ScalarType]:
+    """Output type of a variadic op: the ufunc's type folded pairwise, as ``reduce`` does."""
+    for i, t in enumerate(types):
+        if not isinstance(t, ScalarType):
+            raise TypeError(f"input {i} of scalar op {op} has non-scalar type {t}")
+    dt = types[0].dtype
+    if len(types) == 1:
+        return [types[0]]
+    for t in types[1:]:
+        (dt,) = op._ufunc_dtypes([dt, t.dtype])
+    return [get_scalar_type(dt)]
+
+
+class Mul(ScalarOp):
+    """``x * y * ...`` (``np.multiply``; on booleans: logical and)."""
+
+    name = "mul"
+    ufunc = np.multiply
+    identity = 1
+    commutative = True
+    associative = True
+
+    def output_types(self, *types: ScalarType) -> list[ScalarType]:
+        return _fold_types(self, types)
+
+    def impl(self, *values: Any) -> Any:
+        r = values[0]
+        if len(values) == 1:
+            return np.positive(r) if np.asarray(r).dtype != bool else r
+        for v in values[1:]:
+            r = np.multiply(r, v)
+        return r
+
+    def py_expr(self, *names: str) -> str:
+        return "(" + " * ".join(names) + ")"
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        (gz,) = output_grads
+        res: list[Any] = []
+        for i, x in enumerate(inputs):
+            if _discrete(x):
+                res.append(disconnected_type())
+                continue
+            others = [v for j, v in enumerate(inputs) if j != i]
+            res.append(_grad_as(mul(gz, *others) if others else gz, x))
+        return res
+
+
+class Sub(BinaryScalarOp):
+    """``x - y`` (``np.subtract``; undefined on booleans, as in NumPy)."""
+
+    name = "sub"
+    ufunc = np.subtract
+
+    def py_expr(self, a: str, b: str) -> str:  # type: ignore[override]
+        return f"({a} - {b})"
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        x, y = inputs
+        (gz,) = output_grads
+        gx = disconnected_type() if _discrete(x) else _grad_as(gz, x)
+        gy = disconnected_type() if _discrete(y) else _grad_as(neg(gz), y)
+        return [gx, gy]
+
+
+class TrueDiv(BinaryScalarOp):
+    """``x / y`` (``np.true_divide``: integers give floats)."""
+
+    name = "true_div"
+    ufunc = np.true_divide
+
+    def py_expr(self, a: str, b: str) -> str:  # type: ignore[override]
+        return f"({a} / {b} if {b} else _div({a}, {b}))"
+
+    def L_op(
+        self,
+        inputs: Sequence[Variable],
+        outputs: Sequence[Variable],
+        output_grads: Sequence[Variable],
+    ) -> list[Any]:
+        x, y = inputs
+        (gz,) = output_grads
+        gx = disconnected_type() if _discrete(x) else _grad_as(true_div(gz, y), x)
+        gy = (
+            disconnected_type()
+            if _discrete(y)
+            else _grad_as(neg(true_div(mul(gz, outputs[0]), y)), y)
+        )
+        return [gx, gy]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        return self.L_op(inputs, [self(*inputs)], output_grads)
+
+
+class Neg(UnaryScalarOp):
+    """``-x`` (``np.negative``)."""
+
+    name = "neg"
+    ufunc = np.negative
+
+    def py_expr(self, a: str) -> str:  # type: ignore[override]
+        return f"(-{a})"
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        (x,) = inputs
+        return [disconnected_type() if _discrete(x) else _grad_as(neg(output_grads[0]), x)]
+
+
+# exp and log --------------------------------------------------------------------
+class Exp(UnaryScalarOp):
+    """``e**x`` (``np.exp``; integers give floats)."""
+
+    name = "exp"
+    ufunc = np.exp
+
+    def py_expr(self, a: str) -> str:  # type: ignore[override]
+        return f"(math.exp({a}) if {a} < 709.0 else _exp({a}))"
+
+    def L_op(
+        self,
+        inputs: Sequence[Variable],
+        outputs: Sequence[Variable],
+        output_grads: Sequence[Variable],
+    ) -> list[Any]:
+        (x,) = inputs
+        if _discrete(x):
+            return [disconnected_type()]
+        return [_grad_as(mul(output_grads[0], outputs[0]), x)]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        return self.L_op(inputs, [self(*inputs)], output_grads)
+
+
+class Log(UnaryScalarOp):
+    """Natural logarithm (``np.log``: ``log(0) = -inf``, negative -> nan)."""
+
+    name = "log"
+    ufunc = np.log
+
+    def py_expr(self, a: str) -> str:  # type: ignore[override]
+        return f"(math.log({a}) if {a} > 0.0 else _log({a}))"
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        (x,) = inputs
+        if _discrete(x):
+            return [disconnected_type()]
+        return [_grad_as(true_div(output_grads[0], x), x)]
+
+
+# cast -------------------------------------------------------------------------
+class Cast(UnaryScalarOp):
+    """Conversion to ``o_type`` (``astype`` semantics: wraps/truncates, no checks).
+
+    >>> from theon.scalar.type import float64
+    >>> str(cast(float64("x"), "int32").owner.op)
+    'convert_to_int32'
+    """
+
+    __props__ = ("o_type",)
+
+    def __init__(self, o_type: ScalarType) -> None:
+        if not isinstance(o_type, ScalarType):
+            o_type = get_scalar_type(o_type)
+        self.o_type = o_type
+        self.ufunc = None
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return f"convert_to_{self.o_type.dtype}"
+
+    def __reduce__(self) -> Any:
+        return (Cast, (self.o_type,))
+
+    def output_types(self, *types: ScalarType) -> list[ScalarType]:
+        return [self.o_type]
+
+    def impl(self, x: Any) -> Any:  # type: ignore[override]
+        return (
+            np.asarray(x).astype(self.o_type.np_dtype)[()]
+            if np.ndim(x) == 0
+            else (x.astype(self.o_type.np_dtype))
+        )
+
+    def py_expr(self, a: str) -> str | None:  # type: ignore[override]
+        if self.o_type.dtype == "float64":
+            return f"float({a})"
+        if self.o_type.dtype == "bool":
+            return f"({a} != 0.0)"
+        return None
+
+    def py_expr_ok(self, node: Apply) -> bool:
+        dt = node.inputs[0].type.dtype  # type: ignore[attr-defined]
+        out = self.o_type.dtype
+        if out == "float64":
+            return dt in ("float64", "bool")
+        return out == "bool" and dt == "float64"
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        (x,) = inputs
+        if _discrete(x):
+            return [disconnected_type()]
+        if self.o_type.is_discrete:
+            return [constant(0, dtype=x.type.dtype)]  # type: ignore[attr-defined]
+        return [_grad_as(output_grads[0], x)]
+
+
+@functools.cache
+def _cast_op(dtype: str) -> Cast:
+    return Cast(get_scalar_type(dtype))
+
+
+def cast(x: Any, dtype: Any) -> Variable:
+    """``x`` converted to ``dtype`` (``x`` itself when it already has it).
+
+    >>> from theon.scalar.type import int32
+    >>> cast(int32("i"), "float64").type
+    ScalarType(float64)
+    """
+    dt = str(np.dtype(dtype.dtype if isinstance(dtype, ScalarType) else dtype))
+    if is_weak_scalar(x):
+        return constant(x, dtype=dt)
+    v = as_scalar(x)
+    if v.type.dtype == dt:  # type: ignore[attr-defined]
+        return v
+    return _cast_op(dt)(v)  # type: ignore[no-any-return]
+
+
+add = Add()
+sub = Sub()
+mul = Mul()
+true_div = TrueDiv()
+neg = Neg()
+exp = Exp()
+log = Log()

@@ -1,0 +1,416 @@
+"""Making tensor variables: ``as_tensor_variable``, ``constant``, ``cast``, scalar <-> tensor.
+
+>>> x = as_tensor_variable([[1, 2], [3, 4]])
+>>> x.type
+TensorType(int64, shape=(2, 2))
+>>> cast(x, "float32").dtype
+'float32'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Constant, Variable
+from theon.graph.op import Op
+from theon.tensor.type import TensorType
+from theon.tensor.variable import TensorConstant, TensorVariable
+
+__all__ = [
+    "NotScalarConstantError",
+    "ScalarFromTensor",
+    "TensorFromScalar",
+    "as_tensor",
+    "as_tensor_variable",
+    "cast",
+    "constant",
+    "get_scalar_constant_value",
+    "is_weak_scalar",
+    "scalar_from_tensor",
+    "tensor_from_scalar",
+    "weak_constant_dtype",
+]
+
+
+def is_weak_scalar(x: Any) -> bool:
+    """Whether ``x`` is a Python number, weak under NumPy 2's NEP 50 (not a NumPy scalar)."""
+    return type(x) in (bool, int, float, complex)
+
+
+_DEFAULT_WEAK = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+
+
+def weak_constant_dtype(value: Any, strong_dtypes: Sequence[str], overflow_ok: bool = False) -> str:
+    """The dtype a Python number takes as a constant next to operands of ``strong_dtypes``.
+
+    NumPy 2 gives ``np.result_type(*strong_dtypes, value)`` (NEP 50).  The
+    constant keeps its default dtype (int64, float64, complex128) when that gives
+    the same result, so ``dscalar + 1`` holds an int64 ``1`` as in seed 000;
+    otherwise it takes the result dtype (``fvector + 1.0`` holds a float32).
+    Raises ``OverflowError`` when an int does not fit, unless ``overflow_ok``.
+
+    >>> weak_constant_dtype(1, ["float64"]), weak_constant_dtype(1, ["float32"])
+    ('int64', 'float32')
+    >>> weak_constant_dtype(2.5, ["int8"])
+    'float64'
+    """
+    default = _DEFAULT_WEAK[type(value)]
+    if not strong_dtypes:
+        return default
+    strong = [np.dtype(d) for d in strong_dtypes]
+    target = np.result_type(*strong, value)
+    if type(value) is int and target.kind in "iu":
+        info = np.iinfo(target)
+        if not info.min <= value <= info.max:
+            if overflow_ok:
+                return str(np.asarray(value).dtype) if -(2**63) <= value < 2**63 else "uint64"
+            raise OverflowError(
+                f"Python integer {value} is out of bounds for {target}, the dtype it takes "
+                f"next to operands of dtype {', '.join(strong_dtypes)} (NumPy 2 rules)"
+            )
+    if np.result_type(*strong, np.dtype(default)) == target and (
+        type(value) is not int or -(2**63) <= value < 2**63
+    ):
+        return default
+    return str(target)
+
+
+def _floatx() -> str:
+    from theon.config import config
+
+    return str(config.floatX)
+
+
+def _contains_variable(x: Any) -> bool:
+    """Whether a (nested) list/tuple holds a Variable."""
+    stack = [x]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, Variable):
+            return True
+        if isinstance(cur, (list, tuple)):
+            stack.extend(cur)
+    return False
+
+
+def _fix_ndim(data: np.ndarray, ndim: int | None, what: Any) -> np.ndarray:
+    """Add leading axes, or drop leading length-1 axes, to reach ``ndim``."""
+    if ndim is None or data.ndim == ndim:
+        return data
+    if data.ndim < ndim:
+        return data.reshape((1,) * (ndim - data.ndim) + data.shape)
+    extra = data.ndim - ndim
+    if all(s == 1 for s in data.shape[:extra]):
+        return data.reshape(data.shape[extra:])
+    raise ValueError(f"cannot make a {ndim}-d tensor from {what!r} of shape {data.shape}")
+
+
+def constant(
+    x: Any, name: str | None = None, ndim: int | None = None, dtype: Any = None
+) -> TensorConstant:
+    """A TensorConstant holding a read-only copy of ``x``.
+
+    Parameters
+    ----------
+    x
+        A Python number, nested list, NumPy scalar or array.
+    name
+        Optional name.
+    ndim
+        Number of dimensions wanted (leading axes are added or dropped).
+    dtype
+        The dtype; by default NumPy's, with Python floats as ``config.floatX``.
+
+    The constant's static shape is the data's shape.
+
+    >>> constant(2.0)
+    TensorConstant{2.0}
+    >>> constant([1, 2], dtype="int8").type
+    TensorType(int8, shape=(2,))
+    """
+    if isinstance(x, TensorConstant):
+        if (dtype is None or np.dtype(dtype) == x.type.numpy_dtype) and (
+            ndim is None or ndim == x.type.ndim
+        ):
+            return x
+        x = x.data
+    if isinstance(x, Variable):
+        raise TypeError(f"constant() needs a value, got the symbolic variable {x} of {x.type}")
+    if dtype is not None:
+        dt = np.dtype(_floatx() if dtype == "floatX" else dtype)
+        try:
+            data = np.array(x, dtype=dt)
+        except OverflowError as e:
+            raise OverflowError(f"constant({x!r}, dtype={dt}): {e}") from None
+    else:
+        data = np.array(x)
+        if data.dtype == np.float64 and not isinstance(x, (np.ndarray, np.generic)):
+            fx = _floatx()
+            if fx != "float64":
+                data = data.astype(fx)
+    if data.dtype == object or data.dtype.kind in "SUVMm":
+        raise TypeError(
+            f"constant() needs numeric data, got {type(x).__name__} giving dtype {data.dtype}"
+        )
+    data = _fix_ndim(data, ndim, x)
+    ttype = TensorType(data.dtype, data.shape)
+    return TensorConstant(ttype, data, name=name)
+
+
+def as_tensor_variable(
+    x: Any, name: str | None = None, ndim: int | None = None, dtype: Any = None
+) -> TensorVariable:
+    """``x`` as a tensor Variable: variables pass through, values become constants.
+
+    Parameters
+    ----------
+    x
+        A TensorVariable, a single-output Apply, a scalar Variable, a number, list
+        or array.  A list holding Variables is stacked.
+    name
+        Name for a new constant.
+    ndim
+        Required number of dimensions: leading broadcastable axes are added or
+        dropped; anything else is an error.
+    dtype
+        Cast to this dtype.
+
+    >>> as_tensor_variable(3).type
+    TensorType(int64, shape=())
+    >>> import theon.tensor as tt
+    >>> v = tt.dvector("v")
+    >>> as_tensor_variable(v) is v
+    True
+    """
+    if isinstance(x, Apply):
+        outs = x.outputs
+        if getattr(x.op, "default_output", None) is not None:
+            x = outs[x.op.default_output]
+        elif len(outs) == 1:
+            x = outs[0]
+        else:
+            raise TypeError(
+                f"cannot use the Apply of {x.op} as a tensor: it has {len(outs)} outputs"
+            )
+    if isinstance(x, Variable):
+        if isinstance(x.type, TensorType):
+            v: TensorVariable = x  # type: ignore[assignment]
+        elif _is_scalar_type(x.type):
+            v = tensor_from_scalar(x)
+        else:
+            raise TypeError(
+                f"cannot use variable {x} of type {x.type} as a tensor (it is not a TensorType)"
+            )
+        if dtype is not None:
+            v = cast(v, dtype)
+        if ndim is not None and v.type.ndim != ndim:
+            v = _variable_to_ndim(v, ndim)
+        return v
+    if isinstance(x, (list, tuple)) and _contains_variable(x):
+        stacked = _stack_values(x)
+        return as_tensor_variable(stacked, name=name, ndim=ndim, dtype=dtype)
+    return constant(x, name=name, ndim=ndim, dtype=dtype)
+
+
+as_tensor = as_tensor_variable
+
+
+def _stack_values(x: Sequence[Any]) -> TensorVariable:
+    """Stack a list holding Variables (delegated to the join module)."""
+    items = [
+        _stack_values(i) if isinstance(i, (list, tuple)) else as_tensor_variable(i) for i in x
+    ]
+    for modname in ("theon.tensor.join", "theon.tensor.basic_ops", "theon.tensor.creation"):
+        try:
+            mod = __import__(modname, fromlist=["stack"])
+        except ImportError:
+            continue
+        if hasattr(mod, "stack"):
+            return mod.stack(items)  # type: ignore[no-any-return]
+    raise NotImplementedError("stacking a list of variables needs theon.tensor's stack()")
+
+
+def _variable_to_ndim(v: TensorVariable, ndim: int) -> TensorVariable:
+    """Add leading axes, or drop leading broadcastable ones, to reach ``ndim``."""
+    from theon.tensor.elemwise import DimShuffle
+
+    if v.type.ndim < ndim:
+        order: list[Any] = ["x"] * (ndim - v.type.ndim) + list(range(v.type.ndim))
+        return DimShuffle(v.type.ndim, order)(v)  # type: ignore[no-any-return]
+    extra = v.type.ndim - ndim
+    if all(s == 1 for s in v.type.shape[:extra]):
+        return DimShuffle(v.type.ndim, list(range(extra, v.type.ndim)))(v)  # type: ignore[no-any-return]
+    raise ValueError(
+        f"cannot make {v} of {v.type} into a {ndim}-d tensor: its leading dimensions "
+        "are not known to have length 1"
+    )
+
+
+def _is_scalar_type(t: Any) -> bool:
+    from theon.scalar.type import ScalarType
+
+    return isinstance(t, ScalarType)
+
+
+# casting ---------------------------------------------------------------------
+def cast(x: Any, dtype: Any) -> TensorVariable:
+    """``x`` converted to ``dtype`` (``x`` itself when it already has it).
+
+    Conversion follows ``ndarray.astype``: floats are truncated toward zero and
+    integers wrap.  ``'floatX'`` means ``config.floatX``.
+
+    >>> import theon.tensor as tt
+    >>> cast(tt.dvector("v"), "int32").type
+    TensorType(int32, shape=(None,))
+    """
+    if dtype == "floatX":
+        dtype = _floatx()
+    elif isinstance(getattr(dtype, "dtype", None), str):  # a TensorType or ScalarType
+        dtype = dtype.dtype
+    dt = np.dtype(dtype).name
+    if not isinstance(x, (Variable, Apply)):
+        return constant(x, dtype=dt)
+    v = as_tensor_variable(x)
+    if v.type.dtype == dt:
+        return v
+    from theon.scalar.basic import _cast_op
+    from theon.tensor.elemwise import Elemwise
+
+    return Elemwise(_cast_op(dt))(v)  # type: ignore[no-any-return]
+
+
+# scalar <-> tensor ---------------------------------------------------------------
+class TensorFromScalar(Op):
+    """A 0-d tensor holding a scalar variable's value."""
+
+    __props__ = ()
+
+    def make_node(self, s: Any) -> Apply:
+        from theon.scalar.type import as_scalar
+
+        s = as_scalar(s)
+        return Apply(self, [s], [TensorType(s.type.dtype, ())()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        output_storage[0][0] = np.asarray(inputs[0], dtype=node.outputs[0].type.numpy_dtype)
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        return [()]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        from theon.graph.null_type import disconnected_type
+
+        (s,) = inputs
+        if s.type.dtype not in ("float16", "float32", "float64", "complex64", "complex128"):  # type: ignore[attr-defined]
+            return [disconnected_type()]
+        return [scalar_from_tensor(output_grads[0])]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        if eval_points[0] is None:
+            return [None]
+        return [self(eval_points[0])]
+
+
+class ScalarFromTensor(Op):
+    """The scalar held by a 0-d tensor."""
+
+    __props__ = ()
+
+    def make_node(self, t: Any) -> Apply:
+        from theon.scalar.type import get_scalar_type
+
+        t = as_tensor_variable(t)
+        if t.type.ndim != 0:
+            raise TypeError(f"scalar_from_tensor needs a 0-d tensor, got {t} of {t.type}")
+        return Apply(self, [t], [get_scalar_type(t.type.dtype)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        output_storage[0][0] = inputs[0][()]
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        return [()]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        from theon.graph.null_type import disconnected_type
+
+        (t,) = inputs
+        if t.type.dtype not in ("float16", "float32", "float64", "complex64", "complex128"):  # type: ignore[attr-defined]
+            return [disconnected_type()]
+        return [tensor_from_scalar(output_grads[0])]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        if eval_points[0] is None:
+            return [None]
+        return [self(eval_points[0])]
+
+
+_tensor_from_scalar = TensorFromScalar()
+_scalar_from_tensor = ScalarFromTensor()
+
+
+def tensor_from_scalar(s: Any) -> TensorVariable:
+    """A 0-d tensor from a scalar variable.
+
+    >>> from theon import scalar as ts
+    >>> tensor_from_scalar(ts.float32("s")).type
+    TensorType(float32, shape=())
+    """
+    return _tensor_from_scalar(s)  # type: ignore[no-any-return]
+
+
+def scalar_from_tensor(t: Any) -> Variable:
+    """The scalar variable held by a 0-d tensor.
+
+    >>> import theon.tensor as tt
+    >>> scalar_from_tensor(tt.dscalar("x")).type
+    ScalarType(float64)
+    """
+    return _scalar_from_tensor(t)  # type: ignore[no-any-return]
+
+
+# constant values -----------------------------------------------------------------
+class NotScalarConstantError(ValueError):
+    """The variable is not a constant scalar (as far as can be told statically)."""
+
+
+def get_scalar_constant_value(v: Any, elemwise: bool = True) -> np.ndarray:
+    """The value of ``v`` as a 0-d array when it is a known constant scalar.
+
+    Looks through constants whose elements are all equal, DimShuffle, casts and
+    scalar/tensor conversions.  Raises :class:`NotScalarConstantError` otherwise.
+
+    >>> get_scalar_constant_value(constant([2.0, 2.0]))
+    array(2.)
+    """
+    from theon.tensor.elemwise import DimShuffle, Elemwise
+
+    seen = 0
+    while True:
+        seen += 1
+        if seen > 1000:
+            break
+        if is_weak_scalar(v) or isinstance(v, (np.ndarray, np.generic)):
+            data = np.asarray(v)
+            if data.size == 0:
+                break
+            flat = data.reshape(-1)
+            if data.ndim == 0 or bool(np.all(flat == flat[0])):
+                return np.asarray(flat[0]) if data.ndim else data
+            break
+        if isinstance(v, Constant):
+            v = v.data
+            continue
+        if not isinstance(v, Variable) or v.owner is None:
+            break
+        op = v.owner.op
+        if isinstance(op, DimShuffle) or isinstance(op, (TensorFromScalar, ScalarFromTensor)):
+            v = v.owner.inputs[0]
+            continue
+        if elemwise and isinstance(op, Elemwise) and type(op.scalar_op).__name__ == "Cast":
+            inner = get_scalar_constant_value(v.owner.inputs[0], elemwise)
+            return inner.astype(v.type.dtype)  # type: ignore[attr-defined, no-any-return]
+        break
+    raise NotScalarConstantError(f"{v} is not a constant scalar")

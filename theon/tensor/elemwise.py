@@ -1,0 +1,732 @@
+"""The core tensor Ops: ``DimShuffle``, ``Elemwise`` (a lifted scalar op) and ``CAReduce``.
+
+Broadcasting is static, as in Theano/PyTensor: a dimension broadcasts only when
+its static length is 1 (``broadcastable``).  Inputs of fewer dimensions get
+leading length-1 axes through ``DimShuffle``, as seed 002 shows for ``x * 2.``.
+
+>>> import theon.tensor as tt
+>>> x = tt.dmatrix("x")
+>>> y = x * 2.0
+>>> y.owner.op.name
+'Elemwise{mul,no_inplace}'
+>>> str(y.owner.inputs[1].owner.op), str(y.owner.inputs[1].owner.inputs[0])
+('DimShuffle{x,x}', 'TensorConstant{2.0}')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Constant, Variable
+from theon.graph.fg import describe
+from theon.graph.null_type import DisconnectedType, NullType, disconnected_type
+from theon.graph.op import Op
+from theon.tensor.basic import as_tensor_variable, constant, is_weak_scalar, weak_constant_dtype
+from theon.tensor.type import TensorType, discrete_dtypes
+
+__all__ = ["DimShuffle", "Elemwise", "FrozenDict", "fill_like", "sum_to_type"]
+
+
+class FrozenDict(dict):  # type: ignore[type-arg]
+    """An immutable, hashable dict (for Op props such as ``inplace_pattern``)."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted(self.items())))
+
+    def _immutable(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("FrozenDict is immutable")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _immutable  # type: ignore[assignment]
+
+    def __reduce__(self) -> Any:
+        return (FrozenDict, (dict(self),))
+
+
+_INT_CONSTS: dict[int, Variable] = {}
+
+
+def int_constant(k: int) -> Variable:
+    """A cached int64 0-d constant (for shapes)."""
+    c = _INT_CONSTS.get(k)
+    if c is None:
+        c = constant(np.int64(k))
+        if len(_INT_CONSTS) < 256:
+            _INT_CONSTS[k] = c
+    return c
+
+
+# DimShuffle --------------------------------------------------------------------------
+class DimShuffle(Op):
+    """Reorder dimensions, insert broadcastable ones (``'x'``) and drop length-1 ones.
+
+    Parameters
+    ----------
+    input_ndim
+        Number of dimensions of the input.
+    new_order
+        For each output dimension, the input dimension it comes from, or ``'x'``
+        for a new length-1 dimension.  Input dimensions left out are dropped and
+        must have static length 1.
+
+    The output is a view of the input.
+
+    >>> import theon.tensor as tt
+    >>> v = tt.dvector("v")
+    >>> DimShuffle(1, ("x", 0))(v).type
+    TensorType(float64, shape=(1, None))
+    """
+
+    __props__ = ("input_ndim", "new_order")
+    view_map = {0: [0]}
+
+    def __init__(self, input_ndim: int, new_order: Sequence[int | str]) -> None:
+        order: list[int | str] = []
+        for o in new_order:
+            if o == "x":
+                order.append("x")
+            elif isinstance(o, (int, np.integer)) and not isinstance(o, bool):
+                if not 0 <= int(o) < input_ndim:
+                    raise ValueError(
+                        f"DimShuffle: entry {o} of {tuple(new_order)} is not an input dimension "
+                        f"(the input has {input_ndim})"
+                    )
+                order.append(int(o))
+            else:
+                raise TypeError(f"DimShuffle entries are ints or 'x', got {o!r}")
+        kept = [o for o in order if o != "x"]
+        if len(set(kept)) != len(kept):
+            raise ValueError(f"DimShuffle: {tuple(new_order)} uses an input dimension twice")
+        self.input_ndim = int(input_ndim)
+        self.new_order = tuple(order)
+        self.drop = tuple(i for i in range(input_ndim) if i not in kept)
+        self.shuffle = tuple(kept)
+        self.augment = tuple(k for k, o in enumerate(order) if o == "x")
+        # perform: squeeze the dropped axes, transpose what is left, index in new axes
+        rank = {d: r for r, d in enumerate(sorted(kept))}
+        perm = tuple(rank[d] for d in kept)
+        self._perm = None if perm == tuple(range(len(perm))) else perm
+        self._expand = (
+            tuple(None if o == "x" else slice(None) for o in order) if self.augment else None
+        )
+        self.name = "DimShuffle{" + ",".join(str(o) for o in order) + "}"
+
+    @property
+    def is_transpose_only(self) -> bool:
+        """Whether it only permutes dimensions."""
+        return not self.drop and not self.augment
+
+    def make_node(self, x: Any) -> Apply:
+        x = as_tensor_variable(x)
+        t = x.type
+        if t.ndim != self.input_ndim:
+            raise TypeError(
+                f"{self} expects a {self.input_ndim}-d input, got {describe(x)} with "
+                f"{t.ndim} dimensions"
+            )
+        for d in self.drop:
+            if t.shape[d] != 1:
+                raise ValueError(
+                    f"{self} drops dimension {d} of {describe(x)}, but its static length is "
+                    f"{t.shape[d]}, not 1"
+                )
+        shape = tuple(1 if o == "x" else t.shape[o] for o in self.new_order)  # type: ignore[index]
+        return Apply(self, [x], [TensorType(t.dtype, shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        x = inputs[0]
+        if self.drop:
+            x = x.squeeze(axis=self.drop)
+        if self._perm is not None:
+            x = x.transpose(self._perm)
+        if self._expand is not None:
+            x = x[self._expand]
+        output_storage[0][0] = x
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
+        (ish,) = input_shapes
+        return [tuple(int_constant(1) if o == "x" else ish[o] for o in self.new_order)]  # type: ignore[index]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        (x,) = inputs
+        if x.type.dtype in discrete_dtypes:  # type: ignore[attr-defined]
+            return [disconnected_type()]
+        gz = as_tensor_variable(output_grads[0])
+        loose = [a for a in self.augment if gz.type.shape[a] != 1]
+        if loose:
+            from theon.tensor.math import sum as _sum
+
+            gz = _sum(gz, axis=loose, keepdims=True)
+        order: list[int | str] = ["x"] * self.input_ndim
+        for pos, o in enumerate(self.new_order):
+            if o != "x":
+                order[o] = pos  # type: ignore[index]
+        g = DimShuffle(gz.type.ndim, order)(gz)
+        return [_cast_like(g, x)]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        if eval_points[0] is None:
+            return [None]
+        return [self(eval_points[0])]
+
+
+def _cast_like(g: Variable, x: Variable) -> Variable:
+    """``g`` cast to ``x``'s dtype when they differ."""
+    if g.type.dtype != x.type.dtype:  # type: ignore[attr-defined]
+        from theon.tensor.basic import cast
+
+        if g.type.dtype.startswith("complex") and not x.type.dtype.startswith("complex"):  # type: ignore[attr-defined]
+            from theon.tensor.math import real
+
+            g = real(g)
+        return cast(g, x.type.dtype)  # type: ignore[attr-defined]
+    return g
+
+
+def _expand_to(x: Variable, ndim: int) -> Variable:
+    """``x`` with leading broadcastable dimensions up to ``ndim``."""
+    n = x.type.ndim  # type: ignore[attr-defined]
+    if n == ndim:
+        return x
+    return DimShuffle(n, ("x",) * (ndim - n) + tuple(range(n)))(x)  # type: ignore[no-any-return]
+
+
+def fill_like(model: Variable, value: Any) -> Variable:
+    """``value`` broadcast to the shape of ``model`` (keeping ``value``'s dtype).
+
+    >>> import theon.tensor as tt
+    >>> fill_like(tt.dmatrix("m"), tt.constant(1.0)).type
+    TensorType(float64, shape=(None, None))
+    """
+    from theon.tensor.math import second
+
+    return second(model, value)  # type: ignore[no-any-return]
+
+
+def sum_to_type(g: Variable, x: Variable) -> Variable:
+    """Reduce a broadcast gradient ``g`` to the shape and dtype of ``x`` (unbroadcast).
+
+    Sums over the dimensions where ``x`` has static length 1 and ``g`` may not,
+    and fills ``g`` out when it is smaller than ``x``.
+    """
+    nd = x.type.ndim  # type: ignore[attr-defined]
+    gt = g.type
+    if gt.ndim > nd:  # type: ignore[attr-defined]
+        from theon.tensor.math import sum as _sum
+
+        lead = gt.ndim - nd  # type: ignore[attr-defined]
+        g = _sum(g, axis=tuple(range(lead)))
+        gt = g.type
+    axes = [d for d in range(gt.ndim) if x.type.shape[d] == 1 and gt.shape[d] != 1]  # type: ignore[attr-defined]
+    if axes:
+        from theon.tensor.math import sum as _sum
+
+        g = _sum(g, axis=axes, keepdims=True)
+        gt = g.type
+    if gt.ndim < nd or any(  # type: ignore[attr-defined]
+        xs != 1 and gs == 1 for xs, gs in zip(x.type.shape, _expand_to(g, nd).type.shape)  # type: ignore[attr-defined]
+    ):
+        g = fill_like(x, g)
+    return _cast_like(g, x)
+
+
+# Elemwise ------------------------------------------------------------------------------
+def _scalar_type(dtype: str) -> Any:
+    from theon.scalar.type import get_scalar_type
+
+    return get_scalar_type(dtype)
+
+
+class Elemwise(Op):
+    """A scalar op applied elementwise to arrays, with broadcasting.
+
+    Parameters
+    ----------
+    scalar_op
+        The :class:`theon.scalar.ScalarOp` to lift.
+    inplace_pattern
+        ``{output index: input index}``: outputs computed into (overwriting) an
+        input's buffer.  That input must have the output's type.
+
+    Python numbers among the inputs become constants with NumPy 2's weak-scalar
+    dtype rules; inputs of fewer dimensions are DimShuffle'd to the largest rank.
+
+    >>> from theon import scalar as ts
+    >>> import theon.tensor as tt
+    >>> add = Elemwise(ts.add)
+    >>> add(tt.fvector("a"), 1.5).type
+    TensorType(float32, shape=(None,))
+    """
+
+    __props__ = ("scalar_op", "inplace_pattern")
+
+    def __init__(
+        self, scalar_op: Any, inplace_pattern: Mapping[int, int] | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.scalar_op = scalar_op
+        pattern = FrozenDict({int(k): int(v) for k, v in (inplace_pattern or {}).items()})
+        self.inplace_pattern = pattern
+        self.destroy_map = {o: [i] for o, i in pattern.items()}
+        if name is None:
+            if not pattern:
+                name = f"Elemwise{{{scalar_op},no_inplace}}"
+            elif dict(pattern) == {0: 0}:
+                name = f"Elemwise{{{scalar_op},inplace}}"
+            else:
+                name = f"Elemwise{{{scalar_op}}}{sorted(pattern.items())}"
+        self.name = name
+        self.nin = getattr(scalar_op, "nin", -1)
+        self.nout = getattr(scalar_op, "nout", 1)
+        ufunc = getattr(scalar_op, "ufunc", None)
+        exact = getattr(scalar_op, "ufunc_exact", True)
+        self._ufunc = ufunc if ufunc is not None and exact else None
+        self._ufunc_nin = getattr(ufunc, "nin", None) if isinstance(ufunc, np.ufunc) else None
+        self._is_np_ufunc = isinstance(ufunc, np.ufunc) and exact
+        # a plain ufunc of fixed arity: perform calls it directly
+        self._direct = self._ufunc is not None and self.nin >= 0 and self._ufunc_nin == self.nin
+
+    def __reduce__(self) -> Any:
+        return (Elemwise, (self.scalar_op, dict(self.inplace_pattern)))
+
+    # building -----------------------------------------------------------------------
+    def make_node(self, *inputs: Any) -> Apply:
+        sop = self.scalar_op
+        if self.nin >= 0 and len(inputs) != self.nin:
+            raise TypeError(f"{self} takes {self.nin} inputs, got {len(inputs)}")
+        if not inputs:
+            raise TypeError(f"{self} needs at least one input")
+        tens: list[Any] = [None if is_weak_scalar(x) else as_tensor_variable(x) for x in inputs]
+        if any(t is None for t in tens):
+            self._wrap_weak(inputs, tens)
+        nd = max(t.type.ndim for t in tens)
+        if any(t.type.ndim != nd for t in tens):
+            tens = [_expand_to(t, nd) for t in tens]
+        out_shape = self._broadcast_shape(tens, nd)
+        try:
+            out_stypes = sop.output_types(*[_scalar_type(t.type.dtype) for t in tens])
+        except TypeError as e:
+            ins = ", ".join(describe(t) for t in tens)
+            raise TypeError(f"{self} cannot be applied to {ins}: {e}") from None
+        for o, i in self.inplace_pattern.items():
+            it = tens[i].type
+            if it.dtype != out_stypes[o].dtype or any(
+                s == 1 and so != 1 for s, so in zip(it.shape, out_shape)
+            ):
+                raise TypeError(
+                    f"{self}: output {o} cannot overwrite input {i} {describe(tens[i])}: the "
+                    f"output has dtype {out_stypes[o].dtype} and shape {out_shape}"
+                )
+        outs = [TensorType(st.dtype, out_shape)() for st in out_stypes]
+        return Apply(self, tens, outs)
+
+    def _wrap_weak(self, inputs: Sequence[Any], tens: list[Any]) -> None:
+        """Turn the Python numbers among ``inputs`` into constants (NEP 50 dtypes)."""
+        sop = self.scalar_op
+        no_prom = getattr(sop, "no_promote_inputs", ())
+        overflow_ok = bool(getattr(sop, "weak_overflow_ok", False))
+        strong = [t.type.dtype for i, t in enumerate(tens) if t is not None and i not in no_prom]
+        for i, x in enumerate(inputs):
+            if tens[i] is not None:
+                continue
+            ctx = [] if i in no_prom else strong
+            try:
+                dt = weak_constant_dtype(x, ctx, overflow_ok)
+            except OverflowError as e:
+                dt = self._loop_dtype(inputs, tens, i)
+                if dt is None:
+                    raise OverflowError(f"{self}: {e}") from None
+            if not ctx and type(x) is float:
+                from theon.tensor.basic import _floatx
+
+                dt = _floatx()
+            tens[i] = constant(x, dtype=dt)
+
+    def _loop_dtype(self, inputs: Sequence[Any], tens: list[Any], i: int) -> str | None:
+        """The dtype NumPy's ufunc loop gives weak input ``i`` when it does not fit the
+        promoted integer dtype (``int8_array / 300`` computes in float64); None if it must fail."""
+        ufunc = getattr(self.scalar_op, "ufunc", None)
+        if not isinstance(ufunc, np.ufunc) or ufunc.nin != len(inputs):
+            return None
+        spec: list[Any] = [
+            type(x) if t is None else np.dtype(t.type.dtype) for x, t in zip(inputs, tens)
+        ]
+        try:
+            loop = ufunc.resolve_dtypes(tuple(spec) + (None,) * ufunc.nout)
+        except (TypeError, ValueError):
+            return None
+        dt = loop[i]
+        if dt.kind in "iu":
+            return None
+        return str(dt)
+
+    def _broadcast_shape(self, tens: Sequence[Any], nd: int) -> tuple[int | None, ...]:
+        """Static output shape; raises ``ValueError`` naming both shapes when incompatible."""
+        shapes = [t.type.shape for t in tens]
+        if len(shapes) == 1 or all(s == shapes[0] for s in shapes):
+            return shapes[0]  # type: ignore[no-any-return]
+        out: list[int | None] = []
+        for d in range(nd):
+            known: int | None = None
+            known_i = -1
+            any_none = False
+            for i, s in enumerate(shapes):
+                v = s[d]
+                if v is None:
+                    any_none = True
+                elif v != 1:
+                    if known is None:
+                        known, known_i = v, i
+                    elif v != known:
+                        raise ValueError(
+                            f"{self}: cannot broadcast input {known_i} {describe(tens[known_i])} "
+                            f"of static shape {shapes[known_i]} with input {i} "
+                            f"{describe(tens[i])} of static shape {s} (dimension {d}: "
+                            f"{known} vs {v})"
+                        )
+            out.append(known if known is not None else (None if any_none else 1))
+        return tuple(out)
+
+    # computing -------------------------------------------------------------------------
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        # No np.errstate here: it costs microseconds per call.  NumPy's inf/nan results
+        # are the semantics; linkers may silence floating-point warnings once per call.
+        pattern = self.inplace_pattern
+        if pattern and self._is_np_ufunc and len(inputs) == self._ufunc_nin:
+            outs = tuple(inputs[pattern[o]] if o in pattern else None for o in range(self.nout))
+            res = self._ufunc(*inputs, out=outs)  # type: ignore[misc]
+        elif self._direct:
+            res = self._ufunc(*inputs)  # type: ignore[misc]
+        elif self._ufunc is not None and len(inputs) == self._ufunc_nin:
+            res = self._ufunc(*inputs)
+        else:
+            res = self.scalar_op.impl(*inputs)
+        if self.nout == 1:
+            r = res
+            dt = node.outputs[0].type.numpy_dtype  # type: ignore[attr-defined]
+            if type(r) is not np.ndarray or r.dtype != dt:
+                r = np.asarray(r, dtype=dt)
+            if pattern:
+                buf = inputs[pattern[0]]
+                if r is not buf:
+                    buf[...] = r
+                    r = buf
+            shp = r.shape
+            for a in inputs:
+                if a.shape != shp:
+                    self._check_runtime_broadcast(node, inputs, shp)
+                    break
+            output_storage[0][0] = r
+            return
+        for o, (cell, r, var) in enumerate(zip(output_storage, res, node.outputs)):
+            dt = var.type.numpy_dtype  # type: ignore[attr-defined]
+            if type(r) is not np.ndarray or r.dtype != dt:
+                r = np.asarray(r, dtype=dt)
+            if o in pattern:
+                buf = inputs[pattern[o]]
+                if r is not buf:
+                    buf[...] = r
+                    r = buf
+            shp = r.shape
+            for a in inputs:
+                if a.shape != shp:
+                    self._check_runtime_broadcast(node, inputs, shp)
+                    break
+            cell[0] = r
+
+    def _check_runtime_broadcast(
+        self, node: Apply, inputs: Sequence[Any], out_shape: tuple[int, ...]
+    ) -> None:
+        """Refuse broadcasting along a dimension not declared broadcastable (static shape)."""
+        for k, (v, a) in enumerate(zip(node.inputs, inputs)):
+            if a.shape == out_shape:
+                continue
+            for d, (s, r, o) in enumerate(zip(v.type.shape, a.shape, out_shape)):  # type: ignore[attr-defined]
+                if r != o and s != 1:
+                    raise ValueError(
+                        f"{self}: input {k} {describe(v)} has shape {a.shape} at runtime, which "
+                        f"broadcasts along dimension {d} to {out_shape}, but its type does not "
+                        f"declare that dimension broadcastable; give it static length 1 "
+                        f"(e.g. shape=(1, ...) or x.dimshuffle(...)) to broadcast"
+                    )
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
+        out_t = node.outputs[0].type
+        shape: list[Any] = []
+        for d in range(out_t.ndim):  # type: ignore[attr-defined]
+            pick = None
+            for v, sh in zip(node.inputs, input_shapes):
+                if v.type.shape[d] != 1:  # type: ignore[attr-defined]
+                    pick = sh[d]
+                    break
+            shape.append(int_constant(1) if pick is None else pick)
+        return [tuple(shape)] * len(node.outputs)
+
+    # derivatives ------------------------------------------------------------------------
+    def _partials(
+        self,
+        inputs: Sequence[Variable],
+        outputs: Sequence[Variable],
+        output_grads: Sequence[Variable],
+    ) -> list[Any]:
+        """The scalar op's L_op translated to Elemwise graphs (before unbroadcasting)."""
+        sop = self.scalar_op
+        s_in = [_scalar_type(x.type.dtype)() for x in inputs]  # type: ignore[attr-defined]
+        s_out = sop.make_node(*s_in).outputs
+        s_og: list[Variable] = []
+        t_og: list[Variable] = []
+        for o, g in zip(outputs, output_grads):
+            if g is None or isinstance(g.type, (DisconnectedType, NullType)):
+                g = fill_like(o, constant(0, dtype=o.type.dtype))  # type: ignore[attr-defined]
+            else:
+                g = as_tensor_variable(g)
+            t_og.append(g)
+            s_og.append(_scalar_type(g.type.dtype)())  # type: ignore[attr-defined]
+        s_grads = sop.L_op(s_in, s_out, s_og)
+        mapping: dict[Variable, Variable] = {}
+        mapping.update(zip(s_in, inputs))
+        mapping.update(zip(s_out, outputs))
+        mapping.update(zip(s_og, t_og))
+        return [_scalar_to_tensor_graph(sg, mapping) for sg in s_grads]
+
+    def L_op(
+        self,
+        inputs: Sequence[Variable],
+        outputs: Sequence[Variable],
+        output_grads: Sequence[Variable],
+    ) -> list[Any]:
+        partials = self._partials(inputs, outputs, output_grads)
+        res: list[Any] = []
+        for x, g in zip(inputs, partials):
+            if g is None:
+                res.append(disconnected_type())
+            elif isinstance(g.type, (DisconnectedType, NullType)):
+                res.append(g)
+            elif x.type.dtype in discrete_dtypes:  # type: ignore[attr-defined]
+                res.append(disconnected_type())
+            else:
+                res.append(sum_to_type(g, x))
+        return res
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        return self.L_op(inputs, self(*inputs, return_list=True), output_grads)
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        outs = self(*inputs, return_list=True)
+        results: list[Any] = []
+        for j, out in enumerate(outs):
+            ograds: list[Any] = [
+                fill_like(o, constant(1 if k == j else 0, dtype=o.type.dtype))  # type: ignore[attr-defined]
+                for k, o in enumerate(outs)
+            ]
+            partials = self._partials(inputs, outs, ograds)
+            total: Variable | None = None
+            for p, ev in zip(partials, eval_points):
+                if ev is None or p is None or isinstance(p.type, DisconnectedType):
+                    continue
+                if isinstance(p.type, NullType):
+                    total = p
+                    break
+                from theon.tensor.math import add, mul
+
+                term = mul(p, ev)
+                total = term if total is None else add(total, term)
+            if total is not None and not isinstance(total.type, NullType):
+                total = _cast_like(total, out)
+                if total.type.shape != out.type.shape:  # type: ignore[attr-defined]
+                    total = fill_like(out, total)
+            results.append(total)
+        return results
+
+
+def _scalar_to_tensor_graph(sg: Any, mapping: dict[Variable, Variable]) -> Any:
+    """Rebuild the scalar graph ending at ``sg`` with Elemwise nodes over ``mapping``'s tensors."""
+    if sg is None or isinstance(sg.type, (DisconnectedType, NullType)):
+        return sg
+    if sg in mapping:
+        return mapping[sg]
+    from theon.graph.traversal import io_toposort
+
+    for node in io_toposort(list(mapping), [sg]):
+        new_ins: list[Variable] = []
+        for v in node.inputs:
+            if v in mapping:
+                new_ins.append(mapping[v])
+            elif isinstance(v, Constant):
+                c = constant(np.asarray(v.data, dtype=v.type.dtype))  # type: ignore[attr-defined]
+                mapping[v] = c
+                new_ins.append(c)
+            else:
+                raise ValueError(
+                    f"the gradient of scalar op {node.op} uses {v}, which is neither an input, "
+                    "an output, an output gradient nor a constant"
+                )
+        outs = Elemwise(node.op)(*new_ins, return_list=True)
+        mapping.update(zip(node.outputs, outs))
+    if sg not in mapping:
+        if isinstance(sg, Constant):
+            return constant(np.asarray(sg.data, dtype=sg.type.dtype))
+        raise ValueError(f"cannot translate scalar gradient {sg} to tensors")
+    return mapping[sg]
+
+
+# CAReduce -------------------------------------------------------------------------------
+def normalize_axis(axis: Any, ndim: int, what: str = "axis") -> tuple[int, ...] | None:
+    """``axis`` (int, negative int, sequence or None) as a sorted tuple of non-negative ints.
+
+    >>> normalize_axis(-1, 3), normalize_axis((0, -1), 2), normalize_axis(None, 2)
+    ((2,), (0, 1), None)
+    """
+    if axis is None:
+        return None
+    if isinstance(axis, (int, np.integer, Variable)):
+        items = [axis]
+    elif isinstance(axis, (list, tuple)):
+        items = list(axis)
+    else:
+        raise TypeError(f"{what} must be an int, a tuple of ints or None, got {axis!r}")
+    out: list[int] = []
+    for a in items:
+        if isinstance(a, Variable):
+            from theon.tensor.basic import NotScalarConstantError, get_scalar_constant_value
+
+            try:
+                a = int(get_scalar_constant_value(a))
+            except NotScalarConstantError:
+                raise TypeError(f"{what} must be known when the graph is built, got {a}") from None
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+            raise TypeError(f"{what} entries must be ints, got {a!r}")
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{what} {a} is out of bounds for an array of dimension {ndim}")
+        a %= ndim
+        if a in out:
+            raise ValueError(f"repeated {what} {a} in {axis!r}")
+        out.append(a)
+    return tuple(sorted(out))
+
+
+def _sum_dtype(dtype: str) -> str:
+    """NumPy's default result dtype of ``sum``/``prod``: small ints widen to the platform int."""
+    if dtype == "bool" or dtype in ("int8", "int16", "int32"):
+        return "int64"
+    if dtype in ("uint8", "uint16", "uint32"):
+        return "uint64"
+    return dtype
+
+
+class CAReduce(Op):
+    """Reduce along ``axis`` with a commutative, associative binary scalar op.
+
+    Parameters
+    ----------
+    scalar_op
+        The binary scalar op (``add``, ``mul``, ``maximum``, ``minimum``, ``and_``,
+        ``or_``, ...) whose ufunc's ``reduce`` does the work.
+    axis
+        Axes to reduce (non-negative after normalization); ``None`` for all.
+    dtype
+        Output (and accumulator) dtype; ``None`` gives NumPy's rule.
+
+    >>> from theon import scalar as ts
+    >>> import theon.tensor as tt
+    >>> CAReduce(ts.maximum, axis=(1,))(tt.dmatrix("m")).type
+    TensorType(float64, shape=(None,))
+    """
+
+    __props__ = ("scalar_op", "axis", "dtype")
+
+    def __init__(self, scalar_op: Any, axis: Any = None, dtype: Any = None) -> None:
+        self.scalar_op = scalar_op
+        if axis is not None:
+            axis = (axis,) if isinstance(axis, (int, np.integer)) else tuple(int(a) for a in axis)
+        self.axis: tuple[int, ...] | None = axis
+        self.dtype = None if dtype is None else np.dtype(dtype).name
+        ufunc = getattr(scalar_op, "ufunc", None)
+        if not isinstance(ufunc, np.ufunc):
+            raise TypeError(f"CAReduce needs a scalar op with a NumPy ufunc, got {scalar_op}")
+        self._reduce = ufunc.reduce
+
+    def __reduce__(self) -> Any:
+        return (type(self), self._init_args())
+
+    def _init_args(self) -> tuple[Any, ...]:
+        return (self.scalar_op, self.axis, self.dtype)
+
+    def __str__(self) -> str:
+        label = type(self).__name__
+        if type(self) is CAReduce:
+            label = f"CAReduce{{{self.scalar_op}"
+            inner = "" if self.axis is None else f", axis={self.axis}"
+        else:
+            label += "{"
+            inner = f"axis={self.axis}" if self.axis is not None else "axes=None"
+        if self.dtype is not None:
+            inner += f", dtype={self.dtype}"
+        return f"{label}{inner}}}"
+
+    def _with_axis(self, axis: tuple[int, ...] | None) -> CAReduce:
+        args = list(self._init_args())
+        args[1 if type(self) is CAReduce else 0] = axis
+        return type(self)(*args)
+
+    def out_dtype(self, in_dtype: str) -> str:
+        """The output dtype for an input of ``in_dtype``."""
+        if self.dtype is not None:
+            return self.dtype
+        return in_dtype
+
+    def make_node(self, x: Any) -> Apply:
+        x = as_tensor_variable(x)
+        nd = x.type.ndim
+        if self.axis is not None:
+            norm = normalize_axis(self.axis, nd)
+            if norm != self.axis:
+                return self._with_axis(norm).make_node(x)
+        axes = range(nd) if self.axis is None else self.axis
+        shape = tuple(s for d, s in enumerate(x.type.shape) if d not in axes)
+        return Apply(self, [x], [TensorType(self.out_dtype(x.type.dtype), shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        dt = node.outputs[0].type.numpy_dtype  # type: ignore[attr-defined]
+        x = inputs[0]
+        r = self._reduce(x, axis=self.axis, dtype=dt)
+        if type(r) is not np.ndarray or r.dtype != dt:
+            r = np.asarray(r, dtype=dt)
+        output_storage[0][0] = r
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
+        (ish,) = input_shapes
+        axes = range(len(ish)) if self.axis is None else self.axis
+        return [tuple(s for d, s in enumerate(ish) if d not in axes)]
+
+    def _axes(self, ndim: int) -> tuple[int, ...]:
+        return tuple(range(ndim)) if self.axis is None else self.axis
+
+    def _restore_dims(self, gz: Variable, ndim: int) -> Variable:
+        """``gz`` with the reduced axes put back as broadcastable dimensions."""
+        axes = self._axes(ndim)
+        order: list[int | str] = []
+        k = 0
+        for d in range(ndim):
+            if d in axes:
+                order.append("x")
+            else:
+                order.append(k)
+                k += 1
+        return DimShuffle(gz.type.ndim, order)(gz)  # type: ignore[attr-defined, no-any-return]
+
+    def L_op(
+        self,
+        inputs: Sequence[Variable],
+        outputs: Sequence[Variable],
+        output_grads: Sequence[Variable],
+    ) -> list[Any]:
+        from theon.graph.null_type import grad_not_implemented
+
+        return [grad_not_implemented(self, 0, inputs[0], f"no gradient for {self}")]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        return self.L_op(inputs, [self(inputs[0])], output_grads)

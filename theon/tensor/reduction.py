@@ -1,0 +1,555 @@
+"""Reductions: the CAReduce family (Sum, Prod, Max, Min, All, Any), Argmax, and their functions.
+
+Dtypes follow NumPy: ``sum``/``prod`` of small ints and bools give int64
+(uint64 for unsigned), ``mean``/``var``/``std`` of ints give float64, float32
+stays float32.  ``axis`` is an int (negative allowed), a tuple, or None.
+
+>>> import theon.tensor as tt
+>>> x = tt.bmatrix("x")
+>>> sum(x, axis=-1).type
+TensorType(int64, shape=(None,))
+>>> mean(tt.fmatrix("y"), axis=0, keepdims=True).type
+TensorType(float32, shape=(1, None))
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any as AnyT
+
+import numpy as np
+
+from theon.graph.basic import Apply, Variable
+from theon.graph.null_type import disconnected_type
+from theon.graph.op import Op
+from theon.tensor.basic import as_tensor_variable, cast, constant
+from theon.tensor.elemwise import (
+    CAReduce,
+    DimShuffle,
+    _cast_like,
+    _sum_dtype,
+    fill_like,
+    normalize_axis,
+)
+from theon.tensor.type import TensorType, discrete_dtypes
+
+__all__ = [
+    "All",
+    "Any",
+    "Argmax",
+    "Max",
+    "Min",
+    "Prod",
+    "Sum",
+    "all",
+    "any",
+    "argmax",
+    "argmin",
+    "logsumexp",
+    "max",
+    "mean",
+    "min",
+    "prod",
+    "std",
+    "sum",
+    "var",
+]
+
+
+def _sop(name: str) -> AnyT:
+    import theon.scalar as ts
+
+    return getattr(ts, name)
+
+
+def _m() -> AnyT:
+    import theon.tensor.math as m
+
+    return m
+
+
+class _FixedReduce(CAReduce):
+    """A CAReduce whose scalar op is fixed by the class."""
+
+    _scalar_name = ""
+    __props__ = ("axis", "dtype")
+
+    def __init__(self, axis: AnyT = None, dtype: AnyT = None) -> None:
+        super().__init__(_sop(self._scalar_name), axis, dtype)
+
+    def _init_args(self) -> tuple[AnyT, ...]:
+        return (self.axis, self.dtype)
+
+
+class Sum(_FixedReduce):
+    """Sum over ``axis`` (``numpy.add.reduce``).
+
+    >>> import theon.tensor as tt
+    >>> Sum(axis=(0,))(tt.dmatrix("m")).type
+    TensorType(float64, shape=(None,))
+    """
+
+    _scalar_name = "add"
+
+    def out_dtype(self, in_dtype: str) -> str:
+        return self.dtype or _sum_dtype(in_dtype)
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list[AnyT]:
+        (x,) = inputs
+        if x.type.dtype in discrete_dtypes:  # type: ignore[attr-defined]
+            return [disconnected_type()]
+        g = self._restore_dims(as_tensor_variable(output_grads[0]), x.type.ndim)  # type: ignore[attr-defined]
+        return [_cast_like(fill_like(x, g), x)]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[AnyT]) -> list[AnyT]:
+        if eval_points[0] is None:
+            return [None]
+        return [self(eval_points[0])]
+
+
+class Prod(_FixedReduce):
+    """Product over ``axis`` (``numpy.multiply.reduce``); its gradient handles zeros exactly."""
+
+    _scalar_name = "mul"
+
+    def out_dtype(self, in_dtype: str) -> str:
+        return self.dtype or _sum_dtype(in_dtype)
+
+    def _partial(self, x: Variable, prod_out: Variable) -> Variable:
+        """d prod / d x, elementwise, with 0, 1 or several zeros per reduced group."""
+        m = _m()
+        nd = x.type.ndim  # type: ignore[attr-defined]
+        is_zero = m.eq(x, 0)
+        n_zeros = self._restore_dims(Sum(self.axis)(cast(is_zero, "int64")), nd)
+        x_nz = m.switch(is_zero, constant(1, dtype=x.type.dtype), x)  # type: ignore[attr-defined]
+        prod_nz = self._restore_dims(Prod(self.axis, self.dtype)(x_nz), nd)
+        zero = constant(0, dtype=prod_out.type.dtype)  # type: ignore[attr-defined]
+        at_zero = m.switch(m.eq(n_zeros, 1), prod_nz, zero)
+        elsewhere = m.switch(m.eq(n_zeros, 0), m.true_div(prod_nz, x_nz), zero)
+        return m.switch(is_zero, at_zero, elsewhere)  # type: ignore[no-any-return]
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list[AnyT]:
+        (x,) = inputs
+        if x.type.dtype in discrete_dtypes:  # type: ignore[attr-defined]
+            return [disconnected_type()]
+        g = self._restore_dims(as_tensor_variable(output_grads[0]), x.type.ndim)  # type: ignore[attr-defined]
+        return [_cast_like(_m().mul(g, self._partial(x, outputs[0])), x)]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[AnyT]) -> list[AnyT]:
+        if eval_points[0] is None:
+            return [None]
+        (x,) = inputs
+        d = self._partial(x, self(x))
+        return [Sum(self.axis, self.dtype)(_m().mul(d, eval_points[0]))]
+
+
+class _MaxMin(_FixedReduce):
+    """Max or Min: the gradient flows to the positions that hold the extremum."""
+
+    __props__ = ("axis",)
+
+    def __init__(self, axis: AnyT = None) -> None:
+        super().__init__(axis, None)
+
+    def _init_args(self) -> tuple[AnyT, ...]:
+        return (self.axis,)
+
+    def _with_axis(self, axis: tuple[int, ...] | None) -> CAReduce:
+        return type(self)(axis)
+
+    def _mask(self, x: Variable, out: Variable) -> Variable:
+        return _m().eq(x, self._restore_dims(out, x.type.ndim))  # type: ignore[attr-defined, no-any-return]
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list[AnyT]:
+        (x,) = inputs
+        if x.type.dtype in discrete_dtypes:  # type: ignore[attr-defined]
+            return [disconnected_type()]
+        g = self._restore_dims(as_tensor_variable(output_grads[0]), x.type.ndim)  # type: ignore[attr-defined]
+        mask = self._mask(x, outputs[0])
+        return [_cast_like(_m().mul(g, mask), x)]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[AnyT]) -> list[AnyT]:
+        if eval_points[0] is None:
+            return [None]
+        (x,) = inputs
+        mask = cast(self._mask(x, self(x)), x.type.dtype)  # type: ignore[attr-defined]
+        num = Sum(self.axis)(_m().mul(mask, eval_points[0]))
+        return [_m().true_div(num, Sum(self.axis)(mask))]
+
+
+class Max(_MaxMin):
+    """Maximum over ``axis`` (``numpy.maximum.reduce``; NaN propagates)."""
+
+    _scalar_name = "maximum"
+
+
+class Min(_MaxMin):
+    """Minimum over ``axis`` (``numpy.minimum.reduce``; NaN propagates)."""
+
+    _scalar_name = "minimum"
+
+
+class _Logical(_MaxMin):
+    """All/AnyT: the result is boolean whatever the input dtype."""
+
+    _np_fn: AnyT = None
+
+    def out_dtype(self, in_dtype: str) -> str:
+        return "bool"
+
+    def perform(
+        self, node: Apply, inputs: Sequence[AnyT], output_storage: list[list[AnyT]]
+    ) -> None:
+        output_storage[0][0] = np.asarray(type(self)._np_fn(inputs[0], axis=self.axis))
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list[AnyT]:
+        (x,) = inputs
+        if x.type.dtype in discrete_dtypes:  # type: ignore[attr-defined]
+            return [disconnected_type()]
+        return [fill_like(x, constant(0, dtype=x.type.dtype))]  # type: ignore[attr-defined]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[AnyT]) -> list[AnyT]:
+        return [None]
+
+
+class All(_Logical):
+    """Whether all elements along ``axis`` are true (non-zero)."""
+
+    _scalar_name = "and_"
+    _np_fn = np.all
+
+
+class Any(_Logical):
+    """Whether any element along ``axis`` is true (non-zero)."""
+
+    _scalar_name = "or_"
+    _np_fn = np.any
+
+
+class Argmax(Op):
+    """Index of the maximum along ``axis`` (int64); ``Argmax(axis, 'min')`` gives argmin.
+
+    Several axes are treated as one flattened axis (C order), ``None`` as all.
+
+    >>> import theon.tensor as tt
+    >>> Argmax((1,))(tt.dmatrix("m")).type
+    TensorType(int64, shape=(None,))
+    """
+
+    __props__ = ("axis", "kind")
+
+    def __init__(self, axis: AnyT = None, kind: str = "max") -> None:
+        if axis is not None:
+            axis = (axis,) if isinstance(axis, (int, np.integer)) else tuple(int(a) for a in axis)
+        if kind not in ("max", "min"):
+            raise ValueError(f"Argmax kind must be 'max' or 'min', got {kind!r}")
+        self.axis: tuple[int, ...] | None = axis
+        self.kind = kind
+        self._fn = np.argmax if kind == "max" else np.argmin
+
+    def __str__(self) -> str:
+        return f"Arg{self.kind}{{axis={self.axis}}}"
+
+    def make_node(self, x: AnyT) -> Apply:
+        x = as_tensor_variable(x)
+        nd = x.type.ndim
+        norm = normalize_axis(self.axis, nd)
+        if norm is not None and len(norm) == nd and nd != 1:
+            norm = None
+        if norm != self.axis:
+            return Argmax(norm, self.kind).make_node(x)
+        axes = range(nd) if norm is None else norm
+        shape = tuple(s for d, s in enumerate(x.type.shape) if d not in axes)
+        return Apply(self, [x], [TensorType("int64", shape)()])
+
+    def perform(
+        self, node: Apply, inputs: Sequence[AnyT], output_storage: list[list[AnyT]]
+    ) -> None:
+        x = inputs[0]
+        axis = self.axis
+        if axis is None:
+            r = self._fn(x)
+        elif len(axis) == 1:
+            r = self._fn(x, axis=axis[0])
+        else:
+            keep = [d for d in range(x.ndim) if d not in axis]
+            y = x.transpose(keep + list(axis))
+            y = y.reshape(tuple(x.shape[d] for d in keep) + (-1,))
+            r = self._fn(y, axis=-1)
+        output_storage[0][0] = np.asarray(r, dtype=np.int64)
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[AnyT]]) -> list[AnyT]:
+        (ish,) = input_shapes
+        axes = range(len(ish)) if self.axis is None else self.axis
+        return [tuple(s for d, s in enumerate(ish) if d not in axes)]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[AnyT]:
+        (x,) = inputs
+        if x.type.dtype in discrete_dtypes:  # type: ignore[attr-defined]
+            return [disconnected_type()]
+        return [fill_like(x, constant(0, dtype=x.type.dtype))]  # type: ignore[attr-defined]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[AnyT]) -> list[AnyT]:
+        return [None]
+
+
+# functions --------------------------------------------------------------------------------
+def _keepdims(out: Variable, ndim: int, axes: tuple[int, ...] | None) -> Variable:
+    """Put the reduced axes back as length-1 dimensions."""
+    red = range(ndim) if axes is None else axes
+    order: list[int | str] = []
+    k = 0
+    for d in range(ndim):
+        if d in red:
+            order.append("x")
+        else:
+            order.append(k)
+            k += 1
+    return DimShuffle(out.type.ndim, order)(out)  # type: ignore[attr-defined, no-any-return]
+
+
+def _reduce(op_cls: AnyT, x: AnyT, axis: AnyT, keepdims: bool, **kw: AnyT) -> Variable:
+    x = as_tensor_variable(x)
+    axes = normalize_axis(axis, x.type.ndim)
+    out = op_cls(axes, **kw)(x)
+    return _keepdims(out, x.type.ndim, axes) if keepdims else out
+
+
+def sum(
+    x: AnyT, axis: AnyT = None, dtype: AnyT = None, keepdims: bool = False, acc_dtype: AnyT = None
+) -> Variable:
+    """Sum of array elements over ``axis``, like ``numpy.sum``.
+
+    Parameters
+    ----------
+    x
+        Input tensor (or array-like).
+    axis
+        int, tuple of ints or None (all axes); negative values count from the end.
+    dtype
+        Output dtype (default: NumPy's rule, small ints widen to int64).
+    keepdims
+        Keep the reduced axes with length 1.
+    acc_dtype
+        Accumulate in this dtype, then cast to ``dtype``.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> sum(x, axis=0).eval({x: [[1.0, 2.0], [3.0, 4.0]]})
+    array([4., 6.])
+    """
+    if acc_dtype is not None:
+        out = _reduce(Sum, x, axis, keepdims, dtype=acc_dtype)
+        return cast(out, dtype) if dtype is not None else out
+    return _reduce(Sum, x, axis, keepdims, dtype=dtype)
+
+
+def prod(
+    x: AnyT, axis: AnyT = None, dtype: AnyT = None, keepdims: bool = False, acc_dtype: AnyT = None
+) -> Variable:
+    """Product of array elements over ``axis``, like ``numpy.prod``.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.ivector("x")
+    >>> prod(x).eval({x: [2, 3, 4]})
+    array(24)
+    """
+    if acc_dtype is not None:
+        out = _reduce(Prod, x, axis, keepdims, dtype=acc_dtype)
+        return cast(out, dtype) if dtype is not None else out
+    return _reduce(Prod, x, axis, keepdims, dtype=dtype)
+
+
+def max(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
+    """Maximum over ``axis``, like ``numpy.max`` (an empty reduction is an error).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> max(x, axis=-1).eval({x: [[1.0, 5.0], [3.0, 2.0]]})
+    array([5., 3.])
+    """
+    return _reduce(Max, x, axis, keepdims)
+
+
+def min(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
+    """Minimum over ``axis``, like ``numpy.min``.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> min(x).eval({x: [3.0, -1.0]})
+    array(-1.)
+    """
+    return _reduce(Min, x, axis, keepdims)
+
+
+def all(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
+    """Whether all elements along ``axis`` are true, like ``numpy.all``.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> all(x).eval({x: [1.0, 0.0]})
+    array(False)
+    """
+    return _reduce(All, x, axis, keepdims)
+
+
+def any(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
+    """Whether any element along ``axis`` is true, like ``numpy.any``.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> any(x).eval({x: [1.0, 0.0]})
+    array(True)
+    """
+    return _reduce(Any, x, axis, keepdims)
+
+
+def _argext(kind: str, x: AnyT, axis: AnyT, keepdims: bool) -> Variable:
+    x = as_tensor_variable(x)
+    nd = x.type.ndim
+    axes = normalize_axis(axis, nd)
+    out = Argmax(axes, kind)(x)
+    return _keepdims(out, nd, axes) if keepdims else out
+
+
+def argmax(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
+    """Index of the maximum along ``axis`` (flattened when None), like ``numpy.argmax``.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> argmax(x, axis=1).eval({x: [[1.0, 5.0], [3.0, 2.0]]})
+    array([1, 0])
+    """
+    return _argext("max", x, axis, keepdims)
+
+
+def argmin(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
+    """Index of the minimum along ``axis``, like ``numpy.argmin``.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> argmin(x).eval({x: [3.0, -1.0, 2.0]})
+    array(1)
+    """
+    return _argext("min", x, axis, keepdims)
+
+
+def _count(x: Variable, axes: tuple[int, ...] | None) -> AnyT:
+    """Number of elements reduced over ``axes``: a Python int when static, else an int64 scalar."""
+    nd = x.type.ndim  # type: ignore[attr-defined]
+    red = range(nd) if axes is None else axes
+    static = [x.type.shape[d] for d in red]  # type: ignore[attr-defined]
+    if builtins.all(s is not None for s in static):
+        n = 1
+        for s in static:
+            n *= s  # type: ignore[operator]
+        return n
+    from theon.tensor.shape import shape_i
+
+    total: AnyT = None
+    for d in red:
+        s = shape_i(x, d)
+        total = s if total is None else _m().mul(total, s)
+    return total
+
+
+def _mean_dtypes(dtype: str) -> tuple[str, str]:
+    """(accumulator dtype, result dtype) of ``numpy.mean`` for an input dtype."""
+    if dtype in discrete_dtypes:
+        return "float64", "float64"
+    if dtype == "float16":
+        return "float32", "float16"
+    return dtype, dtype
+
+
+def _divide_by_count(s: Variable, n: AnyT) -> Variable:
+    m = _m()
+    if isinstance(n, int):
+        return m.true_div(s, float(n))  # type: ignore[no-any-return]
+    return m.true_div(s, cast(n, s.type.dtype))  # type: ignore[attr-defined, no-any-return]
+
+
+def mean(x: AnyT, axis: AnyT = None, dtype: AnyT = None, keepdims: bool = False) -> Variable:
+    """Arithmetic mean over ``axis``, like ``numpy.mean`` (ints give float64).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.imatrix("x")
+    >>> mean(x, axis=0).eval({x: [[1, 2], [2, 4]]})
+    array([1.5, 3. ])
+    """
+    x = as_tensor_variable(x)
+    axes = normalize_axis(axis, x.type.ndim)
+    acc, res = _mean_dtypes(x.type.dtype)
+    if dtype is not None:
+        res = np.dtype(dtype).name
+        acc = res if res not in ("float16",) else "float32"
+    s = Sum(axes, acc)(x)
+    out = cast(_divide_by_count(s, _count(x, axes)), res)
+    return _keepdims(out, x.type.ndim, axes) if keepdims else out
+
+
+def var(x: AnyT, axis: AnyT = None, ddof: int = 0, keepdims: bool = False) -> Variable:
+    """Variance over ``axis`` with ``ddof`` delta degrees of freedom, like ``numpy.var``.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> var(x).eval({x: [1.0, 2.0, 3.0, 4.0]})
+    array(1.25)
+    """
+    m = _m()
+    x = as_tensor_variable(x)
+    nd = x.type.ndim
+    axes = normalize_axis(axis, nd)
+    acc, res = _mean_dtypes(x.type.dtype)
+    xa = cast(x, acc)
+    mu = _keepdims(
+        _divide_by_count(Sum(axes, acc)(xa), _count(x, axes)), nd, axes
+    )
+    d = m.sub(xa, mu)
+    if acc.startswith("complex"):
+        sq = m.real(m.mul(d, m.conj(d)))
+    else:
+        sq = m.sqr(d)
+    n = _count(x, axes)
+    n = n - ddof if isinstance(n, int) else m.sub(n, ddof)
+    out = _divide_by_count(Sum(axes)(sq), n)
+    out = cast(out, res if not res.startswith("complex") else sq.type.dtype)
+    return _keepdims(out, nd, axes) if keepdims else out
+
+
+def std(x: AnyT, axis: AnyT = None, ddof: int = 0, keepdims: bool = False) -> Variable:
+    """Standard deviation over ``axis``, like ``numpy.std``.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> std(x, ddof=1).eval({x: [1.0, 3.0]})
+    array(1.41421356)
+    """
+    return _m().sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims))  # type: ignore[no-any-return]
+
+
+def logsumexp(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
+    """``log(sum(exp(x), axis))``, max-subtracted for stability, like ``scipy.special.logsumexp``.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> float(logsumexp(x).eval({x: [1000.0, 1000.0]}))
+    1000.6931471805599
+    """
+    m = _m()
+    x = as_tensor_variable(x)
+    nd = x.type.ndim
+    axes = normalize_axis(axis, nd)
+    mx = _keepdims(Max(axes)(x), nd, axes)
+    safe = m.switch(m.isinf(mx), constant(0, dtype=mx.type.dtype), mx)  # type: ignore[attr-defined]
+    inner = m.exp(m.sub(x, safe))
+    out = m.add(m.log(_keepdims(Sum(axes)(inner), nd, axes)), safe)
+    if keepdims:
+        return out  # type: ignore[no-any-return]
+    red = range(nd) if axes is None else axes
+    return DimShuffle(nd, [d for d in range(nd) if d not in red])(out)  # type: ignore[no-any-return]

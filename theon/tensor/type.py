@@ -1,0 +1,681 @@
+"""``TensorType``: the Type of symbolic NumPy arrays, and the seeds' shortcuts.
+
+A TensorType fixes a dtype and a number of dimensions; each dimension may also
+have a static length (an ``int``) or be free (``None``).  A length of 1 marks a
+*broadcastable* dimension, the seeds' ``broadcastable=(True, False)``.
+
+>>> TensorType("float64", shape=(None, None))
+TensorType(float64, shape=(None, None))
+>>> irow.shape, irow.broadcastable
+((1, None), (True, False))
+>>> x = dmatrix("x")
+>>> x.type is dmatrix, x.name
+(True, 'x')
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Variable
+from theon.graph.type import Type
+from theon.tensor.variable import TensorConstant, TensorVariable
+
+__all__ = [
+    "TensorType",
+    "all_dtypes",
+    "complex_dtypes",
+    "continuous_dtypes",
+    "discrete_dtypes",
+    "float_dtypes",
+    "int_dtypes",
+    "integer_dtypes",
+    "tensor",
+    "uint_dtypes",
+]
+
+int_dtypes = ("int8", "int16", "int32", "int64")
+uint_dtypes = ("uint8", "uint16", "uint32", "uint64")
+integer_dtypes = int_dtypes + uint_dtypes
+float_dtypes = ("float16", "float32", "float64")
+complex_dtypes = ("complex64", "complex128")
+continuous_dtypes = float_dtypes + complex_dtypes
+discrete_dtypes = ("bool",) + integer_dtypes
+all_dtypes = discrete_dtypes + continuous_dtypes
+
+ShapeT = tuple[int | None, ...]
+
+
+def _normalize_dtype(dtype: Any) -> str:
+    """The canonical dtype name (``'float64'``); ``'floatX'`` reads config."""
+    if dtype == "floatX":
+        from theon.config import config
+
+        return str(config.floatX)
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        raise TypeError(f"TensorType: {dtype!r} is not a NumPy dtype") from None
+    if name not in all_dtypes:
+        raise TypeError(
+            f"TensorType: unsupported dtype {name!r}; supported dtypes are {', '.join(all_dtypes)}"
+        )
+    return name
+
+
+def _normalize_shape(shape: Any, broadcastable: Any) -> ShapeT:
+    """Static shape from ``shape`` (ints/None) or the seeds' ``broadcastable`` flags."""
+    if shape is None:
+        if broadcastable is None:
+            raise TypeError(
+                "TensorType needs a shape (e.g. shape=(None, None) for a matrix) "
+                "or a broadcastable pattern"
+            )
+        return tuple(1 if bool(b) else None for b in broadcastable)
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    out: list[int | None] = []
+    for s in shape:
+        if s is None:
+            out.append(None)
+        elif isinstance(s, (bool, np.bool_)):
+            raise TypeError(
+                f"TensorType shape entries are ints or None, got the boolean {s!r} "
+                "(use broadcastable= for True/False flags)"
+            )
+        elif isinstance(s, (int, np.integer)) and s >= 0:
+            out.append(int(s))
+        else:
+            raise TypeError(f"TensorType shape entries are ints >= 0 or None, got {s!r}")
+    out_t = tuple(out)
+    if broadcastable is not None:
+        bc = tuple(bool(b) for b in broadcastable)
+        if len(bc) != len(out_t) or any(b and s != 1 for b, s in zip(bc, out_t)):
+            raise TypeError(f"TensorType: broadcastable={bc} does not agree with shape={out_t}")
+    return out_t
+
+
+def _shape_text(shape: ShapeT) -> str:
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _is_python_float_data(x: Any) -> bool:
+    """Whether ``x`` is a Python float, or a (nested) list/tuple of Python numbers with a float."""
+    if type(x) is float:
+        return True
+    if not isinstance(x, (list, tuple)):
+        return False
+    stack: list[Any] = [x]
+    seen_float = False
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, (list, tuple)):
+            stack.extend(cur)
+        elif type(cur) is float:
+            seen_float = True
+        elif type(cur) not in (int, bool):
+            return False
+    return seen_float
+
+
+class TensorType(Type):
+    """The type of symbolic NumPy arrays of one dtype and number of dimensions.
+
+    Parameters
+    ----------
+    dtype
+        A NumPy dtype (``"float64"``, ``np.int32``, ...) or ``"floatX"``.
+    shape
+        One entry per dimension: its static length, or ``None`` when free.
+    broadcastable
+        The seeds' spelling: one bool per dimension, True meaning length 1.
+    name
+        Optional name used when printing the type.
+
+    >>> t = TensorType(dtype="float64", broadcastable=(False, True))
+    >>> t.shape, t.ndim
+    ((None, 1), 2)
+    >>> t.filter([[1], [2]]).dtype
+    dtype('float64')
+    """
+
+    __props__ = ("dtype", "shape")
+    variable_type = TensorVariable
+    constant_type = TensorConstant
+
+    def __init__(
+        self,
+        dtype: Any,
+        shape: Iterable[int | None] | int | None = None,
+        broadcastable: Iterable[bool] | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.dtype: str = _normalize_dtype(dtype)
+        self.shape: ShapeT = _normalize_shape(
+            None if shape is None else tuple(shape) if not isinstance(shape, int) else shape,
+            None if broadcastable is None else tuple(broadcastable),
+        )
+        self.name = name
+        self.ndim: int = len(self.shape)
+        self.numpy_dtype: np.dtype[Any] = np.dtype(self.dtype)
+        self._static = any(s is not None for s in self.shape)
+        self._hash = hash((TensorType, self.dtype, self.shape))
+
+    # identity -----------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        return (
+            type(other) is type(self)
+            and other.dtype == self.dtype  # type: ignore[attr-defined]
+            and other.shape == self.shape  # type: ignore[attr-defined]
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __str__(self) -> str:
+        return f"TensorType({self.dtype}, shape={_shape_text(self.shape)})"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def __reduce__(self) -> Any:
+        return (TensorType, (self.dtype, self.shape, None, self.name))
+
+    @property
+    def broadcastable(self) -> tuple[bool, ...]:
+        """One flag per dimension: whether its static length is 1."""
+        return tuple(s == 1 for s in self.shape)
+
+    def clone(
+        self, dtype: Any = None, shape: Iterable[int | None] | None = None, **kwargs: Any
+    ) -> TensorType:
+        """A TensorType like this one with ``dtype`` and/or ``shape`` changed.
+
+        >>> dmatrix.clone(dtype="float32")
+        TensorType(float32, shape=(None, None))
+        """
+        bc = kwargs.pop("broadcastable", None)
+        if kwargs:
+            raise TypeError(f"TensorType.clone got unexpected arguments {sorted(kwargs)}")
+        if bc is not None and shape is None:
+            shape = tuple(1 if b else None for b in bc)
+        return TensorType(
+            self.dtype if dtype is None else dtype, self.shape if shape is None else shape
+        )
+
+    # values ---------------------------------------------------------------------
+    def filter(self, x: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
+        """Return ``x`` as an ndarray of exactly this dtype and ndim, or raise ``TypeError``.
+
+        Parameters
+        ----------
+        x
+            An array, NumPy scalar, Python number or nested list.
+        strict
+            Only accept an ndarray that already has the dtype and ndim.
+        allow_downcast
+            ``True`` accepts lossy casts; ``None`` (default) accepts exact casts and
+            Python floats into any float dtype; ``False`` only exact casts.
+
+        >>> fvector.filter([0.5, 1.5]).dtype
+        dtype('float32')
+        >>> ivector.filter(np.array([1.5]))
+        Traceback (most recent call last):
+        ...
+        TypeError: ...
+        """
+        # Fast path: an ndarray that already fits (on every call of a compiled function).
+        if type(x) is np.ndarray and (x.dtype is self.numpy_dtype or x.dtype == self.numpy_dtype):
+            if x.ndim == self.ndim and (not self._static or self._shape_ok(x.shape)):
+                return x
+            raise TypeError(self._mismatch(x, "wrong number of dimensions or shape"))
+        return self._filter_slow(x, strict, allow_downcast)
+
+    def _shape_ok(self, shape: tuple[int, ...]) -> bool:
+        """Whether a runtime shape agrees with the static one."""
+        for s, r in zip(self.shape, shape):
+            if s is not None and s != r:
+                return False
+        return True
+
+    def _mismatch(self, x: Any, why: str) -> str:
+        """Error text naming expected and actual dtype, ndim and shape."""
+        a = x if isinstance(x, np.ndarray) else None
+        if a is None:
+            try:
+                a = np.asarray(x)
+            except Exception:
+                return f"{self} cannot hold {type(x).__name__} {x!r}: {why}"
+        return (
+            f"{self} cannot hold this value ({why}): expected dtype {self.dtype}, "
+            f"ndim {self.ndim}, shape {_shape_text(self.shape)}; got dtype {a.dtype}, "
+            f"ndim {a.ndim}, shape {_shape_text(a.shape)}"
+        )
+
+    def _filter_slow(self, x: Any, strict: bool, allow_downcast: bool | None) -> np.ndarray:
+        """The general case of :meth:`filter`."""
+        if isinstance(x, Variable):
+            raise TypeError(
+                f"{self}.filter was given the symbolic variable {x}; it expects a value "
+                "(pass symbolic inputs through givens=, or evaluate them first)"
+            )
+        dt = self.numpy_dtype
+        if strict:
+            if not isinstance(x, np.ndarray):
+                raise TypeError(
+                    self._mismatch(x, f"strict mode needs an ndarray, got {type(x).__name__}")
+                )
+            if x.dtype != dt:
+                raise TypeError(self._mismatch(x, "strict mode refuses dtype conversions"))
+            x = np.asarray(x)
+        elif isinstance(x, np.ndarray) and x.dtype == dt:
+            x = np.asarray(x)  # an ndarray subclass: view it as a plain ndarray
+        elif allow_downcast:
+            try:
+                x = np.asarray(x, dtype=dt)
+            except (TypeError, ValueError, OverflowError) as e:
+                raise TypeError(self._mismatch(x, str(e))) from None
+        elif isinstance(x, np.ndarray):
+            if not np.can_cast(x.dtype, dt, "safe"):
+                raise TypeError(
+                    self._mismatch(
+                        x,
+                        f"casting {x.dtype} to {self.dtype} may lose information; cast the "
+                        "value first or pass allow_downcast=True (allow_input_downcast=True "
+                        "for theon.function)",
+                    )
+                )
+            x = x.astype(dt)
+        elif allow_downcast is None and dt.kind == "f" and _is_python_float_data(x):
+            x = np.asarray(x, dtype=dt)
+        else:
+            try:
+                orig = np.asarray(x)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"{self} cannot hold {type(x).__name__} {x!r}: {e}") from None
+            if orig.dtype == object or orig.dtype.kind in "SUVM":
+                raise TypeError(
+                    self._mismatch(x, f"a value of {type(x).__name__} is not numeric")
+                )
+            try:
+                with np.errstate(all="ignore"):
+                    conv = orig.astype(dt)
+            except (TypeError, ValueError, OverflowError) as e:
+                raise TypeError(self._mismatch(x, str(e))) from None
+            exact = orig.dtype == dt or np.can_cast(orig.dtype, dt, "safe")
+            if not exact:
+                with np.errstate(all="ignore"):
+                    exact = bool(np.all((conv == orig) | ((conv != conv) & (orig != orig))))
+            if not exact:
+                raise TypeError(
+                    self._mismatch(
+                        x,
+                        f"the value cannot be stored exactly as {self.dtype}; cast it first "
+                        "or pass allow_downcast=True",
+                    )
+                )
+            x = conv
+        if x.ndim != self.ndim:
+            raise TypeError(self._mismatch(x, "wrong number of dimensions"))
+        if self._static and not self._shape_ok(x.shape):
+            raise TypeError(self._mismatch(x, "the shape does not match the static shape"))
+        return x
+
+    def is_valid_value(self, x: Any) -> bool:
+        """Whether ``x`` is already an ndarray of this dtype, ndim and static shape."""
+        return (
+            isinstance(x, np.ndarray)
+            and x.dtype == self.numpy_dtype
+            and x.ndim == self.ndim
+            and self._shape_ok(x.shape)
+        )
+
+    def values_eq(self, a: Any, b: Any) -> bool:
+        """Exact equality of two arrays; NaNs in the same places count as equal."""
+        a = np.asarray(a)
+        b = np.asarray(b)
+        if a.shape != b.shape:
+            return False
+        if a.dtype.kind in "fc":
+            return bool(np.array_equal(a, b, equal_nan=True))
+        return bool(np.array_equal(a, b))
+
+    def values_eq_approx(
+        self, a: Any, b: Any, rtol: float | None = None, atol: float | None = None
+    ) -> bool:
+        """Equality up to round-off for this dtype; NaN equals NaN, inf equals inf.
+
+        >>> dvector.values_eq_approx(np.array([1.0, np.nan]), np.array([1.0 + 1e-12, np.nan]))
+        True
+        """
+        a = np.asarray(a)
+        b = np.asarray(b)
+        if a.shape != b.shape:
+            return False
+        if a.dtype.kind not in "fc" and b.dtype.kind not in "fc":
+            return bool(np.array_equal(a, b))
+        low = np.result_type(a.dtype, b.dtype)
+        if low.kind not in "fc":
+            low = np.dtype("float64")
+        if low.itemsize <= 2:
+            dr, da = 1e-3, 1e-3
+        elif low in (np.float32, np.complex64):
+            dr, da = 1e-4, 1e-5
+        else:
+            dr, da = 1e-5, 1e-8
+        return bool(
+            np.allclose(a, b, rtol=dr if rtol is None else rtol, atol=da if atol is None else atol,
+                        equal_nan=True)
+        )
+
+    def constant_signature(self, data: Any) -> Any:
+        """``(dtype, shape, content)``: equal constants of this type get equal keys."""
+        a = np.ascontiguousarray(data)
+        raw = a.tobytes()
+        content: Any = raw if len(raw) <= 256 else hashlib.sha256(raw).digest()
+        return (self.dtype, a.shape, content)
+
+    @staticmethod
+    def may_share_memory(a: Any, b: Any) -> bool:
+        """Whether two values may share memory."""
+        if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+            return bool(np.may_share_memory(a, b))
+        return False
+
+    def value_zeros(self, shape: Sequence[int]) -> np.ndarray:
+        """A zero array of this dtype and the given shape."""
+        return np.zeros(shape, dtype=self.numpy_dtype)
+
+    # relations between types ----------------------------------------------------
+    def is_super(self, other: Type) -> bool:
+        """Whether every value of ``other`` is a value of this type.
+
+        >>> dvector.is_super(TensorType("float64", shape=(3,)))
+        True
+        """
+        if not isinstance(other, TensorType):
+            return False
+        if other.dtype != self.dtype or other.ndim != self.ndim:
+            return False
+        return all(s is None or s == o for s, o in zip(self.shape, other.shape))
+
+    def in_same_class(self, other: Type) -> bool:
+        """Same dtype and ndim (static shapes may differ)."""
+        return (
+            isinstance(other, TensorType)
+            and other.dtype == self.dtype
+            and other.ndim == self.ndim
+        )
+
+    def convert_variable(self, var: Variable) -> Variable | None:
+        """``var`` as this type when free: as is when more specific, else with its shape specified.
+
+        >>> y = TensorType("float64", shape=(3,))()
+        >>> dvector.convert_variable(y) is y
+        True
+        """
+        vt = var.type
+        if vt == self:
+            return var
+        if not isinstance(vt, TensorType) or vt.dtype != self.dtype or vt.ndim != self.ndim:
+            return None
+        if self.is_super(vt):
+            return var
+        if vt.is_super(self):
+            try:
+                from theon.tensor.shape import specify_shape
+            except ImportError:
+                return None
+            return specify_shape(var, self.shape)  # type: ignore[no-any-return]
+        return None
+
+    # making variables -----------------------------------------------------------
+    def make_variable(self, name: str | None = None) -> TensorVariable:
+        """A new TensorVariable of this type."""
+        return TensorVariable(self, None, None, name)
+
+    def __call__(self, name: str | None = None) -> TensorVariable:  # type: ignore[override]
+        """A new TensorVariable of this type (the seeds' ``dmatrix('x')``)."""
+        return TensorVariable(self, None, None, name)
+
+
+# shortcuts -----------------------------------------------------------------------
+def _multi(make: Callable[[str | None], TensorVariable], what: str) -> Callable[..., Any]:
+    """A plural constructor: ``dmatrices('x', 'y')`` or ``dmatrices(3)``."""
+
+    def many(*names: Any) -> Any:
+        if len(names) == 1 and isinstance(names[0], int):
+            return [make(None) for _ in range(names[0])]
+        if len(names) == 1 and isinstance(names[0], str) and ("," in names[0] or " " in names[0]):
+            names = tuple(n for n in names[0].replace(",", " ").split() if n)
+        if len(names) == 1:
+            return make(names[0])
+        return [make(n) for n in names]
+
+    many.__doc__ = (
+        f"Several {what} variables: ``f('x', 'y')``, ``f('x y')`` or ``f(n)`` (n unnamed)."
+    )
+    return many
+
+
+def tensor(
+    dtype: Any = None,
+    shape: Sequence[int | None] | None = None,
+    name: str | None = None,
+    broadcastable: Sequence[bool] | None = None,
+) -> TensorVariable:
+    """A symbolic tensor of ``dtype`` (default ``config.floatX``) and static ``shape``.
+
+    >>> x = tensor("int32", shape=(None, 3), name="x")
+    >>> x.type
+    TensorType(int32, shape=(None, 3))
+    """
+    if isinstance(dtype, str) and name is None and shape is None and broadcastable is None:
+        try:
+            np.dtype(dtype)
+        except TypeError:
+            raise TypeError(
+                f"tensor({dtype!r}): the first argument is the dtype; "
+                "use tensor(dtype, shape=..., name=...)"
+            ) from None
+    if dtype is None:
+        dtype = "floatX"
+    if shape is None and broadcastable is None:
+        raise TypeError("tensor() needs shape= (e.g. shape=(None, 3)) or broadcastable=")
+    return TensorType(dtype, shape=shape, broadcastable=broadcastable)(name)
+
+
+def _floatx_factory(kind: str, default_shape: ShapeT) -> Callable[..., TensorVariable]:
+    """``matrix(name=None, dtype=None, shape=None)``: a variable of dtype floatX by default."""
+
+    def make(
+        name: str | None = None, dtype: Any = None, shape: Sequence[int | None] | None = None
+    ) -> TensorVariable:
+        if shape is None:
+            shape = default_shape
+        elif len(tuple(shape)) != len(default_shape):
+            raise ValueError(f"{kind}: shape {tuple(shape)} must have {len(default_shape)} "
+                             "entries")
+        return TensorType("floatX" if dtype is None else dtype, shape)(name)
+
+    make.__name__ = make.__qualname__ = kind
+    make.__doc__ = (
+        f"A symbolic {kind} (static shape {_shape_text(default_shape)}) of dtype ``dtype``, "
+        f"by default ``config.floatX`` read at call time.\n\n"
+        f">>> {kind}('x').ndim\n{len(default_shape)}\n"
+    )
+    return make
+
+
+scalar = _floatx_factory("scalar", ())
+scalars = _multi(scalar, "scalar")
+vector = _floatx_factory("vector", (None,))
+vectors = _multi(vector, "vector")
+matrix = _floatx_factory("matrix", (None, None))
+matrices = _multi(matrix, "matrix")
+row = _floatx_factory("row", (1, None))
+rows = _multi(row, "row")
+col = _floatx_factory("col", (None, 1))
+cols = _multi(col, "col")
+tensor3 = _floatx_factory("tensor3", (None, None, None))
+tensor3s = _multi(tensor3, "tensor3")
+tensor4 = _floatx_factory("tensor4", (None,) * 4)
+tensor4s = _multi(tensor4, "tensor4")
+tensor5 = _floatx_factory("tensor5", (None,) * 5)
+tensor5s = _multi(tensor5, "tensor5")
+bscalar = TensorType("int8", (), name="bscalar")
+bvector = TensorType("int8", (None,), name="bvector")
+bmatrix = TensorType("int8", (None, None), name="bmatrix")
+brow = TensorType("int8", (1, None), name="brow")
+bcol = TensorType("int8", (None, 1), name="bcol")
+btensor3 = TensorType("int8", (None, None, None), name="btensor3")
+btensor4 = TensorType("int8", (None,) * 4, name="btensor4")
+btensor5 = TensorType("int8", (None,) * 5, name="btensor5")
+wscalar = TensorType("int16", (), name="wscalar")
+wvector = TensorType("int16", (None,), name="wvector")
+wmatrix = TensorType("int16", (None, None), name="wmatrix")
+wrow = TensorType("int16", (1, None), name="wrow")
+wcol = TensorType("int16", (None, 1), name="wcol")
+wtensor3 = TensorType("int16", (None, None, None), name="wtensor3")
+wtensor4 = TensorType("int16", (None,) * 4, name="wtensor4")
+wtensor5 = TensorType("int16", (None,) * 5, name="wtensor5")
+iscalar = TensorType("int32", (), name="iscalar")
+ivector = TensorType("int32", (None,), name="ivector")
+imatrix = TensorType("int32", (None, None), name="imatrix")
+irow = TensorType("int32", (1, None), name="irow")
+icol = TensorType("int32", (None, 1), name="icol")
+itensor3 = TensorType("int32", (None, None, None), name="itensor3")
+itensor4 = TensorType("int32", (None,) * 4, name="itensor4")
+itensor5 = TensorType("int32", (None,) * 5, name="itensor5")
+lscalar = TensorType("int64", (), name="lscalar")
+lvector = TensorType("int64", (None,), name="lvector")
+lmatrix = TensorType("int64", (None, None), name="lmatrix")
+lrow = TensorType("int64", (1, None), name="lrow")
+lcol = TensorType("int64", (None, 1), name="lcol")
+ltensor3 = TensorType("int64", (None, None, None), name="ltensor3")
+ltensor4 = TensorType("int64", (None,) * 4, name="ltensor4")
+ltensor5 = TensorType("int64", (None,) * 5, name="ltensor5")
+fscalar = TensorType("float32", (), name="fscalar")
+fvector = TensorType("float32", (None,), name="fvector")
+fmatrix = TensorType("float32", (None, None), name="fmatrix")
+frow = TensorType("float32", (1, None), name="frow")
+fcol = TensorType("float32", (None, 1), name="fcol")
+ftensor3 = TensorType("float32", (None, None, None), name="ftensor3")
+ftensor4 = TensorType("float32", (None,) * 4, name="ftensor4")
+ftensor5 = TensorType("float32", (None,) * 5, name="ftensor5")
+dscalar = TensorType("float64", (), name="dscalar")
+dvector = TensorType("float64", (None,), name="dvector")
+dmatrix = TensorType("float64", (None, None), name="dmatrix")
+drow = TensorType("float64", (1, None), name="drow")
+dcol = TensorType("float64", (None, 1), name="dcol")
+dtensor3 = TensorType("float64", (None, None, None), name="dtensor3")
+dtensor4 = TensorType("float64", (None,) * 4, name="dtensor4")
+dtensor5 = TensorType("float64", (None,) * 5, name="dtensor5")
+cscalar = TensorType("complex64", (), name="cscalar")
+cvector = TensorType("complex64", (None,), name="cvector")
+cmatrix = TensorType("complex64", (None, None), name="cmatrix")
+crow = TensorType("complex64", (1, None), name="crow")
+ccol = TensorType("complex64", (None, 1), name="ccol")
+ctensor3 = TensorType("complex64", (None, None, None), name="ctensor3")
+ctensor4 = TensorType("complex64", (None,) * 4, name="ctensor4")
+ctensor5 = TensorType("complex64", (None,) * 5, name="ctensor5")
+zscalar = TensorType("complex128", (), name="zscalar")
+zvector = TensorType("complex128", (None,), name="zvector")
+zmatrix = TensorType("complex128", (None, None), name="zmatrix")
+zrow = TensorType("complex128", (1, None), name="zrow")
+zcol = TensorType("complex128", (None, 1), name="zcol")
+ztensor3 = TensorType("complex128", (None, None, None), name="ztensor3")
+ztensor4 = TensorType("complex128", (None,) * 4, name="ztensor4")
+ztensor5 = TensorType("complex128", (None,) * 5, name="ztensor5")
+bscalars = _multi(bscalar, "bscalar")
+bvectors = _multi(bvector, "bvector")
+bmatrices = _multi(bmatrix, "bmatrix")
+brows = _multi(brow, "brow")
+bcols = _multi(bcol, "bcol")
+btensor3s = _multi(btensor3, "btensor3")
+btensor4s = _multi(btensor4, "btensor4")
+btensor5s = _multi(btensor5, "btensor5")
+wscalars = _multi(wscalar, "wscalar")
+wvectors = _multi(wvector, "wvector")
+wmatrices = _multi(wmatrix, "wmatrix")
+wrows = _multi(wrow, "wrow")
+wcols = _multi(wcol, "wcol")
+wtensor3s = _multi(wtensor3, "wtensor3")
+wtensor4s = _multi(wtensor4, "wtensor4")
+wtensor5s = _multi(wtensor5, "wtensor5")
+iscalars = _multi(iscalar, "iscalar")
+ivectors = _multi(ivector, "ivector")
+imatrices = _multi(imatrix, "imatrix")
+irows = _multi(irow, "irow")
+icols = _multi(icol, "icol")
+itensor3s = _multi(itensor3, "itensor3")
+itensor4s = _multi(itensor4, "itensor4")
+itensor5s = _multi(itensor5, "itensor5")
+lscalars = _multi(lscalar, "lscalar")
+lvectors = _multi(lvector, "lvector")
+lmatrices = _multi(lmatrix, "lmatrix")
+lrows = _multi(lrow, "lrow")
+lcols = _multi(lcol, "lcol")
+ltensor3s = _multi(ltensor3, "ltensor3")
+ltensor4s = _multi(ltensor4, "ltensor4")
+ltensor5s = _multi(ltensor5, "ltensor5")
+fscalars = _multi(fscalar, "fscalar")
+fvectors = _multi(fvector, "fvector")
+fmatrices = _multi(fmatrix, "fmatrix")
+frows = _multi(frow, "frow")
+fcols = _multi(fcol, "fcol")
+ftensor3s = _multi(ftensor3, "ftensor3")
+ftensor4s = _multi(ftensor4, "ftensor4")
+ftensor5s = _multi(ftensor5, "ftensor5")
+dscalars = _multi(dscalar, "dscalar")
+dvectors = _multi(dvector, "dvector")
+dmatrices = _multi(dmatrix, "dmatrix")
+drows = _multi(drow, "drow")
+dcols = _multi(dcol, "dcol")
+dtensor3s = _multi(dtensor3, "dtensor3")
+dtensor4s = _multi(dtensor4, "dtensor4")
+dtensor5s = _multi(dtensor5, "dtensor5")
+cscalars = _multi(cscalar, "cscalar")
+cvectors = _multi(cvector, "cvector")
+cmatrices = _multi(cmatrix, "cmatrix")
+crows = _multi(crow, "crow")
+ccols = _multi(ccol, "ccol")
+ctensor3s = _multi(ctensor3, "ctensor3")
+ctensor4s = _multi(ctensor4, "ctensor4")
+ctensor5s = _multi(ctensor5, "ctensor5")
+zscalars = _multi(zscalar, "zscalar")
+zvectors = _multi(zvector, "zvector")
+zmatrices = _multi(zmatrix, "zmatrix")
+zrows = _multi(zrow, "zrow")
+zcols = _multi(zcol, "zcol")
+ztensor3s = _multi(ztensor3, "ztensor3")
+ztensor4s = _multi(ztensor4, "ztensor4")
+ztensor5s = _multi(ztensor5, "ztensor5")
+
+_SHORTCUT_NAMES = (
+    "scalar", "scalars", "vector", "vectors", "matrix", "matrices", "row", "rows", "col", "cols",
+    "tensor3", "tensor3s", "tensor4", "tensor4s", "tensor5", "tensor5s", "bscalar", "bscalars",
+    "bvector", "bvectors", "bmatrix", "bmatrices", "brow", "brows", "bcol", "bcols", "btensor3",
+    "btensor3s", "btensor4", "btensor4s", "btensor5", "btensor5s", "wscalar", "wscalars",
+    "wvector", "wvectors", "wmatrix", "wmatrices", "wrow", "wrows", "wcol", "wcols", "wtensor3",
+    "wtensor3s", "wtensor4", "wtensor4s", "wtensor5", "wtensor5s", "iscalar", "iscalars",
+    "ivector", "ivectors", "imatrix", "imatrices", "irow", "irows", "icol", "icols", "itensor3",
+    "itensor3s", "itensor4", "itensor4s", "itensor5", "itensor5s", "lscalar", "lscalars",
+    "lvector", "lvectors", "lmatrix", "lmatrices", "lrow", "lrows", "lcol", "lcols", "ltensor3",
+    "ltensor3s", "ltensor4", "ltensor4s", "ltensor5", "ltensor5s", "fscalar", "fscalars",
+    "fvector", "fvectors", "fmatrix", "fmatrices", "frow", "frows", "fcol", "fcols", "ftensor3",
+    "ftensor3s", "ftensor4", "ftensor4s", "ftensor5", "ftensor5s", "dscalar", "dscalars",
+    "dvector", "dvectors", "dmatrix", "dmatrices", "drow", "drows", "dcol", "dcols", "dtensor3",
+    "dtensor3s", "dtensor4", "dtensor4s", "dtensor5", "dtensor5s", "cscalar", "cscalars",
+    "cvector", "cvectors", "cmatrix", "cmatrices", "crow", "crows", "ccol", "ccols", "ctensor3",
+    "ctensor3s", "ctensor4", "ctensor4s", "ctensor5", "ctensor5s", "zscalar", "zscalars",
+    "zvector", "zvectors", "zmatrix", "zmatrices", "zrow", "zrows", "zcol", "zcols", "ztensor3",
+    "ztensor3s", "ztensor4", "ztensor4s", "ztensor5", "ztensor5s",
+)
+__all__ += list(_SHORTCUT_NAMES)

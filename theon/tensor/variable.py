@@ -1,0 +1,438 @@
+"""``TensorVariable`` and ``TensorConstant``: symbolic arrays with NumPy's operators and methods.
+
+Operators build graph nodes; Python numbers are wrapped as constants with
+NumPy 2's "weak scalar" rules, so a float32 graph stays float32.
+
+>>> import theon.tensor as tt
+>>> x = tt.fvector("x")
+>>> (x * 2.0 + 1).dtype
+'float32'
+>>> (x.sum(axis=0)).ndim
+0
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Constant, Variable
+
+__all__ = ["TensorConstant", "TensorVariable"]
+
+_modules: dict[str, ModuleType] = {}
+
+
+def _mod(name: str) -> Any:
+    """A theon.tensor submodule, imported on first use (breaks import cycles)."""
+    m = _modules.get(name)
+    if m is None:
+        m = importlib.import_module("theon.tensor." + name)
+        _modules[name] = m
+    return m
+
+
+def _m() -> Any:
+    return _mod("math")
+
+
+def _axes_args(axes: tuple[Any, ...]) -> Any:
+    """``transpose(1, 0)`` and ``transpose((1, 0))`` both give ``(1, 0)``; none gives None."""
+    if len(axes) == 0:
+        return None
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (list, tuple))):
+        return axes[0]
+    return axes
+
+
+class _tensor_py_operators:
+    """Operators, attributes and NumPy-style methods shared by tensor variables and constants."""
+
+    __slots__ = ()
+    # NumPy defers to our reflected operators (ndarray + x), and its ufuncs
+    # dispatch to theon's through __array_ufunc__.
+    __array_priority__ = 1000
+
+    type: Any
+
+    # Python protocol ------------------------------------------------------------
+    def __bool__(self) -> bool:
+        raise TypeError(
+            f"symbolic variable {self} has no truth value: it stands for an array computed "
+            "later; use theon.tensor.switch/where for conditions, or ifelse for control flow"
+        )
+
+    def __len__(self) -> int:
+        raise TypeError(
+            f"len() of symbolic variable {self} is unknown at graph-building time; "
+            "use x.shape[0] for a symbolic length"
+        )
+
+    def __iter__(self) -> Any:
+        raise TypeError(
+            f"symbolic variable {self} cannot be iterated: its length is not known while "
+            "building the graph; index it (x[i]) or use theon.scan"
+        )
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise TypeError(
+            f"symbolic variable {self} cannot be converted to a NumPy array; compile it with "
+            "theon.function or call .eval() to get its value"
+        )
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if method != "__call__" or kwargs:
+            return NotImplemented
+        fn = getattr(_m(), "_UFUNC_TO_OP", {}).get(ufunc.__name__)
+        if fn is None:
+            return NotImplemented
+        return fn(*inputs)
+
+    # arithmetic ---------------------------------------------------------------
+    def __neg__(self) -> Any:
+        return _m().neg(self)
+
+    def __pos__(self) -> Any:
+        return self
+
+    def __abs__(self) -> Any:
+        return _m().abs(self)
+
+    def __invert__(self) -> Any:
+        return _m().invert(self)
+
+    def __add__(self, other: Any) -> Any:
+        return _m().add(self, other)
+
+    def __radd__(self, other: Any) -> Any:
+        return _m().add(other, self)
+
+    def __sub__(self, other: Any) -> Any:
+        return _m().sub(self, other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return _m().sub(other, self)
+
+    def __mul__(self, other: Any) -> Any:
+        return _m().mul(self, other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return _m().mul(other, self)
+
+    def __truediv__(self, other: Any) -> Any:
+        return _m().true_div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return _m().true_div(other, self)
+
+    def __floordiv__(self, other: Any) -> Any:
+        return _m().floor_div(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Any:
+        return _m().floor_div(other, self)
+
+    def __mod__(self, other: Any) -> Any:
+        return _m().mod(self, other)
+
+    def __rmod__(self, other: Any) -> Any:
+        return _m().mod(other, self)
+
+    def __divmod__(self, other: Any) -> Any:
+        return _m().floor_div(self, other), _m().mod(self, other)
+
+    def __rdivmod__(self, other: Any) -> Any:
+        return _m().floor_div(other, self), _m().mod(other, self)
+
+    def __pow__(self, other: Any) -> Any:
+        return _m().pow(self, other)
+
+    def __rpow__(self, other: Any) -> Any:
+        return _m().pow(other, self)
+
+    def __matmul__(self, other: Any) -> Any:
+        return _m().matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Any:
+        return _m().matmul(other, self)
+
+    # comparisons (== and != keep identity semantics: variables are graph nodes) ------
+    def __lt__(self, other: Any) -> Any:
+        return _m().lt(self, other)
+
+    def __le__(self, other: Any) -> Any:
+        return _m().le(self, other)
+
+    def __gt__(self, other: Any) -> Any:
+        return _m().gt(self, other)
+
+    def __ge__(self, other: Any) -> Any:
+        return _m().ge(self, other)
+
+    # bitwise -------------------------------------------------------------------
+    def __and__(self, other: Any) -> Any:
+        return _m().and_(self, other)
+
+    def __rand__(self, other: Any) -> Any:
+        return _m().and_(other, self)
+
+    def __or__(self, other: Any) -> Any:
+        return _m().or_(self, other)
+
+    def __ror__(self, other: Any) -> Any:
+        return _m().or_(other, self)
+
+    def __xor__(self, other: Any) -> Any:
+        return _m().xor(self, other)
+
+    def __rxor__(self, other: Any) -> Any:
+        return _m().xor(other, self)
+
+    def __lshift__(self, other: Any) -> Any:
+        return _m().left_shift(self, other)
+
+    def __rlshift__(self, other: Any) -> Any:
+        return _m().left_shift(other, self)
+
+    def __rshift__(self, other: Any) -> Any:
+        return _m().right_shift(self, other)
+
+    def __rrshift__(self, other: Any) -> Any:
+        return _m().right_shift(other, self)
+
+    # indexing ----------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> Any:
+        return _mod("subtensor").getitem(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise TypeError(
+            f"symbolic variable {self} does not support item assignment; use "
+            "theon.tensor.set_subtensor(x[idx], value) or inc_subtensor, which return a new "
+            "variable"
+        )
+
+    # attributes ----------------------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return int(self.type.ndim)
+
+    @property
+    def dtype(self) -> str:
+        """The dtype name, e.g. ``'float64'``."""
+        return str(self.type.dtype)
+
+    @property
+    def broadcastable(self) -> tuple[bool, ...]:
+        """One flag per dimension: whether its static length is 1."""
+        return tuple(self.type.broadcastable)
+
+    @property
+    def shape(self) -> Any:
+        """The symbolic shape (an int64 vector)."""
+        return _mod("shape").shape(self)
+
+    @property
+    def size(self) -> Any:
+        """The symbolic number of elements."""
+        return _m().prod(self.shape)
+
+    @property
+    def T(self) -> Any:
+        """The transpose (all axes reversed)."""
+        return self.transpose()
+
+    @property
+    def real(self) -> Any:
+        """The real part."""
+        return _m().real(self)
+
+    @property
+    def imag(self) -> Any:
+        """The imaginary part."""
+        return _m().imag(self)
+
+    # shape methods ---------------------------------------------------------------------
+    def dimshuffle(self, *pattern: Any) -> Any:
+        """Reorder, drop (length-1) or insert (``'x'``) dimensions.
+
+        >>> import theon.tensor as tt
+        >>> tt.dvector("v").dimshuffle("x", 0).type
+        TensorType(float64, shape=(1, None))
+        """
+        from theon.tensor.elemwise import DimShuffle
+
+        if len(pattern) == 1 and isinstance(pattern[0], (list, tuple)):
+            pattern = tuple(pattern[0])
+        return DimShuffle(self.ndim, pattern)(self)
+
+    def transpose(self, *axes: Any) -> Any:
+        """Permute the axes (reverse them by default)."""
+        return _mod("shape").transpose(self, _axes_args(axes))
+
+    def reshape(self, *shape: Any, ndim: int | None = None) -> Any:
+        """Array of the same data with a new shape (one entry may be -1)."""
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+            shape = shape[0]
+        return _mod("shape").reshape(self, shape, ndim=ndim)
+
+    def flatten(self, ndim: int = 1) -> Any:
+        """Collapse the trailing dimensions so the result has ``ndim`` dimensions."""
+        return _mod("shape").flatten(self, ndim)
+
+    def ravel(self) -> Any:
+        """The data as a vector."""
+        return _mod("shape").flatten(self, 1)
+
+    def squeeze(self, axis: Any = None) -> Any:
+        """Drop length-1 dimensions (all broadcastable ones by default)."""
+        return _mod("shape").squeeze(self, axis)
+
+    def swapaxes(self, axis1: int, axis2: int) -> Any:
+        """Exchange two axes."""
+        order = list(range(self.ndim))
+        order[axis1], order[axis2] = order[axis2], order[axis1]
+        return self.transpose(order)
+
+    # dtype and copies ----------------------------------------------------------------
+    def astype(self, dtype: Any) -> Any:
+        """Cast to ``dtype`` (no node when the dtype already matches)."""
+        return _mod("basic").cast(self, dtype)
+
+    def copy(self, name: str | None = None) -> Any:
+        """A copy of this array as a new variable."""
+        out = _m().tensor_copy(self)
+        if name is not None:
+            out.name = name
+        return out
+
+    def conj(self) -> Any:
+        """The complex conjugate."""
+        return _m().conj(self)
+
+    conjugate = conj
+
+    # reductions ------------------------------------------------------------------------
+    def sum(self, axis: Any = None, dtype: Any = None, keepdims: bool = False,
+            acc_dtype: Any = None) -> Any:
+        """Sum over ``axis`` (all axes by default)."""
+        return _m().sum(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+
+    def prod(self, axis: Any = None, dtype: Any = None, keepdims: bool = False,
+             acc_dtype: Any = None) -> Any:
+        """Product over ``axis``."""
+        return _m().prod(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+
+    def mean(self, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+        """Arithmetic mean over ``axis``."""
+        return _m().mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def var(self, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Any:
+        """Variance over ``axis`` with ``ddof`` delta degrees of freedom."""
+        return _m().var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Any:
+        """Standard deviation over ``axis``."""
+        return _m().std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def max(self, axis: Any = None, keepdims: bool = False) -> Any:
+        """Maximum over ``axis``."""
+        return _m().max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis: Any = None, keepdims: bool = False) -> Any:
+        """Minimum over ``axis``."""
+        return _m().min(self, axis=axis, keepdims=keepdims)
+
+    def argmax(self, axis: Any = None, keepdims: bool = False) -> Any:
+        """Index of the maximum along ``axis``."""
+        return _m().argmax(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis: Any = None, keepdims: bool = False) -> Any:
+        """Index of the minimum along ``axis``."""
+        return _m().argmin(self, axis=axis, keepdims=keepdims)
+
+    def any(self, axis: Any = None, keepdims: bool = False) -> Any:
+        """Whether any element along ``axis`` is true."""
+        return _m().any(self, axis=axis, keepdims=keepdims)
+
+    def all(self, axis: Any = None, keepdims: bool = False) -> Any:
+        """Whether all elements along ``axis`` are true."""
+        return _m().all(self, axis=axis, keepdims=keepdims)
+
+    # elementwise methods -----------------------------------------------------------------
+    def clip(self, a_min: Any, a_max: Any) -> Any:
+        """Limit the values to ``[a_min, a_max]``."""
+        return _m().clip(self, a_min, a_max)
+
+    def round(self, decimals: int = 0) -> Any:
+        """Round half to even, like ``numpy.round``."""
+        return _m().round(self, decimals)
+
+    def dot(self, other: Any) -> Any:
+        """Matrix/vector product, like ``numpy.dot``."""
+        return _m().dot(self, other)
+
+    # delegated to other modules ----------------------------------------------------------
+    def cumsum(self, axis: int | None = None) -> Any:
+        """Cumulative sum along ``axis`` (flattened when None)."""
+        return _mod("extra_ops").cumsum(self, axis=axis)
+
+    def cumprod(self, axis: int | None = None) -> Any:
+        """Cumulative product along ``axis``."""
+        return _mod("extra_ops").cumprod(self, axis=axis)
+
+    def repeat(self, repeats: Any, axis: int | None = None) -> Any:
+        """Repeat elements, like ``numpy.repeat``."""
+        return _mod("extra_ops").repeat(self, repeats, axis=axis)
+
+    def nonzero(self) -> Any:
+        """Indices of the non-zero elements, one vector per dimension."""
+        return _mod("extra_ops").nonzero(self)
+
+    def sort(self, axis: int = -1, kind: str = "quicksort") -> Any:
+        """Sorted copy along ``axis``."""
+        return _mod("sort").sort(self, axis=axis, kind=kind)
+
+    def argsort(self, axis: int = -1, kind: str = "quicksort") -> Any:
+        """Indices that sort along ``axis``."""
+        return _mod("sort").argsort(self, axis=axis, kind=kind)
+
+    def take(self, indices: Any, axis: int | None = None) -> Any:
+        """Elements at ``indices`` along ``axis`` (flattened when None)."""
+        return _mod("subtensor").take(self, indices, axis=axis)
+
+
+class TensorVariable(_tensor_py_operators, Variable):
+    """A Variable whose type is a TensorType: a symbolic NumPy array.
+
+    >>> import theon.tensor as tt
+    >>> y = -tt.ivector("x")
+    >>> y.type == tt.ivector, y.owner.inputs[0].name
+    (True, 'x')
+    """
+
+    __slots__ = ()
+
+
+class TensorConstant(_tensor_py_operators, Constant):
+    """A Constant holding a (read-only) NumPy array.
+
+    >>> import theon.tensor as tt
+    >>> c = tt.constant([1.0, 2.0])
+    >>> c.data.flags.writeable, str(c)
+    (False, 'TensorConstant{[1. 2.]}')
+    """
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        if self.name is not None:
+            return self.name
+        data = self.data
+        text = np.array2string(data, threshold=10, edgeitems=2) if data.ndim else str(data)
+        text = text.replace("\n", "")
+        if len(text) > 40:
+            text = text[:20] + "..." + text[-10:]
+        return f"TensorConstant{{{text}}}"
