@@ -1,0 +1,211 @@
+"""Special functions: softmax, log_softmax, logsumexp, sigmoid, softplus, erf, gammaln, psi, ...
+
+``Softmax`` and ``LogSoftmax`` subtract the maximum before exponentiating, so
+they do not overflow.
+
+>>> import numpy as np
+>>> import theon, theon.tensor as tt
+>>> x = tt.dvector("x")
+>>> theon.function([x], softmax(x))([1000.0, 0.0]).tolist()
+[1.0, 0.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Variable
+from theon.graph.fg import describe
+from theon.graph.op import Op
+from theon.tensor.basic import as_tensor_variable
+from theon.tensor.math import (
+    erf,
+    erfc,
+    erfcinv,
+    erfinv,
+    exp,
+    expit,
+    gamma,
+    gammaln,
+    log1mexp,
+    log1pexp,
+    polygamma,
+    psi,
+    sigmoid,
+    softplus,
+)
+from theon.tensor.reduction import logsumexp
+from theon.tensor.type import TensorType
+
+__all__ = [
+    "LogSoftmax",
+    "Softmax",
+    "digamma",
+    "erf",
+    "erfc",
+    "erfcinv",
+    "erfinv",
+    "expit",
+    "gamma",
+    "gammaln",
+    "log1mexp",
+    "log1pexp",
+    "log_softmax",
+    "logit",
+    "logsumexp",
+    "polygamma",
+    "psi",
+    "sigmoid",
+    "softmax",
+    "softplus",
+]
+
+digamma = psi
+
+
+def _float_input(x: Any, what: str) -> Variable:
+    x = as_tensor_variable(x)
+    if not x.type.dtype.startswith(("float", "complex")):
+        from theon.tensor.basic import cast
+
+        x = cast(x, exp(x).type.dtype)  # the float dtype NumPy's exp would give
+    if x.type.ndim == 0:
+        raise ValueError(f"{what} needs at least one dimension, got {describe(x)}")
+    return x
+
+
+def _norm_axis(axis: int | None, ndim: int, what: str) -> int | None:
+    if axis is None:
+        return None
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{what}: axis {axis} is out of range for ndim {ndim}")
+    return axis % ndim
+
+
+class Softmax(Op):
+    """``exp(x - max) / sum(exp(x - max))`` along ``axis`` (None: over all elements)."""
+
+    __props__ = ("axis",)
+
+    def __init__(self, axis: int | None) -> None:
+        self.axis = axis
+
+    def make_node(self, x: Any) -> Apply:
+        x = _float_input(x, "softmax")
+        if self.axis is not None and self.axis >= x.type.ndim:
+            raise ValueError(f"softmax: axis {self.axis} out of range for {describe(x)}")
+        return Apply(self, [x], [TensorType(x.type.dtype, shape=x.type.shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        (x,) = inputs
+        if x.size == 0:
+            output_storage[0][0] = np.empty_like(x)
+            return
+        e = x - np.max(x, axis=self.axis, keepdims=True)
+        np.exp(e, out=e)
+        e /= np.sum(e, axis=self.axis, keepdims=True)
+        output_storage[0][0] = e
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        return [tuple(input_shapes[0])]
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list[Any]:
+        (sm,) = outputs
+        (gz,) = output_grads
+        s = (gz * sm).sum(axis=self.axis, keepdims=True)  # type: ignore[attr-defined]
+        return [(gz - s) * sm]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        (ev,) = eval_points
+        if ev is None:
+            return [None]
+        sm = self(inputs[0])
+        return [sm * (ev - (sm * ev).sum(axis=self.axis, keepdims=True))]
+
+    def __str__(self) -> str:
+        return f"Softmax{{axis={self.axis}}}"
+
+
+class LogSoftmax(Op):
+    """``x - max - log(sum(exp(x - max)))`` along ``axis``: a stable log of softmax."""
+
+    __props__ = ("axis",)
+
+    def __init__(self, axis: int | None) -> None:
+        self.axis = axis
+
+    def make_node(self, x: Any) -> Apply:
+        x = _float_input(x, "log_softmax")
+        if self.axis is not None and self.axis >= x.type.ndim:
+            raise ValueError(f"log_softmax: axis {self.axis} out of range for {describe(x)}")
+        return Apply(self, [x], [TensorType(x.type.dtype, shape=x.type.shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        (x,) = inputs
+        if x.size == 0:
+            output_storage[0][0] = np.empty_like(x)
+            return
+        e = x - np.max(x, axis=self.axis, keepdims=True)
+        lse = np.log(np.sum(np.exp(e), axis=self.axis, keepdims=True))
+        e -= lse
+        output_storage[0][0] = e
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        return [tuple(input_shapes[0])]
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list[Any]:
+        (out,) = outputs
+        (gz,) = output_grads
+        return [gz - exp(out) * gz.sum(axis=self.axis, keepdims=True)]  # type: ignore[attr-defined]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        (ev,) = eval_points
+        if ev is None:
+            return [None]
+        sm = Softmax(self.axis)(inputs[0])
+        return [ev - (sm * ev).sum(axis=self.axis, keepdims=True)]
+
+    def __str__(self) -> str:
+        return f"LogSoftmax{{axis={self.axis}}}"
+
+
+def softmax(x: Any, axis: int | None = -1) -> Variable:
+    """Softmax along ``axis`` (default last; None over all), max-subtracted for stability.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> softmax(x, axis=1).type.shape
+    (None, None)
+    """
+    x = _float_input(x, "softmax")
+    return Softmax(_norm_axis(axis, x.type.ndim, "softmax"))(x)  # type: ignore[no-any-return]
+
+
+def log_softmax(x: Any, axis: int | None = -1) -> Variable:
+    """``log(softmax(x))`` computed stably along ``axis``.
+
+    >>> import theon, theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> theon.function([x], log_softmax(x))([1000.0, 0.0]).tolist()
+    [0.0, -1000.0]
+    """
+    x = _float_input(x, "log_softmax")
+    return LogSoftmax(_norm_axis(axis, x.type.ndim, "log_softmax"))(x)  # type: ignore[no-any-return]
+
+
+def logit(x: Any) -> Variable:
+    """``log(x / (1 - x))``, the inverse of sigmoid.
+
+    >>> import theon.tensor as tt
+    >>> float(logit(tt.constant(0.5)).eval())
+    0.0
+    """
+    from theon.tensor.math import log, log1p
+
+    x = as_tensor_variable(x)
+    return log(x) - log1p(-x)  # type: ignore[no-any-return]
