@@ -1,0 +1,320 @@
+"""NumPy's extra array functions: cumsum, cumprod, diff, repeat, nonzero.
+
+>>> import numpy as np
+>>> import theon, theon.tensor as tt
+>>> x = tt.dvector("x")
+>>> theon.function([x], cumsum(x))([1.0, 2.0, 3.0]).tolist()
+[1.0, 3.0, 6.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Variable
+from theon.graph.fg import describe
+from theon.graph.null_type import disconnected_type
+from theon.graph.op import Op
+from theon.tensor.basic import as_tensor_variable
+from theon.tensor.type import TensorType
+
+__all__ = [
+    "CumOp",
+    "Nonzero",
+    "Repeat",
+    "cumprod",
+    "cumsum",
+    "diff",
+    "flatnonzero",
+    "nonzero",
+    "repeat",
+]
+
+
+@cache
+def _cum_dtype(mode: str, dtype: str) -> str:
+    fn = np.cumsum if mode == "add" else np.cumprod
+    return str(fn(np.zeros(1, dtype=dtype)).dtype)
+
+
+def _is_float(dtype: str) -> bool:
+    return dtype.startswith(("float", "complex"))
+
+
+class CumOp(Op):
+    """Cumulative sum (``mode='add'``) or product (``'mul'``) along ``axis`` (None: flattened)."""
+
+    __props__ = ("axis", "mode")
+
+    def __init__(self, axis: int | None = None, mode: str = "add") -> None:
+        if mode not in ("add", "mul"):
+            raise ValueError(f"CumOp mode must be 'add' or 'mul', got {mode!r}")
+        self.axis = axis
+        self.mode = mode
+
+    def make_node(self, x: Any) -> Apply:
+        x = as_tensor_variable(x)
+        if self.axis is None:
+            n = x.type.shape
+            shape: tuple[int | None, ...] = (
+                (int(np.prod(n, dtype=np.int64)),) if all(s is not None for s in n) else (None,)
+            )
+        else:
+            if not 0 <= self.axis < x.type.ndim:
+                raise ValueError(f"cum{self.mode}: axis {self.axis} out of range for {describe(x)}")
+            shape = x.type.shape
+        out = TensorType(_cum_dtype(self.mode, x.type.dtype), shape=shape)()
+        return Apply(self, [x], [out])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        fn = np.cumsum if self.mode == "add" else np.cumprod
+        output_storage[0][0] = np.asarray(fn(inputs[0], axis=self.axis))
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        if self.axis is None:
+            from theon.tensor.reduction import prod
+            from theon.tensor.shape import make_vector
+
+            if not input_shapes[0]:
+                return [(1,)]
+            return [(prod(make_vector(*input_shapes[0])),)]
+        return [tuple(input_shapes[0])]
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list[Any]:
+        from theon.tensor.basic_ops import flip
+        from theon.tensor.shape import flatten, reshape
+
+        (x,) = inputs
+        (out,) = outputs
+        (gz,) = output_grads
+        if not _is_float(x.type.dtype):  # type: ignore[attr-defined]
+            return [disconnected_type()]
+        axis = 0 if self.axis is None else self.axis
+
+        def rev_cumsum(g: Variable) -> Variable:
+            return flip(CumOp(axis, "add")(flip(g, axis)), axis)  # type: ignore[no-any-return]
+
+        if self.mode == "add":
+            g = rev_cumsum(gz)
+        else:
+            # d out_j / d x_i = out_j / x_i for j >= i (x without zeros)
+            xf = flatten(x) if self.axis is None else x
+            g = rev_cumsum(gz * out) / xf
+        if self.axis is None:
+            g = reshape(g, x.shape, ndim=x.type.ndim)  # type: ignore[attr-defined]
+        return [g.astype(x.type.dtype) if g.dtype != x.type.dtype else g]  # type: ignore[attr-defined]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        (ev,) = eval_points
+        if ev is None or self.mode != "add":
+            if ev is None:
+                return [None]
+            out = self(inputs[0])
+            from theon.tensor.shape import flatten
+
+            xf = flatten(inputs[0]) if self.axis is None else inputs[0]
+            evf = flatten(ev) if self.axis is None else ev
+            return [out * CumOp(0 if self.axis is None else self.axis, "add")(evf / xf)]
+        return [self(ev)]
+
+    def __str__(self) -> str:
+        return f"Cum{self.mode}{{axis={self.axis}}}"
+
+
+def _cum(x: Any, axis: int | None, mode: str) -> Variable:
+    x = as_tensor_variable(x)
+    if axis is not None:
+        nd = max(x.type.ndim, 1)
+        if not -nd <= axis < nd:
+            raise ValueError(f"cum{mode}: axis {axis} out of range for {describe(x)}")
+        axis %= nd
+        if x.type.ndim == 0:
+            axis = None
+    return CumOp(axis, mode)(x)  # type: ignore[no-any-return]
+
+
+def cumsum(x: Any, axis: int | None = None) -> Variable:
+    """Cumulative sum along ``axis`` (flattened when None), like ``numpy.cumsum``.
+
+    >>> import theon.tensor as tt
+    >>> cumsum(tt.imatrix("m"), axis=1).dtype
+    'int64'
+    """
+    return _cum(x, axis, "add")
+
+
+def cumprod(x: Any, axis: int | None = None) -> Variable:
+    """Cumulative product along ``axis`` (flattened when None), like ``numpy.cumprod``.
+
+    The gradient assumes ``x`` has no zeros.
+
+    >>> import theon.tensor as tt
+    >>> cumprod(tt.dvector("v")).type.ndim
+    1
+    """
+    return _cum(x, axis, "mul")
+
+
+def diff(x: Any, n: int = 1, axis: int = -1) -> Variable:
+    """``n``-th discrete difference along ``axis``, like ``numpy.diff``.
+
+    >>> import theon.tensor as tt
+    >>> diff(tt.dvector("v"), n=2).type.ndim
+    1
+    """
+    x = as_tensor_variable(x)
+    if n < 0:
+        raise ValueError(f"diff: order n must be non-negative, got {n}")
+    nd = x.type.ndim
+    if nd == 0:
+        raise ValueError(f"diff needs at least one dimension, got {describe(x)}")
+    if not -nd <= axis < nd:
+        raise ValueError(f"diff: axis {axis} out of range for {describe(x)}")
+    axis %= nd
+    for _ in range(n):
+        hi = tuple([slice(None)] * axis + [slice(1, None)])
+        lo = tuple([slice(None)] * axis + [slice(None, -1)])
+        x = x[hi] - x[lo]  # type: ignore[index]
+    return x
+
+
+class Repeat(Op):
+    """``numpy.repeat(x, repeats, axis)`` with a scalar or vector of int ``repeats``."""
+
+    __props__ = ("axis",)
+
+    def __init__(self, axis: int | None = None) -> None:
+        self.axis = axis
+
+    def make_node(self, x: Any, repeats: Any) -> Apply:
+        x = as_tensor_variable(x)
+        repeats = as_tensor_variable(repeats)
+        if not repeats.type.dtype.startswith(("int", "uint")):
+            raise TypeError(f"repeat: repeats must be integers, got {describe(repeats)}")
+        if repeats.type.ndim > 1:
+            raise ValueError(f"repeat: repeats must be a scalar or vector, got {describe(repeats)}")
+        if self.axis is None:
+            shape: tuple[int | None, ...] = (None,)
+        else:
+            if not 0 <= self.axis < x.type.ndim:
+                raise ValueError(f"repeat: axis {self.axis} out of range for {describe(x)}")
+            s = list(x.type.shape)
+            s[self.axis] = None
+            shape = tuple(s)
+        return Apply(self, [x, repeats], [TensorType(x.type.dtype, shape=shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        x, r = inputs
+        output_storage[0][0] = np.repeat(x, r, axis=self.axis)
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        from theon.tensor.reduction import prod
+        from theon.tensor.reduction import sum as tsum
+        from theon.tensor.shape import make_vector
+
+        x, r = node.inputs
+        sx = list(input_shapes[0])
+        if self.axis is None:
+            n = prod(make_vector(*sx)) if sx else 1
+            total = n * r if r.type.ndim == 0 else tsum(r)  # type: ignore[attr-defined]
+            return [(total,)]
+        total = sx[self.axis] * r if r.type.ndim == 0 else tsum(r)  # type: ignore[attr-defined]
+        sx[self.axis] = total
+        return [tuple(sx)]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        from theon.tensor.basic_ops import arange
+        from theon.tensor.shape import flatten, reshape
+        from theon.tensor.subtensor import inc_subtensor
+
+        x, r = inputs
+        (gz,) = output_grads
+        if not _is_float(x.type.dtype):  # type: ignore[attr-defined]
+            return [disconnected_type(), disconnected_type()]
+        from theon.tensor.math import zeros_like
+
+        if self.axis is None:
+            xf = flatten(x)
+            idx = Repeat(0)(arange(xf.shape[0]), r)  # type: ignore[attr-defined]
+            g = inc_subtensor(zeros_like(xf)[idx], gz)
+            return [reshape(g, x.shape, ndim=x.type.ndim), disconnected_type()]  # type: ignore[attr-defined]
+        idx = Repeat(0)(arange(x.shape[self.axis]), r)  # type: ignore[attr-defined]
+        key = tuple([slice(None)] * self.axis + [idx])
+        return [inc_subtensor(zeros_like(x)[key], gz), disconnected_type()]
+
+    def __str__(self) -> str:
+        return f"Repeat{{axis={self.axis}}}"
+
+
+def repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
+    """Repeat elements of ``x``, like ``numpy.repeat``.
+
+    >>> import theon.tensor as tt
+    >>> repeat(tt.dmatrix("m"), 2, axis=0).type.ndim
+    2
+    """
+    x = as_tensor_variable(x)
+    if axis is not None:
+        nd = x.type.ndim
+        if not -nd <= axis < nd:
+            raise ValueError(f"repeat: axis {axis} out of range for {describe(x)}")
+        axis %= nd
+    return Repeat(axis)(x, repeats)  # type: ignore[no-any-return]
+
+
+class Nonzero(Op):
+    """``numpy.nonzero``: one int64 index vector per dimension."""
+
+    __props__ = ()
+
+    def make_node(self, x: Any) -> Apply:
+        x = as_tensor_variable(x)
+        if x.type.ndim == 0:
+            raise ValueError(f"nonzero needs at least one dimension, got {describe(x)}")
+        outs = [TensorType("int64", shape=(None,))() for _ in range(x.type.ndim)]
+        return Apply(self, [x], outs)
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        for cell, idx in zip(output_storage, np.nonzero(inputs[0])):
+            cell[0] = idx.astype(np.int64, copy=False)
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        from theon.tensor.math import neq
+        from theon.tensor.reduction import sum as tsum
+
+        n = tsum(neq(node.inputs[0], 0), dtype="int64")
+        return [(n,) for _ in node.outputs]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        return [disconnected_type()]
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        """Indices are not differentiable functions of the values."""
+        return [[False] * len(node.outputs)]
+
+
+def nonzero(x: Any) -> tuple[Variable, ...]:
+    """Indices of the non-zero elements, one vector per dimension, like ``numpy.nonzero``.
+
+    >>> import theon.tensor as tt
+    >>> len(nonzero(tt.dmatrix("m")))
+    2
+    """
+    return tuple(Nonzero()(x, return_list=True))
+
+
+def flatnonzero(x: Any) -> Variable:
+    """Indices of the non-zero elements of the flattened array, like ``numpy.flatnonzero``.
+
+    >>> import theon.tensor as tt
+    >>> flatnonzero(tt.dmatrix("m")).type.ndim
+    1
+    """
+    from theon.tensor.shape import flatten
+
+    return nonzero(flatten(as_tensor_variable(x)))[0]

@@ -1,0 +1,288 @@
+"""Sorting: sort, argsort, and take_along_axis with its scatter-add transpose.
+
+The gradient of ``sort`` sends each output gradient back to the position its
+element came from: ``scatter(gz, argsort(x))``.
+
+>>> import numpy as np
+>>> import theon, theon.tensor as tt
+>>> x = tt.dvector("x")
+>>> theon.function([x], sort(x))([3.0, 1.0, 2.0]).tolist()
+[1.0, 2.0, 3.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Variable
+from theon.graph.fg import describe
+from theon.graph.null_type import disconnected_type
+from theon.graph.op import Op
+from theon.tensor.basic import as_tensor_variable
+from theon.tensor.type import TensorType
+
+__all__ = [
+    "ArgSort",
+    "PutAlongAxis",
+    "Sort",
+    "TakeAlongAxis",
+    "argsort",
+    "sort",
+    "take_along_axis",
+]
+
+_KINDS = ("quicksort", "mergesort", "heapsort", "stable")
+
+
+def _axis(axis: int | None, ndim: int, what: str) -> int | None:
+    if axis is None:
+        return None
+    if not -ndim <= axis < max(ndim, 1):
+        raise ValueError(f"{what}: axis {axis} is out of range for ndim {ndim}")
+    return axis % max(ndim, 1)
+
+
+def _prepare(x: Any, axis: int | None, kind: str, what: str) -> tuple[Variable, int | None]:
+    x = as_tensor_variable(x)
+    if kind not in _KINDS:
+        raise ValueError(f"{what}: kind must be one of {_KINDS}, got {kind!r}")
+    if x.type.ndim == 0:
+        raise ValueError(f"{what} needs at least one dimension, got {describe(x)}")
+    return x, _axis(axis, x.type.ndim, what)
+
+
+class Sort(Op):
+    """``numpy.sort(x, axis, kind)``; ``axis=None`` sorts the flattened array."""
+
+    __props__ = ("axis", "kind")
+
+    def __init__(self, axis: int | None = -1, kind: str = "quicksort") -> None:
+        self.axis = axis
+        self.kind = kind
+
+    def make_node(self, x: Any) -> Apply:
+        x = as_tensor_variable(x)
+        shape = (None,) if self.axis is None else x.type.shape
+        if self.axis is None and all(s is not None for s in x.type.shape):
+            shape = (int(np.prod(x.type.shape, dtype=np.int64)),)
+        return Apply(self, [x], [TensorType(x.type.dtype, shape=shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        output_storage[0][0] = np.sort(inputs[0], axis=self.axis, kind=self.kind)
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        if self.axis is None:
+            from theon.tensor.reduction import prod
+            from theon.tensor.shape import make_vector
+
+            return [(prod(make_vector(*input_shapes[0])),)]
+        return [tuple(input_shapes[0])]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        (x,) = inputs
+        (gz,) = output_grads
+        if not x.type.dtype.startswith(("float", "complex")):  # type: ignore[attr-defined]
+            return [disconnected_type()]
+        if self.axis is None:
+            from theon.tensor.shape import flatten, reshape
+
+            idx = argsort(flatten(x), axis=0, kind=self.kind)
+            g = PutAlongAxis(0)(gz, idx)
+            return [reshape(g, x.shape, ndim=x.type.ndim)]  # type: ignore[attr-defined]
+        idx = argsort(x, axis=self.axis, kind=self.kind)
+        return [PutAlongAxis(self.axis)(gz, idx)]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        (ev,) = eval_points
+        if ev is None:
+            return [None]
+        x = inputs[0]
+        if self.axis is None:
+            from theon.tensor.shape import flatten
+
+            return [take_along_axis(flatten(ev), argsort(flatten(x), 0, self.kind), 0)]
+        return [take_along_axis(ev, argsort(x, self.axis, self.kind), self.axis)]
+
+    def __str__(self) -> str:
+        return f"Sort{{axis={self.axis}}}"
+
+
+class ArgSort(Op):
+    """``numpy.argsort(x, axis, kind)`` as int64 indices."""
+
+    __props__ = ("axis", "kind")
+
+    def __init__(self, axis: int | None = -1, kind: str = "quicksort") -> None:
+        self.axis = axis
+        self.kind = kind
+
+    def make_node(self, x: Any) -> Apply:
+        x = as_tensor_variable(x)
+        shape = (None,) if self.axis is None else x.type.shape
+        return Apply(self, [x], [TensorType("int64", shape=shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        res = np.argsort(inputs[0], axis=self.axis, kind=self.kind)
+        output_storage[0][0] = res.astype(np.int64, copy=False)
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        return Sort(self.axis, self.kind).infer_shape(node, input_shapes)
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        return [disconnected_type()]
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        """The indices do not depend differentiably on the values."""
+        return [[False]]
+
+    def __str__(self) -> str:
+        return f"ArgSort{{axis={self.axis}}}"
+
+
+def sort(a: Any, axis: int | None = -1, kind: str = "quicksort") -> Variable:
+    """A sorted copy of ``a`` along ``axis`` (flattened when None), like ``numpy.sort``.
+
+    >>> import theon.tensor as tt
+    >>> sort(tt.dmatrix("m"), axis=0).type.ndim
+    2
+    """
+    x, ax = _prepare(a, axis, kind, "sort")
+    return Sort(ax, kind)(x)  # type: ignore[no-any-return]
+
+
+def argsort(a: Any, axis: int | None = -1, kind: str = "quicksort") -> Variable:
+    """Indices that sort ``a`` along ``axis``, like ``numpy.argsort``.
+
+    >>> import theon.tensor as tt
+    >>> argsort(tt.dvector("v")).dtype
+    'int64'
+    """
+    x, ax = _prepare(a, axis, kind, "argsort")
+    return ArgSort(ax, kind)(x)  # type: ignore[no-any-return]
+
+
+def _along_axis_index(idx: np.ndarray, axis: int) -> tuple[Any, ...]:
+    """The full fancy index equivalent to using ``idx`` along ``axis``."""
+    grids = np.ogrid[tuple(slice(0, n) for n in idx.shape)]
+    full: list[Any] = list(grids)
+    full[axis] = idx
+    return tuple(full)
+
+
+def _check_along(x: Variable, idx: Variable, axis: int, what: str) -> None:
+    if x.type.ndim != idx.type.ndim:  # type: ignore[attr-defined]
+        raise ValueError(
+            f"{what}: {describe(x)} and indices {describe(idx)} must have the same ndim"
+        )
+    if not idx.type.dtype.startswith(("int", "uint")):  # type: ignore[attr-defined]
+        raise TypeError(f"{what}: indices must be integers, got {describe(idx)}")
+    if not 0 <= axis < x.type.ndim:  # type: ignore[attr-defined]
+        raise ValueError(f"{what}: axis {axis} is out of range for {describe(x)}")
+
+
+class TakeAlongAxis(Op):
+    """``numpy.take_along_axis(x, indices, axis)``."""
+
+    __props__ = ("axis",)
+
+    def __init__(self, axis: int) -> None:
+        self.axis = axis
+
+    def make_node(self, x: Any, idx: Any) -> Apply:
+        x, idx = as_tensor_variable(x), as_tensor_variable(idx)
+        _check_along(x, idx, self.axis, "take_along_axis")
+        return Apply(self, [x, idx], [TensorType(x.type.dtype, shape=idx.type.shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        x, idx = inputs
+        output_storage[0][0] = np.take_along_axis(x, idx, axis=self.axis)
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        return [tuple(input_shapes[1])]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        x, idx = inputs
+        (gz,) = output_grads
+        from theon.tensor.math import zeros_like
+
+        gx = PutAlongAxis(self.axis, accumulate=True)(zeros_like(x), idx, gz)
+        return [gx, disconnected_type()]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        ev = eval_points[0]
+        return [None if ev is None else self(ev, inputs[1])]
+
+
+class PutAlongAxis(Op):
+    """Scatter along an axis: ``out = base.copy(); out[idx along axis] (+)= values``.
+
+    With two inputs ``(values, idx)`` it scatters into zeros shaped like ``values``
+    (the transpose of a permutation).  With ``accumulate`` repeated indices add up.
+    """
+
+    __props__ = ("axis", "accumulate")
+
+    def __init__(self, axis: int, accumulate: bool = True) -> None:
+        self.axis = axis
+        self.accumulate = accumulate
+
+    def make_node(self, *args: Any) -> Apply:
+        ins = [as_tensor_variable(a) for a in args]
+        if len(ins) == 2:
+            values, idx = ins
+            _check_along(values, idx, self.axis, "put_along_axis")
+            out = TensorType(values.type.dtype, shape=values.type.shape)()
+        elif len(ins) == 3:
+            base, idx, values = ins
+            _check_along(base, idx, self.axis, "put_along_axis")
+            out = TensorType(base.type.dtype, shape=base.type.shape)()
+        else:
+            raise TypeError("PutAlongAxis takes (values, idx) or (base, idx, values)")
+        return Apply(self, ins, [out])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        if len(inputs) == 2:
+            values, idx = inputs
+            out = np.zeros_like(values)
+        else:
+            base, idx, values = inputs
+            out = np.array(base, copy=True)
+        full = _along_axis_index(idx, self.axis)
+        values = np.broadcast_to(values, idx.shape)
+        if self.accumulate:
+            np.add.at(out, full, values)
+        else:
+            out[full] = values
+        output_storage[0][0] = out
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        return [tuple(input_shapes[0])]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        (gz,) = output_grads
+        if len(inputs) == 2:
+            _, idx = inputs
+            return [TakeAlongAxis(self.axis)(gz, idx), disconnected_type()]
+        base, idx, values = inputs
+        g_values = TakeAlongAxis(self.axis)(gz, idx)
+        if self.accumulate:
+            g_base = gz
+        else:
+            from theon.tensor.math import zeros_like
+
+            g_base = PutAlongAxis(self.axis, accumulate=False)(gz, idx, zeros_like(g_values))
+        return [g_base, disconnected_type(), g_values]
+
+
+def take_along_axis(arr: Any, indices: Any, axis: int) -> Variable:
+    """Pick values along ``axis`` at ``indices``, like ``numpy.take_along_axis``.
+
+    >>> import theon.tensor as tt
+    >>> take_along_axis(tt.dmatrix("m"), tt.lmatrix("i"), 1).type.ndim
+    2
+    """
+    x = as_tensor_variable(arr)
+    return TakeAlongAxis(axis % max(x.type.ndim, 1))(x, indices)  # type: ignore[no-any-return]
