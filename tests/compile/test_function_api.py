@@ -113,6 +113,15 @@ def test_user_inplace_graph_needs_accept_inplace():
     np.testing.assert_array_equal(f(np.ones(2), np.ones(2)), [2, 2])
 
 
+def test_accepted_inplace_graph_may_not_overwrite_protected_inputs():
+    pytest.importorskip("theon.graph.destroyhandler")
+    from theon.graph.features import InconsistencyError
+
+    x, y = vt("xp"), vt("y")
+    with pytest.raises(InconsistencyError, match="'xp'.*mutable"):
+        theon.function([x, y], add_inplace(x, y), accept_inplace=True, mode="REFERENCE")
+
+
 def test_trust_input_skips_filtering():
     x = it("x")
     f = theon.function([x], ineg(x))

@@ -1,6 +1,8 @@
 """updates, givens, default updates and stateful/default In, on toy types."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import theon
 from theon.compile.io import In
@@ -251,3 +253,21 @@ def test_generic_shared_state_object():
     f = theon.function([x], s, updates=[(s, Append()(s, x))])
     assert f(1) == [] and f(2) == [1]
     assert s.get_value() == [1, 2]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    perm=st.permutations(range(4)),
+    steps=st.integers(1, 4),
+    mode=st.sampled_from(["REFERENCE", "FAST_RUN"]),
+)
+def test_updates_see_only_old_values(perm, steps, mode):
+    """Permuting shared values through updates is atomic, whatever the order."""
+    vs = [counter(10 * k, f"v{k}") for k in range(4)]
+    f = theon.function([], [iadd(v, 0) for v in vs],
+                       updates=[(vs[k], iadd(vs[perm[k]], 1)) for k in range(4)], mode=mode)
+    ref = [10 * k for k in range(4)]
+    for _ in range(steps):
+        assert f() == ref
+        ref = [ref[perm[k]] + 1 for k in range(4)]
+    assert [v.get_value() for v in vs] == ref

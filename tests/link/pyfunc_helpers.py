@@ -60,7 +60,8 @@ def assert_same(got, want, maxulp=0, where=""):
                 else:
                     assert np.array_equal(g, w, equal_nan=True), msg
                 zero = np.asarray(w == 0)
-                assert np.array_equal(np.signbit(np.real(g))[zero], np.signbit(np.real(w))[zero]), msg
+                g_sign, w_sign = np.signbit(np.real(g)), np.signbit(np.real(w))
+                assert np.array_equal(g_sign[zero], w_sign[zero]), msg
             else:
                 assert np.array_equal(g, w), msg
         else:

@@ -37,8 +37,14 @@ def _composite(draw, n_in):
         else:
             a, b = draw(st.sampled_from(pool)), draw(st.sampled_from(pool + [ts.constant(0.5)]))
             pool.append(draw(st.sampled_from([ts.add, ts.sub, ts.mul, ts.true_div]))(a, b))
+    # every input takes part in the first output (Elemwise.perform takes the output
+    # shape from the computed value, so an unused input would not be broadcast)
+    first = pool[-1]
+    for v in ins:
+        first = ts.add(first, ts.mul(v, 0.0))
     n_out = draw(st.integers(1, 2))
-    outs = [pool[-1]] + [draw(st.sampled_from(pool[n_in:] or pool)) for _ in range(n_out - 1)]
+    outs = [first] + [ts.add(draw(st.sampled_from(pool[n_in:] or pool)), ts.mul(first, 0.0))
+                      for _ in range(n_out - 1)]
     return Composite(ins, outs)
 
 

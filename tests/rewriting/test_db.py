@@ -1,7 +1,7 @@
 """The rewrite database: phases, tags, queries, modes, presets and the rewrite trace."""
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 import theon
@@ -276,7 +276,11 @@ def test_differential_fast_run_vs_no_rewrites(graph, xv, yv):
         for name in ("toy_neg_neg", "toy_drop_ident", "toy_xy_over_y"):
             rewrite_db.unregister(name)
     ref = theon.function(ins, outs, mode=get_mode("REFERENCE"), on_unused_input="ignore")
-    for w, g, o in zip(ref(xv, yv), fast(xv, yv), outs):
+    try:
+        want = ref(xv, yv)
+    except ZeroDivisionError:
+        reject()  # x*y/y -> x holds only where y != 0
+    for w, g, o in zip(want, fast(xv, yv), outs):
         assert type(w) is type(g)
         assert abs(w - g) <= 1e-9 * max(1.0, abs(w)), (o, w, g)
     assert not any(n.op in (ident,) for n in fast.maker.fgraph.apply_nodes)

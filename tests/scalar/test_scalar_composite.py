@@ -285,6 +285,7 @@ def test_random_chains_evaluate_and_differentiate(ops: list[str], a: float, b: f
     connected = [g for g in gs if not isinstance(g.type, DisconnectedType)]
     gf = theon.function([x, y], connected, on_unused_input="ignore")
     num = numeric_grad(f_ref, [a, b])
+    assume(all(abs(v) < 1e3 for v in num))  # steep points defeat finite differences
     ana = gf(a, b)
     k = 0
     for i, g in enumerate(gs):

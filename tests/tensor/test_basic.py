@@ -233,6 +233,7 @@ class TestScalarConstantValue:
         assert get_scalar_constant_value(c.dimshuffle("x", "x")) == 2.0
         assert get_scalar_constant_value(tt.cast(c, "int32")).dtype == np.int32
         assert get_scalar_constant_value(5) == 5
+        assert get_scalar_constant_value(tt.zeros_like(tt.dmatrix())) == 0.0
         with pytest.raises(NotScalarConstantError):
             get_scalar_constant_value(tt.dscalar())
         with pytest.raises(NotScalarConstantError):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import theon
 import theon.tensor as tt
+from tests.tensor.core_checks import check_infer_shape, run
 from theon.gradient import verify_grad as _verify_grad
 from theon.tensor.basic_ops import (
     ARange,
@@ -41,7 +42,6 @@ from theon.tensor.basic_ops import (
     vstack,
     zeros,
 )
-from tests.tensor.core_checks import check_infer_shape, run
 
 
 def verify_grad(*args: Any, **kwargs: Any) -> None:
@@ -77,8 +77,7 @@ def test_zeros_ones_full(shp: tuple[int, ...], dtype: Any) -> None:
     _check([], zeros(shp, dtype), [], np.zeros(shp, dtype), infer=False)
     _check([], ones(shp, dtype), [], np.ones(shp, dtype), infer=False)
     for fill in (3, 2.5, True):
-        if dtype is not None or True:
-            _check([], full(shp, fill, dtype), [], np.full(shp, fill, dtype), infer=False)
+        _check([], full(shp, fill, dtype), [], np.full(shp, fill, dtype), infer=False)
     assert zeros(shp, dtype).type.shape == shp
 
 
@@ -94,7 +93,7 @@ def test_alloc_symbolic_and_errors() -> None:
     with pytest.raises(ValueError):
         run([v, n, m], out, vv, 2, 4)
     assert alloc(tt.TensorType("float64", shape=(3,))(), n).type.shape == (3,)
-    with pytest.raises(ValueError, match=r"cannot broadcast .* static shape \(3,\) to shape \(2,\)"):
+    with pytest.raises(ValueError, match=r"static shape \(3,\) to shape \(2,\)"):
         alloc(tt.TensorType("float64", shape=(3,))("w"), 2)
     with pytest.raises(ValueError, match="more than"):
         alloc(tt.dmatrix(), 3)
@@ -135,9 +134,6 @@ def test_alloc_grad_runtime_broadcast() -> None:
     v = tt.dmatrix("v")
     cost = (alloc(v, 4, 3) * np.arange(12.0).reshape(4, 3)).sum()
     g = theon.grad(cost, v)
-    assert isinstance(g.owner.op, SumToShape) or any(
-        isinstance(n.op, SumToShape) for n in theon.graph.traversal.ancestors([g]) if False
-    ) or True
     np.testing.assert_allclose(run([v], g, np.ones((1, 3))),
                                np.arange(12.0).reshape(4, 3).sum(0, keepdims=True))
     np.testing.assert_allclose(run([v], g, np.ones((4, 1))),
@@ -146,7 +142,7 @@ def test_alloc_grad_runtime_broadcast() -> None:
 
 
 def test_sum_to_shape() -> None:
-    g = tt.dtensor3("g") if hasattr(tt, "dtensor3") else tt.tensor("float64", shape=(None,) * 3)
+    g = tt.tensor("float64", shape=(None,) * 3, name="g")
     like = tt.dmatrix("like")
     out = sum_to_shape(g, like)
     assert isinstance(out.owner.op, SumToShape)
@@ -417,3 +413,46 @@ def test_flip(axis: Any) -> None:
     x = _var((3, 4), "int32")
     _check([x], flip(x, axis), [val], np.flip(val, axis))
     verify_grad(lambda x: flip(x, axis) * np.arange(12.0).reshape(3, 4), [val.astype(float)])
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.data())
+def test_join_grad_random(data: Any) -> None:
+    """verify_grad of join/stack on hypothesis-drawn shapes and points (incl. broadcasting)."""
+    nd = data.draw(st.integers(1, 3))
+    base = data.draw(st.lists(st.integers(1, 3), min_size=nd, max_size=nd))
+    axis = data.draw(st.integers(-nd, nd - 1))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    shapes = []
+    for _ in range(data.draw(st.integers(2, 3))):
+        shp = list(base)
+        shp[axis] = data.draw(st.integers(1, 3))
+        shapes.append(tuple(shp))
+    pts = [rng.normal(size=s) for s in shapes]
+    verify_grad(lambda *xs: concatenate(xs, axis=axis) ** 2, pts, rng=rng)
+    sax = data.draw(st.integers(-nd - 1, nd))
+    w = rng.normal(size=base)
+    weight = np.expand_dims(w, sax)  # broadcasts along the new axis of the stack
+    verify_grad(lambda a, b: stack([a, b], axis=sax) * weight, [w, w + 1.0], rng=rng)
+
+
+def test_rop_creation_and_joining() -> None:
+    from theon.gradient import Rop
+
+    x, v = tt.dmatrix("x"), tt.dmatrix("v")
+    xv = np.arange(6.0).reshape(2, 3)
+    vv = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
+    outs = [
+        alloc(x[0], 4, 3) ** 2,
+        concatenate([x, x**2], axis=1),
+        split(x, [1, 2], 2, axis=1)[1] ** 2,
+        stack([x, x * 3.0]),
+        flip(x) ** 2,
+        roll(x, 1, 1) ** 2,
+        tile(x, (2, 1)) ** 2,
+    ]
+    for y in outs:
+        jvp = run([x, v], Rop(y, x, v), xv, vv)
+        g = theon.function([x], y, mode="REFERENCE")
+        num = (g(xv + 1e-6 * vv) - g(xv - 1e-6 * vv)) / 2e-6
+        np.testing.assert_allclose(jvp, num, rtol=1e-5, atol=1e-6)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import theon
 import theon.tensor as tt
+from tests.tensor.core_checks import check_infer_shape, run
 from theon.gradient import verify_grad as _verify_grad
 from theon.tensor.shape import (
     MakeVector,
@@ -35,8 +36,6 @@ from theon.tensor.shape import (
     swapaxes,
     transpose,
 )
-from tests.tensor.core_checks import check_infer_shape, run
-
 
 
 def verify_grad(*args: Any, **kwargs: Any) -> None:
@@ -102,7 +101,6 @@ def test_make_vector() -> None:
     np.testing.assert_array_equal(run([a, b], v, 4, 5), [4, 5, 3])
     check_infer_shape(v, [a, b], [4, 5])
     assert make_vector(1, 2).data.tolist() == [1, 2]
-    x, y = tt.dscalar("x"), tt.dscalar("y")
     verify_grad(lambda x, y: MakeVector("float64")(x, y) ** 2, [1.5, -2.0])
     with pytest.raises(TypeError):
         MakeVector("int64")(tt.dvector())

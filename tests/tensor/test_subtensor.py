@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import theon
 import theon.tensor as tt
+from tests.tensor.core_checks import check_infer_shape, run
 from theon.gradient import verify_grad as _verify_grad
 from theon.tensor.shape import Shape_i
 from theon.tensor.subtensor import (
@@ -23,8 +24,6 @@ from theon.tensor.subtensor import (
     set_subtensor,
     take,
 )
-from tests.tensor.core_checks import check_infer_shape, run
-
 
 
 def verify_grad(*args: Any, **kwargs: Any) -> None:
@@ -483,3 +482,34 @@ def test_grad_integer_index_disconnected() -> None:
 def test_getitem_function_alias() -> None:
     x = tt.dmatrix("x")
     assert getitem(x, (0,)).owner.op == x[0].owner.op
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.data(), st.lists(st.integers(1, 3), min_size=1, max_size=3).map(tuple))
+def test_grad_random_basic_index(data: Any, shape: tuple[int, ...]) -> None:
+    """verify_grad on hypothesis-drawn shapes, points and basic indices."""
+    idx = data.draw(basic_index(shape))
+    seed = data.draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    verify_grad(lambda x: x[idx] ** 2, [rng.normal(size=shape)], rng=rng)
+
+
+def test_rop_matches_finite_differences() -> None:
+    from theon.gradient import Rop
+
+    x, v = tt.dmatrix("x"), tt.dmatrix("v")
+    xv = np.arange(6.0).reshape(2, 3)
+    vv = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
+    outs = [
+        x[1:, ::-1] ** 2,
+        x[[0, 0, 1]] ** 2,
+        x[xv > 2] ** 2,
+        inc_subtensor(x[[0, 0]], x[1]) ** 2,
+        set_subtensor(x[:, 1], x[0, :2]) ** 2,
+        take(x, [2, 0], axis=1) ** 2,
+    ]
+    for y in outs:
+        jvp = run([x, v], Rop(y, x, v), xv, vv)
+        g = theon.function([x], y, mode="REFERENCE")
+        num = (g(xv + 1e-6 * vv) - g(xv - 1e-6 * vv)) / 2e-6
+        np.testing.assert_allclose(jvp, num, rtol=1e-5, atol=1e-6)

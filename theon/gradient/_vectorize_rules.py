@@ -12,7 +12,9 @@ from typing import Any
 
 from theon.graph.basic import Apply, Variable
 from theon.tensor.basic_ops import Alloc, Join, Split, SumToShape, alloc, concatenate
+from theon.tensor.blas import Dot, Einsum, MatMul
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from theon.tensor.extra_ops import CumOp
 from theon.tensor.math import sum as tsum
 from theon.tensor.shape import (
     MakeVector,
@@ -24,6 +26,8 @@ from theon.tensor.shape import (
     shape,
     shape_i,
 )
+from theon.tensor.sort import ArgSort, PutAlongAxis, Sort, TakeAlongAxis
+from theon.tensor.special import LogSoftmax, Softmax
 from theon.tensor.subtensor import (
     AdvancedIncSubtensor,
     AdvancedSubtensor,
@@ -219,3 +223,77 @@ def _adv_inc_subtensor(op: Any, node: Apply, inputs: list[Variable], batched: li
     if not _adv_contiguous(op.idx_list):
         return None
     return _inc_common(op, node, inputs, batched, AdvancedSubtensor(op.idx_list))
+
+
+# --------------------------------------------------------------------------- products
+def _mm_operand(x: Variable, batched: bool, core_ndim: int, is_left: bool) -> Variable:
+    """A Dot operand as a MatMul operand: vectors become 1-row (left) or 1-column (right)."""
+    if core_ndim == 2:
+        return x
+    nd = 2 if batched else 1
+    lead = (0,) if batched else ()
+    last = nd - 1
+    order = (*lead, "x", last) if is_left else (*lead, last, "x")
+    return DimShuffle(nd, order)(x)  # type: ignore[no-any-return]
+
+
+@register_vectorize(Dot)
+def _dot(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    da, db = (_ndim(v) for v in node.inputs)
+    a = _mm_operand(inputs[0], batched[0], da, True)
+    b = _mm_operand(inputs[1], batched[1], db, False)
+    out = MatMul()(a, b)  # (B, n|1, m|1): unbatched operands broadcast over B
+    keep = (0, *((1,) if da == 2 else ()), *((2,) if db == 2 else ()))
+    return [DimShuffle(3, keep)(out)]
+
+
+@register_vectorize(MatMul)
+def _matmul(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    nd = max(_ndim(v) for v in node.inputs)
+    ins = []
+    for x, b in zip(inputs, batched):
+        if b:
+            ins.append(_pad_batched(x, nd))
+        else:
+            k = _ndim(x)
+            ins.append(DimShuffle(k, ("x",) * (nd + 1 - k) + tuple(range(k)))(x))
+    return [MatMul()(*ins)]
+
+
+@register_vectorize(Einsum)
+def _einsum(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    subs = op.subscripts.replace(" ", "")
+    if "->" not in subs or "." in subs:
+        return None
+    lhs, out = subs.split("->")
+    free = [c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA" if c not in subs]
+    z = free[0]
+    specs = [(z + s) if b else s for s, b in zip(lhs.split(","), batched)]
+    return [Einsum(f"{','.join(specs)}->{z}{out}")(*inputs)]
+
+
+# --------------------------------------------------------------------------- axis ops
+def _shift(axis: Any) -> Any:
+    """An axis of the unbatched input, as an axis of the batched one (None: no rule)."""
+    return axis if axis < 0 else axis + 1
+
+
+def _axis_rule(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    """Ops with one array input and an ``axis`` prop (None meaning 'flattened')."""
+    if op.axis is None or any(batched[1:]):
+        return None
+    props = op._props_dict()
+    props["axis"] = _shift(op.axis)
+    return type(op)(**props).make_node(*inputs).outputs
+
+
+register_vectorize(Softmax, LogSoftmax, CumOp, Sort, ArgSort)(_axis_rule)
+
+
+@register_vectorize(TakeAlongAxis, PutAlongAxis)
+def _along_axis(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    n = _batch_len(inputs, batched)
+    ins = [x if b else _tile(x, n) for x, b in zip(inputs, batched)]
+    props = op._props_dict()
+    props["axis"] = _shift(op.axis)
+    return type(op)(**props).make_node(*ins).outputs

@@ -127,6 +127,11 @@ def vectorize_graph(
         ins = [new.get(i, i) for i in node.inputs]
         fl = [flag.get(i, False) for i in node.inputs]
         if not any(fl):
+            if any(n is not o for n, o in zip(ins, node.inputs)):
+                # an unbatched input was rebuilt (e.g. the shape of a batched variable)
+                new_node = node.clone_with_new_inputs(ins, strict=False)
+                for old, o in zip(node.outputs, new_node.outputs):
+                    new[old] = o
             continue
         outs, oflags = vectorize_node(node, ins, fl)
         for old, o, f in zip(node.outputs, outs, oflags):

@@ -409,6 +409,9 @@ def get_scalar_constant_value(v: Any, elemwise: bool = True) -> np.ndarray:
         if isinstance(op, DimShuffle) or isinstance(op, (TensorFromScalar, ScalarFromTensor)):
             v = v.owner.inputs[0]
             continue
+        if elemwise and isinstance(op, Elemwise) and str(op.scalar_op) == "second":
+            v = v.owner.inputs[1]  # fill(x, c) holds c everywhere
+            continue
         if elemwise and isinstance(op, Elemwise) and type(op.scalar_op).__name__ == "Cast":
             inner = get_scalar_constant_value(v.owner.inputs[0], elemwise)
             return inner.astype(v.type.dtype)  # type: ignore[attr-defined, no-any-return]

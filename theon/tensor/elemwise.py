@@ -190,7 +190,13 @@ def _expand_to(x: Variable, ndim: int) -> Variable:
     n = x.type.ndim  # type: ignore[attr-defined]
     if n == ndim:
         return x
-    return DimShuffle(n, ("x",) * (ndim - n) + tuple(range(n)))(x)  # type: ignore[no-any-return]
+    op = _EXPAND_OPS.get((n, ndim))
+    if op is None:
+        op = _EXPAND_OPS[(n, ndim)] = DimShuffle(n, ("x",) * (ndim - n) + tuple(range(n)))
+    return op(x)  # type: ignore[no-any-return]
+
+
+_EXPAND_OPS: dict[tuple[int, int], DimShuffle] = {}
 
 
 def fill_like(model: Variable, value: Any) -> Variable:
@@ -413,11 +419,12 @@ class Elemwise(Op):
                 if r is not buf:
                     buf[...] = r
                     r = buf
-            shp = r.shape
-            for a in inputs:
-                if a.shape != shp:
-                    self._check_runtime_broadcast(node, inputs, shp)
-                    break
+            if len(inputs) > 1:
+                shp = r.shape
+                for a in inputs:
+                    if a.shape != shp:
+                        self._check_runtime_broadcast(node, inputs, shp)
+                        break
             output_storage[0][0] = r
             return
         for o, (cell, r, var) in enumerate(zip(output_storage, res, node.outputs)):

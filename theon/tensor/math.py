@@ -50,7 +50,7 @@ __all__ = [
     "bitwise_or", "bitwise_xor", "cast", "ceil", "clip", "conj", "conjugate", "cos", "cosh",
     "deg2rad", "digamma", "divide", "dot", "eq", "equal", "erf", "erfc", "erfcinv", "erfinv",
     "exp", "exp2", "expit", "expm1", "fill", "floor", "floor_div", "floor_divide", "gamma",
-    "gammaln", "ge", "greater", "greater_equal", "gt", "identity", "imag", "int_div", "invert",
+    "gammaln", "ge", "greater", "greater_equal", "gt", "imag", "int_div", "invert",
     "isclose", "isfinite", "isinf", "isnan", "le", "left_shift", "less", "less_equal", "log",
     "log10", "log1mexp", "log1p", "log1pexp", "log2", "logical_and", "logical_not",
     "logical_or", "logical_xor", "logsumexp", "lt", "matmul", "max", "maximum", "mean", "min",
@@ -222,7 +222,6 @@ expit = sigmoid
 log1pexp = softplus
 digamma = psi
 fill = second
-identity = tensor_copy
 
 
 # functions with extra arguments ---------------------------------------------------------------

@@ -50,12 +50,29 @@ all_dtypes = discrete_dtypes + continuous_dtypes
 ShapeT = tuple[int | None, ...]
 
 
+_DTYPE_NAMES: dict[Any, str] = {}
+
+
 def _normalize_dtype(dtype: Any) -> str:
     """The canonical dtype name (``'float64'``); ``'floatX'`` reads config."""
-    if dtype == "floatX":
+    try:
+        return _DTYPE_NAMES[dtype]
+    except (KeyError, TypeError):
+        pass
+    if isinstance(dtype, str) and dtype == "floatX":
         from theon.config import config
 
         return str(config.floatX)
+    name = _dtype_name(dtype)
+    try:
+        _DTYPE_NAMES[dtype] = name
+    except TypeError:
+        pass
+    return name
+
+
+def _dtype_name(dtype: Any) -> str:
+    """Validated canonical dtype name (uncached)."""
     try:
         name = np.dtype(dtype).name
     except TypeError:
@@ -69,6 +86,10 @@ def _normalize_dtype(dtype: Any) -> str:
 
 def _normalize_shape(shape: Any, broadcastable: Any) -> ShapeT:
     """Static shape from ``shape`` (ints/None) or the seeds' ``broadcastable`` flags."""
+    if type(shape) is tuple and broadcastable is None and all(
+        s is None or type(s) is int and s >= 0 for s in shape
+    ):
+        return shape
     if shape is None:
         if broadcastable is None:
             raise TypeError(
@@ -97,6 +118,17 @@ def _normalize_shape(shape: Any, broadcastable: Any) -> ShapeT:
         if len(bc) != len(out_t) or any(b and s != 1 for b, s in zip(bc, out_t)):
             raise TypeError(f"TensorType: broadcastable={bc} does not agree with shape={out_t}")
     return out_t
+
+
+def _exact_int_range(dt: np.dtype[Any]) -> tuple[int, int]:
+    """The Python ints that ``dt`` holds exactly (an empty range for bool)."""
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return int(info.min), int(info.max)
+    if dt.kind in "fc":
+        bits = {2: 11, 4: 24, 8: 53, 16: 53}[dt.itemsize if dt.kind == "f" else dt.itemsize // 2]
+        return -(2**bits), 2**bits
+    return 1, 0
 
 
 def _shape_text(shape: ShapeT) -> str:
@@ -163,6 +195,9 @@ class TensorType(Type):
         self.ndim: int = len(self.shape)
         self.numpy_dtype: np.dtype[Any] = np.dtype(self.dtype)
         self._static = any(s is not None for s in self.shape)
+        self._float0d = self.ndim == 0 and self.numpy_dtype.kind == "f"
+        self._int_lo, self._int_hi = _exact_int_range(self.numpy_dtype)
+        self._static_dims = tuple((i, s) for i, s in enumerate(self.shape) if s is not None)
         self._hash = hash((TensorType, self.dtype, self.shape))
 
     # identity -----------------------------------------------------------------
@@ -232,15 +267,31 @@ class TensorType(Type):
         """
         # Fast path: an ndarray that already fits (on every call of a compiled function).
         if type(x) is np.ndarray and (x.dtype is self.numpy_dtype or x.dtype == self.numpy_dtype):
-            if x.ndim == self.ndim and (not self._static or self._shape_ok(x.shape)):
-                return x
+            if x.ndim == self.ndim:
+                if not self._static:
+                    return x
+                shape = x.shape
+                for i, s in self._static_dims:
+                    if shape[i] != s:
+                        break
+                else:
+                    return x
             raise TypeError(self._mismatch(x, "wrong number of dimensions or shape"))
+        if self.ndim == 0 and not strict:
+            # Python numbers for scalars (a common argument of compiled functions)
+            tx = type(x)
+            if tx is float and self._float0d and (
+                allow_downcast is not False or self.dtype == "float64"
+            ):
+                return np.asarray(x, dtype=self.numpy_dtype)
+            if tx is int and self._int_lo <= x <= self._int_hi:
+                return np.asarray(x, dtype=self.numpy_dtype)
         return self._filter_slow(x, strict, allow_downcast)
 
     def _shape_ok(self, shape: tuple[int, ...]) -> bool:
         """Whether a runtime shape agrees with the static one."""
-        for s, r in zip(self.shape, shape):
-            if s is not None and s != r:
+        for i, s in self._static_dims:
+            if shape[i] != s:
                 return False
         return True
 

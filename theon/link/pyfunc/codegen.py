@@ -26,6 +26,7 @@ from theon.link.pyfunc.dispatch import (
     ValueInfo,
     py_emit,
     py_globals,
+    py_scalar_block,
     py_scalar_expr,
     value_info,
 )
@@ -65,6 +66,8 @@ class GeneratedCode:
         self.order: list[Apply] = []
         self.uses_float_path = False
         self.quiet = False
+        # inputs that are only read through float(): a Python float may be passed as is
+        self.float_inputs: frozenset[int] = frozenset()
 
     def bind(self, obj: Any, hint: str = "g") -> str:
         """A global name for ``obj`` in the generated function (one per object)."""
@@ -180,6 +183,8 @@ class _Generator:
         self._viewers: dict[Variable, list[Variable]] | None = None
         self._count = 0
         self.free_names: list[str] = []
+        self.input_index = {v: n for n, v in enumerate(fgraph.inputs)}
+        self.raw_inputs: set[int] = set()  # inputs read other than through float()
         self.shared: dict[str, Any] = {}
 
     # variables ----------------------------------------------------------------
@@ -226,6 +231,8 @@ class _Generator:
     def materialize(self, var: Variable, rep: str, pre: list[tuple[str, bool]]) -> str:
         """The name of ``var`` in ``rep``, emitting a conversion into ``pre`` if needed."""
         st = self.state(var)
+        if rep != "py" and var in self.input_index:
+            self.raw_inputs.add(self.input_index[var])
         name = st.reps.get(rep)
         if name is not None:
             return name
@@ -323,14 +330,8 @@ class _Generator:
         code = self.code
         em = NodeEmitter(self, node, k)
         lines: list[tuple[str, bool]] | None = None
-        if len(node.outputs) == 1 and self.py_eligible(node):
-            marks = [f"__arg{i}__" for i in range(len(node.inputs))]
-            expr = py_scalar_expr(node.op, node, marks)
-            if expr is not None:
-                for i, m in enumerate(marks):
-                    expr = expr.replace(m, em.arg(i, "py"))
-                lines = [(f"{em.out(0, 'py', reuse=True)} = {expr}", True)]
-                code.uses_float_path = True
+        if self.py_eligible(node):
+            lines = self._py_lines(node, em)
         if lines is None:
             emitted = py_emit(node.op, node, em)
             if emitted is None:
@@ -346,6 +347,42 @@ class _Generator:
         if prof:
             code.add(f"_record({code.bind(node, 'n')}, _pc() - _t0)", k)
         self._free_after(k, node)
+
+    def _py_lines(self, node: Apply, em: NodeEmitter) -> list[tuple[str, bool]] | None:
+        """The node on Python numbers, if its op has a spelling for that."""
+        builder = py_scalar_block(node.op, node)
+        if builder is not None:
+            args = [em.arg(i, "py") for i in range(len(node.inputs))]
+            taken: list[str] = []
+
+            def new_name() -> str:
+                taken.append(self.new_name())
+                return taken[-1]
+
+            body, outs = builder(args, new_name)
+            lines = [(ln, True) for ln in body]
+            kept = set()
+            for j, e in enumerate(outs):
+                st = self.state(node.outputs[j])
+                if e in taken and e not in kept:
+                    st.reps = {"py": e}  # the temporary is the output
+                    kept.add(e)
+                else:
+                    lines.append((f"{em.out(j, 'py')} = {e}", True))
+                st.fresh = False
+            self.free_names.extend(n for n in taken if n not in kept)
+            self.code.uses_float_path = True
+            return lines
+        if len(node.outputs) != 1:
+            return None
+        marks = [f"__arg{i}__" for i in range(len(node.inputs))]
+        expr = py_scalar_expr(node.op, node, marks)
+        if expr is None:
+            return None
+        for i, m in enumerate(marks):
+            expr = expr.replace(m, em.arg(i, "py"))
+        self.code.uses_float_path = True
+        return [(f"{em.out(0, 'py', reuse=True)} = {expr}", True)]
 
     def _perform_lines(self, node: Apply, em: NodeEmitter) -> list[str]:
         args = ", ".join(em.arg(i) for i in range(len(node.inputs)))
@@ -393,6 +430,11 @@ class _Generator:
         for ln, py in pre:
             self.code.add(ln, -1, py)
         self.code.add(f"return [{', '.join(outs)}]", -1)
+        self.code.float_inputs = frozenset(
+            n for n, v in enumerate(self.fgraph.inputs)
+            if n not in self.raw_inputs and self.states[v].info.dtype == "float64"
+            and self.states[v].info.is_scalar
+        )
         return self.code
 
 

@@ -33,7 +33,18 @@ if TYPE_CHECKING:
     from theon.graph.basic import Apply
     from theon.link.pyfunc.codegen import NodeEmitter
 
-__all__ = ["ValueInfo", "py_emit", "py_globals", "py_scalar_expr", "value_info"]
+__all__ = [
+    "PyBlockBuilder",
+    "ValueInfo",
+    "py_emit",
+    "py_globals",
+    "py_scalar_block",
+    "py_scalar_expr",
+    "value_info",
+]
+
+#: ``builder(arg_names, new_name) -> (lines, output_exprs)``: see :func:`py_scalar_block`.
+PyBlockBuilder = Callable[[list[str], Callable[[], str]], tuple[list[str], list[str]]]
 
 #: Names that :func:`py_scalar_expr` expressions may use (``math``, helpers);
 #: backends add to it when they are imported.
@@ -71,6 +82,22 @@ def py_scalar_expr(op: Op, node: Apply, args: list[str]) -> str | None:
 
     >>> from theon.graph.op import Op
     >>> py_scalar_expr(Op(), None, ["a"]) is None
+    True
+    """
+    return None
+
+
+@functools.singledispatch
+def py_scalar_block(op: Op, node: Apply) -> PyBlockBuilder | None:
+    """A builder of Python statements for a 0-d node with several steps or outputs, or ``None``.
+
+    Like :func:`py_scalar_expr`, for nodes better spelled as several
+    assignments (a fused Composite).  The builder gets the input names and a
+    ``new_name()`` for temporaries, and returns the statements and one
+    expression per output (usually a temporary's name).
+
+    >>> from theon.graph.op import Op
+    >>> py_scalar_block(Op(), None) is None
     True
     """
     return None

@@ -27,6 +27,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from theon.graph.basic import Variable
 from theon.graph.fg import FunctionGraph
 from theon.link.pyfunc.codegen import GeneratedCode, generate
@@ -138,8 +140,11 @@ def _build(code: GeneratedCode, n_in: int, profile: Any,
     src.extend("        " + ln for ln in code.lines)
     src.append("    except Exception as _e:")
     if fallback is not None:
+        # Python floats given for float_inputs become what the NumPy level expects
+        boxed = ", ".join(f"_box_f64(i{n})" if n in code.float_inputs else f"i{n}"
+                          for n in range(n_in))
         src.append("        if _error(_e):")
-        src.append(f"            return _fallback({params})")
+        src.append(f"            return _fallback({boxed})")
     else:
         src.append("        _error(_e)")
     src.append("        raise")
@@ -151,6 +156,7 @@ def _build(code: GeneratedCode, n_in: int, profile: Any,
     ns = code.namespace
     ns["_error"] = _error_handler(code, fallback is not None, header)
     ns["_quiet"] = quiet_errors
+    ns["_box_f64"] = _box_f64
     ns["_restore"] = restore_errors
     ns["_fallback"] = fallback
     if profile is not None:
@@ -160,9 +166,15 @@ def _build(code: GeneratedCode, n_in: int, profile: Any,
     run: Any = ns["run"]
     run.order = code.order
     run.source = text
+    run.float_inputs = code.float_inputs if fallback is not None else frozenset()
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     weakref.finalize(run, linecache.cache.pop, filename, None)
     return run  # type: ignore[no-any-return]
+
+
+def _box_f64(x: Any) -> Any:
+    """A Python float as the 0-d float64 array a filter would make of it."""
+    return np.asarray(x, dtype=np.float64)
 
 
 def _error_handler(code: GeneratedCode, can_retry: bool,

@@ -6,11 +6,23 @@ Python number is the dtype's scalar class (``np.float64(x)``).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any
 
-from theon.graph.basic import Apply
-from theon.link.pyfunc.dispatch import ValueInfo, py_globals, py_scalar_expr, value_info
+import numpy as np
+
+from theon.graph.basic import Apply, Constant, Variable
+from theon.link.pyfunc.dispatch import (
+    PyBlockBuilder,
+    ValueInfo,
+    py_globals,
+    py_scalar_block,
+    py_scalar_expr,
+    value_info,
+)
 from theon.scalar.basic import ScalarOp
+from theon.scalar.composite import Composite
 from theon.scalar.pyimpl import py_namespace
 from theon.scalar.type import ScalarType
 
@@ -29,3 +41,81 @@ def _scalar_op_expr(op: ScalarOp, node: Apply, args: list[str]) -> Any:
     if not op.py_expr_ok(node):
         return None
     return op.py_expr(*args)
+
+
+def _literal(data: Any) -> str:
+    """A Python literal for a 0-d float64/bool constant (``inf``/``nan`` are globals)."""
+    v = np.asarray(data).item()
+    if isinstance(v, bool):
+        return repr(v)
+    f = float(v)
+    if math.isnan(f):
+        return "nan"
+    if math.isinf(f):
+        return "inf" if f > 0 else "(-inf)"
+    return f"({f!r})"
+
+
+def composite_block(comp: Composite) -> PyBlockBuilder | None:
+    """Statements computing a Composite's inner graph on Python floats, or None."""
+    for inner in comp.inner_nodes:
+        if len(inner.outputs) != 1 or not inner.op.py_expr_ok(inner):  # type: ignore[attr-defined]
+            return None
+    for v in (*comp.inputs, *comp.outputs):
+        if v.type.dtype not in ("float64", "bool"):  # type: ignore[attr-defined]
+            return None
+
+    def build(args: list[str], new_name: Callable[[], str]) -> tuple[list[str], list[str]]:
+        names: dict[Variable, str] = dict(zip(comp.inputs, args))
+
+        def ref(v: Variable) -> str:
+            return _literal(v.data) if isinstance(v, Constant) else names[v]
+
+        lines = []
+        for inner in comp.inner_nodes:
+            expr = inner.op.py_expr(*[ref(v) for v in inner.inputs])  # type: ignore[attr-defined]
+            if expr is None:
+                raise _NoExpr
+            name = new_name()
+            names[inner.outputs[0]] = name
+            lines.append(f"{name} = {expr}")
+        return lines, [ref(o) for o in comp.outputs]
+
+    # py_expr may still decline for particular names: try once with placeholders
+    try:
+        build([f"__a{k}__" for k in range(len(comp.inputs))], _counter())
+    except _NoExpr:
+        return None
+    return build
+
+
+class _NoExpr(Exception):
+    """An inner op of a Composite has no Python-float spelling."""
+
+
+def _counter() -> Callable[[], str]:
+    n = [0]
+
+    def new() -> str:
+        n[0] += 1
+        return f"__t{n[0]}__"
+
+    return new
+
+
+_blocks: dict[Composite, PyBlockBuilder | None] = {}
+
+
+def cached_composite_block(comp: Composite) -> PyBlockBuilder | None:
+    """:func:`composite_block`, memoized per Composite."""
+    try:
+        return _blocks[comp]
+    except KeyError:
+        b = _blocks[comp] = composite_block(comp)
+        return b
+
+
+@py_scalar_block.register(Composite)
+def _composite_node_block(op: Composite, node: Apply) -> PyBlockBuilder | None:
+    """A scalar-level Composite node, statement by statement."""
+    return cached_composite_block(op)

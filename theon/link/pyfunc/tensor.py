@@ -22,7 +22,15 @@ import numpy as np
 
 from theon.graph.basic import Apply, Constant, Variable
 from theon.link.pyfunc.codegen import NodeEmitter
-from theon.link.pyfunc.dispatch import ValueInfo, py_emit, py_scalar_expr, value_info
+from theon.link.pyfunc.dispatch import (
+    PyBlockBuilder,
+    ValueInfo,
+    py_emit,
+    py_scalar_block,
+    py_scalar_expr,
+    value_info,
+)
+from theon.link.pyfunc.scalar import cached_composite_block
 from theon.scalar.basic import Add, Mul, ScalarOp, ufunc_out_dtypes
 from theon.scalar.composite import Composite
 from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
@@ -49,6 +57,14 @@ def _elemwise_expr(op: Elemwise, node: Apply, args: list[str]) -> str | None:
     if not isinstance(sop, ScalarOp) or not sop.py_expr_ok(node):
         return None
     return sop.py_expr(*args)
+
+
+@py_scalar_block.register(Elemwise)
+def _elemwise_block(op: Elemwise, node: Apply) -> PyBlockBuilder | None:
+    """A 0-d fused node (Elemwise of a Composite), one statement per inner op."""
+    if type(op).perform is not Elemwise.perform or not isinstance(op.scalar_op, Composite):
+        return None
+    return cached_composite_block(op.scalar_op)
 
 
 # shape knowledge: which variables are known to have equal runtime shapes ------------

@@ -1,0 +1,138 @@
+"""Blocked elementwise kernels (theon.link.pyfunc.kernel) against whole-array NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.link.pyfunc_helpers import assert_same, call, runners
+from theon import scalar as ts
+from theon.config import change_flags
+from theon.link.pyfunc.fused import composite_spec
+from theon.link.pyfunc.kernel import KConst, KernelSpec, KStep, build_kernel
+from theon.scalar import arith, transcendental
+from theon.scalar.composite import Composite
+from theon.tensor.elemwise import DimShuffle, Elemwise
+from theon.tensor.type import TensorType
+
+CHAIN = KernelSpec(
+    2,
+    [
+        KStep(np.square, (0,), "float64"),  # 2
+        KStep(np.negative, (2,), "float64"),  # 3
+        KStep(np.exp, (3,), "float64"),  # 4
+        KStep(np.sin, (1,), "float64"),  # 5
+        KStep(np.multiply, (4, 5), "float64"),  # 6
+        KStep(np.log1p, (2,), "float64"),  # 7
+        KStep(np.add, (6, 7), "float64"),  # 8
+        KStep(np.true_divide, (8, KConst(np.float64(2.0))), "float64"),  # 9
+    ],
+    [9, 6],
+    ["float64", "float64"],
+)
+
+
+def chain_ref(x, y):
+    a = np.exp(-np.square(x)) * np.sin(y)
+    return [(a + np.log1p(np.square(x))) / 2.0, a]
+
+
+@pytest.mark.parametrize("block,threads,threshold", [(16384, 1, 10**9), (7, 1, 10**9),
+                                                     (7, 2, 0), (64, 3, 100)])
+@pytest.mark.parametrize("shapes", [((1000,), (1000,)), ((40, 25), (40, 25)), ((40, 25), (25,)),
+                                    ((40, 1), (1, 25)), ((), (300,)), ((0,), (0,))])
+def test_chain_kernel_matches_numpy(block, threads, threshold, shapes):
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=shapes[0])
+    y = rng.normal(size=shapes[1])
+    k = build_kernel(CHAIN, block=block, threads=threads, threshold=threshold)
+    got = k(x, y)
+    want = chain_ref(x, y)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        assert np.array_equal(g, w)
+        assert g.flags.c_contiguous and g.flags.writeable
+
+
+def test_non_contiguous_inputs():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(60, 50)).T  # F-ordered view
+    y = rng.normal(size=(50, 120))[:, ::2]
+    k = build_kernel(CHAIN, block=32, threads=2, threshold=0)
+    for g, w in zip(k(x, y), chain_ref(x, y)):
+        assert np.array_equal(g, w)
+
+
+def test_outputs_are_fresh_and_distinct():
+    spec = KernelSpec(1, [KStep(np.exp, (0,), "float64")], [1, 1, 0, KConst(np.float64(3.0))],
+                      ["float64", "float64", "float64", "float64"])
+    x = np.linspace(0, 1, 5)
+    for block in (2, 100):
+        outs = build_kernel(spec, block=block)(x)
+        assert np.array_equal(outs[0], np.exp(x)) and np.array_equal(outs[1], np.exp(x))
+        assert np.array_equal(outs[2], x) and np.array_equal(outs[3], np.full(5, 3.0))
+        for i, a in enumerate(outs):
+            assert not np.shares_memory(a, x)
+            for b in outs[i + 1:]:
+                assert not np.shares_memory(a, b)
+
+
+def test_integer_fold_and_callable_steps():
+    spec = KernelSpec(
+        3,
+        [KStep(np.add, (0, 1, 2), "int64", fold=True),
+         KStep(lambda a: np.where(a > 2, a, -a), (3,), "int64", use_out=False),
+         KStep(np.multiply, (4, KConst(np.int64(3))), "int64")],
+        [5],
+        ["int32"],
+    )
+    a, b, c = (np.arange(20, dtype=np.int64) - k for k in range(3))
+    want = (np.where(a + b + c > 2, a + b + c, -(a + b + c)) * 3).astype(np.int32)
+    for block in (3, 1000):
+        (got,) = build_kernel(spec, block=block, threads=2, threshold=0)(a, b, c)
+        assert got.dtype == np.int32 and np.array_equal(got, want)
+
+
+def _chain_composite():
+    a, b = ts.float64("a"), ts.float64("b")
+    sq = arith.sqr(a)
+    e = ts.add(
+        ts.sub(ts.add(ts.mul(ts.exp(ts.neg(sq)), transcendental.sin(b)), transcendental.log1p(sq)),
+               ts.true_div(transcendental.tanh(b), 2.0)),
+        arith.sqrt(ts.add(arith.abs(ts.mul(a, b)), 1.0)))
+    return Composite([a, b], [e])
+
+
+def test_composite_spec_matches_composite_impl():
+    comp = _chain_composite()
+    spec = composite_spec(comp)
+    assert spec is not None and all(s.use_out for s in spec.steps)
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=50_000), rng.normal(size=50_000)
+    (got,) = build_kernel(spec, block=4096, threads=2, threshold=0)(x, y)
+    assert np.array_equal(got, comp.impl(x, y))
+
+
+@pytest.mark.parametrize("n", [1, 10, 5000])
+def test_fused_node_in_linker_matches_vm(n):
+    comp = _chain_composite()
+    x, y = TensorType("float64", (None,))("x"), TensorType("float64", (None,))("y")
+    out = Elemwise(comp)(x, DimShuffle(1, (0,))(y))
+    with change_flags(elemwise_block=256, elemwise_parallel_threshold=1000, elemwise_threads=2):
+        run, vm = runners([x, y], [out])
+    assert "_kern" in run.source
+    rng = np.random.default_rng(4)
+    args = [rng.normal(size=n), rng.normal(size=n)]
+    assert_same(call(run, args), call(vm, args))
+    bad = [np.ones(n + 1), np.ones(n)] if n > 1 else [np.ones(3), np.ones(2)]
+    assert_same(call(run, bad), call(vm, bad))
+
+
+def test_kernel_errors_come_back_to_the_caller():
+    def boom(a):
+        raise RuntimeError("inner failure")
+
+    spec = KernelSpec(1, [KStep(boom, (0,), "float64", use_out=False)], [1], ["float64"])
+    k = build_kernel(spec, block=4, threads=2, threshold=0)
+    with pytest.raises(RuntimeError, match="inner failure"):
+        k(np.ones(100))
