@@ -1,0 +1,167 @@
+"""Elementwise fusion: chains of Elemwise nodes become one Elemwise(Composite).
+
+A fused node evaluates its whole inner scalar graph in one pass over the data
+(the tier-0 linker runs it block by block), instead of materializing every
+intermediate array.
+
+``f(g(x), h(x, y)) -> Composite{f(g(i0), h(i0, i1))}(x, y)``
+
+A producer is absorbed into a consumer's group only when every client of its
+outputs is in the group (so no outside node needs an intermediate, and no cycle
+can form) and its output has the group's broadcast pattern (so nothing is
+recomputed across broadcast dimensions).  Scalar constants broadcast by a
+DimShuffle are inlined into the inner graph.
+
+>>> import theon, theon.tensor as tt
+>>> x = tt.dvector("x")
+>>> f = theon.function([x], tt.exp(-x ** 2) * tt.sin(x) + 1)
+>>> [str(n.op)[:19] for n in f.maker.fgraph.toposort()]
+['Elemwise{Composite{']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from theon.graph.basic import Apply, Constant, Variable
+from theon.graph.fg import FunctionGraph
+from theon.rewriting.basic import GraphRewriter, apply_replacements
+from theon.rewriting.db import rewrite_db
+from theon.scalar.composite import Composite
+from theon.scalar.type import constant as scalar_constant
+from theon.scalar.type import get_scalar_type
+from theon.tensor.elemwise import DimShuffle, Elemwise
+
+__all__ = ["FusionRewriter", "MAX_FUSED_INPUTS"]
+
+# Generated kernels take one argument per input; keep them readable and fast.
+MAX_FUSED_INPUTS = 32
+
+
+def _fusable(node: Any) -> bool:
+    return (
+        isinstance(node, Apply)
+        and isinstance(node.op, Elemwise)
+        and not node.op.inplace_pattern
+        and len(node.outputs) == 1
+        and all(_scalar_ok(o) for o in node.outputs)
+        and getattr(node.op.scalar_op, "impl", None) is not None
+    )
+
+
+def _scalar_ok(v: Variable) -> bool:
+    try:
+        get_scalar_type(v.type.dtype)  # type: ignore[attr-defined]
+    except (TypeError, ValueError, AttributeError):
+        return False
+    return True
+
+
+def _inline_constant(v: Variable) -> Any:
+    """The scalar value of ``v`` if it is a broadcast scalar constant, else None."""
+    if isinstance(v, Constant):
+        data = v.data
+        if getattr(data, "size", 0) == 1:
+            return data.reshape(())
+        return None
+    node = v.owner
+    if node is not None and isinstance(node.op, DimShuffle):
+        src = node.inputs[0]
+        if isinstance(src, Constant) and getattr(src.data, "size", 0) == 1:
+            return src.data.reshape(())
+    return None
+
+
+class FusionRewriter(GraphRewriter):
+    """Fuse groups of Elemwise nodes into Elemwise(Composite) nodes (one linear pass)."""
+
+    name = "elemwise_fusion"
+
+    def apply(self, fgraph: FunctionGraph) -> Any:
+        order = fgraph.toposort()
+        assigned: set[Apply] = set()
+        groups: list[list[Apply]] = []
+        clients = fgraph.clients
+        for root in reversed(order):
+            if root in assigned or not _fusable(root):
+                continue
+            bcast = root.outputs[0].type.broadcastable  # type: ignore[attr-defined]
+            group = {root}
+            members = [root]
+            assigned.add(root)
+            frontier = [i.owner for i in root.inputs if i.owner is not None]
+            pending: list[Apply] = []
+            changed = True
+            while changed:
+                changed = False
+                cands = frontier + pending
+                frontier, pending = [], []
+                for p in cands:
+                    if p in group or p in assigned or not _fusable(p):
+                        continue
+                    if p.outputs[0].type.broadcastable != bcast:  # type: ignore[attr-defined]
+                        continue
+                    if _inline_constant(p.outputs[0]) is not None:
+                        continue
+                    ok = True
+                    for c, _ in clients.get(p.outputs[0], ()):
+                        if c != "output" and c not in group:
+                            ok = False
+                            break
+                    if not ok:
+                        pending.append(p)  # a client may join the group later
+                        continue
+                    group.add(p)
+                    members.append(p)
+                    assigned.add(p)
+                    changed = True
+                    frontier.extend(i.owner for i in p.inputs if i.owner is not None)
+            if len(members) > 1:
+                groups.append(members)
+        for members in groups:
+            self._fuse(fgraph, members)
+        return None
+
+    def _fuse(self, fgraph: FunctionGraph, members: list[Apply]) -> bool:
+        group = set(members)
+        pos = {n: k for k, n in enumerate(fgraph.toposort())}
+        members.sort(key=pos.__getitem__)
+        outer_inputs: list[Variable] = []
+        inner_of: dict[Variable, Variable] = {}
+        for node in members:
+            for v in node.inputs:
+                if v in inner_of or (v.owner in group):
+                    continue
+                c = _inline_constant(v)
+                if c is not None:
+                    inner_of[v] = scalar_constant(c, dtype=str(c.dtype))
+                    continue
+                inner_of[v] = get_scalar_type(v.type.dtype)()  # type: ignore[attr-defined]
+                outer_inputs.append(v)
+        if len(outer_inputs) > MAX_FUSED_INPUTS:
+            return False
+        for node in members:
+            ins = [inner_of[v] for v in node.inputs]
+            out = node.op.scalar_op.make_node(*ins).outputs[0]  # type: ignore[attr-defined]
+            if out.type.dtype != node.outputs[0].type.dtype:  # type: ignore[attr-defined]
+                return False  # the scalar op would type it differently: leave it alone
+            inner_of[node.outputs[0]] = out
+        outer_outputs = [
+            n.outputs[0]
+            for n in members
+            if any(c == "output" or c not in group for c, _ in fgraph.clients[n.outputs[0]])
+        ]
+        comp = Composite(
+            [inner_of[v] for v in outer_inputs], [inner_of[v] for v in outer_outputs]
+        )
+        new = Elemwise(comp).make_node(*outer_inputs).outputs
+        pairs = []
+        for old, nv in zip(outer_outputs, new):
+            if nv.type != old.type:
+                nv = old.type.filter_variable(nv)
+            pairs.append((old, nv))
+        return apply_replacements(fgraph, pairs, self, members[-1])
+
+
+fusion_rewriter = FusionRewriter()
+rewrite_db.register("elemwise_fusion", fusion_rewriter, "fast_run", "fusion", phase="fusion")
