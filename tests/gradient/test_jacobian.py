@@ -22,7 +22,7 @@ from theon.gradient import (
     jacobian,
     vectorize_graph,
 )
-from theon.gradient.vectorize import LoopedApply
+from theon.gradient.vectorize import LoopedApply, VectorizeFallbackWarning
 from theon.graph.basic import Apply
 from theon.graph.op import Op
 from theon.graph.traversal import toposort
@@ -156,7 +156,8 @@ class TimesTwoX(Op):
 
 def test_jacobian_falls_back_to_a_looped_node_for_ops_without_a_rule():
     x = tt.dvector("x")
-    j = jacobian(NoRuleSquare()(x) * 3.0, x)
+    with pytest.warns(VectorizeFallbackWarning, match="TimesTwoX"):
+        j = jacobian(NoRuleSquare()(x) * 3.0, x)
     assert any(isinstance(n.op, LoopedApply) for n in toposort([j]))
     xv = np.array([1.0, -2.0, 0.5])
     np.testing.assert_allclose(ev(j, [x], xv), np.diag(6 * xv))
@@ -318,3 +319,22 @@ def test_jacobian_and_hessian_through_matrix_products():
     pv = 1 / (1 + np.exp(-Xv @ xv))
     np.testing.assert_allclose(ev(h, [x, X, t], xv, Xv, tv), Xv.T @ np.diag(pv * (1 - pv)) @ Xv,
                                rtol=1e-10)
+
+
+def test_documented_exact_r_ops_define_r_op():
+    import importlib
+    import pkgutil
+
+    from theon.gradient import EXACT_R_OP
+
+    classes = {}
+    for info in pkgutil.iter_modules(tt.__path__):
+        if info.ispkg:
+            continue
+        mod = importlib.import_module(f"theon.tensor.{info.name}")
+        for k, v in vars(mod).items():
+            if isinstance(v, type) and issubclass(v, Op):
+                classes.setdefault(k, v)
+    for name in EXACT_R_OP:
+        assert name in classes, name
+        assert classes[name].R_op is not Op.R_op, name

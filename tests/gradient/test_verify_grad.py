@@ -252,3 +252,15 @@ def test_reshape_join_stack():
     verify_grad(lambda a: tt.flatten(tt.reshape(a, (3, 2)).T) * a, [x])
     verify_grad(lambda a, b: tt.concatenate([a, b * 2.0]), [x, x[:2]])
     verify_grad(lambda a, b: tt.stack([a, b], axis=1), [x, x + 1.0])
+
+
+def test_products_softmax_cumulative_sort():
+    rng = np.random.default_rng(0)
+    m, v = rng.normal(size=(3, 2)), rng.normal(size=2)
+    verify_grad(lambda a, b: tt.dot(a, b), [m, v])
+    verify_grad(lambda a, b: tt.matmul(a, b), [rng.normal(size=(2, 3, 2)), m.T])
+    verify_grad(lambda a, b: tt.einsum("ij,j->i", a, b), [m, v])
+    verify_grad(lambda a: tt.special.softmax(a, axis=1), [m])
+    verify_grad(lambda a: tt.special.log_softmax(a, axis=0), [m])
+    verify_grad(lambda a: tt.cumsum(a, axis=0) * tt.cumprod(a, axis=1), [m])
+    verify_grad(lambda a: tt.sort(a) * tt.arange(1.0, 4.0), [np.array([0.3, -1.2, 0.8])])

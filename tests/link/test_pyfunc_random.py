@@ -77,13 +77,18 @@ def graphs(draw):
     pool = list(ins)
     for _ in range(draw(st.integers(2, 12))):
         kind = draw(st.sampled_from(["unary", "binary", "binary", "fused", "reduce",
-                                     "dimshuffle", "inplace"]))
+                                     "dimshuffle", "inplace", "variadic"]))
         a = draw(st.sampled_from(pool))
         try:
             if kind == "unary":
                 v = Elemwise(draw(st.sampled_from(UNARY)))(a)
             elif kind == "binary":
                 v = Elemwise(draw(st.sampled_from(BINARY)))(a, draw(st.sampled_from(pool)))
+            elif kind == "variadic":
+                op = draw(st.sampled_from([ts.add, ts.mul]))
+                rest = draw(st.lists(st.sampled_from(pool), min_size=2, max_size=3))
+                v = Elemwise(op)(a, *[Elemwise(ts.neg)(r) if draw(st.booleans()) else r
+                                      for r in rest])
             elif kind == "inplace":
                 b = draw(st.sampled_from(pool))
                 v0 = Elemwise(ts.mul)(a, b)  # a fresh intermediate, destroyed next

@@ -286,11 +286,14 @@ def test_random_chains_evaluate_and_differentiate(ops: list[str], a: float, b: f
     gf = theon.function([x, y], connected, on_unused_input="ignore")
     num = numeric_grad(f_ref, [a, b])
     assume(all(abs(v) < 1e3 for v in num))  # steep points defeat finite differences
+    # the finite-difference error, estimated from a second step size
+    err = [abs(u - v) for u, v in zip(num, numeric_grad(f_ref, [a, b], eps=3e-6))]
     ana = gf(a, b)
     k = 0
     for i, g in enumerate(gs):
         if isinstance(g.type, DisconnectedType):
             assert num[i] == 0
             continue
-        assert abs(float(ana[k]) - num[i]) <= 1e-5 * max(1.0, abs(num[i])), (ops, i)
+        tol = 1e-5 * max(1.0, abs(num[i])) + 10 * err[i]
+        assert abs(float(ana[k]) - num[i]) <= tol, (ops, i)
         k += 1

@@ -22,15 +22,20 @@ Contract for Op authors
 
 Which Ops are exact in forward mode
 -----------------------------------
-:func:`Rop` uses each Op's ``R_op`` when every Op on the path defines one; the
-tensor Ops that do are the elementwise Ops (``Elemwise``, through their scalar
-Ops' gradients), ``DimShuffle``, reductions (``CAReduce`` sum/prod/max/min),
-reshape/shape Ops, subtensor and inc/set_subtensor, ``dot``/matmul,
-``alloc``, ``join``/``stack`` and the gradient modifiers of this package.  Any
-other Op (e.g. sort, cumulative ops, linear algebra) makes ``Rop`` use the
-transpose trick on the whole graph, ``Rop(f, x, v) = d(Lop(f, x, u) . v)/du``,
-which is equally exact but builds a second-order graph.  ``Lop`` is always
-exact (it is reverse mode).
+:func:`Rop` pushes tangents forwards through each Op's ``R_op`` when every Op
+on the path defines one.  The tensor Ops that do (listed in ``EXACT_R_OP``) are
+``Elemwise`` (every scalar op with a gradient), ``DimShuffle``, the reductions
+``Sum``, ``Prod``, ``Max``, ``Min``, ``All``, ``Any`` and ``Argmax``, ``Alloc``,
+``SumToShape``, ``Join``, ``Split``, ``MakeVector``, ``Shape``, ``Shape_i``,
+``SpecifyShape``, ``Reshape``, ``Subtensor``, ``IncSubtensor``,
+``AdvancedSubtensor``, ``AdvancedIncSubtensor``, ``TensorFromScalar``,
+``ScalarFromTensor``, ``Dot``, ``MatMul`` (so also ``tensordot``/``outer``),
+``CumOp``, ``Sort``, ``TakeAlongAxis``, ``Softmax``, ``LogSoftmax`` and the
+gradient modifiers of this package.  Any other Op on the path (e.g.
+``Einsum``, ``Repeat``, ``PutAlongAxis``, a user Op without ``R_op``) makes
+``Rop`` build the product with the transpose trick on the whole graph,
+``Rop(f, x, v) = d(Lop(f, x, u) . v)/du``: the same values, from a
+second-order graph.  ``Lop`` is reverse mode and always exact.
 
 >>> import theon, theon.tensor as tt
 >>> x = tt.dscalar("x")
@@ -59,7 +64,17 @@ from theon.graph.null_type import (
     grad_undefined,
 )
 
+#: Names of the tensor Op classes with an ``R_op`` (exact forward mode), see above.
+EXACT_R_OP = (
+    "Elemwise", "DimShuffle", "Sum", "Prod", "Max", "Min", "All", "Any", "Argmax", "Alloc",
+    "SumToShape", "Join", "Split", "MakeVector", "Shape", "Shape_i", "SpecifyShape", "Reshape",
+    "Subtensor", "IncSubtensor", "AdvancedSubtensor", "AdvancedIncSubtensor",
+    "TensorFromScalar", "ScalarFromTensor", "Dot", "MatMul", "CumOp", "Sort", "TakeAlongAxis",
+    "Softmax", "LogSoftmax",
+)
+
 __all__ = [
+    "EXACT_R_OP",
     "DisconnectedInputError",
     "DisconnectedType",
     "GradNotImplementedError",

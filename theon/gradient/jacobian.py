@@ -10,13 +10,14 @@ one gradient graph per element of ``y`` (``y`` must have a static length).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from theon.graph.basic import Variable
 
 from .core import _as_var_list, grad
-from .vectorize import vectorize_graph
+from .vectorize import CannotVectorizeError, VectorizeFallbackWarning, vectorize_graph
 
 __all__ = ["hessian", "hessian_vector_product", "jacobian"]
 
@@ -67,7 +68,16 @@ def _jacobian_vectorized(
     )
     n = _length(y)
     seeds = tt.eye(n, dtype=y.type.dtype)
-    outs, batched = vectorize_graph(gs, {v: seeds})
+    try:
+        outs, batched = vectorize_graph(gs, {v: seeds})
+    except CannotVectorizeError as exc:
+        if y.type.shape[0] is None:
+            raise
+        warnings.warn(
+            f"jacobian: {exc}; building the loop form instead", VectorizeFallbackWarning,
+            stacklevel=3,
+        )
+        return _jacobian_loop(y, wrt, consider_constant, disconnected_inputs)
     return [o if b else _broadcast_rows(o, n) for o, b in zip(outs, batched)]
 
 

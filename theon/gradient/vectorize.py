@@ -13,6 +13,7 @@ per batch row in ``perform``: correct for any Op, fast only where rules exist.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -24,7 +25,22 @@ from theon.graph.traversal import io_toposort
 
 from ._typeutil import is_tensor
 
-__all__ = ["LoopedApply", "register_vectorize", "vectorize_graph", "vectorize_node"]
+__all__ = [
+    "CannotVectorizeError",
+    "LoopedApply",
+    "VectorizeFallbackWarning",
+    "register_vectorize",
+    "vectorize_graph",
+    "vectorize_node",
+]
+
+
+class VectorizeFallbackWarning(UserWarning):
+    """A node had no (working) batching rule and runs once per batch row instead."""
+
+
+class CannotVectorizeError(TypeError):
+    """A node cannot be batched at all (its batched values are not tensors)."""
 
 # a rule: (op, node, new_inputs, batched_flags) -> outputs (all batched)
 #         or (outputs, output_batched_flags)
@@ -80,7 +96,24 @@ def vectorize_node(node: Apply, inputs: list[Variable], batched: list[bool]) -> 
     rule = _rule_for(node.op)
     res: Any = None
     if rule is not None:
-        res = rule(node.op, node, inputs, batched)
+        try:
+            res = rule(node.op, node, inputs, batched)
+        except (TypeError, ValueError) as exc:
+            warnings.warn(
+                f"the batching rule of {node.op} failed ({exc}); the node will run once per "
+                "batch row",
+                VectorizeFallbackWarning,
+                stacklevel=2,
+            )
+            res = None
+    elif not isinstance(node.op, LoopedApply):
+        warnings.warn(
+            f"no batching rule for Op {node.op} ({type(node.op).__name__}): it will run once "
+            "per batch row (LoopedApply); register one with "
+            "theon.gradient.register_vectorize for speed",
+            VectorizeFallbackWarning,
+            stacklevel=2,
+        )
     if res is None:
         res = LoopedApply(node, batched)(*inputs, return_list=True)
     if isinstance(res, tuple) and len(res) == 2 and isinstance(res[1], (list, tuple)) and all(
@@ -150,9 +183,10 @@ class LoopedApply(Op):
     __props__ = ("core_op", "in_batched", "core_types")
 
     def __init__(self, core_node: Apply, in_batched: Sequence[bool]) -> None:
-        for v in (*core_node.inputs, *core_node.outputs):
+        batched_vars = [v for v, b in zip(core_node.inputs, in_batched) if b]
+        for v in (*batched_vars, *core_node.outputs):
             if not is_tensor(v):
-                raise TypeError(
+                raise CannotVectorizeError(
                     f"cannot batch {core_node.op}: {v} is not a tensor (type {v.type})"
                 )
         self.core_node = core_node
@@ -169,7 +203,7 @@ class LoopedApply(Op):
     def make_node(self, *inputs: Variable) -> Apply:
         import theon.tensor as tt
 
-        ins = [tt.as_tensor_variable(i) for i in inputs]
+        ins = [i if isinstance(i, Variable) else tt.as_tensor_variable(i) for i in inputs]
         outs = [
             tt.TensorType(o.type.dtype, shape=(None, *o.type.shape))()
             for o in self.core_node.outputs

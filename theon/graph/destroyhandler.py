@@ -76,7 +76,11 @@ def view_roots(var: Variable) -> list[Variable]:
             continue
         seen.add(v)
         owner = v.owner
-        idx = owner.op.view_map.get(v.index) if owner is not None else None
+        idx = (
+            owner.op.view_map.get(v.index)
+            if owner is not None and v.index is not None
+            else None
+        )
         if not idx:
             roots.append(v)
             continue
@@ -418,9 +422,9 @@ class DestroyHandler(Feature):
                     stack.append(p)
         nodes = sorted(back, key=pos.__getitem__) + sorted(fwd, key=pos.__getitem__)
         slots = sorted(pos[n] for n in nodes)
-        for n, p in zip(nodes, slots):
+        for n, slot in zip(nodes, slots):
             moved.setdefault(n, pos[n])  # the first position, to restore on failure
-            pos[n] = p
+            pos[n] = slot
         return True
 
     def _violations(
@@ -491,8 +495,8 @@ class DestroyHandler(Feature):
                         if r in droots:
                             roots[r] = None
             if self.outputs_touched:
-                for o in fgraph.outputs:
-                    for r in view_roots(o):
+                for ov in fgraph.outputs:
+                    for r in view_roots(ov):
                         if r in droots:
                             roots[r] = None
         ordered = [self._root_readers(r, list(droots[r]), strict=True) for r in roots]
@@ -585,7 +589,7 @@ def ensure_destroy_handler(
     if dh is None:
         dh = DestroyHandler(mutable_inputs)
         fgraph.attach_feature(dh)
-    return dh  # type: ignore[no-any-return]
+    return dh
 
 
 def can_destroy(fgraph: FunctionGraph, node: Apply, i: int) -> bool:

@@ -44,7 +44,7 @@ from theon.rewriting.merge import (
     merge_rewriter,
 )
 from theon.rewriting.pattern import PatternNodeRewriter
-from theon.rewriting.trace import TraceEntry, format_trace, record_rewrites, trace
+from theon.rewriting.tracing import TraceEntry, format_trace, record_rewrites, trace
 from theon.rewriting.walkers import (
     EquilibriumGraphRewriter,
     RewriteLoopWarning,

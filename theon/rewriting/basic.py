@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from theon.graph.basic import Apply, Variable
 from theon.graph.features import InconsistencyError
 from theon.graph.op import Op
-from theon.rewriting import trace as _trace
+from theon.rewriting import tracing as _trace
 
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
@@ -176,9 +176,9 @@ class FromFunctionNodeRewriter(NodeRewriter):
         self.fn = fn
         self._tracks = None if tracks is None else list(tracks)
         self.inplace = inplace
-        self.name = name or getattr(fn, "__name__", type(self).__name__)
+        self.name = str(name or getattr(fn, "__name__", type(self).__name__))
         self.requirements = tuple(requirements)
-        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+        functools.update_wrapper(self, fn)
 
     def tracks(self) -> list[TrackEntry] | None:
         return self._tracks
@@ -253,9 +253,9 @@ class FromFunctionGraphRewriter(GraphRewriter):
         requirements: Sequence[Callable[[FunctionGraph], None]] = (),
     ) -> None:
         self.fn = fn
-        self.name = name or getattr(fn, "__name__", type(self).__name__)
+        self.name = str(name or getattr(fn, "__name__", type(self).__name__))
         self.requirements = tuple(requirements)
-        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+        functools.update_wrapper(self, fn)
 
     def add_requirements(self, fgraph: FunctionGraph) -> None:
         for req in self.requirements:
@@ -479,7 +479,7 @@ def apply_replacements(
         fgraph, "replace_all_validate"
     ):
         try:
-            fgraph.replace_all_validate(checked, reason=name)  # type: ignore[attr-defined]
+            fgraph.replace_all_validate(checked, reason=name)
         except InconsistencyError:
             return False
     else:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from theon.rewriting import trace as _trace
+from theon.rewriting import tracing as _trace
 from theon.rewriting.basic import GraphRewriter, NodeRewriter, RewriteStats
 from theon.rewriting.merge import constant_folding, merge_rewriter
 from theon.rewriting.walkers import (

@@ -194,15 +194,17 @@ class ConstantFolding(NodeRewriter):
         return None
 
     def transform(self, fgraph: FunctionGraph, node: Apply) -> Replacement:
+        values = []
         for i in node.inputs:
             if not isinstance(i, Constant):
                 return None
+            values.append(i.data)
         op = node.op
         if op.destroy_map or not op.do_constant_folding(node):
             return None
         storage: list[list[Any]] = [[None] for _ in node.outputs]
         try:
-            op.perform(node, [i.data for i in node.inputs], storage)
+            op.perform(node, values, storage)
         except Exception:
             return None
         return [o.type.make_constant(cell[0]) for o, cell in zip(node.outputs, storage)]

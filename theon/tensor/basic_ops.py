@@ -619,14 +619,24 @@ def stack(tensors: Sequence[Any], axis: int = 0) -> Variable:
 
 
 def hstack(tensors: Sequence[Any]) -> Variable:
-    """Stack horizontally: along axis 1, or axis 0 for vectors (as ``np.hstack``)."""
+    """Stack horizontally: along axis 1, or axis 0 for vectors (as ``np.hstack``).
+
+    >>> import theon.tensor as tt
+    >>> hstack([tt.dmatrix("a"), tt.dmatrix("b")]).owner.op.axis
+    1
+    """
     ts = [as_tensor_variable(t) for t in tensors]
     ts = [shape_padleft(t) if t.type.ndim == 0 else t for t in ts]
     return join(0 if ts[0].type.ndim == 1 else 1, *ts)
 
 
 def vstack(tensors: Sequence[Any]) -> Variable:
-    """Stack vertically, vectors becoming rows (as ``np.vstack``)."""
+    """Stack vertically, vectors becoming rows (as ``np.vstack``).
+
+    >>> import theon.tensor as tt
+    >>> vstack([tt.dvector("a"), tt.dvector("b")]).type.ndim
+    2
+    """
     ts = [as_tensor_variable(t) for t in tensors]
     ts = [shape_padleft(t, 2 - t.type.ndim) if t.type.ndim < 2 else t for t in ts]
     return join(0, *ts)

@@ -745,17 +745,32 @@ def expand_dims(x: Any, axis: Any) -> Variable:
 
 
 def shape_padleft(x: Any, n_ones: int = 1) -> Variable:
-    """``x`` with ``n_ones`` new leading dimensions of size 1."""
+    """``x`` with ``n_ones`` new leading dimensions of size 1.
+
+    >>> import theon.tensor as tt
+    >>> shape_padleft(tt.dvector("x"), 2).type.shape
+    (1, 1, None)
+    """
     x = as_tensor_variable(x)
     return _dimshuffle(x, ["x"] * n_ones + list(range(x.type.ndim)))
 
 
 def shape_padright(x: Any, n_ones: int = 1) -> Variable:
-    """``x`` with ``n_ones`` new trailing dimensions of size 1."""
+    """``x`` with ``n_ones`` new trailing dimensions of size 1.
+
+    >>> import theon.tensor as tt
+    >>> shape_padright(tt.dvector("x")).type.shape
+    (None, 1)
+    """
     x = as_tensor_variable(x)
     return _dimshuffle(x, list(range(x.type.ndim)) + ["x"] * n_ones)
 
 
 def shape_padaxis(x: Any, axis: int) -> Variable:
-    """``x`` with a new dimension of size 1 at position ``axis`` (``expand_dims``)."""
+    """``x`` with a new dimension of size 1 at position ``axis`` (``expand_dims``).
+
+    >>> import theon.tensor as tt
+    >>> shape_padaxis(tt.dmatrix("x"), 1).type.shape
+    (None, 1, None)
+    """
     return expand_dims(x, axis)

@@ -204,7 +204,8 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
             target[o] = ctx.arg(i)
             fresh[o] = ctx.may_overwrite(i)
         if len(outs) == 1 and target[0] is None and natural == want:
-            for i, v in enumerate(node.inputs):
+            # a fold reads its later operands after the first call: only 0 and 1 may go
+            for i, v in enumerate(node.inputs[:2] if fold else node.inputs):
                 if (v.type.dtype == want[0] and v.type.shape == outs[0].type.shape  # type: ignore[attr-defined]
                         and ctx.may_overwrite(i)):
                     target[0] = args[i]
