@@ -1,0 +1,103 @@
+"""Inplace rewrites: let Elemwise and IncSubtensor overwrite an input that is dead.
+
+``z = f(x, y)`` -> ``x := f(x, y)`` when nothing reads ``x`` after this node and
+``x`` may be destroyed.  The DestroyHandler decides what may be destroyed: never
+a function input not declared mutable, a Constant, a shared variable's value,
+a graph output, or a value another node still reads.
+
+>>> import numpy as np
+>>> import theon, theon.tensor as tt
+>>> x = tt.dvector("x")
+>>> f = theon.function([x], tt.exp(x) * 2 + tt.sin(tt.exp(x)))
+>>> arr = np.zeros(3)
+>>> _ = f(arr)
+>>> arr.tolist()  # the caller's array is never overwritten
+[0.0, 0.0, 0.0]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from theon.graph.basic import Constant
+from theon.graph.destroyhandler import can_destroy, ensure_destroy_handler, try_replace
+from theon.graph.fg import FunctionGraph
+from theon.rewriting.basic import GraphRewriter
+from theon.rewriting.db import rewrite_db
+from theon.tensor.elemwise import Elemwise
+
+__all__ = ["InplaceElemwise", "InplaceIncSubtensor"]
+
+
+def _mutable_inputs(fgraph: FunctionGraph) -> Any:
+    return getattr(fgraph, "mutable_inputs", None)
+
+
+class InplaceElemwise(GraphRewriter):
+    """``Elemwise{op}(x, ...) -> Elemwise{op, inplace {0: i}}(x, ...)`` for a dead input ``i``.
+
+    The input must have the output's dtype and broadcast pattern (its buffer can
+    hold the result) and must not be read by any later node.
+    """
+
+    name = "inplace_elemwise"
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        ensure_destroy_handler(fgraph, _mutable_inputs(fgraph))
+
+    def apply(self, fgraph: FunctionGraph) -> None:
+        for node in fgraph.toposort():
+            if node not in fgraph.apply_nodes:
+                continue
+            op = node.op
+            if not isinstance(op, Elemwise) or op.inplace_pattern or len(node.outputs) != 1:
+                continue
+            out_t = node.outputs[0].type
+            for i, inp in enumerate(node.inputs):
+                if isinstance(inp, Constant) or inp.type != out_t:
+                    continue
+                if any(inp is other for other in node.inputs[:i]):
+                    continue
+                if not can_destroy(fgraph, node, i):
+                    continue
+                new_op = Elemwise(op.scalar_op, {0: i})
+                new_out = new_op.make_node(*node.inputs).outputs[0]
+                if new_out.type != out_t:
+                    continue
+                if try_replace(fgraph, [(node.outputs[0], new_out)], reason=self.name):
+                    break
+
+
+class InplaceIncSubtensor(GraphRewriter):
+    """``inc_subtensor(x[idx], y) -> x[idx] += y`` in x's own buffer, when x is dead."""
+
+    name = "inplace_incsubtensor"
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        ensure_destroy_handler(fgraph, _mutable_inputs(fgraph))
+
+    def apply(self, fgraph: FunctionGraph) -> None:
+        from theon.tensor.advanced_subtensor import AdvancedIncSubtensor
+        from theon.tensor.subtensor import IncSubtensor
+
+        for node in fgraph.toposort():
+            if node not in fgraph.apply_nodes:
+                continue
+            op = node.op
+            if not isinstance(op, (IncSubtensor, AdvancedIncSubtensor)) or op.inplace:
+                continue
+            if isinstance(node.inputs[0], Constant) or not can_destroy(fgraph, node, 0):
+                continue
+            props = op._props_dict()
+            props["inplace"] = True
+            new_op = type(op)(**props)
+            new_out = new_op.make_node(*node.inputs).outputs[0]
+            if new_out.type != node.outputs[0].type:
+                continue
+            try_replace(fgraph, [(node.outputs[0], new_out)], reason=self.name)
+
+
+rewrite_db.register("inplace_elemwise", InplaceElemwise(), "fast_run", "inplace",
+                    phase="inplace")
+rewrite_db.register("inplace_incsubtensor", InplaceIncSubtensor(), "fast_run", "inplace",
+                    phase="inplace")
