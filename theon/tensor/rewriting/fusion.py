@@ -118,14 +118,15 @@ class FusionRewriter(GraphRewriter):
                     frontier.extend(i.owner for i in p.inputs if i.owner is not None)
             if len(members) > 1:
                 groups.append(members)
+        pos = {n: k for k, n in enumerate(order)}
         for members in groups:
+            members.sort(key=pos.__getitem__)
             self._fuse(fgraph, members)
         return None
 
     def _fuse(self, fgraph: FunctionGraph, members: list[Apply]) -> bool:
+        """Replace ``members`` (in dependency order) by one fused node."""
         group = set(members)
-        pos = {n: k for k, n in enumerate(fgraph.toposort())}
-        members.sort(key=pos.__getitem__)
         outer_inputs: list[Variable] = []
         inner_of: dict[Variable, Variable] = {}
         for node in members:

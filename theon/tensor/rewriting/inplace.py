@@ -53,6 +53,8 @@ class InplaceElemwise(GraphRewriter):
             if not isinstance(op, Elemwise) or op.inplace_pattern or len(node.outputs) != 1:
                 continue
             out_t = node.outputs[0].type
+            if out_t.ndim == 0:
+                continue  # a 0-d result costs nothing to allocate
             for i, inp in enumerate(node.inputs):
                 if isinstance(inp, Constant) or inp.type != out_t:
                     continue
