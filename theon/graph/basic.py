@@ -88,8 +88,7 @@ class Variable(Node):
     'x'
     """
 
-    __slots__ = ("type", "owner", "index", "name", "tag", "auto_name", "__weakref__")
-    _count = 0
+    __slots__ = ("type", "owner", "index", "name", "tag", "__weakref__")
 
     def __init__(
         self,
@@ -98,17 +97,18 @@ class Variable(Node):
         index: int | None = None,
         name: str | None = None,
     ) -> None:
-        from theon.graph.type import Type as _Type
-
-        if not isinstance(type, _Type):
+        if not hasattr(type, "filter_variable"):  # duck check: cheaper than an import
             raise TypeError(f"Variable's type must be a theon Type instance, got {type!r}")
         self.type = type
         self.owner = owner
         self.index = index
         self.name = name
         self.tag = Scratchpad()
-        Variable._count += 1
-        self.auto_name = f"auto_{Variable._count}"
+
+    @property
+    def auto_name(self) -> str:
+        """A name unique to this variable, for printing."""
+        return f"auto_{id(self)}"
 
     def __str__(self) -> str:
         if self.name is not None:
@@ -201,10 +201,15 @@ class Constant(Variable):
         """Alias kept for PyTensor users: the constant's data."""
         return self._data
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "owner" and value is not None:
+    @property  # type: ignore[override]
+    def owner(self) -> None:
+        """Always ``None``: a constant is computed by nothing."""
+        return None
+
+    @owner.setter
+    def owner(self, value: Any) -> None:
+        if value is not None:
             raise ValueError(f"constant {self} cannot have an owner")
-        object.__setattr__(self, name, value)
 
     def signature(self) -> Any:
         """A hashable key such that equal constants have equal signatures."""
