@@ -19,11 +19,12 @@ import datetime as dt
 import json
 import os
 import platform
+import resource
 import shlex
 import subprocess
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,8 +100,20 @@ def probe(python: str) -> dict[str, Any]:
         return {"executable": python, "error": repr(exc)[:200]}
 
 
+def limit_memory(gib: float) -> Callable[[], None] | None:
+    """A ``preexec_fn`` capping the child's address space (numba can eat > 20 GiB)."""
+    if gib <= 0:
+        return None
+    limit = int(gib * 2**30)
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return apply
+
+
 def run_process(
-    col: Column, cases: list[str], nv: int, timeout: float, log: bool
+    col: Column, cases: list[str], nv: int, timeout: float, mem_gib: float, log: bool
 ) -> list[dict[str, Any]]:
     """Run ``cases`` of one column in a subprocess; a record for every case comes back."""
     env = dict(os.environ, NV=str(nv))
@@ -112,7 +125,13 @@ def run_process(
     records: list[dict[str, Any]] = []
     timed_out = threading.Event()
     proc = subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        cmd,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=limit_memory(mem_gib),
     )
 
     def kill() -> None:
@@ -142,10 +161,12 @@ def run_process(
         reader.join()
     seen = {rec.get("workload") for rec in records}
     stderr = "".join(stderr_chunks).strip()
+    tail = stderr.splitlines()[-1] if stderr else ""
     if timed_out.is_set():
         why = f"timeout after {timeout:g}s"
+    elif proc.returncode < 0:
+        why = f"killed by signal {-proc.returncode} (memory cap {mem_gib:g} GiB): {tail}"[:300]
     else:
-        tail = stderr.splitlines()[-1] if stderr else ""
         why = f"exit {proc.returncode}: {tail}"[:300]
     for case in cases:
         if case not in seen:
@@ -250,14 +271,26 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def header(argv: Sequence[str], probes: dict[str, dict[str, Any]]) -> list[str]:
+def mem_total() -> str:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return f"{int(line.split()[1]) / 2**20:.1f} GiB RAM"
+    except (OSError, ValueError, IndexError):
+        pass
+    return "RAM ?"
+
+
+def header(argv: Sequence[str], probes: dict[str, dict[str, Any]], load_start: float) -> list[str]:
     ncpu = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# theon benchmark",
         "",
         f"- date: {now}",
-        f"- machine: {ncpu} cores (nproc), {cpu_model()}, {platform.system()} {platform.release()}",
+        f"- machine: {ncpu} cores (nproc), {cpu_model()}, {mem_total()}, "
+        f"{platform.system()} {platform.release()}",
+        f"- load average (1 min) at start / end: {load_start:.2f} / {os.getloadavg()[0]:.2f}",
         f"- command: `{shlex.join(['python', 'bench/run.py', *argv])}`",
     ]
     for python, info in probes.items():
@@ -343,6 +376,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default=1200.0,
         help="seconds allowed per subprocess (default 1200)",
     )
+    p.add_argument(
+        "--mem-limit",
+        type=float,
+        default=8.0,
+        metavar="GIB",
+        help="address-space cap per subprocess in GiB, 0 = none (default 8)",
+    )
     p.add_argument("--out", default=str(ROOT / "bench" / "results" / "latest.md"))
     p.add_argument("--quiet", action="store_true", help="do not echo records to stderr")
     return p.parse_args(argv)
@@ -384,6 +424,7 @@ def main(argv: Sequence[str]) -> int:
     cases = list(first_cases)
     if big:
         cases += [BIG_NAME.format(nv=nv) for nv in nvs[1:]]
+    load_start = os.getloadavg()[0]
     pythons = list(dict.fromkeys([sys.executable, *args.peer]))
     probes = {py: probe(py) for py in pythons}
     columns = make_columns(args, probes, libs)
@@ -399,13 +440,13 @@ def main(argv: Sequence[str]) -> int:
         if big:
             batches += [([BIG_NAME.format(nv=nv)], nv) for nv in nvs[1:]]
         for batch, nv in batches:
-            recs = run_process(col, batch, nv, args.timeout, log)
+            recs = run_process(col, batch, nv, args.timeout, args.mem_limit, log)
             for rec in recs:
                 rec.setdefault("nv", nv)
                 rec["column"] = col.label
                 col.records[rec["workload"]] = rec
             raw += recs
-    lines = header(argv, probes) + [""] + table(columns, cases, nvs) + footer(columns)
+    lines = header(argv, probes, load_start) + [""] + table(columns, cases, nvs) + footer(columns)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n")

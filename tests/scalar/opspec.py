@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import scipy.special as sps
 
+import theon
 from theon import scalar as ts
 from theon.scalar.basic import ScalarOp
 
@@ -162,3 +163,9 @@ def sample(spec: Spec, rng: np.random.Generator, n: int = 8) -> list[tuple[float
             v = rng.integers(0, 6, size=spec.nin).astype(float)
         out.append(tuple(float(a) for a in v))
     return out
+
+
+def compile_fn(inputs: Any, outputs: Any, **kwargs: Any) -> Any:
+    """``theon.function`` in REFERENCE mode: these tests check ops, not rewrites or linkers."""
+    kwargs.setdefault("mode", "REFERENCE")
+    return theon.function(inputs, outputs, **kwargs)

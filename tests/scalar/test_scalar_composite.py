@@ -16,6 +16,7 @@ from theon.graph.null_type import DisconnectedType, NullType
 from theon.scalar import Composite
 from theon.scalar.pyimpl import py_namespace
 
+from .opspec import compile_fn
 from .test_scalar_grad import check_scalar_grad, numeric_grad
 
 
@@ -64,8 +65,8 @@ def test_evaluates_like_inner_graph() -> None:
     c = Composite([x, y], outs)
     node = c.make_node(x, y)
     assert [o.type for o in node.outputs] == [ts.float64, ts.float64]
-    f_c = theon.function([x, y], c(x, y))
-    f_ref = theon.function([x, y], outs)
+    f_c = compile_fn([x, y], c(x, y))
+    f_ref = compile_fn([x, y], outs)
     for p in [(0.5, 2.0), (-1.2, 3.5), (0.0, 0.0)]:
         got, want = f_c(*p), f_ref(*p)
         np.testing.assert_allclose(got, want, rtol=1e-15)
@@ -81,7 +82,7 @@ def test_mixed_dtypes_and_constants() -> None:
     out = ts.switch(ts.lt(i, 3), ts.sqrt(x) * 2.0, ts.cast(i, "float32"))
     c = Composite([x, i], [out])
     assert c.outputs[0].type == ts.float32
-    f = theon.function([x, i], c(x, i))
+    f = compile_fn([x, i], c(x, i))
     assert f(np.float32(4.0), np.int8(1)) == np.float32(4.0)
     assert f(np.float32(4.0), np.int8(5)) == np.float32(5.0)
     assert f(np.float32(4.0), np.int8(1)).dtype == np.float32
@@ -194,10 +195,10 @@ def test_grad_matches_inner_graph_numerically() -> None:
     x, y = _xy()
     outs = c(x, y)
     for k in range(2):
-        f = theon.function([x, y], outs[k])
+        f = compile_fn([x, y], outs[k])
         gz = [ts.constant(1.0 if j == k else 0.0) for j in range(2)]
         gs = c.L_op([x, y], outs, gz)
-        g = theon.function([x, y], gs)
+        g = compile_fn([x, y], gs)
         for p in [(0.3, 1.7), (-0.4, -2.2), (1.2, 0.5)]:
             num = numeric_grad(f, p)
             ana = g(*p)
@@ -212,7 +213,7 @@ def test_grad_with_disconnected_output_and_int_input() -> None:
     gx, gi = c.L_op([xv, iv], outs, [g0, DisconnectedType()()])
     assert isinstance(gi.type, DisconnectedType)
     assert gx.type == ts.float64
-    f = theon.function([xv, iv, g0], gx, on_unused_input="ignore")
+    f = compile_fn([xv, iv, g0], gx, on_unused_input="ignore")
     assert f(0.5, np.int32(3), 2.0) == 6.0  # only the first output's path counts
     # an input no output depends on is disconnected
     u = ts.float64("u")
@@ -243,10 +244,10 @@ def test_r_op_multi_output() -> None:
     vx, vy = ts.float64("vx"), ts.float64("vy")
     rs = c.R_op([x, y], [vx, vy])
     assert len(rs) == 2
-    f = theon.function([x, y, vx, vy], rs)
+    f = compile_fn([x, y, vx, vy], rs)
     outs = c(x, y)
     for k in range(2):
-        fk = theon.function([x, y], outs[k])
+        fk = compile_fn([x, y], outs[k])
         num = numeric_grad(fk, [0.3, 1.7])
         assert math.isclose(
             float(f(0.3, 1.7, 0.5, -2.0)[k]), num[0] * 0.5 - 2.0 * num[1], rel_tol=1e-5
@@ -274,16 +275,16 @@ def test_random_chains_evaluate_and_differentiate(ops: list[str], a: float, b: f
     if out is x or out is y:
         return
     c = Composite([x, y], [out])
-    f_ref = theon.function([x, y], out, on_unused_input="ignore")
+    f_ref = compile_fn([x, y], out, on_unused_input="ignore")
     assume(abs(float(f_ref(a, b))) < 1e6)  # keep finite differences meaningful
-    f_c = theon.function([x, y], c(x, y), on_unused_input="ignore")
+    f_c = compile_fn([x, y], c(x, y), on_unused_input="ignore")
     assert math.isclose(float(f_c(a, b)), float(f_ref(a, b)), rel_tol=1e-14, abs_tol=1e-300)
     ns = py_namespace()
     exec(c.py_source("g"), ns)
     assert math.isclose(ns["g"](a, b), float(f_ref(a, b)), rel_tol=1e-14, abs_tol=1e-300)
     gs = c.grad([x, y], [ts.constant(1.0)])
     connected = [g for g in gs if not isinstance(g.type, DisconnectedType)]
-    gf = theon.function([x, y], connected, on_unused_input="ignore")
+    gf = compile_fn([x, y], connected, on_unused_input="ignore")
     num = numeric_grad(f_ref, [a, b])
     assume(all(abs(v) < 1e3 for v in num))  # steep points defeat finite differences
     # the finite-difference error, estimated from a second step size

@@ -115,7 +115,7 @@ class TestWeakScalars:
         xv = np.ones((2, 2), dtype="float32")
         out = run([x], z, xv)
         assert out.dtype == np.float32
-        assert tt.fscalar() + 1.0 is not None and (tt.fscalar() + 1.0).dtype == "float32"
+        assert (tt.fscalar() + 1.0).dtype == "float32"
 
     def test_examples(self) -> None:
         assert (tt.bvector() + 1).dtype == "int8"

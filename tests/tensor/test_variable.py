@@ -171,7 +171,7 @@ def test_elementwise_methods() -> None:
     cases = [
         (x.clip(-1, 1), np.clip(xv, -1, 1)), (x.round(), np.round(xv)),
         (x.astype("int32"), xv.astype("int32")), (x.astype("float64"), xv),
-        (x.copy(), xv), (x.dimshuffle("x", 0), xv[None, :]),
+        (x.copy(), xv), (x.dimshuffle("x", 0), xv[None, :]), (round(x), np.round(xv)),
     ]
     outs = run([x], [c[0] for c in cases], xv)
     for (_expr, ref), out in zip(cases, outs):

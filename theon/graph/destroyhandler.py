@@ -18,8 +18,10 @@ The rules, for a destroyed root ``r`` (destroyed through any of its views):
 
 ``validate`` raises :class:`InconsistencyError` when a rule breaks.  It is
 incremental: it keeps a topological numbering of the nodes that respects the
-orderings, and after a change it checks only the edges and the roots the
-change touched, falling back to a full check when the numbering must change.
+orderings.  After a change it checks only the edges and the roots the change
+touched, and repairs the numbering locally (a dynamic topological sort) where
+a new edge goes backwards; it renumbers the whole graph only when that repair
+would be large.
 
 >>> from theon.graph.type import Generic
 >>> from theon.graph.op import Op
@@ -103,6 +105,9 @@ class DestroyHandler(Feature):
     :class:`~theon.graph.features.ReplaceValidate` (see :func:`ensure_destroy_handler`).
     """
 
+    # nodes a local reordering or a can_destroy search may visit before giving up
+    max_local_search = 2048
+
     def __init__(self, mutable_inputs: Iterable[Variable] | None = None) -> None:
         self._mutable_arg = None if mutable_inputs is None else set(mutable_inputs)
         self.fgraph: FunctionGraph | None = None
@@ -125,8 +130,9 @@ class DestroyHandler(Feature):
         self._droots_stale = False
         self.pos: dict[Apply, float] = {}
         self.pos_valid = False
-        self.touched: dict[Apply, None] = {}
-        self.outputs_touched = False
+        # changed nodes -> indices of their changed inputs (None: all, a new node)
+        self.touched: dict[Apply, set[int] | None] = {}
+        self.outputs_touched: set[int] = set()
         for node in fgraph.apply_nodes:
             self._add_node(node)
         # a cached order predates our orderings
@@ -241,7 +247,7 @@ class DestroyHandler(Feature):
         reason: str | None,
     ) -> None:
         if not isinstance(node, Apply):
-            self.outputs_touched = True
+            self.outputs_touched.add(i)
             return
         if node.op.view_map:
             self._unlink_views(node)
@@ -249,7 +255,12 @@ class DestroyHandler(Feature):
         if node.op.destroy_map:
             self._remove_destroyer(node)
             self._add_destroyer(node)
-        self.touched[node] = None
+        if node not in self.touched:
+            self.touched[node] = {i}
+        else:
+            idx = self.touched[node]
+            if idx is not None:
+                idx.add(i)
 
     # queries ---------------------------------------------------------------------
     def aliases(self, root: Variable) -> list[Variable]:
@@ -358,7 +369,7 @@ class DestroyHandler(Feature):
         if not (self.pos_valid and self._incremental_ok(fgraph)):
             self._full_validate(fgraph)
         self.touched.clear()
-        self.outputs_touched = False
+        self.outputs_touched.clear()
 
     def refresh(self, fgraph: FunctionGraph) -> None:
         """Bring the numbering up to date with the graph (the graph must be valid)."""
@@ -389,15 +400,23 @@ class DestroyHandler(Feature):
 
     def _reorder(self, fgraph: FunctionGraph, u: Apply, v: Apply, droots: Any,
                  moved: dict[Apply, float]) -> bool:
-        """Renumber so that ``u`` comes before ``v``; False on a cycle (or unknown node)."""
+        """Renumber so that ``u`` comes before ``v``.
+
+        False on a cycle, an unknown node, or a region too large to be worth it
+        (the caller then renumbers everything).
+        """
         pos = self.pos
         lb, ub = pos[v], pos[u]
         fwd: list[Apply] = []
         seen = {v}
         stack = [v]
+        budget = self.max_local_search
         while stack:
             n = stack.pop()
             fwd.append(n)
+            budget -= 1
+            if budget < 0:
+                return False
             for c in self._succ(fgraph, n, droots):
                 if c is u:
                     return False
@@ -413,6 +432,9 @@ class DestroyHandler(Feature):
         while stack:
             n = stack.pop()
             back.append(n)
+            budget -= 1
+            if budget < 0:
+                return False
             for p in self._pred(fgraph, n, droots):
                 pp = pos.get(p)
                 if pp is None or p in seen:
@@ -428,17 +450,17 @@ class DestroyHandler(Feature):
         return True
 
     def _violations(
-        self, fgraph: FunctionGraph, nodes: Iterable[Apply], both_ways: Iterable[Apply],
-        ordered: Sequence[tuple[Apply, list[Apply]]], droots: Any,
+        self, fgraph: FunctionGraph, nodes: Iterable[tuple[Apply, list[Variable]]],
+        both_ways: Iterable[Apply], ordered: Sequence[tuple[Apply, list[Apply]]], droots: Any,
     ) -> list[tuple[Apply, Apply]]:
         """Edges ``(u, v)`` with ``pos[u] >= pos[v]`` among those that may have changed."""
         pos = self.pos
         inf = float("inf")
         bad: list[tuple[Apply, Apply]] = []
         apply_nodes = fgraph.apply_nodes
-        for t in nodes:
+        for t, inputs in nodes:
             pt = pos[t]
-            for inp in t.inputs:
+            for inp in inputs:
                 o = inp.owner
                 if o is not None and o in apply_nodes and pos.get(o, inf) >= pt:
                     bad.append((o, t))
@@ -457,9 +479,13 @@ class DestroyHandler(Feature):
         apply_nodes = fgraph.apply_nodes
         clients = fgraph.clients
         inf = float("inf")
-        touched = [t for t in self.touched if t in apply_nodes]
+        touched = [
+            (t, t.inputs if idx is None else [t.inputs[i] for i in idx])
+            for t, idx in self.touched.items()
+            if t in apply_nodes
+        ]
         # 1. number the new nodes between their producers and their consumers
-        for t in touched:
+        for t, _ in touched:
             if t in pos:
                 continue
             lo = -inf
@@ -489,16 +515,15 @@ class DestroyHandler(Feature):
         droots = self.destroyed_roots()
         roots: dict[Variable, None] = {}
         if droots:
-            for t in touched:
-                for inp in t.inputs:
+            for _, inputs in touched:
+                for inp in inputs:
                     for r in view_roots(inp):
                         if r in droots:
                             roots[r] = None
-            if self.outputs_touched:
-                for ov in fgraph.outputs:
-                    for r in view_roots(ov):
-                        if r in droots:
-                            roots[r] = None
+            for k in self.outputs_touched:
+                for r in view_roots(fgraph.outputs[k]):
+                    if r in droots:
+                        roots[r] = None
         ordered = [self._root_readers(r, list(droots[r]), strict=True) for r in roots]
         # 3. repair the order where a new edge goes backwards, then re-check
         moved: dict[Apply, float] = {}
@@ -597,7 +622,8 @@ def can_destroy(fgraph: FunctionGraph, node: Apply, i: int) -> bool:
 
     A cheap check made before trying a destructive variant of ``node``; the
     replacement itself should still go through :func:`try_replace`.  Needs an
-    attached DestroyHandler.
+    attached DestroyHandler.  Exact, except that it answers False when deciding
+    would take a search of more than ``DestroyHandler.max_local_search`` nodes.
 
     >>> from theon.graph.type import Generic
     >>> from theon.graph.op import Op
@@ -648,8 +674,12 @@ def can_destroy(fgraph: FunctionGraph, node: Apply, i: int) -> bool:
     targets = set(readers)
     seen = {node}
     stack = [node]
+    budget = dh.max_local_search
     while stack:
         n = stack.pop()
+        budget -= 1
+        if budget < 0:
+            return False  # too far to tell cheaply: do not risk a full renumbering
         for c in dh._succ(fgraph, n, droots):
             if c in targets:
                 return False

@@ -104,15 +104,21 @@ class GraphRewriter:
     def add_requirements(self, fgraph: FunctionGraph) -> None:
         """Attach the features :meth:`apply` relies on."""
 
-    def apply(self, fgraph: FunctionGraph) -> RewriteStats | None:
-        """Rewrite ``fgraph`` in place."""
+    def apply(self, fgraph: FunctionGraph) -> RewriteStats | int | None:
+        """Rewrite ``fgraph`` in place; may return stats or the number of changes."""
         raise NotImplementedError(f"{type(self).__name__} does not define apply()")
 
     def rewrite(self, fgraph: FunctionGraph) -> RewriteStats:
         """Attach requirements, then apply; returns what was done."""
         self.add_requirements(fgraph)
         t0 = time.perf_counter()
-        stats = self.apply(fgraph) or RewriteStats()
+        got = self.apply(fgraph)
+        if isinstance(got, RewriteStats):
+            stats = got
+        else:  # tolerate rewriters returning a count of changes (or anything else)
+            stats = RewriteStats()
+            if isinstance(got, int) and not isinstance(got, bool) and got > 0:
+                stats.fires[str(self)] += got
         stats.seconds = time.perf_counter() - t0
         return stats
 
@@ -475,11 +481,13 @@ def apply_replacements(
                 )
             new = conv
         checked.append((old, new))
-    if getattr(fgraph, "destroy_handler", None) is not None and hasattr(
-        fgraph, "replace_all_validate"
-    ):
+    if getattr(fgraph, "destroy_handler", None) is not None:
+        if not hasattr(fgraph, "replace_all_validate"):
+            from theon.graph.features import ReplaceValidate
+
+            fgraph.attach_feature(ReplaceValidate())
         try:
-            fgraph.replace_all_validate(checked, reason=name)
+            fgraph.replace_all_validate(checked, reason=name)  # type: ignore[attr-defined]
         except InconsistencyError:
             return False
     else:

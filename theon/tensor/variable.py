@@ -370,6 +370,9 @@ class _tensor_py_operators:
         """Round half to even, like ``numpy.round``."""
         return _m().round(self, decimals)
 
+    def __round__(self, ndigits: int | None = None) -> Any:
+        return _m().round(self, ndigits or 0)
+
     def dot(self, other: Any) -> Any:
         """Matrix/vector product, like ``numpy.dot``."""
         return _m().dot(self, other)

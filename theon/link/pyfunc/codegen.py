@@ -183,6 +183,7 @@ class _Generator:
         self._viewers: dict[Variable, list[Variable]] | None = None
         self._count = 0
         self.free_names: list[str] = []
+        self._flag_cache: dict[ValueInfo, tuple[bool, bool]] = {}
         self.input_index = {v: n for n, v in enumerate(fgraph.inputs)}
         self.raw_inputs: set[int] = set()  # inputs read other than through float()
         self.shared: dict[str, Any] = {}
@@ -314,17 +315,28 @@ class _Generator:
 
     # nodes --------------------------------------------------------------------
     def py_eligible(self, node: Apply) -> bool:
+        """Whether the node's values can all be Python numbers (0-d, right dtypes)."""
         if not self.float_path or not node.outputs:
             return False
+        flags = self._py_flags
         for o in node.outputs:
-            info = self.state(o).info
-            if not info.is_scalar or info.dtype not in _PY_RESULT_DTYPES:
+            if not flags(self.state(o).info)[1]:
                 return False
         for v in node.inputs:
-            info = self.state(v).info
-            if not info.is_scalar or np.dtype(info.dtype).kind not in _PY_CONV:
+            if not flags(self.state(v).info)[0]:
                 return False
         return True
+
+    def _py_flags(self, info: ValueInfo) -> tuple[bool, bool]:
+        """(may be read as a Python number, may be computed as one), per ValueInfo."""
+        try:
+            return self._flag_cache[info]
+        except KeyError:
+            pass
+        sc = info.is_scalar
+        f = (sc and np.dtype(info.dtype).kind in _PY_CONV, sc and info.dtype in _PY_RESULT_DTYPES)
+        self._flag_cache[info] = f
+        return f
 
     def emit_node(self, k: int, node: Apply) -> None:
         code = self.code

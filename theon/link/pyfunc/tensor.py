@@ -214,7 +214,7 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
     for i in picked:
         ctx.arg(i)
     names = [ctx.out(j, "nps" if scalar_out and natural[j] == want[j] else "val",
-                     fresh=fresh[j], reuse=not picked) for j in range(len(outs))]
+                     fresh=fresh[j], reuse=not picked and not fold) for j in range(len(outs))]
     lines: list[str] = []
     if fold:
         expr = f"{f}({args[0]}, {args[1]}{_out_kw(target[0])})"

@@ -1,0 +1,262 @@
+"""Canonicalization: put sums and products in one flat form so equal things meet and cancel.
+
+- A product tree (``mul``, ``true_div``, ``neg``, ``reciprocal``) becomes
+  ``c * prod(num) / prod(den)``: nested nodes are flattened, terms common to both
+  sides cancel (``x*y/y -> x``, ``x/x -> ones``), constants combine
+  (``2*x*3 -> 6*x``) and a factor ``-1`` becomes ``neg``.
+- A sum tree (``add``, ``sub``, ``neg``) becomes ``(c + sum(pos)) - sum(neg)``:
+  ``x - x -> zeros``, ``x + y - y -> x``, ``1 + x + 2 -> 3 + x``.
+- DimShuffles are lifted above elementwise ops and merged, and nested reductions
+  with the same scalar op become one.
+
+Inner nodes are flattened only when the outer node is their only client (so
+nothing is computed twice) and they have its dtype.  The result always has the
+replaced variable's dtype and static shape.
+
+>>> import theon, theon.tensor as tt
+>>> x, y = tt.dvector("x"), tt.dvector("y")
+>>> f = theon.function([x, y], (x * y) / y)
+>>> [n.op for n in f.maker.fgraph.apply_nodes]
+[]
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+import theon.scalar as ts
+from theon.graph.basic import Apply, Variable
+from theon.rewriting import node_rewriter, register_canonicalize
+from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from theon.tensor.rewriting.utils import (
+    ADDITIVE,
+    MULTIPLICATIVE,
+    Terms,
+    additive_terms,
+    build_product,
+    build_sum,
+    client_count,
+    combined_const,
+    const_like,
+    elemwise_node,
+    fit,
+    multiplicative_terms,
+    same_structure,
+)
+
+if TYPE_CHECKING:
+    from theon.graph.fg import FunctionGraph
+
+__all__ = [
+    "local_add_canonizer",
+    "local_dimshuffle_lift",
+    "local_mul_canonizer",
+    "local_reduce_of_reduce",
+    "rebuild_product",
+    "rebuild_sum",
+]
+
+
+def _absorbed_by_client(fgraph: FunctionGraph, v: Variable, family: tuple[Any, ...]) -> bool:
+    """Whether ``v``'s only client is a node of ``family`` that will flatten it."""
+    clients = fgraph.clients.get(v, ())
+    if len(clients) != 1:
+        return False
+    client = clients[0][0]
+    if not isinstance(client, Apply):
+        return False
+    return (
+        elemwise_node(client.outputs[0], *family) is not None
+        and len(client.outputs) == 1
+        and client.outputs[0].type.dtype == v.type.dtype  # type: ignore[attr-defined]
+    )
+
+
+def _cancel(t: Terms) -> list[Variable]:
+    """Remove terms found on both sides (as a multiset); returns the removed ones."""
+    if not t.pos or not t.neg:
+        return []
+    count = Counter(t.neg)
+    removed: list[Variable] = []
+    keep_pos: list[Variable] = []
+    for v in t.pos:
+        if count[v] > 0:
+            count[v] -= 1
+            removed.append(v)
+        else:
+            keep_pos.append(v)
+    if not removed:
+        return []
+    keep_neg: list[Variable] = []
+    gone = Counter(removed)
+    for v in t.neg:
+        if gone[v] > 0:
+            gone[v] -= 1
+        else:
+            keep_neg.append(v)
+    t.pos, t.neg = keep_pos, keep_neg
+    return removed
+
+
+# ------------------------------------------------------------------------------ products
+def rebuild_product(
+    pos: list[Variable], neg: list[Variable], c: Any, like: Variable
+) -> Variable:
+    """``c * prod(pos) / prod(neg)`` in ``like``'s dtype (``c`` = -1 gives ``neg``)."""
+    from theon.tensor.math import neg as tneg
+    from theon.tensor.math import reciprocal, true_div
+
+    dtype = like.type.dtype  # type: ignore[attr-defined]
+    one = c == 1
+    minus = c == -1
+    num_terms = list(pos)
+    if not (one or minus):
+        num_terms.insert(0, const_like(c, like))
+    n = build_product(num_terms, dtype)
+    d = build_product(neg, dtype)
+    if n is None and d is None:
+        base: Variable = const_like(1, like)
+    elif d is None:
+        assert n is not None
+        base = n
+    elif n is None:
+        base = reciprocal(d)
+    else:
+        base = true_div(n, d)
+    return tneg(base) if minus else base  # type: ignore[no-any-return]
+
+
+@register_canonicalize
+@node_rewriter([ts.mul, ts.true_div, ts.neg, ts.reciprocal])
+def local_mul_canonizer(fgraph: FunctionGraph, node: Apply) -> Any:
+    """Products in the form ``c * prod(num) / prod(den)``: flatten, cancel, combine constants.
+
+    ``x*y/y -> x``, ``x/x -> ones``, ``(x/y)*z -> (x*z)/y``, ``2*x*3 -> 6*x``,
+    ``neg(x)*neg(y) -> x*y``, ``x*-1 -> neg(x)``, ``x/1 -> x``.  Float and complex only.
+    """
+    out = node.outputs[0]
+    if not str(out.type.dtype).startswith(("float", "complex")):  # type: ignore[attr-defined]
+        return None
+    if elemwise_node(out, *MULTIPLICATIVE) is None:
+        return None
+    if _absorbed_by_client(fgraph, out, MULTIPLICATIVE):
+        return None
+    t = multiplicative_terms(fgraph, out)
+    if t is None:
+        return None
+    removed = _cancel(t)
+    if not removed and not t.consts and not t.nested:
+        return None
+    c = combined_const(t, additive=False)
+    if c is None:
+        return None
+    new = rebuild_product(t.pos, t.neg, c, out)
+    if same_structure(new, out):
+        return None
+    return [fit(new, out, removed + node.inputs)]
+
+
+# ------------------------------------------------------------------------------ sums
+def rebuild_sum(pos: list[Variable], neg: list[Variable], c: Any, like: Variable) -> Variable:
+    """``(c + sum(pos)) - sum(neg)`` in ``like``'s dtype (no ``c`` when it is 0)."""
+    from theon.tensor.math import neg as tneg
+    from theon.tensor.math import sub
+
+    dtype = like.type.dtype  # type: ignore[attr-defined]
+    p_terms = list(pos)
+    if c != 0:
+        p_terms.insert(0, const_like(c, like))
+    p = build_sum(p_terms, dtype)
+    n = build_sum(neg, dtype)
+    if p is None and n is None:
+        return const_like(0, like)
+    if n is None:
+        assert p is not None
+        return p
+    if p is None:
+        return tneg(n)  # type: ignore[no-any-return]
+    return sub(p, n)  # type: ignore[no-any-return]
+
+
+@register_canonicalize
+@node_rewriter([ts.add, ts.sub, ts.neg])
+def local_add_canonizer(fgraph: FunctionGraph, node: Apply) -> Any:
+    """Sums in the form ``(c + sum(pos)) - sum(neg)``: flatten, cancel, combine constants.
+
+    ``x - x -> zeros``, ``x + y - y -> x``, ``(x - y) + z -> (x + z) - y``,
+    ``1 + x + 2 -> 3 + x``, ``x + neg(y) -> x - y``, ``x + 0 -> x``.  Not on booleans.
+    """
+    out = node.outputs[0]
+    if out.type.dtype == "bool":  # type: ignore[attr-defined]
+        return None
+    if elemwise_node(out, *ADDITIVE) is None:
+        return None
+    if _absorbed_by_client(fgraph, out, ADDITIVE):
+        return None
+    t = additive_terms(fgraph, out)
+    if t is None:
+        return None
+    removed = _cancel(t)
+    if not removed and not t.consts and not t.nested:
+        return None
+    c = combined_const(t, additive=True)
+    if c is None:
+        return None
+    new = rebuild_sum(t.pos, t.neg, c, out)
+    if same_structure(new, out):
+        return None
+    return [fit(new, out, removed + node.inputs)]
+
+
+# ------------------------------------------------------------------------------ dimshuffles
+@register_canonicalize
+@node_rewriter([DimShuffle])
+def local_dimshuffle_lift(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``dimshuffle(elemwise(x, y)) -> elemwise(dimshuffle(x), dimshuffle(y))``.
+
+    Only when the elementwise result has no other client, so that DimShuffles
+    gather at the inputs, where they merge with other DimShuffles and constants.
+    """
+    (inp,) = node.inputs
+    e = inp.owner
+    if e is None or not isinstance(e.op, Elemwise) or e.op.inplace_pattern:
+        return None
+    if len(e.outputs) != 1 or client_count(fgraph, inp) != 1:
+        return None
+    op: DimShuffle = node.op
+    new_inputs = [op(i) for i in e.inputs]
+    new = e.op(*new_inputs)
+    return [fit(new, node.outputs[0])]
+
+
+# ------------------------------------------------------------------------------ reductions
+@register_canonicalize
+@node_rewriter([CAReduce])
+def local_reduce_of_reduce(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``sum(sum(x, a), b) -> sum(x, a + b)`` (and the same for prod, max, min, all, any).
+
+    Only when the inner reduction has no other client and both have the same
+    op class, scalar op and output dtype.
+    """
+    (inp,) = node.inputs
+    inner = inp.owner
+    op = node.op
+    if inner is None or type(inner.op) is not type(op) or inner.op.scalar_op != op.scalar_op:
+        return None
+    if client_count(fgraph, inp) != 1:
+        return None
+    out = node.outputs[0]
+    if inp.type.dtype != out.type.dtype:  # type: ignore[attr-defined]
+        return None
+    (x,) = inner.inputs
+    nd = x.type.ndim  # type: ignore[attr-defined]
+    a = tuple(range(nd)) if inner.op.axis is None else inner.op.axis
+    left = [d for d in range(nd) if d not in a]
+    b = tuple(range(len(left))) if op.axis is None else op.axis
+    axes = tuple(sorted(set(a) | {left[k] for k in b}))
+    new_op = inner.op._with_axis(None if len(axes) == nd else axes)
+    new = new_op(x)
+    if new.type.dtype != out.type.dtype:
+        return None
+    return [fit(new, out)]
