@@ -89,11 +89,16 @@ class Column:
 
 def probe(python: str) -> dict[str, Any]:
     env = dict(os.environ)
-    if python == sys.executable:
+    if python == sys.executable:  # theon is looked up in the checkout only for this one
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     try:
         out = subprocess.run(
-            [python, "-c", PROBE], capture_output=True, text=True, timeout=120, env=env, cwd=ROOT
+            [python, "-c", PROBE],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            cwd="/" if python != sys.executable else ROOT,
         )
         return json.loads(out.stdout.strip().splitlines()[-1])
     except Exception as exc:
@@ -112,11 +117,25 @@ def limit_memory(gib: float) -> Callable[[], None] | None:
     return apply
 
 
+def thread_env(threads: int | None) -> dict[str, str]:
+    """Environment capping BLAS / OpenMP threads (``None``: leave the defaults)."""
+    if threads is None:
+        return {}
+    names = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
+    return dict.fromkeys(names, str(threads))
+
+
 def run_process(
-    col: Column, cases: list[str], nv: int, timeout: float, mem_gib: float, log: bool
+    col: Column,
+    cases: list[str],
+    nv: int,
+    timeout: float,
+    mem_gib: float,
+    blas_threads: int | None,
+    log: bool,
 ) -> list[dict[str, Any]]:
     """Run ``cases`` of one column in a subprocess; a record for every case comes back."""
-    env = dict(os.environ, NV=str(nv))
+    env = dict(os.environ, NV=str(nv), **thread_env(blas_threads))
     if col.lib == "theon":
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     cmd = col.command(cases)
@@ -314,12 +333,14 @@ def footer(columns: list[Column]) -> list[str]:
         "`peer/theon` > 1 means theon is faster. (!) = result check against NumPy failed. "
         "Targets are for theon; the big_graph targets are for NV=100.",
     ]
-    errors = [
-        f"- {c.label} / {case}: `{rec['error']}`"
-        for c in columns
-        for case, rec in c.records.items()
-        if "error" in rec
-    ]
+    errors = []
+    for c in columns:
+        by_message: dict[str, list[str]] = {}
+        for case, rec in c.records.items():
+            if "error" in rec:
+                by_message.setdefault(str(rec["error"]), []).append(case)
+        for message, failed in by_message.items():
+            errors.append(f"- {c.label} / {', '.join(failed)}: `{message}`")
     extras = [
         f"- {c.label} / {case}: vectorize={rec['vectorize']}"
         for c in columns
@@ -383,6 +404,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         metavar="GIB",
         help="address-space cap per subprocess in GiB, 0 = none (default 8)",
     )
+    p.add_argument(
+        "--blas-threads",
+        type=int,
+        default=None,
+        metavar="N",
+        help="set OMP/OPENBLAS/MKL/NUMBA_NUM_THREADS=N for every run",
+    )
     p.add_argument("--out", default=str(ROOT / "bench" / "results" / "latest.md"))
     p.add_argument("--quiet", action="store_true", help="do not echo records to stderr")
     return p.parse_args(argv)
@@ -440,7 +468,7 @@ def main(argv: Sequence[str]) -> int:
         if big:
             batches += [([BIG_NAME.format(nv=nv)], nv) for nv in nvs[1:]]
         for batch, nv in batches:
-            recs = run_process(col, batch, nv, args.timeout, args.mem_limit, log)
+            recs = run_process(col, batch, nv, args.timeout, args.mem_limit, args.blas_threads, log)
             for rec in recs:
                 rec.setdefault("nv", nv)
                 rec["column"] = col.label

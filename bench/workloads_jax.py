@@ -24,7 +24,7 @@ import numpy as np
 if __package__:
     from .workloads import (
         JAC_N,
-        _chain_reference,
+        chain_reference,
         jacobian_matrix,
         jacobian_reference,
         median_call,
@@ -34,7 +34,7 @@ if __package__:
 else:  # run as a script: bench/ is on sys.path
     from workloads import (  # type: ignore[no-redef]
         JAC_N,
-        _chain_reference,
+        chain_reference,
         jacobian_matrix,
         jacobian_reference,
         median_call,
@@ -117,8 +117,8 @@ def elemwise_chain(b: JaxBench, nv: int) -> None:
         comp,
         ttfr,
         median_call(f, args),
-        np.allclose(out, _chain_reference(*args)),
-        numpy_eager_us=round(median_call(_chain_reference, args) * 1e6, 1),
+        np.allclose(out, chain_reference(*args)),
+        numpy_eager_us=round(median_call(chain_reference, args) * 1e6, 1),
     )
 
 

@@ -37,10 +37,20 @@ def chain_ref(x, y):
     return [(a + np.log1p(np.square(x))) / 2.0, a]
 
 
-@pytest.mark.parametrize("block,threads,threshold", [(16384, 1, 10**9), (7, 1, 10**9),
-                                                     (7, 2, 0), (64, 3, 100)])
-@pytest.mark.parametrize("shapes", [((1000,), (1000,)), ((40, 25), (40, 25)), ((40, 25), (25,)),
-                                    ((40, 1), (1, 25)), ((), (300,)), ((0,), (0,))])
+@pytest.mark.parametrize(
+    "block,threads,threshold", [(16384, 1, 10**9), (7, 1, 10**9), (7, 2, 0), (64, 3, 100)]
+)
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((1000,), (1000,)),
+        ((40, 25), (40, 25)),
+        ((40, 25), (25,)),
+        ((40, 1), (1, 25)),
+        ((), (300,)),
+        ((0,), (0,)),
+    ],
+)
 def test_chain_kernel_matches_numpy(block, threads, threshold, shapes):
     rng = np.random.default_rng(1)
     x = rng.normal(size=shapes[0])
@@ -64,8 +74,12 @@ def test_non_contiguous_inputs():
 
 
 def test_outputs_are_fresh_and_distinct():
-    spec = KernelSpec(1, [KStep(np.exp, (0,), "float64")], [1, 1, 0, KConst(np.float64(3.0))],
-                      ["float64", "float64", "float64", "float64"])
+    spec = KernelSpec(
+        1,
+        [KStep(np.exp, (0,), "float64")],
+        [1, 1, 0, KConst(np.float64(3.0))],
+        ["float64", "float64", "float64", "float64"],
+    )
     x = np.linspace(0, 1, 5)
     for block in (2, 100):
         outs = build_kernel(spec, block=block)(x)
@@ -73,16 +87,18 @@ def test_outputs_are_fresh_and_distinct():
         assert np.array_equal(outs[2], x) and np.array_equal(outs[3], np.full(5, 3.0))
         for i, a in enumerate(outs):
             assert not np.shares_memory(a, x)
-            for b in outs[i + 1:]:
+            for b in outs[i + 1 :]:
                 assert not np.shares_memory(a, b)
 
 
 def test_integer_fold_and_callable_steps():
     spec = KernelSpec(
         3,
-        [KStep(np.add, (0, 1, 2), "int64", fold=True),
-         KStep(lambda a: np.where(a > 2, a, -a), (3,), "int64", use_out=False),
-         KStep(np.multiply, (4, KConst(np.int64(3))), "int64")],
+        [
+            KStep(np.add, (0, 1, 2), "int64", fold=True),
+            KStep(lambda a: np.where(a > 2, a, -a), (3,), "int64", use_out=False),
+            KStep(np.multiply, (4, KConst(np.int64(3))), "int64"),
+        ],
         [5],
         ["int32"],
     )
@@ -97,9 +113,12 @@ def _chain_composite():
     a, b = ts.float64("a"), ts.float64("b")
     sq = arith.sqr(a)
     e = ts.add(
-        ts.sub(ts.add(ts.mul(ts.exp(ts.neg(sq)), transcendental.sin(b)), transcendental.log1p(sq)),
-               ts.true_div(transcendental.tanh(b), 2.0)),
-        arith.sqrt(ts.add(arith.abs(ts.mul(a, b)), 1.0)))
+        ts.sub(
+            ts.add(ts.mul(ts.exp(ts.neg(sq)), transcendental.sin(b)), transcendental.log1p(sq)),
+            ts.true_div(transcendental.tanh(b), 2.0),
+        ),
+        arith.sqrt(ts.add(arith.abs(ts.mul(a, b)), 1.0)),
+    )
     return Composite([a, b], [e])
 
 
@@ -136,3 +155,26 @@ def test_kernel_errors_come_back_to_the_caller():
     k = build_kernel(spec, block=4, threads=2, threshold=0)
     with pytest.raises(RuntimeError, match="inner failure"):
         k(np.ones(100))
+
+
+def _kernel_in_child(q):
+    k = build_kernel(CHAIN, block=8, threads=2, threshold=0)
+    x = np.linspace(-1, 1, 100)
+    q.put(bool(np.array_equal(k(x, x)[0], chain_ref(x, x)[0])))
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_thread_pool_survives_fork():
+    import multiprocessing as mp
+
+    build_kernel(CHAIN, block=8, threads=2, threshold=0)(np.ones(100), np.ones(100))
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_kernel_in_child, args=(q,))
+    p.start()
+    p.join(60)
+    alive = p.is_alive()
+    if alive:
+        p.kill()
+    assert not alive, "the kernel hung in the forked child"
+    assert q.get(timeout=5) is True

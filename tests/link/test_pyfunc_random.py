@@ -19,10 +19,18 @@ from theon.scalar.composite import Composite
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.type import TensorType
 
-UNARY = [ts.neg, ts.exp, ts.log, arith.sqrt, arith.abs, transcendental.tanh,
-         transcendental.sin, arith.sqr, transcendental.log1p]
-BINARY = [ts.add, ts.sub, ts.mul, ts.true_div, arith.maximum, arith.minimum, logic.lt,
-          arith.pow]
+UNARY = [
+    ts.neg,
+    ts.exp,
+    ts.log,
+    arith.sqrt,
+    arith.abs,
+    transcendental.tanh,
+    transcendental.sin,
+    arith.sqr,
+    transcendental.log1p,
+]
+BINARY = [ts.add, ts.sub, ts.mul, ts.true_div, arith.maximum, arith.minimum, logic.lt, arith.pow]
 REDUCERS = [ts.add, ts.mul, arith.maximum]
 DTYPES = ["float64", "float64", "float32", "int64", "bool"]
 
@@ -43,8 +51,10 @@ def _composite(draw, n_in):
     for v in ins:
         first = ts.add(first, ts.mul(v, 0.0))
     n_out = draw(st.integers(1, 2))
-    outs = [first] + [ts.add(draw(st.sampled_from(pool[n_in:] or pool)), ts.mul(first, 0.0))
-                      for _ in range(n_out - 1)]
+    outs = [first] + [
+        ts.add(draw(st.sampled_from(pool[n_in:] or pool)), ts.mul(first, 0.0))
+        for _ in range(n_out - 1)
+    ]
     return Composite(ins, outs)
 
 
@@ -69,15 +79,31 @@ def graphs(draw):
         shape = tuple(1 if b else None for b in bcast)
         ins.append(TensorType(dt, shape)(f"x{i}"))
         rshape = tuple(1 if b else s for b, s in zip(bcast, sizes))
-        data = draw(st.lists(st.sampled_from([0.0, -0.0, 1.0, -1.5, 2.0, 0.25, 3.0, np.inf,
-                                              np.nan, -7.0]),
-                             min_size=int(np.prod(rshape)), max_size=int(np.prod(rshape))))
+        data = draw(
+            st.lists(
+                st.sampled_from([0.0, -0.0, 1.0, -1.5, 2.0, 0.25, 3.0, np.inf, np.nan, -7.0]),
+                min_size=int(np.prod(rshape)),
+                max_size=int(np.prod(rshape)),
+            )
+        )
         with np.errstate(all="ignore"):
             vals.append(np.array(data, dtype="float64").reshape(rshape).astype(dt))
     pool = list(ins)
     for _ in range(draw(st.integers(2, 12))):
-        kind = draw(st.sampled_from(["unary", "binary", "binary", "fused", "reduce",
-                                     "dimshuffle", "inplace", "variadic"]))
+        kind = draw(
+            st.sampled_from(
+                [
+                    "unary",
+                    "binary",
+                    "binary",
+                    "fused",
+                    "reduce",
+                    "dimshuffle",
+                    "inplace",
+                    "variadic",
+                ]
+            )
+        )
         a = draw(st.sampled_from(pool))
         try:
             if kind == "unary":
@@ -87,13 +113,17 @@ def graphs(draw):
             elif kind == "variadic":
                 op = draw(st.sampled_from([ts.add, ts.mul]))
                 rest = draw(st.lists(st.sampled_from(pool), min_size=2, max_size=3))
-                v = Elemwise(op)(a, *[Elemwise(ts.neg)(r) if draw(st.booleans()) else r
-                                      for r in rest])
+                v = Elemwise(op)(
+                    a, *[Elemwise(ts.neg)(r) if draw(st.booleans()) else r for r in rest]
+                )
             elif kind == "inplace":
                 b = draw(st.sampled_from(pool))
                 v0 = Elemwise(ts.mul)(a, b)  # a fresh intermediate, destroyed next
-                v = Elemwise(ts.add, {0: 0})(v0, _cast_to(b, v0.type.dtype)) if (
-                    v0.type.ndim == b.type.ndim) else v0
+                v = (
+                    Elemwise(ts.add, {0: 0})(v0, _cast_to(b, v0.type.dtype))
+                    if (v0.type.ndim == b.type.ndim)
+                    else v0
+                )
             elif kind == "fused":
                 n = draw(st.integers(1, 3))
                 args = [_cast_to(draw(st.sampled_from(pool)), "float64") for _ in range(n)]
@@ -123,8 +153,11 @@ def graphs(draw):
     return ins, outs, vals
 
 
-SETTINGS = settings(max_examples=120, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+SETTINGS = settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 
 @SETTINGS
@@ -143,8 +176,11 @@ def test_random_graphs_float_path(g):
     assert_same(call(run, vals), call(vm, vals), maxulp=4)
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(graphs())
 def test_random_graphs_blocked_threaded_kernels(g):
     """Tiny blocks and thresholds, so fused nodes run blocked and on the pool."""

@@ -1,5 +1,6 @@
 """The rewrite database: phases, tags, queries, modes, presets and the rewrite trace."""
 
+import numpy as np
 import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
@@ -20,6 +21,7 @@ from theon.rewriting import (
     node_rewriter,
     record_rewrites,
     register_canonicalize,
+    register_inplace,
     register_specialize,
     register_stabilize,
     register_useless,
@@ -29,7 +31,7 @@ from theon.rewriting import (
 )
 from theon.rewriting.pattern import PatternNodeRewriter
 
-from .toy import add, exp, ft, ident, mul, neg, sub, true_div
+from .toy import AShift, add, asum, at, exp, ft, ident, mul, neg, sub, true_div
 
 
 @node_rewriter([neg])
@@ -284,3 +286,31 @@ def test_differential_fast_run_vs_no_rewrites(graph, xv, yv):
         assert type(w) is type(g)
         assert abs(w - g) <= 1e-9 * max(1.0, abs(w)), (o, w, g)
     assert not any(n.op in (ident,) for n in fast.maker.fgraph.apply_nodes)
+
+
+@node_rewriter([AShift], inplace=True)
+def toy_shift_inplace(fgraph, node):
+    """shift(x, c) -> x += c (tried everywhere; the DestroyHandler refuses illegal ones)"""
+    if node.op.inplace:
+        return None
+    return [AShift(node.op.c, inplace=True)(node.inputs[0])]
+
+
+def test_inplace_phase_validates_destructive_rewrites():
+    register_inplace(toy_shift_inplace, "toy_inplace")
+    try:
+        x, y = at("x"), at("y")
+        a = AShift(1.0)(x)  # x is not mutable: stays
+        b = AShift(2.0)(a)  # a is read again below: must run after that read
+        c = AShift(3.0)(b)  # b is dead afterwards: may be overwritten
+        out = [asum(c), asum(a), asum(AShift(4.0)(y))]
+        mode = Mode("vm", RewriteQuery.named("toy_inplace"))
+        f = theon.function([x, theon.In(y, mutable=True)], out, mode=mode)
+        inplace = {n.op.c for n in f.maker.fgraph.apply_nodes if n.op.destroy_map}
+        assert inplace == {2.0, 3.0, 4.0}
+        xv, yv = np.array([1.0, 2.0]), np.array([0.0, 1.0])
+        assert f(xv, yv) == [15.0, 5.0, 9.0]
+        assert list(xv) == [1.0, 2.0]  # not declared mutable: untouched
+        assert list(yv) == [4.0, 5.0]  # declared mutable: overwritten
+    finally:
+        rewrite_db.unregister("toy_shift_inplace")

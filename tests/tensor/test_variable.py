@@ -125,6 +125,18 @@ def test_python_protocol_errors() -> None:
         np.asarray(x)
 
 
+def test_static_length_allows_len_and_unpacking() -> None:
+    x = tt.dmatrix("x")
+    n, m = x.shape
+    assert len(x.shape) == 2
+    xv = np.zeros((2, 5))
+    assert [int(v) for v in run([x], [n, m], xv)] == [2, 5]
+    c = tt.TensorType("float64", (3, None))("c")
+    assert len(c) == 3 and len(list(c)) == 3
+    with pytest.raises(TypeError, match="len"):
+        len(tt.dscalar())
+
+
 def test_identity_comparison_kept() -> None:
     x, y = tt.dvector("x"), tt.dvector("y")
     assert x == x and x != y

@@ -230,10 +230,10 @@ class FunctionGraph:
         while stack:
             v, c = stack.pop()
             cl = self.clients[v]
-            for k in range(len(cl) - 1, -1, -1):
-                if cl[k][0] is c[0] and cl[k][1] == c[1]:
-                    del cl[k]
-                    break
+            try:
+                cl.remove(c)  # a C-level scan: a variable may have thousands of clients
+            except ValueError:
+                pass
             if cl:
                 continue
             owner = v.owner

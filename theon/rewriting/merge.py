@@ -52,6 +52,8 @@ class MergeFeature(Feature):
         self.node_key: dict[Apply, tuple[Any, ...]] = {}
         self.consts: dict[tuple[Any, Any], Constant] = {}
         self.pending: deque[tuple[Any, Any]] = deque()
+        # pairs a validator refused to merge; never proposed again
+        self.refused: set[tuple[Any, Any]] = set()
 
     def on_attach(self, fgraph: FunctionGraph) -> None:
         if hasattr(fgraph, "merge_feature"):
@@ -77,7 +79,7 @@ class MergeFeature(Feature):
             return
         if other is None:
             self.consts[key] = c
-        elif other is not c:
+        elif other is not c and (c, other) not in self.refused:
             self.pending.append((c, other))
 
     def _register(self, node: Apply) -> None:
@@ -91,7 +93,7 @@ class MergeFeature(Feature):
         self.node_key[node] = key
         if other is None:
             self.table[key] = node
-        elif other is not node:
+        elif other is not node and (node, other) not in self.refused:
             self.pending.append((node, other))
 
     def _unregister(self, node: Apply) -> None:
@@ -155,6 +157,8 @@ class MergeRewriter(GraphRewriter):
         while pending:
             a, b = pending.popleft()
             stats.attempts += 1
+            if (a, b) in mf.refused:
+                continue
             if isinstance(a, Constant):
                 if a is b or a not in variables:
                     continue
@@ -163,6 +167,8 @@ class MergeRewriter(GraphRewriter):
                     continue
                 if apply_replacements(fgraph, [(a, b)], self):
                     stats.fires["merge"] += 1
+                else:
+                    mf.refused.add((a, b))
                 continue
             if a not in apply_nodes:
                 continue
@@ -172,8 +178,12 @@ class MergeRewriter(GraphRewriter):
                 mf._register(a)
                 continue
             pairs = [(o, n) for o, n in zip(a.outputs, b.outputs) if o in variables]
-            if pairs and apply_replacements(fgraph, pairs, self, a):
+            if not pairs:
+                continue
+            if apply_replacements(fgraph, pairs, self, a):
                 stats.fires["merge"] += 1
+            else:
+                mf.refused.add((a, b))
         return stats
 
 

@@ -57,11 +57,28 @@ class _Worklist(Feature):
         self.queued: set[Apply] = set()
         self.track_new = track_new
         self.changes = 0
+        # while a replacement is being tried: what it would push (dropped if refused,
+        # so a node whose rewrite a validator rolls back is not retried forever)
+        self.buffer: list[Apply] | None = None
 
     def push(self, node: Apply) -> None:
-        if node not in self.queued:
+        if self.buffer is not None:
+            self.buffer.append(node)
+        elif node not in self.queued:
             self.queued.add(node)
             self.queue.append(node)
+
+    def begin(self) -> None:
+        self.buffer = []
+        self._changes_before = self.changes
+
+    def end(self, commit: bool) -> None:
+        buf, self.buffer = self.buffer or [], None
+        if commit:
+            for n in buf:
+                self.push(n)
+        else:
+            self.changes = self._changes_before
 
     def on_import(self, fgraph: FunctionGraph, node: Apply, reason: str | None) -> None:
         if self.track_new:
@@ -134,7 +151,15 @@ def _run(
                         if result is None or result is False:
                             continue
                         pairs = replacement_pairs(rw, node, result)
-                        if not pairs or not apply_replacements(fgraph, pairs, rw, node):
+                        if not pairs:
+                            continue
+                        wl.begin()
+                        ok = False
+                        try:
+                            ok = apply_replacements(fgraph, pairs, rw, node)
+                        finally:
+                            wl.end(ok)
+                        if not ok:
                             continue
                     except Exception as e:
                         if on_error == "raise":

@@ -66,12 +66,19 @@ class _tensor_py_operators:
         )
 
     def __len__(self) -> int:
+        shape = self.type.shape
+        if shape and shape[0] is not None:
+            return int(shape[0])  # a static length, e.g. of x.shape
         raise TypeError(
             f"len() of symbolic variable {self} is unknown at graph-building time; "
             "use x.shape[0] for a symbolic length"
         )
 
     def __iter__(self) -> Any:
+        shape = self.type.shape
+        if shape and shape[0] is not None:
+            # ``n, m = x.shape``: the length is static, so unpacking is well defined
+            return iter([self[i] for i in range(shape[0])])
         raise TypeError(
             f"symbolic variable {self} cannot be iterated: its length is not known while "
             "building the graph; index it (x[i]) or use theon.scan"

@@ -59,7 +59,12 @@ class GeneratedCode:
         self.lines: list[str] = []
         self.line_node: list[int] = []
         self.namespace: dict[str, Any] = {
-            **py_globals, "np": np, "math": math, "_perform1": _perform1, "_perform": _perform}
+            **py_globals,
+            "np": np,
+            "math": math,
+            "_perform1": _perform1,
+            "_perform": _perform,
+        }
         self.py_lines: set[int] = set()
         self._bound: dict[int, str] = {}
         self._keep: list[Any] = []
@@ -92,10 +97,12 @@ class GeneratedCode:
 class _VarState:
     """Where a variable's value is held, per representation."""
 
-    __slots__ = ("info", "reps", "fresh", "const")
+    __slots__ = ("info", "reps", "fresh", "const", "py_in", "py_out")
 
-    def __init__(self, info: ValueInfo) -> None:
+    def __init__(self, info: ValueInfo, py_in: bool = False, py_out: bool = False) -> None:
         self.info = info
+        self.py_in = py_in  # may be read as a Python number
+        self.py_out = py_out  # may be computed as a Python number
         self.reps: dict[str, str] = {}
         self.fresh = False
         self.const = False
@@ -135,8 +142,9 @@ class NodeEmitter:
         """
         st = self.gen.state(self.node.outputs[j])
         if rep != "val" and not st.info.is_scalar:
-            raise ValueError(f"representation {rep!r} needs a 0-d numeric type, "
-                             f"not {self.node.outputs[j].type}")
+            raise ValueError(
+                f"representation {rep!r} needs a 0-d numeric type, not {self.node.outputs[j].type}"
+            )
         name = (reuse and self.gen.take_dying_name(self.node, self.index)) or self.gen.new_name()
         st.reps = {rep: name}
         st.fresh = fresh and rep == "val"
@@ -172,7 +180,7 @@ class _Generator:
         self.float_path = float_path
         self.code = GeneratedCode()
         self.states: dict[Variable, _VarState] = {}
-        self._infos: dict[Any, ValueInfo] = {}
+        self._infos: dict[int, ValueInfo] = {}
         self.outputs = set(fgraph.outputs)
         self.order = fgraph.toposort()
         self.code.order = self.order
@@ -184,26 +192,25 @@ class _Generator:
         self._count = 0
         self.free_names: list[str] = []
         self._flag_cache: dict[ValueInfo, tuple[bool, bool]] = {}
+        self._spellings: dict[Any, tuple[str, Any] | None] = {}
+        self._keep_alive: list[Any] = []
         self.input_index = {v: n for n, v in enumerate(fgraph.inputs)}
         self.raw_inputs: set[int] = set()  # inputs read other than through float()
         self.shared: dict[str, Any] = {}
 
     # variables ----------------------------------------------------------------
     def type_info(self, t: Any) -> ValueInfo:
-        """value_info(t), memoized per type."""
-        try:
-            return self._infos[t]
-        except KeyError:
-            info = self._infos[t] = value_info(t)
-            return info
-        except TypeError:  # an unhashable type
-            return value_info(t)
+        """value_info(t), memoized per type object (types are alive while we generate)."""
+        info = self._infos.get(id(t))
+        if info is None:
+            info = self._infos[id(t)] = value_info(t)
+        return info
 
     def state(self, var: Variable) -> _VarState:
         st = self.states.get(var)
         if st is None:
             info = self.type_info(var.type)
-            st = _VarState(info)
+            st = _VarState(info, *self._py_flags(info))
             if isinstance(var, Constant):
                 st.reps["val"] = self.code.bind(var.data, "k")
             self.states[var] = st
@@ -318,12 +325,12 @@ class _Generator:
         """Whether the node's values can all be Python numbers (0-d, right dtypes)."""
         if not self.float_path or not node.outputs:
             return False
-        flags = self._py_flags
+        state = self.state
         for o in node.outputs:
-            if not flags(self.state(o).info)[1]:
+            if not state(o).py_out:
                 return False
         for v in node.inputs:
-            if not flags(self.state(v).info)[0]:
+            if not state(v).py_in:
                 return False
         return True
 
@@ -360,41 +367,65 @@ class _Generator:
             code.add(f"_record({code.bind(node, 'n')}, _pc() - _t0)", k)
         self._free_after(k, node)
 
-    def _py_lines(self, node: Apply, em: NodeEmitter) -> list[tuple[str, bool]] | None:
-        """The node on Python numbers, if its op has a spelling for that."""
+    def _py_spelling(self, node: Apply) -> tuple[str, Any] | None:
+        """("block", builder) or ("expr", format template) for the node, memoized by types."""
+        # keyed by identity: equal but distinct ops or types only cost a second lookup
+        key: Any = (
+            id(node.op),
+            *[id(v.type) for v in node.inputs],
+            *[id(v.type) for v in node.outputs],
+        )
+        try:
+            return self._spellings[key]
+        except KeyError:
+            pass
+        found: tuple[str, Any] | None = None
         builder = py_scalar_block(node.op, node)
         if builder is not None:
-            args = [em.arg(i, "py") for i in range(len(node.inputs))]
-            taken: list[str] = []
+            found = ("block", builder)
+        elif len(node.outputs) == 1:
+            marks = [f"__arg{i}__" for i in range(len(node.inputs))]
+            expr = py_scalar_expr(node.op, node, marks)
+            if expr is not None:
+                template = expr.replace("{", "{{").replace("}", "}}")
+                for i, m in enumerate(marks):
+                    template = template.replace(m, "{" + str(i) + "}")
+                found = ("expr", template)
+        self._spellings[key] = found
+        self._keep_alive.append(node)  # the ids in the key stay valid
+        return found
 
-            def new_name() -> str:
-                taken.append(self.new_name())
-                return taken[-1]
-
-            body, outs = builder(args, new_name)
-            lines = [(ln, True) for ln in body]
-            kept = set()
-            for j, e in enumerate(outs):
-                st = self.state(node.outputs[j])
-                if e in taken and e not in kept:
-                    st.reps = {"py": e}  # the temporary is the output
-                    kept.add(e)
-                else:
-                    lines.append((f"{em.out(j, 'py')} = {e}", True))
-                st.fresh = False
-            self.free_names.extend(n for n in taken if n not in kept)
-            self.code.uses_float_path = True
-            return lines
-        if len(node.outputs) != 1:
+    def _py_lines(self, node: Apply, em: NodeEmitter) -> list[tuple[str, bool]] | None:
+        """The node on Python numbers, if its op has a spelling for that."""
+        spelling = self._py_spelling(node)
+        if spelling is None:
             return None
-        marks = [f"__arg{i}__" for i in range(len(node.inputs))]
-        expr = py_scalar_expr(node.op, node, marks)
-        if expr is None:
-            return None
-        for i, m in enumerate(marks):
-            expr = expr.replace(m, em.arg(i, "py"))
         self.code.uses_float_path = True
-        return [(f"{em.out(0, 'py', reuse=True)} = {expr}", True)]
+        args = [em.arg(i, "py") for i in range(len(node.inputs))]
+        kind, how = spelling
+        if kind == "expr":
+            expr = how.format(*args)
+            name = em.out(0, "py", reuse=True)
+            return [] if name == expr else [(f"{name} = {expr}", True)]
+        taken: list[str] = []
+
+        def new_name() -> str:
+            taken.append(self.new_name())
+            return taken[-1]
+
+        body, outs = how(args, new_name)
+        lines = [(ln, True) for ln in body]
+        kept = set()
+        for j, e in enumerate(outs):
+            st = self.state(node.outputs[j])
+            if e in taken and e not in kept:
+                st.reps = {"py": e}  # the temporary is the output
+                kept.add(e)
+            else:
+                lines.append((f"{em.out(j, 'py')} = {e}", True))
+            st.fresh = False
+        self.free_names.extend(n for n in taken if n not in kept)
+        return lines
 
     def _perform_lines(self, node: Apply, em: NodeEmitter) -> list[str]:
         args = ", ".join(em.arg(i) for i in range(len(node.inputs)))
@@ -432,7 +463,8 @@ class _Generator:
     # the whole function -------------------------------------------------------
     def run(self) -> GeneratedCode:
         for n, v in enumerate(self.fgraph.inputs):
-            st = _VarState(self.type_info(v.type))
+            info = self.type_info(v.type)
+            st = _VarState(info, *self._py_flags(info))
             st.reps["val"] = f"i{n}"  # parameters are never reused: a retry passes them on
             self.states[v] = st
         for k, node in enumerate(self.order):
@@ -443,8 +475,10 @@ class _Generator:
             self.code.add(ln, -1, py)
         self.code.add(f"return [{', '.join(outs)}]", -1)
         self.code.float_inputs = frozenset(
-            n for n, v in enumerate(self.fgraph.inputs)
-            if n not in self.raw_inputs and self.states[v].info.dtype == "float64"
+            n
+            for n, v in enumerate(self.fgraph.inputs)
+            if n not in self.raw_inputs
+            and self.states[v].info.dtype == "float64"
             and self.states[v].info.is_scalar
         )
         return self.code

@@ -43,15 +43,23 @@ def composite_spec(comp: Composite) -> KernelSpec | None:
             out = node.outputs[0]
             env[out] = res
             dt = res.dtype.name
-            args = tuple(KConst(v.data) if isinstance(v, Constant) else refs[v]
-                         for v in node.inputs)
+            args = tuple(
+                KConst(v.data) if isinstance(v, Constant) else refs[v] for v in node.inputs
+            )
             ufunc = sop.ufunc
-            plain = (isinstance(ufunc, np.ufunc) and sop.ufunc_exact and ufunc.nout == 1
-                     and ufunc.nin == len(args))
+            plain = (
+                isinstance(ufunc, np.ufunc)
+                and sop.ufunc_exact
+                and ufunc.nout == 1
+                and ufunc.nin == len(args)
+            )
             if plain and (type(sop).impl is ScalarOp.impl or isinstance(sop, (Add, Mul))):
                 step = KStep(ufunc, args, dt)
-            elif (isinstance(sop, (Add, Mul)) and len(args) > 2
-                  and all(np.asarray(v).dtype.name == dt for v in vals)):
+            elif (
+                isinstance(sop, (Add, Mul))
+                and len(args) > 2
+                and all(np.asarray(v).dtype.name == dt for v in vals)
+            ):
                 step = KStep(ufunc, args, dt, fold=True)
             else:
                 step = KStep(sop.impl, args, dt, use_out=False)
@@ -70,8 +78,11 @@ def _kernel_for(comp: Composite) -> Kernel | None:
     key = (comp, threads, block, threshold)
     if key not in _cache:
         spec = composite_spec(comp)
-        _cache[key] = None if spec is None else build_kernel(
-            spec, block=block, threads=threads, threshold=threshold, quiet=True)
+        _cache[key] = (
+            None
+            if spec is None
+            else build_kernel(spec, block=block, threads=threads, threshold=threshold, quiet=True)
+        )
     return _cache[key]
 
 

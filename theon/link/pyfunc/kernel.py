@@ -115,9 +115,12 @@ _pool_lock = threading.Lock()
 
 def _get_pool(workers: int) -> ThreadPoolExecutor:
     """A process-wide pool with at least ``workers`` threads (created lazily)."""
-    global _pool, _pool_size
+    global _pool, _pool_size, _fork_hook
     if _pool is None or _pool_size < workers:
         with _pool_lock:
+            if not _fork_hook and hasattr(os, "register_at_fork"):
+                os.register_at_fork(after_in_child=_forget_pool)
+                _fork_hook = True
             if _pool is None or _pool_size < workers:
                 old = _pool
                 _pool = ThreadPoolExecutor(workers, thread_name_prefix="theon-elemwise")
@@ -125,6 +128,15 @@ def _get_pool(workers: int) -> ThreadPoolExecutor:
                 if old is not None:
                     old.shutdown(wait=False)
     return _pool
+
+
+def _forget_pool() -> None:
+    """In a forked child the pool's threads are gone: start a new pool when needed."""
+    global _pool, _pool_size, _pool_lock
+    _pool, _pool_size, _pool_lock = None, 0, threading.Lock()
+
+
+_fork_hook = False
 
 
 def default_threads() -> int:
@@ -179,8 +191,13 @@ def _chunk_source(spec: KernelSpec) -> tuple[str, dict[str, Any]]:
             # reuse the slot of an operand that dies here (ufuncs allow out == input)
             slot = None
             for a in st.args:
-                if (isinstance(a, int) and a in slot_of and last.get(a) == k
-                        and a not in out_refs and slots[slot_of[a]] == dt):
+                if (
+                    isinstance(a, int)
+                    and a in slot_of
+                    and last.get(a) == k
+                    and a not in out_refs
+                    and slots[slot_of[a]] == dt
+                ):
                     slot = slot_of.pop(a)
                     break
             if slot is None:
@@ -201,13 +218,17 @@ def _chunk_source(spec: KernelSpec) -> tuple[str, dict[str, Any]]:
         fn = f"f{k}"
         ns[fn] = st.fn
         if st.fold and len(args) > 2:
-            first = f"{assign}{fn}({args[0]}, {args[1]}, out={target})" if target else (
-                f"{assign}{fn}({args[0]}, {args[1]})")
+            first = (
+                f"{assign}{fn}({args[0]}, {args[1]}, out={target})"
+                if target
+                else (f"{assign}{fn}({args[0]}, {args[1]})")
+            )
             body.append(first)
             acc = names[r]
             for a in args[2:]:
-                body.append(f"{fn}({acc}, {a}, out={target})" if target else
-                            f"t{r} = {fn}(t{r}, {a})")
+                body.append(
+                    f"{fn}({acc}, {a}, out={target})" if target else f"t{r} = {fn}(t{r}, {a})"
+                )
         elif target:
             body.append(f"{assign}{fn}({', '.join(args)}, out={target})")
         else:
@@ -225,12 +246,14 @@ def _chunk_source(spec: KernelSpec) -> tuple[str, dict[str, Any]]:
     ns["_copyto"] = np.copyto
     ins = ", ".join(f"x{i}" for i in range(n_in))
     outs = ", ".join(f"o{j}" for j in range(len(spec.outputs)))
-    lines = ["def chunk(ins, outs, lo, hi, rows, rest):",
-             f"    {ins}{',' if n_in == 1 else ''} = ins" if n_in else "    pass",
-             f"    {outs}{',' if len(spec.outputs) == 1 else ''} = outs"]
-    for k, dt in enumerate(slots):
-        ns[f"_dt{k}"] = np.dtype(dt)
-        lines.append(f"    s{k}_full = _empty((min(rows, hi - lo),) + rest, _dt{k})")
+    ns["_slot_dtypes"] = [np.dtype(dt) for dt in slots]
+    lines = [
+        "def chunk(ins, outs, lo, hi, rows, rest, scratch):",
+        f"    {ins}{',' if n_in == 1 else ''} = ins" if n_in else "    pass",
+        f"    {outs}{',' if len(spec.outputs) == 1 else ''} = outs",
+    ]
+    for k in range(len(slots)):
+        lines.append(f"    s{k}_full = scratch[{k}]")
     lines.append("    for lo_ in range(lo, hi, rows):")
     lines.append("        hi_ = min(lo_ + rows, hi)")
     for k in range(len(slots)):
@@ -278,19 +301,30 @@ class Kernel:
     the broadcast shape.
     """
 
-    def __init__(self, spec: KernelSpec, chunk: Callable[..., None],
-                 small: Callable[..., tuple[Any, ...]], block: int,
-                 threads: int, threshold: int, quiet: bool) -> None:
+    def __init__(
+        self,
+        spec: KernelSpec,
+        chunk: Callable[..., None],
+        small: Callable[..., tuple[Any, ...]],
+        block: int,
+        threads: int,
+        threshold: int,
+        quiet: bool,
+    ) -> None:
         self.spec = spec
         self.chunk = chunk
         self.small = small
+        self.slot_dtypes: list[np.dtype[Any]] = getattr(chunk, "__globals__", {}).get(
+            "_slot_dtypes", []
+        )
         # outputs that are not fresh ufunc results need a copy in the small path
         n_in = spec.n_inputs
         seen: set[int] = set()
         self._borrowed = []
         for r in spec.outputs:
-            own = (isinstance(r, int) and r >= n_in and spec.steps[r - n_in].use_out
-                   and r not in seen)
+            own = (
+                isinstance(r, int) and r >= n_in and spec.steps[r - n_in].use_out and r not in seen
+            )
             self._borrowed.append(not own)
             if isinstance(r, int):
                 seen.add(r)
@@ -351,8 +385,9 @@ class Kernel:
             outs.append(r)
         return outs
 
-    def _run(self, ins: list[Any], outs: list[Any], n: int, rows: int,
-             rest: tuple[int, ...]) -> None:
+    def _run(
+        self, ins: list[Any], outs: list[Any], n: int, rows: int, rest: tuple[int, ...]
+    ) -> None:
         threads = self.threads
         per_row = math.prod(rest) if rest else 1
         if threads > 1 and n * per_row >= self.threshold and n >= 2 * rows:
@@ -360,28 +395,67 @@ class Kernel:
             threads = min(threads, nblocks)
             step = -(-nblocks // threads) * rows
             pool = _get_pool(threads - 1)
-            futs = [pool.submit(self._task, ins, outs, lo, min(lo + step, n), rows, rest)
-                    for lo in range(step, n, step)]
+            futs = [
+                pool.submit(self._task, ins, outs, lo, min(lo + step, n), rows, rest)
+                for lo in range(step, n, step)
+            ]
             self._task(ins, outs, 0, min(step, n), rows, rest)
             for f in futs:
                 f.result()
         else:
             self._task(ins, outs, 0, n, rows, rest)
 
-    def _task(self, ins: list[Any], outs: list[Any], lo: int, hi: int, rows: int,
-              rest: tuple[int, ...]) -> None:
+    def _task(
+        self, ins: list[Any], outs: list[Any], lo: int, hi: int, rows: int, rest: tuple[int, ...]
+    ) -> None:
+        scratch = _scratch(self.slot_dtypes, (min(rows, hi - lo), *rest))
         if self.quiet:
             tok = quiet_errors()
             try:
-                self.chunk(ins, outs, lo, hi, rows, rest)
+                self.chunk(ins, outs, lo, hi, rows, rest, scratch)
             finally:
                 restore_errors(tok)
         else:
-            self.chunk(ins, outs, lo, hi, rows, rest)
+            self.chunk(ins, outs, lo, hi, rows, rest, scratch)
 
 
-def build_kernel(spec: KernelSpec, block: int = 16384, threads: int = 1,
-                 threshold: int = 200_000, quiet: bool = True) -> Kernel:
+_local = threading.local()
+_SCRATCH_KEEP = 1 << 22  # bytes of scratch a thread keeps between calls, per dtype
+
+
+def _scratch(dtypes: list[np.dtype[Any]], shape: tuple[int, ...]) -> list[np.ndarray]:
+    """Scratch buffers of ``shape``, one per entry of ``dtypes``, reused per thread.
+
+    Reusing them avoids fresh pages (and their page faults) on every call.  Each
+    thread runs one chunk at a time, so its buffers are never shared.
+    """
+    pool: dict[tuple[Any, ...], list[np.ndarray]] | None = getattr(_local, "pool", None)
+    if pool is None or len(pool) > 64:  # many distinct shapes: start over
+        pool = _local.pool = {}
+    out: list[np.ndarray] = []
+    used: dict[np.dtype[Any], int] = {}
+    for dt in dtypes:
+        key = (dt, shape)
+        bufs = pool.get(key)
+        if bufs is None:
+            bufs = []
+            if math.prod(shape) * dt.itemsize * 8 <= _SCRATCH_KEEP:
+                pool[key] = bufs
+        k = used.get(dt, 0)
+        used[dt] = k + 1
+        if k == len(bufs):
+            bufs.append(np.empty(shape, dt))
+        out.append(bufs[k])
+    return out
+
+
+def build_kernel(
+    spec: KernelSpec,
+    block: int = 16384,
+    threads: int = 1,
+    threshold: int = 200_000,
+    quiet: bool = True,
+) -> Kernel:
     """Generate and compile the kernel for ``spec``.
 
     Parameters

@@ -23,8 +23,9 @@ import itertools
 import linecache
 import threading
 import time
-import weakref
+from collections import OrderedDict
 from collections.abc import Callable
+from types import CodeType
 from typing import Any
 
 import numpy as np
@@ -121,15 +122,17 @@ def _lazy_fallback(fgraph: FunctionGraph, profile: Any) -> Callable[..., list[An
 
     def fallback(*args: Any) -> list[Any]:
         if not built:
-            built.append(_build(generate(fgraph, profile, False), len(fgraph.inputs),
-                                profile, None))
+            built.append(
+                _build(generate(fgraph, profile, False), len(fgraph.inputs), profile, None)
+            )
         return built[0](*args)
 
     return fallback
 
 
-def _build(code: GeneratedCode, n_in: int, profile: Any,
-           fallback: Callable[..., list[Any]] | None) -> Runner:
+def _build(
+    code: GeneratedCode, n_in: int, profile: Any, fallback: Callable[..., list[Any]] | None
+) -> Runner:
     """Turn generated lines into the runner function."""
     params = ", ".join(f"i{n}" for n in range(n_in))
     src = [f"def run({params}):"]
@@ -141,8 +144,9 @@ def _build(code: GeneratedCode, n_in: int, profile: Any,
     src.append("    except Exception as _e:")
     if fallback is not None:
         # Python floats given for float_inputs become what the NumPy level expects
-        boxed = ", ".join(f"_box_f64(i{n})" if n in code.float_inputs else f"i{n}"
-                          for n in range(n_in))
+        boxed = ", ".join(
+            f"_box_f64(i{n})" if n in code.float_inputs else f"i{n}" for n in range(n_in)
+        )
         src.append("        if _error(_e):")
         src.append(f"            return _fallback({boxed})")
     else:
@@ -152,7 +156,6 @@ def _build(code: GeneratedCode, n_in: int, profile: Any,
         src.append("    finally:")
         src.append("        _restore(_tok)")
     text = "\n".join(src) + "\n"
-    filename = f"<theon-py-{next(_ids)}>"
     ns = code.namespace
     ns["_error"] = _error_handler(code, fallback is not None, header)
     ns["_quiet"] = quiet_errors
@@ -162,14 +165,39 @@ def _build(code: GeneratedCode, n_in: int, profile: Any,
     if profile is not None:
         ns["_pc"] = time.perf_counter
         ns["_record"] = profile.record
-    exec(compile(text, filename, "exec"), ns)
+    exec(_compiled(text), ns)
     run: Any = ns["run"]
     run.order = code.order
     run.source = text
     run.float_inputs = code.float_inputs if fallback is not None else frozenset()
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    weakref.finalize(run, linecache.cache.pop, filename, None)
     return run  # type: ignore[no-any-return]
+
+
+_code_cache: OrderedDict[str, CodeType] = OrderedDict()
+_CODE_CACHE_SIZE = 256
+
+
+def _compiled(text: str) -> CodeType:
+    """The code object of ``text``, compiled once per distinct source (an LRU cache).
+
+    Structurally equal graphs give equal source (the objects they use are
+    globals), so recompiling a function reuses the code.  The source stays in
+    ``linecache`` while cached, so tracebacks show the generated lines.
+    """
+    with _backend_lock:
+        code = _code_cache.get(text)
+        if code is not None:
+            _code_cache.move_to_end(text)
+            return code
+    filename = f"<theon-py-{next(_ids)}>"
+    code = compile(text, filename, "exec")
+    with _backend_lock:
+        _code_cache[text] = code
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        while len(_code_cache) > _CODE_CACHE_SIZE:
+            _, old = _code_cache.popitem(last=False)
+            linecache.cache.pop(old.co_filename, None)
+    return code
 
 
 def _box_f64(x: Any) -> Any:
@@ -177,8 +205,9 @@ def _box_f64(x: Any) -> Any:
     return np.asarray(x, dtype=np.float64)
 
 
-def _error_handler(code: GeneratedCode, can_retry: bool,
-                   header: int) -> Callable[[BaseException], bool]:
+def _error_handler(
+    code: GeneratedCode, can_retry: bool, header: int
+) -> Callable[[BaseException], bool]:
     """Maps the failing line to its node: retry at the NumPy level, or add node context."""
     line_node = code.line_node
     py_lines = code.py_lines

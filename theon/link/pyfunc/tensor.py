@@ -34,7 +34,9 @@ from theon.link.pyfunc.scalar import cached_composite_block
 from theon.scalar.basic import Add, Mul, ScalarOp, ufunc_out_dtypes
 from theon.scalar.composite import Composite
 from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
+from theon.tensor.blas import Dot
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from theon.tensor.shape import Shape, Shape_i
 from theon.tensor.type import TensorType
 
 _FOLDING = (Add, Mul)  # ops whose impl folds a binary ufunc over any number of inputs
@@ -54,9 +56,10 @@ def _elemwise_expr(op: Elemwise, node: Apply, args: list[str]) -> str | None:
     if type(op).perform is not Elemwise.perform:
         return None
     sop = op.scalar_op
-    if not isinstance(sop, ScalarOp) or not sop.py_expr_ok(node):
+    if not isinstance(sop, ScalarOp):
         return None
-    return sop.py_expr(*args)
+    # the scalar op's spelling (its py_expr, or a backend override), for this node's dtypes
+    return py_scalar_expr(sop, node, args)
 
 
 @py_scalar_block.register(Elemwise)
@@ -111,8 +114,7 @@ def _inputs_to_check(ctx: NodeEmitter, node: Apply) -> list[int]:
     return picked if len(picked) > 1 else []
 
 
-def _broadcast_checks(ctx: NodeEmitter, node: Apply, picked: list[int],
-                      out_name: str) -> list[str]:
+def _broadcast_checks(ctx: NodeEmitter, node: Apply, picked: list[int], out_name: str) -> list[str]:
     """The check line for ``picked`` inputs; records the shapes known equal afterwards."""
     out = node.outputs[0]
     lines: list[str] = []
@@ -178,11 +180,11 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
         return emit_fused(op, node, ctx)
     ufunc = sop.ufunc
     if not (op._is_np_ufunc and isinstance(ufunc, np.ufunc)) or ufunc.nout != len(outs):
-        return None
+        return _emit_impl(op, node, ctx)
     nin = len(node.inputs)
     fold = nin != ufunc.nin
     if fold and not (isinstance(sop, _FOLDING) and ufunc.nin == 2 and nin > 2):
-        return None
+        return _emit_impl(op, node, ctx)
     if op.inplace_pattern and fold:
         return None
     in_dts = [v.type.dtype for v in node.inputs]  # type: ignore[attr-defined]
@@ -194,8 +196,10 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
     f = ctx.bind(ufunc, "uf")
     scalar_out = out_nd == 0
     # 0-d operands may stay NumPy scalars: ufuncs treat them like 0-d arrays
-    args = [ctx.arg(i, "nps" if v.type.ndim == 0 else "val")  # type: ignore[attr-defined]
-            for i, v in enumerate(node.inputs)]
+    args = [
+        ctx.arg(i, "nps" if v.type.ndim == 0 else "val")  # type: ignore[attr-defined]
+        for i, v in enumerate(node.inputs)
+    ]
     # where the result goes: a destroyed input (inplace op) or a dead owned buffer
     target: list[str | None] = [None] * len(outs)
     fresh = [True] * len(outs)
@@ -203,18 +207,26 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
         for o, i in op.inplace_pattern.items():
             target[o] = ctx.arg(i)
             fresh[o] = ctx.may_overwrite(i)
+        out_shape = outs[0].type.shape  # type: ignore[attr-defined]
         if len(outs) == 1 and target[0] is None and natural == want:
             # a fold reads its later operands after the first call: only 0 and 1 may go
             for i, v in enumerate(node.inputs[:2] if fold else node.inputs):
-                if (v.type.dtype == want[0] and v.type.shape == outs[0].type.shape  # type: ignore[attr-defined]
-                        and ctx.may_overwrite(i)):
+                vt: Any = v.type
+                if vt.dtype == want[0] and vt.shape == out_shape and ctx.may_overwrite(i):
                     target[0] = args[i]
                     break
     picked = _inputs_to_check(ctx, node)
     for i in picked:
         ctx.arg(i)
-    names = [ctx.out(j, "nps" if scalar_out and natural[j] == want[j] else "val",
-                     fresh=fresh[j], reuse=not picked and not fold) for j in range(len(outs))]
+    names = [
+        ctx.out(
+            j,
+            "nps" if scalar_out and natural[j] == want[j] else "val",
+            fresh=fresh[j],
+            reuse=not picked and not fold,
+        )
+        for j in range(len(outs))
+    ]
     lines: list[str] = []
     if fold:
         expr = f"{f}({args[0]}, {args[1]}{_out_kw(target[0])})"
@@ -235,6 +247,35 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
         if natural[j] != want[j] and target[j] is None:
             dt = ctx.bind(np.dtype(want[j]), "dt")
             lines.append(f"{name} = {ctx.bind(np.asarray, 'asarray')}({name}, {dt})")
+    lines.extend(_broadcast_checks(ctx, node, picked, names[0]))
+    return lines
+
+
+def _emit_impl(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """``scalar_op.impl`` called directly, then cast as Elemwise.perform casts."""
+    if op.inplace_pattern or (
+        op._ufunc is not None and (op._ufunc_nin is None or len(node.inputs) == op._ufunc_nin)
+    ):
+        return None  # perform would take another branch
+    ctx.quiet()
+    impl = ctx.bind(op.scalar_op.impl, "impl")
+    args = ", ".join(
+        ctx.arg(i, "nps" if v.type.ndim == 0 else "val")  # type: ignore[attr-defined]
+        for i, v in enumerate(node.inputs)
+    )
+    picked = _inputs_to_check(ctx, node)
+    for i in picked:
+        ctx.arg(i)
+    names = [ctx.out(j) for j in range(len(node.outputs))]
+    lhs = names[0] if len(names) == 1 else ", ".join(names)
+    lines = [f"{lhs} = {impl}({args})"]
+    nd = ctx.bind(np.ndarray, "ndarray")
+    asarray = ctx.bind(np.asarray, "asarray")
+    for name, o in zip(names, node.outputs):
+        dt = ctx.bind(o.type.numpy_dtype, "dt")  # type: ignore[attr-defined]
+        lines.append(
+            f"if type({name}) is not {nd} or {name}.dtype != {dt}: {name} = {asarray}({name}, {dt})"
+        )
     lines.extend(_broadcast_checks(ctx, node, picked, names[0]))
     return lines
 
@@ -293,9 +334,12 @@ def _same_number_expr(op: Any, node: Apply, args: list[str]) -> str | None:
 @py_emit.register(TensorFromScalar)
 @py_emit.register(ScalarFromTensor)
 def _emit_same_number(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
-    """The NumPy scalar passes through; it is boxed to the output type only if it must be."""
+    """The conversion as ``perform`` does it: ``x[()]`` or ``np.asarray(x, dtype)`` (new objects)."""
     if type(op).perform not in (TensorFromScalar.perform, ScalarFromTensor.perform):
         return None
-    if node.inputs[0].type.dtype != node.outputs[0].type.dtype:  # type: ignore[attr-defined]
-        return None
-    return [f"{ctx.out(0, 'nps', reuse=True)} = {ctx.arg(0, 'nps')}"]
+    out = node.outputs[0]
+    if isinstance(op, ScalarFromTensor):
+        return [f"{ctx.out(0, 'nps', reuse=True)} = {ctx.arg(0)}[()]"]
+    asarray = ctx.bind(np.asarray, "asarray")
+    dt = ctx.bind(out.type.numpy_dtype, "dt")  # type: ignore[attr-defined]
+    return [f"{ctx.out(0, reuse=True)} = {asarray}({ctx.arg(0, 'nps')}, {dt})"]

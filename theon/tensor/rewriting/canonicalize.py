@@ -25,24 +25,28 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 import theon.scalar as ts
 from theon.graph.basic import Apply, Variable
 from theon.rewriting import node_rewriter, register_canonicalize
+from theon.tensor import math as tm
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.rewriting.utils import (
     ADDITIVE,
     MULTIPLICATIVE,
     Terms,
     additive_terms,
-    build_product,
-    build_sum,
     client_count,
     combined_const,
-    const_like,
     elemwise_node,
     fit,
+    materialize,
     multiplicative_terms,
-    same_structure,
+    product_spec,
+    spec_const,
+    spec_matches,
+    sum_spec,
 )
 
 if TYPE_CHECKING:
@@ -50,6 +54,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "local_add_canonizer",
+    "product_form",
+    "sum_form",
     "local_dimshuffle_lift",
     "local_mul_canonizer",
     "local_reduce_of_reduce",
@@ -100,31 +106,29 @@ def _cancel(t: Terms) -> list[Variable]:
 
 
 # ------------------------------------------------------------------------------ products
-def rebuild_product(
-    pos: list[Variable], neg: list[Variable], c: Any, like: Variable
-) -> Variable:
-    """``c * prod(pos) / prod(neg)`` in ``like``'s dtype (``c`` = -1 gives ``neg``)."""
-    from theon.tensor.math import neg as tneg
-    from theon.tensor.math import reciprocal, true_div
-
+def product_form(pos: list[Variable], neg: list[Variable], c: Any, like: Variable) -> Any:
+    """Spec of ``c * prod(pos) / prod(neg)`` in ``like``'s dtype (``c`` = -1 gives ``neg``)."""
     dtype = like.type.dtype  # type: ignore[attr-defined]
-    one = c == 1
     minus = c == -1
-    num_terms = list(pos)
-    if not (one or minus):
-        num_terms.insert(0, const_like(c, like))
-    n = build_product(num_terms, dtype)
-    d = build_product(neg, dtype)
+    num_terms: list[Any] = list(pos)
+    if not (c == 1 or minus):
+        num_terms.append(spec_const(c, like))
+    n = product_spec(num_terms, dtype)
+    d = product_spec(neg, dtype)
     if n is None and d is None:
-        base: Variable = const_like(1, like)
+        base: Any = spec_const(1, like)
     elif d is None:
-        assert n is not None
         base = n
     elif n is None:
-        base = reciprocal(d)
+        base = (tm.reciprocal, d)
     else:
-        base = true_div(n, d)
-    return tneg(base) if minus else base  # type: ignore[no-any-return]
+        base = (tm.true_div, n, d)
+    return (tm.neg, base) if minus else base
+
+
+def rebuild_product(pos: list[Variable], neg: list[Variable], c: Any, like: Variable) -> Variable:
+    """``c * prod(pos) / prod(neg)`` in ``like``'s dtype (``c`` = -1 gives ``neg``)."""
+    return materialize(product_form(pos, neg, c, like))
 
 
 @register_canonicalize
@@ -146,37 +150,44 @@ def local_mul_canonizer(fgraph: FunctionGraph, node: Apply) -> Any:
     if t is None:
         return None
     removed = _cancel(t)
-    if not removed and not t.consts and not t.nested:
+    if not removed and not t.consts and not t.nested and not t.fills:
         return None
     c = combined_const(t, additive=False)
     if c is None:
         return None
-    new = rebuild_product(t.pos, t.neg, c, out)
-    if same_structure(new, out):
+    spec = product_form(t.pos, t.neg, c, out)
+    if spec_matches(spec, out):
         return None
-    return [fit(new, out, removed + node.inputs)]
+    return [fit(materialize(spec), out, removed + t.fills + node.inputs)]
 
 
 # ------------------------------------------------------------------------------ sums
-def rebuild_sum(pos: list[Variable], neg: list[Variable], c: Any, like: Variable) -> Variable:
-    """``(c + sum(pos)) - sum(neg)`` in ``like``'s dtype (no ``c`` when it is 0)."""
-    from theon.tensor.math import neg as tneg
-    from theon.tensor.math import sub
+def sum_form(pos: list[Variable], neg: list[Variable], c: Any, like: Variable) -> Any:
+    """Spec of ``(sum(pos) + c) - sum(neg)`` in ``like``'s dtype (no ``c`` when it is 0).
 
+    A negative ``c`` is subtracted instead when there are positive terms (``x - 1``)."""
     dtype = like.type.dtype  # type: ignore[attr-defined]
-    p_terms = list(pos)
+    p_terms: list[Any] = list(pos)
+    n_terms: list[Any] = list(neg)
     if c != 0:
-        p_terms.insert(0, const_like(c, like))
-    p = build_sum(p_terms, dtype)
-    n = build_sum(neg, dtype)
+        if np.isrealobj(c) and c < 0 and p_terms and np.dtype(dtype).kind in "fi":
+            n_terms.append(spec_const(-c, like))  # x - 1 stays x - 1
+        else:
+            p_terms.append(spec_const(c, like))
+    p = sum_spec(p_terms, dtype)
+    n = sum_spec(n_terms, dtype)
     if p is None and n is None:
-        return const_like(0, like)
+        return spec_const(0, like)
     if n is None:
-        assert p is not None
         return p
     if p is None:
-        return tneg(n)  # type: ignore[no-any-return]
-    return sub(p, n)  # type: ignore[no-any-return]
+        return (tm.neg, n)
+    return (tm.sub, p, n)
+
+
+def rebuild_sum(pos: list[Variable], neg: list[Variable], c: Any, like: Variable) -> Variable:
+    """``(c + sum(pos)) - sum(neg)`` in ``like``'s dtype (no ``c`` when it is 0)."""
+    return materialize(sum_form(pos, neg, c, like))
 
 
 @register_canonicalize
@@ -198,15 +209,15 @@ def local_add_canonizer(fgraph: FunctionGraph, node: Apply) -> Any:
     if t is None:
         return None
     removed = _cancel(t)
-    if not removed and not t.consts and not t.nested:
+    if not removed and not t.consts and not t.nested and not t.fills:
         return None
     c = combined_const(t, additive=True)
     if c is None:
         return None
-    new = rebuild_sum(t.pos, t.neg, c, out)
-    if same_structure(new, out):
+    spec = sum_form(t.pos, t.neg, c, out)
+    if spec_matches(spec, out):
         return None
-    return [fit(new, out, removed + node.inputs)]
+    return [fit(materialize(spec), out, removed + t.fills + node.inputs)]
 
 
 # ------------------------------------------------------------------------------ dimshuffles

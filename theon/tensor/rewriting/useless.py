@@ -55,6 +55,14 @@ __all__ = [
 
 
 def _is_const(v: Variable, value: Any) -> bool:
+    node = v.owner
+    while node is not None:  # scalar_const looks through DimShuffles only
+        if not isinstance(node.op, DimShuffle):
+            return False
+        v = node.inputs[0]
+        node = v.owner
+    if not isinstance(v, Constant):
+        return False
     c = scalar_const(v)
     if c is None:
         return False
@@ -264,7 +272,7 @@ def local_dimshuffle_dimshuffle(fgraph: FunctionGraph, node: Apply) -> Any:
 @register_useless
 @node_rewriter([CAReduce])
 def local_useless_reduce(fgraph: FunctionGraph, node: Apply) -> Any:
-    """A reduction over no axis, or only over length-1 axes, is a (cast) dimshuffle of ``x``."""
+    """``reduce(x, axes) -> dimshuffle(x)`` (cast) when every axis in ``axes`` has length 1."""
     (x,) = node.inputs
     op = node.op
     nd = x.type.ndim  # type: ignore[attr-defined]
@@ -332,7 +340,7 @@ def local_reshape_reshape(fgraph: FunctionGraph, node: Apply) -> Any:
 @register_useless
 @node_rewriter([SpecifyShape])
 def local_useless_specify_shape(fgraph: FunctionGraph, node: Apply) -> Any:
-    """``specify_shape(x, s) -> x`` when ``x``'s static shape (or ``shape(x)``) already says ``s``."""
+    """``specify_shape(x, s) -> x`` when ``x``'s static shape (or ``shape(x)``) says ``s``."""
     x, *dims = node.inputs
     it = iter(dims)
     for d, spec in enumerate(node.op.specified):

@@ -22,6 +22,9 @@ import theon.scalar as ts
 from theon.graph.basic import Apply, Constant, Variable
 from theon.tensor.basic import cast, constant
 from theon.tensor.elemwise import DimShuffle, Elemwise, _expand_to
+from theon.tensor.math import add as _add_op
+from theon.tensor.math import mul as _mul_op
+from theon.tensor.math import second as _second_op
 from theon.tensor.type import TensorType
 
 if TYPE_CHECKING:
@@ -29,6 +32,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Terms",
+    "cast_op",
+    "materialize",
+    "product_spec",
+    "spec_const",
+    "spec_matches",
+    "sum_spec",
     "additive_terms",
     "build_product",
     "build_sum",
@@ -50,11 +59,19 @@ MULTIPLICATIVE = (ts.mul, ts.true_div, ts.neg, ts.reciprocal)
 def elemwise_node(v: Variable, *sops: Any) -> Apply | None:
     """``v``'s owner if it is a non-inplace Elemwise of one of the scalar ops ``sops``."""
     node = v.owner
-    if node is None or not isinstance(node.op, Elemwise) or node.op.inplace_pattern:
+    if node is None:
         return None
-    if sops and node.op.scalar_op not in sops:
+    op = node.op
+    if not isinstance(op, Elemwise) or op.inplace_pattern:
         return None
-    return node
+    if not sops:
+        return node
+    sop = op.scalar_op
+    for s in sops:
+        # scalar ops without parameters are equal when their classes are (cheaper than ==)
+        if sop is s or (type(sop) is type(s) and (not s.__props__ or sop == s)):
+            return node
+    return None
 
 
 def client_count(fgraph: FunctionGraph | None, v: Variable) -> int:
@@ -76,11 +93,17 @@ def is_inexact(v: Variable) -> bool:
 
 def size1_constant(v: Variable) -> np.ndarray | None:
     """The value (0-d array) of ``v`` when it is a one-element constant, seen through DimShuffle."""
-    while v.owner is not None and isinstance(v.owner.op, DimShuffle):
-        v = v.owner.inputs[0]
+    node = v.owner
+    while node is not None:
+        if not isinstance(node.op, DimShuffle):
+            return None
+        v = node.inputs[0]
+        node = v.owner
     if not isinstance(v, Constant):
         return None
-    data = np.asarray(v.data)
+    data = v.data
+    if type(data) is not np.ndarray:
+        data = np.asarray(data)
     if data.size != 1 or data.dtype == object:
         return None
     return data.reshape(())
@@ -121,8 +144,6 @@ def fit(new: Variable, old: Variable, refs: Sequence[Variable] = ()) -> Variable
     where ``new`` broadcasts (static length 1) but ``old`` does not are filled
     out against one of ``refs`` (variables that had ``old``'s shape there).
     """
-    from theon.tensor.math import second
-
     ot = old.type
     nt = new.type
     if not isinstance(ot, TensorType):
@@ -141,7 +162,7 @@ def fit(new: Variable, old: Variable, refs: Sequence[Variable] = ()) -> Variable
                 continue
             r2 = _expand_to(r, ot.ndim) if rt.ndim < ot.ndim else r
             if any(r2.type.shape[d] != 1 for d in missing):  # type: ignore[attr-defined]
-                new = second(r2, new)
+                new = _second_op(r2, new)
                 missing = [d for d in missing if new.type.shape[d] == 1]  # type: ignore[attr-defined]
                 if not missing:
                     break
@@ -184,76 +205,103 @@ class Terms:
 
     For a sum, ``pos - neg + const``; for a product, ``const * prod(pos) / prod(neg)``.
     ``consts`` lists the one-element constants met (their values combine into
-    ``const``); ``nested`` counts the inner nodes flattened into this one.
+    ``const``); ``nested`` counts the inner nodes flattened into this one; ``fills``
+    the shapes that ``second`` terms gave (needed only where nothing else does).
     """
 
-    __slots__ = ("pos", "neg", "consts", "nested", "dtype", "root", "sign")
+    __slots__ = ("pos", "neg", "consts", "nested", "fills", "dtype", "root", "sign")
 
     def __init__(self, root: Variable) -> None:
         self.pos: list[Variable] = []
         self.neg: list[Variable] = []
         self.consts: list[tuple[np.ndarray, bool]] = []
         self.nested = 0
+        # ``a`` of each ``second(a, b)`` term read as ``b``: only its shape mattered
+        self.fills: list[Variable] = []
         self.dtype: str = root.type.dtype  # type: ignore[attr-defined]
         self.root = root
         self.sign = 1
 
 
-def _flattenable(fgraph: FunctionGraph | None, v: Variable, sops: tuple[Any, ...], dtype: str) -> bool:
-    node = elemwise_node(v, *sops)
-    return (
-        node is not None
-        and v.type.dtype == dtype  # type: ignore[attr-defined]
-        and len(node.outputs) == 1
-        and client_count(fgraph, v) == 1
-    )
+def _kinds() -> dict[type, str]:
+    return {
+        type(ts.add): "all", type(ts.mul): "all", type(ts.sub): "diff",
+        type(ts.true_div): "diff", type(ts.neg): "neg", type(ts.reciprocal): "inv",
+    }
+
+
+_KIND = _kinds()
+_ADDITIVE_T = frozenset(type(s) for s in ADDITIVE)
+_MULTIPLICATIVE_T = frozenset(type(s) for s in MULTIPLICATIVE)
+_SECOND_T = type(_second_op.scalar_op)
 
 
 def _walk(
-    fgraph: FunctionGraph | None, root: Variable, sops: tuple[Any, ...], additive: bool,
+    fgraph: FunctionGraph | None, root: Variable, types: frozenset[type], additive: bool,
     max_depth: int | None = None,
 ) -> Terms:
-    """Flatten the tree of ``sops`` nodes at ``root`` (inner ones single-client, same dtype)."""
+    """Flatten the tree of ``types`` nodes at ``root`` (inner ones single-client, same dtype)."""
     t = Terms(root)
+    dtype = t.dtype
+    clients = fgraph.clients if fgraph is not None else None
+    pos, neg, consts, fills = t.pos, t.neg, t.consts, t.fills
     # (variable, on the positive side, depth); popped in left-to-right order
     stack: list[tuple[Variable, bool, int]] = [(root, True, 0)]
     while stack:
         v, side, depth = stack.pop()
-        if depth == 0 or (
-            (max_depth is None or depth <= max_depth) and _flattenable(fgraph, v, sops, t.dtype)
-        ):
-            node = v.owner
-            assert node is not None
-            if depth:
-                t.nested += 1
-            sop = node.op.scalar_op
-            ins = node.inputs
-            if sop == ts.add or sop == ts.mul:
-                kids = [(i, side) for i in ins]
-            elif sop == ts.sub or sop == ts.true_div:
-                kids = [(ins[0], side), (ins[1], not side)]
-            elif sop == ts.neg:
-                if additive:
-                    kids = [(ins[0], not side)]
-                else:
+        node = v.owner
+        if node is not None:
+            op = node.op
+            if depth == 0 or (
+                isinstance(op, Elemwise)
+                and type(op.scalar_op) in types
+                and not op.inplace_pattern
+                and (max_depth is None or depth <= max_depth)
+                and v.type.dtype == dtype  # type: ignore[attr-defined]
+                and len(node.outputs) == 1
+                and (clients is None or len(clients.get(v, ())) == 1)
+            ):
+                if depth:
+                    t.nested += 1
+                kind = _KIND[type(op.scalar_op)]
+                ins = node.inputs
+                d = depth + 1
+                if kind == "all":
+                    for i in reversed(ins):
+                        stack.append((i, side, d))
+                elif kind == "diff":
+                    stack.append((ins[1], not side, d))
+                    stack.append((ins[0], side, d))
+                elif kind == "neg" and not additive:
                     t.sign = -t.sign
-                    kids = [(ins[0], side)]
-            else:  # reciprocal
-                kids = [(ins[0], not side)]
-            for k, s in reversed(kids):
-                stack.append((k, s, depth + 1))
-            continue
+                    stack.append((ins[0], side, d))
+                else:  # neg in a sum, reciprocal in a product
+                    stack.append((ins[0], not side, d))
+                continue
+            # a term second(a, b) (b filled out to a's shape) is read as b
+            while (
+                isinstance(op, Elemwise) and type(op.scalar_op) is _SECOND_T
+                and not op.inplace_pattern
+            ):
+                fills.append(node.inputs[0])
+                v = node.inputs[1]
+                node = v.owner
+                if node is None:
+                    break
+                op = node.op
         c = size1_constant(v)
         if c is not None:
-            t.consts.append((c, side))
+            consts.append((c, side))
         elif side:
-            t.pos.append(v)
+            pos.append(v)
         else:
-            t.neg.append(v)
+            neg.append(v)
     return t
 
 
-def additive_terms(fgraph: FunctionGraph | None, v: Variable, max_depth: int | None = None) -> Terms | None:
+def additive_terms(
+    fgraph: FunctionGraph | None, v: Variable, max_depth: int | None = None
+) -> Terms | None:
     """``v`` (an add/sub/neg output) as ``sum(pos) - sum(neg) + const``; None if not one.
 
     Inner add/sub/neg nodes are flattened when ``v`` is their only client and
@@ -267,7 +315,7 @@ def additive_terms(fgraph: FunctionGraph | None, v: Variable, max_depth: int | N
     """
     if elemwise_node(v, *ADDITIVE) is None:
         return None
-    return _walk(fgraph, v, ADDITIVE, True, max_depth)
+    return _walk(fgraph, v, _ADDITIVE_T, True, max_depth)
 
 
 def multiplicative_terms(
@@ -276,12 +324,16 @@ def multiplicative_terms(
     """``v`` (a mul/true_div/neg/reciprocal output) as ``const * prod(pos) / prod(neg)``."""
     if elemwise_node(v, *MULTIPLICATIVE) is None:
         return None
-    return _walk(fgraph, v, MULTIPLICATIVE, False, max_depth)
+    return _walk(fgraph, v, _MULTIPLICATIVE_T, False, max_depth)
 
 
 def combined_const(t: Terms, additive: bool = True) -> Any:
     """The terms' constants combined (a NumPy scalar of the terms' dtype), or None if unsafe."""
     dt = np.dtype(t.dtype)
+    if len(t.consts) == 1 and t.sign == 1 and t.consts[0][1]:
+        c0 = t.consts[0][0]
+        acc = (c0 if c0.dtype == dt else c0.astype(dt))[()]
+        return None if dt.kind in "fc" and not np.isfinite(acc) else acc
     with np.errstate(all="ignore"):
         if additive:
             acc = np.zeros((), dtype=dt)
@@ -303,43 +355,188 @@ def combined_const(t: Terms, additive: bool = True) -> Any:
     return acc
 
 
-def build_sum(terms: Sequence[Variable], dtype: str) -> Variable | None:
-    """``add(*terms)`` (None for no term), computing in ``dtype`` from the first step."""
-    if not terms:
-        return None
-    terms = _promote_first(terms, dtype)
-    from theon.tensor.math import add
+# -------------------------------------------------------------------------------- specs
+# A *spec* describes an expression to build without building it: a Variable (used
+# as is), ``("const", value, dtype, ndim)`` (a one-element constant) or
+# ``(elemwise_op, *child_specs)``.  Rewrites compare the spec of the canonical form
+# with the graph first (:func:`spec_matches`), and build nodes only when they differ.
 
-    return terms[0] if len(terms) == 1 else add(*terms)
-
-
-def build_product(terms: Sequence[Variable], dtype: str) -> Variable | None:
-    """``mul(*terms)`` (None for no term), computing in ``dtype`` from the first step."""
-    if not terms:
-        return None
-    terms = _promote_first(terms, dtype)
-    from theon.tensor.math import mul
-
-    return terms[0] if len(terms) == 1 else mul(*terms)
+_CAST_OPS: dict[str, Elemwise] = {}
 
 
-def _promote_first(terms: Sequence[Variable], dtype: str) -> list[Variable]:
-    """Terms ordered and cast so that a pairwise fold computes in ``dtype`` throughout.
+def cast_op(dtype: str) -> Elemwise:
+    """The (cached) Elemwise casting to ``dtype``."""
+    op = _CAST_OPS.get(dtype)
+    if op is None:
+        from theon.scalar.basic import _cast_op
+
+        op = _CAST_OPS[dtype] = Elemwise(_cast_op(dtype))
+    return op
+
+
+def spec_const(value: Any, like: Variable) -> tuple[Any, ...]:
+    """The spec of a one-element constant ``value`` in ``like``'s dtype and ndim."""
+    dt = like.type.dtype  # type: ignore[attr-defined]
+    return ("const", np.asarray(value, dtype=dt).reshape(()), dt, like.type.ndim)  # type: ignore[attr-defined]
+
+
+def spec_dtype(spec: Any) -> str:
+    """The dtype of what ``spec`` builds."""
+    if isinstance(spec, Variable):
+        return spec.type.dtype  # type: ignore[attr-defined, no-any-return]
+    if spec[0] == "const":
+        return spec[2]  # type: ignore[no-any-return]
+    op = spec[0]
+    if op.scalar_op.__props__ and hasattr(op.scalar_op, "o_type"):  # a cast
+        return op.scalar_op.o_type.dtype  # type: ignore[no-any-return]
+    raise TypeError(f"spec_dtype: cannot tell the dtype of {spec!r}")
+
+
+def _const_matches(sp: tuple[Any, ...], v: Variable) -> bool:
+    if not isinstance(v, Constant):
+        return False
+    _, value, dt, nd = sp
+    data = v.data
+    return bool(
+        v.type.dtype == dt and data.shape == (1,) * nd and data.reshape(()) == value  # type: ignore[attr-defined]
+    )
+
+
+def _leaf_key(sp: Any) -> Any:
+    """A hashable key of a leaf spec (a variable or a constant), or None."""
+    if isinstance(sp, Variable):
+        return ("var", id(sp))
+    if sp[0] == "const":
+        return ("const", sp[2], sp[3], sp[1].item())
+    return None
+
+
+def _permuted_leaves(children: Sequence[Any], inputs: Sequence[Variable]) -> bool:
+    """Whether ``inputs`` are the leaf specs ``children`` in some order."""
+    want: dict[Any, int] = {}
+    for c in children:
+        k = _leaf_key(c)
+        if k is None:
+            return False
+        want[k] = want.get(k, 0) + 1
+    for i in inputs:
+        if isinstance(i, Constant):
+            data = i.data
+            if data.size != 1:  # type: ignore[attr-defined]
+                return False
+            k = ("const", i.type.dtype, data.ndim, data.reshape(()).item())  # type: ignore[attr-defined]
+        else:
+            k = ("var", id(i))
+        n = want.get(k, 0)
+        if not n:
+            return False
+        want[k] = n - 1
+    return True
+
+
+def spec_matches(spec: Any, var: Variable) -> bool:
+    """Whether ``var`` is already what ``spec`` describes.
+
+    The inputs of a commutative op (add, mul) whose children are all leaves may
+    come in any order (for floats, the order only changes rounding).
+    """
+    stack = [(spec, var)]
+    while stack:
+        sp, v = stack.pop()
+        if isinstance(sp, Variable):
+            if sp is not v:
+                return False
+            continue
+        if sp[0] == "const":
+            if not _const_matches(sp, v):
+                return False
+            continue
+        node = v.owner
+        op = sp[0]
+        if node is None or not (node.op is op or node.op == op):
+            return False
+        if len(node.inputs) != len(sp) - 1:
+            return False
+        children = sp[1:]
+        ordered = True
+        for c, i in zip(children, node.inputs):
+            if isinstance(c, Variable):
+                if c is not i:
+                    ordered = False
+                    break
+            elif c[0] == "const":
+                if not _const_matches(c, i):
+                    ordered = False
+                    break
+            else:
+                stack.append((c, i))
+        if ordered:
+            continue
+        if not (
+            getattr(op.scalar_op, "commutative", False)
+            and str(v.type.dtype).startswith(("float", "complex"))  # type: ignore[attr-defined]
+            and _permuted_leaves(children, node.inputs)
+        ):
+            return False
+    return True
+
+
+def materialize(spec: Any) -> Variable:
+    """Build what ``spec`` describes."""
+    if isinstance(spec, Variable):
+        return spec
+    if spec[0] == "const":
+        _, value, dt, nd = spec
+        return constant(np.full((1,) * nd, value, dtype=dt))
+    return spec[0](*[materialize(c) for c in spec[1:]])  # type: ignore[no-any-return]
+
+
+def _promote_first(terms: Sequence[Any], dtype: str) -> list[Any]:
+    """Term specs ordered and cast so that a pairwise fold computes in ``dtype`` throughout.
 
     Integer terms of another dtype are cast (integer wrap-around depends on the
     width); among floats it is enough that a term of ``dtype`` comes first.
     """
-    out: list[Variable] = []
+    out: list[Any] = []
+    kind = np.dtype(dtype).kind
     for v in terms:
-        dt = v.type.dtype  # type: ignore[attr-defined]
-        if dt != dtype and (np.dtype(dt).kind not in "fc" or np.dtype(dtype).kind not in "fc"):
-            v = cast(v, dtype)
+        dt = spec_dtype(v)
+        if dt != dtype and (np.dtype(dt).kind not in "fc" or kind not in "fc"):
+            v = (cast_op(dtype), v)
         out.append(v)
-    if len(out) > 1 and out[0].type.dtype != dtype:  # type: ignore[attr-defined]
+    if len(out) > 1 and spec_dtype(out[0]) != dtype:
         for k, v in enumerate(out):
-            if v.type.dtype == dtype:  # type: ignore[attr-defined]
+            if spec_dtype(v) == dtype:
                 out.insert(0, out.pop(k))
                 break
         else:
-            out[0] = cast(out[0], dtype)
+            out[0] = (cast_op(dtype), out[0])
     return out
+
+
+def sum_spec(terms: Sequence[Any], dtype: str) -> Any:
+    """Spec of ``add(*terms)`` (None for no term), computing in ``dtype`` throughout."""
+    if not terms:
+        return None
+    t = _promote_first(terms, dtype)
+    return t[0] if len(t) == 1 else (_add_op, *t)
+
+
+def product_spec(terms: Sequence[Any], dtype: str) -> Any:
+    """Spec of ``mul(*terms)`` (None for no term), computing in ``dtype`` throughout."""
+    if not terms:
+        return None
+    t = _promote_first(terms, dtype)
+    return t[0] if len(t) == 1 else (_mul_op, *t)
+
+
+def build_sum(terms: Sequence[Variable], dtype: str) -> Variable | None:
+    """``add(*terms)`` (None for no term), computing in ``dtype`` from the first step."""
+    spec = sum_spec(terms, dtype)
+    return None if spec is None else materialize(spec)
+
+
+def build_product(terms: Sequence[Variable], dtype: str) -> Variable | None:
+    """``mul(*terms)`` (None for no term), computing in ``dtype`` from the first step."""
+    spec = product_spec(terms, dtype)
+    return None if spec is None else materialize(spec)

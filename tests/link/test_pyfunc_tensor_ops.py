@@ -1,0 +1,161 @@
+"""The py linker against the reference VM on a table of tensor ops (theon.tensor API).
+
+Ops with a dedicated emitter (Dot, Shape, Shape_i, reductions, DimShuffle,
+scalar/tensor conversions) and ops run through ``perform`` alike.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import theon.tensor as T
+from tests.link.pyfunc_helpers import assert_same, call, runners
+
+rng = np.random.default_rng(0)
+M = rng.normal(size=(3, 4))
+M2 = rng.normal(size=(4, 2))
+V = rng.normal(size=4)
+V3 = rng.normal(size=3)
+S = np.array(1.5)
+IV = np.array([2, 0, 3, 1], dtype=np.int64)
+
+# name -> (inputs, outputs builder, values)
+TABLE = {
+    "dot_mv": (lambda: [T.dmatrix("m"), T.dvector("v")], lambda m, v: [T.dot(m, v)], [M, V]),
+    "dot_vv": (lambda: [T.dvector("a"), T.dvector("b")], lambda a, b: [T.dot(a, b)], [V, V]),
+    "dot_mm": (lambda: [T.dmatrix("a"), T.dmatrix("b")], lambda a, b: [T.dot(a, b)], [M, M2]),
+    "dot_int_float": (
+        lambda: [T.lvector("a"), T.dvector("b")],
+        lambda a, b: [T.dot(a, b)],
+        [IV, V],
+    ),
+    "shape": (lambda: [T.dmatrix("m")], lambda m: [m.shape, m.shape[0] + 1], [M]),
+    "sum_mean": (
+        lambda: [T.dmatrix("m")],
+        lambda m: [T.sum(m), T.sum(m, axis=0), T.mean(m, axis=1), T.prod(m)],
+        [M],
+    ),
+    "max_min_arg": (
+        lambda: [T.dmatrix("m")],
+        lambda m: [T.max(m, axis=1), T.min(m), T.argmax(m, axis=0)],
+        [M],
+    ),
+    "all_any": (lambda: [T.dmatrix("m")], lambda m: [T.all(m > 0), T.any(m > 1, axis=0)], [M]),
+    "int_sum": (lambda: [T.lvector("i")], lambda i: [T.sum(i), T.prod(i)], [IV]),
+    "transpose_expand": (
+        lambda: [T.dmatrix("m")],
+        lambda m: [m.T, m.dimshuffle(1, "x", 0), T.exp(m.T) + 1],
+        [M],
+    ),
+    "row_broadcast": (
+        lambda: [T.dmatrix("m"), T.dvector("v")],
+        lambda m, v: [m * v + T.log(T.abs(v))],
+        [M, V],
+    ),
+    "scalar_tensor": (
+        lambda: [T.dscalar("s"), T.dvector("v")],
+        lambda s, v: [v * s, T.exp(s) * 2 + s, T.sum(v) / s],
+        [S, V],
+    ),
+    "softmax": (
+        lambda: [T.dmatrix("m")],
+        lambda m: [T.special.softmax(m, axis=-1), T.special.log_softmax(m, axis=1)],
+        [M],
+    ),
+    "subtensor": (lambda: [T.dmatrix("m")], lambda m: [m[1], m[:, 1:3], m[0, 2] * 2], [M]),
+    "advanced": (
+        lambda: [T.dmatrix("m"), T.lvector("i")],
+        lambda m, i: [m[:, i], T.set_subtensor(m[0], 0.0)],
+        [M, IV],
+    ),
+    "reshape_join": (
+        lambda: [T.dmatrix("m")],
+        lambda m: [T.reshape(m, (4, 3)), T.concatenate([m, m], axis=0), T.flatten(m)],
+        [M],
+    ),
+    "alloc_fill": (
+        lambda: [T.dvector("v")],
+        lambda v: [T.zeros_like(v), T.ones((2, 3)), T.fill(v, 3.0)],
+        [V],
+    ),
+    "where_clip": (
+        lambda: [T.dvector("v")],
+        lambda v: [T.where(v > 0, v, -v), T.clip(v, -0.5, 0.5)],
+        [V],
+    ),
+    "cast_int": (
+        lambda: [T.dvector("v")],
+        lambda v: [T.cast(v * 10, "int32"), T.cast(v > 0, "float32") + 1],
+        [V],
+    ),
+    "float32": (
+        lambda: [T.fvector("f")],
+        lambda f: [T.exp(f) * 2, T.sum(f)],
+        [V.astype(np.float32)],
+    ),
+    "cumsum_sort": (lambda: [T.dvector("v")], lambda v: [T.cumsum(v), T.sort(v)], [V]),
+    "0d_chain": (
+        lambda: [T.dscalar("a"), T.dscalar("b")],
+        lambda a, b: [
+            T.log1p(T.exp(-T.abs(a))) - 0.5 * ((a - b) / 2.0) ** 2,
+            T.sigmoid(a) * b,
+            T.switch(a > b, a, b),
+        ],
+        [S, np.array(-0.25)],
+    ),
+    "0d_int": (
+        lambda: [T.lscalar("i"), T.dscalar("x")],
+        lambda i, x: [i * 2 + 1, x * i, T.cast(i, "float64") / 3],
+        [np.array(7), S],
+    ),
+    "0d_special": (
+        lambda: [T.dscalar("a")],
+        lambda a: [1.0 / a, T.log(a), T.exp(a * 1000.0), T.sqrt(a)],
+        [np.array(0.0)],
+    ),
+    "matrix_vec_grad_like": (
+        lambda: [T.dmatrix("X"), T.dvector("w"), T.dscalar("b")],
+        lambda X, w, b: [T.sum(T.sigmoid(T.dot(X, w) + b) * 2.0), T.dot(X.T, T.tanh(T.dot(X, w)))],
+        [M, V, S],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TABLE))
+def test_tensor_ops_match_vm(name):
+    make_inputs, build, values = TABLE[name]
+    ins = make_inputs()
+    outs = build(*ins)
+    fast, vm = runners(ins, outs)
+    slow, _ = runners(ins, outs, float_path=False)
+    want = call(vm, values)
+    assert not isinstance(want, Exception), want
+    assert_same(call(slow, values), want, where=name)
+    assert_same(call(fast, values), want, maxulp=4, where=name)
+    # a second call gives the same, and does not disturb the first call's results
+    first = call(fast, values)
+    kept = [np.array(o, copy=True) for o in first]
+    again = call(fast, values)
+    assert_same(again, want, maxulp=4, where=name)
+    for a, k in zip(first, kept):
+        assert np.array_equal(a, k, equal_nan=True)
+
+
+def test_profile_records_tensor_nodes():
+    class Rec:
+        def __init__(self):
+            self.nodes = []
+
+        def record(self, node, seconds):
+            self.nodes.append(node)
+
+    m, v = T.dmatrix("m"), T.dvector("v")
+    from theon.graph.fg import FunctionGraph
+    from theon.link.pyfunc import PyLinker
+
+    fg = FunctionGraph([m, v], [T.sum(T.exp(m) * v)])
+    rec = Rec()
+    run = PyLinker().make_function(fg, profile=rec)
+    run(M, V)
+    assert rec.nodes == fg.toposort()

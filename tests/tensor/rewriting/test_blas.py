@@ -1,0 +1,97 @@
+"""Gemm/Gemv ops (scipy BLAS) and the rewrite ``z + a*dot(x, y) -> gemm``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import theon
+import theon.tensor as tt
+from tests.tensor.rewriting.helpers import check_same, op_names, rewrite
+from theon.tensor.rewriting.blas import Gemm, Gemv, gemm, gemv
+
+rng = np.random.default_rng(4)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+def test_gemm_op_against_numpy(dtype) -> None:
+    z, x, y = (tt.matrix(n, dtype=dtype) for n in "zxy")
+    a, b = tt.scalar("a", dtype=dtype), tt.scalar("b", dtype=dtype)
+    f = theon.function([z, a, x, y, b], gemm(z, a, x, y, b), mode="REFERENCE")
+    zv, xv, yv = (rng.normal(size=s).astype(dtype) for s in ((3, 5), (3, 4), (4, 5)))
+    for av, bv in ((2.0, 1.0), (0.0, 1.0), (1.5, 0.0), (-1.0, -1.0)):
+        got = f(zv, np.asarray(av, dtype), xv, yv, np.asarray(bv, dtype))
+        ref = bv * zv + av * (xv @ yv)
+        tol = 1e-5 if dtype == "float32" else 1e-12
+        np.testing.assert_allclose(got, ref, rtol=tol, atol=tol)
+        assert got.dtype == np.dtype(dtype)
+    # Fortran-ordered and strided inputs, and the input is not overwritten
+    zf = np.asfortranarray(zv)
+    got = f(zf, np.asarray(1, dtype), xv[:, :], yv[:, ::1], np.asarray(1, dtype))
+    np.testing.assert_allclose(got, zv + xv @ yv, rtol=1e-5)
+    np.testing.assert_array_equal(zf, zv)
+
+
+def test_gemv_op_against_numpy() -> None:
+    z, y = tt.dvector("z"), tt.dvector("y")
+    x = tt.dmatrix("x")
+    f = theon.function([z, x, y], gemv(z, 2.0, x, y, 1.0), mode="REFERENCE")
+    zv, xv, yv = rng.normal(size=3), rng.normal(size=(3, 4)), rng.normal(size=4)
+    np.testing.assert_allclose(f(zv, xv, yv), zv + 2 * xv @ yv, rtol=1e-12)
+    np.testing.assert_allclose(f(zv, xv.T.copy().T, yv), zv + 2 * xv @ yv, rtol=1e-12)
+
+
+def test_type_checks() -> None:
+    with pytest.raises(TypeError):
+        Gemm()(tt.dvector("z"), 1.0, tt.dmatrix("x"), tt.dmatrix("y"), 1.0)
+    with pytest.raises(TypeError):
+        Gemm()(tt.imatrix("z"), 1, tt.imatrix("x"), tt.imatrix("y"), 1)
+    with pytest.raises(TypeError):
+        Gemv()(tt.dvector("z"), 1.0, tt.dmatrix("x"), tt.fvector("y"), 1.0)
+
+
+@pytest.mark.parametrize(
+    "build, op",
+    [
+        (lambda z, x, y, s: z + tt.dot(x, y), "Gemm"),
+        (lambda z, x, y, s: z + 2.0 * tt.dot(x, y), "Gemm"),
+        (lambda z, x, y, s: tt.dot(x, y) * s + z, "Gemm"),
+        (lambda z, x, y, s: z - tt.dot(x, y) * 3.0, "Gemm"),
+        (lambda z, x, y, s: tt.dot(x, y) - z, "Gemm"),
+        (lambda z, x, y, s: z + tt.dot(x, y) + z * 2, "Gemm"),
+    ],
+)
+def test_gemm_rewrite(build, op) -> None:
+    z, x, y = tt.dmatrix("z"), tt.dmatrix("x"), tt.dmatrix("y")
+    s = tt.dscalar("s")
+    out = build(z, x, y, s)
+    fg = rewrite([z, x, y, s], [out])
+    assert op_names(fg)[op] == 1 and "Dot" not in op_names(fg), op_names(fg)
+    vals = [rng.normal(size=(3, 5)), rng.normal(size=(3, 4)), rng.normal(size=(4, 5)),
+            np.asarray(0.7)]
+    check_same([z, x, y, s], [out], vals, rtol=1e-12)
+    check_same([z, x, y, s], [out], vals, mode="FAST_RUN", rtol=1e-12)
+
+
+def test_gemv_rewrite() -> None:
+    z, y = tt.dvector("z"), tt.dvector("y")
+    x = tt.dmatrix("x")
+    out = z - 0.5 * tt.dot(x, y)
+    fg = rewrite([z, x, y], [out])
+    assert op_names(fg) == {"Gemv": 1}
+    check_same([z, x, y], [out], [rng.normal(size=3), rng.normal(size=(3, 4)),
+                                  rng.normal(size=4)], rtol=1e-12)
+
+
+def test_no_gemm_when_it_would_not_fit() -> None:
+    x, y = tt.dmatrix("x"), tt.dmatrix("y")
+    row = tt.TensorType("float64", shape=(1, None))("row")
+    out = row + tt.dot(x, y)  # row broadcasts
+    assert "Gemm" not in op_names(rewrite([row, x, y], [out]))
+    p = tt.dot(x, y)
+    outs = [tt.dmatrix("z") + p, p]  # the product is needed anyway
+    z = outs[0].owner.inputs[0]
+    assert "Gemm" not in op_names(rewrite([z, x, y], outs))
+    fx, fy = tt.fmatrix("fx"), tt.fmatrix("fy")
+    out = tt.dmatrix("z") + tt.dot(fx, fy)  # mixed dtypes
+    assert "Gemm" not in op_names(rewrite([out.owner.inputs[0], fx, fy], [out]))

@@ -1,0 +1,186 @@
+"""Canonicalization: flat products and sums, cancellation, constants, lifted dimshuffles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import theon
+import theon.tensor as tt
+from tests.tensor.rewriting.helpers import check_same, op_names, rewrite
+from theon.tensor.elemwise import DimShuffle
+from theon.tensor.rewriting.utils import additive_terms, multiplicative_terms
+
+rng = np.random.default_rng(1)
+x, y, z = tt.dvector("x"), tt.dvector("y"), tt.dvector("z")
+XV, YV, ZV = (rng.normal(size=5) for _ in range(3))
+
+
+def test_xy_over_y_compiles_to_at_most_a_copy() -> None:
+    # seed 002: x*y/y -> x; the issue: function([x, y], (x*y)/y) is at most a copy
+    f = theon.function([x, y], (x * y) / y)
+    nodes = f.maker.fgraph.apply_nodes
+    assert len(nodes) <= 1
+    assert not any(str(getattr(n.op, "scalar_op", "")) in ("mul", "true_div") for n in nodes)
+    np.testing.assert_allclose(f(XV, YV), XV)
+    out = f(XV, YV)
+    assert out is not XV  # the copy the function makes of an input it returns
+
+
+@pytest.mark.parametrize(
+    "build, expect",
+    [
+        (lambda: x * y / y, "x"),
+        (lambda: y * x / y, "x"),
+        (lambda: x / y * y, "x"),
+        (lambda: (x * y * z) / (z * y), "x"),
+        (lambda: x * (y / x), "y"),
+        (lambda: -(-x * y) / y, "x"),
+        (lambda: x + y - y, "x"),
+        (lambda: (x - y) + y, "x"),
+        (lambda: -(y - x) + y - 0, "x"),
+        (lambda: x - (y - y), "x"),
+    ],
+)
+def test_cancellation_to_a_variable(build, expect) -> None:
+    out = build()
+    fg = rewrite([x, y, z], [out])
+    assert len(fg.apply_nodes) == 0, op_names(fg)
+    assert fg.outputs[0].name == expect
+    check_same([x, y, z], [out], [XV, YV, ZV])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int8"])
+def test_x_minus_x_is_zeros_of_same_shape_and_dtype(dtype) -> None:
+    m = tt.matrix("m", dtype=dtype)
+    out = m - m
+    fg = rewrite([m], [out])
+    assert fg.outputs[0].type == out.type
+    assert "sub" not in op_names(fg)
+    mv = (rng.normal(size=(2, 3)) * 10).astype(dtype)
+    (got,) = check_same([m], [out], [mv])
+    assert got.shape == (2, 3) and not got.any()
+
+
+def test_x_over_x_is_ones() -> None:
+    m = tt.fmatrix("m")
+    out = m / m
+    fg = rewrite([m], [out])
+    assert fg.outputs[0].type == out.type
+    assert "true_div" not in op_names(fg)
+    got = theon.function([m], out)(np.full((2, 3), 3.0, dtype="float32"))
+    assert got.dtype == np.float32 and got.shape == (2, 3) and (got == 1).all()
+
+
+def test_cancellation_keeps_broadcast_shape() -> None:
+    r = tt.TensorType("float64", shape=(1, None))("r")
+    m = tt.dmatrix("m")
+    out = r * m / m  # (n, k): r alone would be (1, k)
+    fg = rewrite([r, m], [out])
+    assert fg.outputs[0].type == out.type
+    assert "true_div" not in op_names(fg)
+    got = check_same([r, m], [out], [rng.normal(size=(1, 3)), rng.normal(size=(4, 3))])
+    assert got[0].shape == (4, 3)
+
+
+def test_constants_combine() -> None:
+    out = 2 * x * 3
+    fg = rewrite([x], [out])
+    assert op_names(fg) == {"mul": 1}
+    check_same([x], [out], [XV])
+    out = (x + 1) + 2 - 3 + y
+    fg = rewrite([x, y], [out])
+    assert op_names(fg) == {"add": 1}
+    check_same([x, y], [out], [XV, YV])
+    out = x * 2 / 4
+    fg = rewrite([x], [out])
+    assert op_names(fg) == {"mul": 1}
+    check_same([x], [out], [XV])
+
+
+def test_neg_is_absorbed() -> None:
+    out = (-x) * (-y)
+    assert op_names(rewrite([x, y], [out])) == {"mul": 1}
+    out = x + (-y)
+    assert op_names(rewrite([x, y], [out])) == {"sub": 1}
+    out = x * -1
+    assert op_names(rewrite([x], [out])) == {"neg": 1}
+    check_same([x, y], [(-x) * (-y), x + (-y), x * -1], [XV, YV])
+
+
+def test_division_goes_to_the_top() -> None:
+    out = (x / y) * (z / x)
+    fg = rewrite([x, y, z], [out])
+    assert op_names(fg) == {"true_div": 1}
+    check_same([x, y, z], [out], [XV, YV, ZV])
+
+
+def test_int_sums_are_exact() -> None:
+    a, b = tt.bvector("a"), tt.bvector("b")  # int8: sums wrap
+    out = a + b - b
+    fg = rewrite([a, b], [out])
+    assert len(fg.apply_nodes) == 0
+    check_same([a, b], [out], [np.array([100, -100, 5], dtype="int8"),
+                               np.array([100, -100, 127], dtype="int8")])
+    c = tt.lvector("c")
+    out = (a + c) - c  # int8 + int64 -> int64: the int8 term is cast
+    fg = rewrite([a, c], [out])
+    assert fg.outputs[0].type == out.type
+    check_same([a, c], [out], [np.array([100, -100], dtype="int8"), np.array([3, 4])])
+
+
+def test_shared_subexpressions_are_not_duplicated() -> None:
+    p = x * y
+    out1 = p * z
+    out2 = p + 1
+    fg = rewrite([x, y, z], [out1, out2])
+    assert op_names(fg)["mul"] == 2  # p is kept (two clients), not recomputed inside out1
+    check_same([x, y, z], [out1, out2], [XV, YV, ZV])
+
+
+def test_mixed_float_dtypes() -> None:
+    f32 = tt.fvector("f")
+    out = (f32 * x) / x  # float64 result, cast of f
+    fg = rewrite([f32, x], [out])
+    assert fg.outputs[0].type == out.type
+    check_same([f32, x], [out], [XV.astype("float32"), XV])
+
+
+def test_dimshuffle_lift_and_merge() -> None:
+    m = tt.dmatrix("m")
+    out = (tt.exp(m) + m).T
+    fg = rewrite([m], [out])
+    # the transpose moved to the input, where both uses merged into one
+    assert op_names(fg)["DimShuffle"] == 1
+    (ds,) = [n for n in fg.apply_nodes if isinstance(n.op, DimShuffle)]
+    assert ds.inputs[0] is fg.inputs[0]
+    check_same([m], [out], [rng.normal(size=(2, 3))])
+
+
+def test_sum_of_sum() -> None:
+    t3 = tt.dtensor3("t")
+    out = tt.sum(tt.sum(t3, axis=1), axis=0)
+    fg = rewrite([t3], [out])
+    sums = [n for n in fg.apply_nodes if type(n.op).__name__ == "Sum"]
+    assert len(sums) == 1 and sums[0].op.axis == (0, 1)
+    check_same([t3], [out], [rng.normal(size=(2, 3, 4))])
+    out = tt.max(tt.max(t3, axis=2), axis=(0, 1))
+    fg = rewrite([t3], [out])
+    assert op_names(fg) == {"Max": 1}
+    check_same([t3], [out], [rng.normal(size=(2, 3, 4))])
+
+
+def test_terms_helpers() -> None:
+    t = multiplicative_terms(None, 2.0 * x / (y * 4.0))
+    assert t is not None and t.pos == [x] and t.neg == [y] and len(t.consts) == 2
+    t = additive_terms(None, x - (y - 1.0))
+    assert t is not None and t.pos == [x] and t.neg == [y] and len(t.consts) == 1
+
+
+def test_user_graph_is_untouched() -> None:
+    out = (x * y) / y + (x - x)
+    before = theon.graph.traversal.io_toposort([x, y], [out])
+    snapshot = [(n.op, list(n.inputs), list(n.outputs)) for n in before]
+    theon.function([x, y], out)
+    after = theon.graph.traversal.io_toposort([x, y], [out])
+    assert [(n.op, list(n.inputs), list(n.outputs)) for n in after] == snapshot

@@ -1,0 +1,260 @@
+"""BLAS-backed products: ``Gemm`` and ``Gemv`` ops and the rewrite that introduces them.
+
+``z + a*dot(x, y)`` (``x`` a matrix, ``y`` a matrix or vector) becomes one
+``?gemm``/``?gemv`` call from ``scipy.linalg.blas`` that scales and accumulates
+as it multiplies, instead of a product, a scaling and an addition.  C-ordered
+arrays are passed as their (Fortran-ordered) transposes, so nothing is copied.
+
+>>> import numpy as np
+>>> import theon, theon.tensor as tt
+>>> x, y, z = tt.dmatrix("x"), tt.dmatrix("y"), tt.dmatrix("z")
+>>> f = theon.function([x, y, z], z + 2.0 * tt.dot(x, y))
+>>> [type(n.op).__name__ for n in f.maker.fgraph.apply_nodes]
+['Gemm']
+>>> f(np.eye(2), np.ones((2, 2)), np.zeros((2, 2))).tolist()
+[[2.0, 2.0], [2.0, 2.0]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from scipy.linalg import blas as _blas
+
+import theon.scalar as ts
+from theon.graph.basic import Apply, Variable
+from theon.graph.fg import describe
+from theon.graph.op import Op
+from theon.rewriting import node_rewriter, register_specialize
+from theon.tensor import math as tm
+from theon.tensor.basic import as_tensor_variable, cast, constant
+from theon.tensor.blas import Dot
+from theon.tensor.elemwise import DimShuffle
+from theon.tensor.rewriting.canonicalize import rebuild_sum
+from theon.tensor.rewriting.utils import (
+    additive_terms,
+    client_count,
+    combined_const,
+    elemwise_node,
+    fit,
+    size1_constant,
+)
+from theon.tensor.type import TensorType
+
+if TYPE_CHECKING:
+    from theon.graph.fg import FunctionGraph
+
+__all__ = ["Gemm", "Gemv", "gemm", "gemv", "local_gemm"]
+
+_BLAS_DTYPES = ("float32", "float64", "complex64", "complex128")
+_BLAS_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
+
+
+def _merge_dim(a: int | None, b: int | None) -> int | None:
+    return a if a is not None else b
+
+
+class _BlasOp(Op):
+    """Shared checks of Gemm and Gemv: ``beta * z + alpha * dot(x, y)``."""
+
+    __props__ = ()
+    _name = ""
+    _ndims: tuple[int, int, int] = (2, 2, 2)
+
+    def make_node(self, z: Any, alpha: Any, x: Any, y: Any, beta: Any) -> Apply:
+        z, x, y = (as_tensor_variable(v) for v in (z, x, y))
+        dt = z.type.dtype
+        alpha = as_tensor_variable(alpha)
+        beta = as_tensor_variable(beta)
+        if dt not in _BLAS_DTYPES:
+            raise TypeError(f"{self._name} needs float or complex data, got {describe(z)}")
+        for v, nd, what in ((z, self._ndims[0], "z"), (x, self._ndims[1], "x"),
+                            (y, self._ndims[2], "y")):
+            if v.type.ndim != nd or v.type.dtype != dt:
+                raise TypeError(
+                    f"{self._name}: {what} must be a {nd}-d {dt} tensor, got {describe(v)}"
+                )
+        for v, what in ((alpha, "alpha"), (beta, "beta")):
+            if v.type.ndim != 0:
+                raise TypeError(f"{self._name}: {what} must be 0-d, got {describe(v)}")
+        alpha = alpha if alpha.type.dtype == dt else cast(alpha, dt)
+        beta = beta if beta.type.dtype == dt else cast(beta, dt)
+        rows = _merge_dim(z.type.shape[0], x.type.shape[0])
+        shape: tuple[int | None, ...] = (rows,)
+        if self._ndims[0] == 2:
+            shape = (rows, _merge_dim(z.type.shape[1], y.type.shape[1]))
+        return Apply(self, [z, alpha, x, y, beta], [TensorType(dt, shape=shape)()])
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
+        return [tuple(input_shapes[0])]
+
+    def _numpy(self, z: Any, a: Any, x: Any, y: Any, b: Any, dtype: Any) -> Any:
+        r = np.dot(x, y)
+        r *= a
+        if b != 0:
+            r += b * z
+        return np.asarray(r, dtype=dtype)
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list[Any]:
+        from theon.tensor.blas import dot, outer
+
+        z, a, x, y, b = inputs
+        (g,) = output_grads
+        gz = g * b
+        prod = dot(x, y)
+        ga = tm.sum(g * prod)
+        gb = tm.sum(g * z)
+        if self._ndims[0] == 2:
+            gx, gy = dot(g, y.T) * a, dot(x.T, g) * a  # type: ignore[attr-defined]
+        else:
+            gx, gy = outer(g, y) * a, dot(x.T, g) * a  # type: ignore[attr-defined]
+        return [gz, ga, gx, gy, gb]
+
+
+class Gemm(_BlasOp):
+    """``beta * z + alpha * dot(x, y)`` for matrices, by BLAS ``?gemm``.
+
+    >>> import theon.tensor as tt
+    >>> Gemm()(tt.dmatrix("z"), 1.0, tt.dmatrix("x"), tt.dmatrix("y"), 1.0).type
+    TensorType(float64, shape=(None, None))
+    """
+
+    _name = "Gemm"
+    _ndims = (2, 2, 2)
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        z, a, x, y, b = inputs
+        dt = node.outputs[0].type.numpy_dtype  # type: ignore[attr-defined]
+        if a == 0 or b == 0 or 0 in x.shape or 0 in y.shape:
+            output_storage[0][0] = self._numpy(z, a, x, y, b, dt)
+            return
+        fn = getattr(_blas, _BLAS_PREFIX[dt.name] + "gemm")
+        # (x @ y).T = y.T @ x.T: C-ordered operands are Fortran-ordered transposes
+        r = fn(a, y.T, x.T, beta=b, c=z.T, overwrite_c=False)
+        output_storage[0][0] = r.T
+
+    def __str__(self) -> str:
+        return "Gemm"
+
+
+class Gemv(_BlasOp):
+    """``beta * z + alpha * dot(x, y)`` for a matrix ``x`` and vectors ``y``, ``z``, by ``?gemv``.
+
+    >>> import theon.tensor as tt
+    >>> Gemv()(tt.dvector("z"), 1.0, tt.dmatrix("x"), tt.dvector("y"), 1.0).type
+    TensorType(float64, shape=(None,))
+    """
+
+    _name = "Gemv"
+    _ndims = (1, 2, 1)
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        z, a, x, y, b = inputs
+        dt = node.outputs[0].type.numpy_dtype  # type: ignore[attr-defined]
+        if a == 0 or b == 0 or 0 in x.shape:
+            output_storage[0][0] = self._numpy(z, a, x, y, b, dt)
+            return
+        fn = getattr(_blas, _BLAS_PREFIX[dt.name] + "gemv")
+        # x @ y = (x.T).T @ y, and x.T of a C-ordered x is Fortran-ordered
+        output_storage[0][0] = fn(a, x.T, y, beta=b, y=z, trans=1, overwrite_y=False)
+
+    def __str__(self) -> str:
+        return "Gemv"
+
+
+gemm = Gemm()
+gemv = Gemv()
+
+
+# ------------------------------------------------------------------------------ rewrite
+def _scaled_dot(fgraph: FunctionGraph, v: Variable) -> tuple[Apply, Any] | None:
+    """``v`` as ``dot(x, y)`` or ``s * dot(x, y)`` (``s`` one value): the Dot node and ``s``."""
+    scale: Any = None
+    m = elemwise_node(v, ts.mul)
+    if m is not None:
+        if len(m.inputs) != 2 or client_count(fgraph, v) != 1:
+            return None
+        for k in (0, 1):
+            s, d = m.inputs[k], m.inputs[1 - k]
+            if all(n == 1 for n in s.type.shape) and d.owner is not None:  # type: ignore[attr-defined]
+                if isinstance(d.owner.op, Dot):
+                    scale, v = s, d
+                    break
+        else:
+            return None
+    node = v.owner
+    if node is None or not isinstance(node.op, Dot) or client_count(fgraph, v) != 1:
+        return None
+    return node, scale
+
+
+def _as_0d(s: Any, dtype: str) -> Variable:
+    """The one value of a size-1 tensor ``s`` (or 1) as a 0-d tensor of ``dtype``."""
+    if s is None:
+        return constant(np.asarray(1, dtype=dtype))
+    c = size1_constant(s)
+    if c is not None:
+        return constant(np.asarray(c, dtype=dtype))
+    nd = s.type.ndim
+    if nd:
+        s = DimShuffle(nd, ())(s)
+    return s if s.type.dtype == dtype else cast(s, dtype)  # type: ignore[no-any-return]
+
+
+@register_specialize
+@node_rewriter([ts.add, ts.sub])
+def local_gemm(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``z + a*dot(x, y) -> gemm(z, a, x, y, 1)`` (``gemv`` for a vector ``y``).
+
+    Also ``z - a*dot(x, y)`` (alpha ``-a``) and ``a*dot(x, y) - z`` (beta ``-1``),
+    inside a larger sum too.  Only when the product has no other client, all
+    operands share a BLAS dtype and nothing broadcasts.
+    """
+    out = node.outputs[0]
+    dt = out.type.dtype  # type: ignore[attr-defined]
+    nd = out.type.ndim  # type: ignore[attr-defined]
+    if dt not in _BLAS_DTYPES or nd not in (1, 2):
+        return None
+    t = additive_terms(fgraph, out)
+    if t is None:
+        return None
+    c = combined_const(t, additive=True)
+    if c is None:
+        return None
+
+    def full(v: Variable) -> bool:
+        return (
+            v.type.ndim == nd  # type: ignore[attr-defined]
+            and v.type.dtype == dt  # type: ignore[attr-defined]
+            and all(s != 1 or o == 1 for s, o in zip(v.type.shape, out.type.shape))  # type: ignore[attr-defined]
+        )
+
+    terms = [(v, True) for v in t.pos] + [(v, False) for v in t.neg]
+    for k, (v, vpos) in enumerate(terms):
+        got = _scaled_dot(fgraph, v)
+        if got is None:
+            continue
+        dnode, scale = got
+        x, y = dnode.inputs
+        if x.type.ndim != 2 or y.type.ndim != nd or not full(dnode.outputs[0]):  # type: ignore[attr-defined]
+            continue
+        if x.type.dtype != dt or y.type.dtype != dt:  # type: ignore[attr-defined]
+            continue
+        if scale is not None and scale.type.dtype != dt:
+            continue
+        for j, (z, zpos) in enumerate(terms):
+            if j == k or not full(z):
+                continue
+            alpha = _as_0d(scale, dt)
+            if not vpos:
+                alpha = tm.neg(alpha)
+            beta = constant(np.asarray(1 if zpos else -1, dtype=dt))
+            op = gemm if nd == 2 else gemv
+            new = op(z, alpha, x, y, beta)
+            rest_pos = [w for i, (w, p) in enumerate(terms) if p and i not in (j, k)]
+            rest_neg = [w for i, (w, p) in enumerate(terms) if not p and i not in (j, k)]
+            return [fit(rebuild_sum([new, *rest_pos], rest_neg, c, out), out, node.inputs)]
+    return None

@@ -1,0 +1,136 @@
+"""Specializations: cheaper spellings of the canonical forms, for speed.
+
+- constant powers: ``x**2 -> sqr(x)``, ``x**0.5 -> sqrt(x)``, ``x**-1 -> reciprocal(x)``,
+  ``x**-0.5 -> 1/sqrt(x)``, ``x**n -> `` a chain of squarings and products for
+  small integers ``n`` (``x**10 -> sqr(sqr(sqr(x))) * sqr(x)``);
+- ``sum(x * y) -> dot(x, y)`` for vectors;
+- BLAS calls for ``z + a*dot(x, y)`` live in :mod:`theon.tensor.rewriting.blas`.
+
+>>> import theon, theon.tensor as tt
+>>> a = tt.dvector("a")
+>>> theon.function([a], a + a**10)([0, 1, 2]).tolist()
+[0.0, 2.0, 1026.0]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+import theon.scalar as ts
+from theon.graph.basic import Apply, Variable
+from theon.rewriting import node_rewriter, register_specialize
+from theon.tensor import math as tm
+from theon.tensor.reduction import Sum
+from theon.tensor.rewriting.utils import (
+    as_dtype,
+    client_count,
+    elemwise_node,
+    fit,
+    size1_constant,
+)
+
+if TYPE_CHECKING:
+    from theon.graph.fg import FunctionGraph
+
+__all__ = ["MAX_POW_CHAIN", "local_pow_specialize", "local_sum_mul_to_dot", "power_chain"]
+
+#: Largest integer exponent turned into a chain of multiplications.
+MAX_POW_CHAIN = 64
+
+
+def power_chain(x: Variable, n: int) -> Variable:
+    """``x**n`` for an integer ``n >= 1`` by repeated squaring (``sqr`` and ``mul``).
+
+    >>> import theon.tensor as tt
+    >>> y = power_chain(tt.dvector("x"), 5)
+    >>> str(y.owner.op)
+    'Elemwise{mul,no_inplace}'
+    """
+    if n < 1:
+        raise ValueError(f"power_chain needs n >= 1, got {n}")
+    factors: list[Variable] = []
+    sq = x
+    while True:
+        if n & 1:
+            factors.append(sq)
+        n >>= 1
+        if not n:
+            break
+        sq = tm.sqr(sq)
+    # the largest power first: it has the widest static shape and the result's dtype
+    factors.reverse()
+    out = factors[0]
+    for f in factors[1:]:
+        out = tm.mul(out, f)
+    return out
+
+
+@register_specialize
+@node_rewriter([ts.pow])
+def local_pow_specialize(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``x**2 -> sqr(x)``, ``x**0.5 -> sqrt(x)``, ``x**-1 -> 1/x``, ``x**-0.5 -> 1/sqrt(x)``,
+    ``x**n -> `` products of squares for integers ``2 < |n| <= 64`` (negative: ``1/x**|n|``).
+
+    The base is first cast to the result's dtype, as NumPy's ``power`` does.
+    Integer bases only get non-negative integer powers.
+    """
+    out = node.outputs[0]
+    if elemwise_node(out, ts.pow) is None:
+        return None
+    x, y = node.inputs
+    c = size1_constant(y)
+    if c is None:
+        return None
+    dtype = out.type.dtype  # type: ignore[attr-defined]
+    kind = np.dtype(dtype).kind
+    if kind not in "fciu":
+        return None
+    v = complex(c) if np.iscomplexobj(c) else float(c)
+    if isinstance(v, complex):
+        if v.imag != 0:
+            return None
+        v = v.real
+    xc = as_dtype(x, dtype)
+    new: Variable | None = None
+    inexact = kind in "fc"
+    if v == 0.5 and inexact:
+        new = tm.sqrt(xc)
+    elif v == -0.5 and inexact:
+        new = tm.reciprocal(tm.sqrt(xc))
+    elif v == int(v) and 2 <= abs(v) <= MAX_POW_CHAIN:
+        n = int(v)
+        if n < 0 and not inexact:
+            return None
+        new = power_chain(xc, abs(n))
+        if n < 0:
+            new = tm.reciprocal(new)
+    elif v == -1 and inexact:
+        new = tm.reciprocal(xc)
+    if new is None:
+        return None
+    return [fit(new, out, [y])]
+
+
+@register_specialize
+@node_rewriter([Sum])
+def local_sum_mul_to_dot(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``sum(x * y) -> dot(x, y)`` for float vectors of the sum's dtype (one BLAS call)."""
+    (inp,) = node.inputs
+    m = elemwise_node(inp, ts.mul)
+    if m is None or len(m.inputs) != 2 or client_count(fgraph, inp) != 1:
+        return None
+    out = node.outputs[0]
+    if out.type.ndim != 0 or inp.type.ndim != 1:  # type: ignore[attr-defined]
+        return None
+    a, b = m.inputs
+    dt = out.type.dtype  # type: ignore[attr-defined]
+    if dt not in ("float32", "float64"):
+        return None
+    for v in (a, b):
+        if v.type.dtype != dt or v.type.shape[0] == 1:  # type: ignore[attr-defined]
+            return None
+    from theon.tensor.blas import dot
+
+    return [fit(dot(a, b), out)]

@@ -1,0 +1,404 @@
+"""Stabilizations: rewrites that make results more accurate (not faster).
+
+As the glossary (seed 003) says, they apply even when the intermediate results
+they look through have other clients: the stable expression is computed beside
+them.  Only real floating-point results are touched.
+
+>>> import numpy as np
+>>> import theon, theon.tensor as tt
+>>> x = tt.dscalar("x")
+>>> float(theon.function([x], tt.log(1 + x))(1e-20))
+1e-20
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import theon.scalar as ts
+from theon.graph.basic import Apply, Variable
+from theon.rewriting import node_rewriter, register_stabilize
+from theon.tensor import math as tm
+from theon.tensor.elemwise import CAReduce, DimShuffle
+from theon.tensor.reduction import Max, Sum
+from theon.tensor.rewriting.canonicalize import rebuild_product, rebuild_sum
+from theon.tensor.rewriting.utils import (
+    Terms,
+    additive_terms,
+    combined_const,
+    elemwise_node,
+    fit,
+    is_float,
+    multiplicative_terms,
+)
+from theon.tensor.special import LogSoftmax, Softmax
+
+if TYPE_CHECKING:
+    from theon.graph.fg import FunctionGraph
+
+__all__ = [
+    "local_exp_minus_one",
+    "local_log1p",
+    "local_log1p_exp",
+    "local_log1p_neg_exp",
+    "local_log1p_neg_sigmoid",
+    "local_log_exp",
+    "local_log_neg_expm1",
+    "local_log_sigmoid",
+    "local_log_softmax",
+    "local_log_sum_exp",
+    "local_one_minus_sigmoid",
+    "local_softmax_drop_max",
+    "local_softmax_manual",
+]
+
+
+def negate(v: Variable) -> Variable:
+    """``-v``, with ``--x`` written ``x``."""
+    inner = elemwise_node(v, ts.neg)
+    if inner is not None:
+        return inner.inputs[0]
+    return tm.neg(v)  # type: ignore[no-any-return]
+
+
+def _sum_parts(fgraph: FunctionGraph, v: Variable) -> tuple[Terms, Any] | None:
+    """``v`` as a float sum ``(c + sum(pos)) - sum(neg)``, and ``c``; None otherwise."""
+    if not is_float(v):
+        return None
+    t = additive_terms(fgraph, v)
+    if t is None:
+        return None
+    c = combined_const(t, additive=True)
+    if c is None:
+        return None
+    return t, c
+
+
+def _unary(node: Apply, sop: Any) -> Variable | None:
+    """The input of ``node`` when it is an Elemwise of ``sop`` on a float, else None."""
+    out = node.outputs[0]
+    if elemwise_node(out, sop) is None or not is_float(out):
+        return None
+    return node.inputs[0]
+
+
+# ----------------------------------------------------------------------------- log / exp
+@register_stabilize
+@node_rewriter([ts.log])
+def local_log1p(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``log(1 + x) -> log1p(x)`` (also ``log(1 + a - b) -> log1p(a - b)``)."""
+    arg = _unary(node, ts.log)
+    if arg is None:
+        return None
+    got = _sum_parts(fgraph, arg)
+    if got is None:
+        return None
+    t, c = got
+    if c != 1 or not (t.pos or t.neg):
+        return None
+    rest = rebuild_sum(t.pos, t.neg, 0, arg)
+    return [fit(tm.log1p(rest), node.outputs[0], [arg])]
+
+
+@register_stabilize
+@node_rewriter([ts.add, ts.sub])
+def local_exp_minus_one(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``exp(x) - 1 -> expm1(x)`` and ``1 - exp(x) -> -expm1(x)`` (within a larger sum too)."""
+    out = node.outputs[0]
+    got = _sum_parts(fgraph, out)
+    if got is None:
+        return None
+    t, c = got
+    if c == -1:
+        side, other = t.pos, t.neg
+    elif c == 1:
+        side, other = t.neg, t.pos
+    else:
+        return None
+    for k, v in enumerate(side):
+        e = elemwise_node(v, ts.exp)
+        if e is None or not is_float(v):
+            continue
+        new_side = [*side[:k], tm.expm1(e.inputs[0]), *side[k + 1:]]
+        pos, neg = (new_side, other) if c == -1 else (other, new_side)
+        return [fit(rebuild_sum(pos, neg, 0, out), out, node.inputs)]
+    return None
+
+
+@register_stabilize
+@node_rewriter([ts.log])
+def local_log_exp(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``log(exp(x)) -> x`` (real floats)."""
+    arg = _unary(node, ts.log)
+    if arg is None:
+        return None
+    e = elemwise_node(arg, ts.exp)
+    if e is None or not is_float(e.inputs[0]):
+        return None
+    return [fit(e.inputs[0], node.outputs[0])]
+
+
+@register_stabilize
+@node_rewriter([ts.log1p])
+def local_log1p_exp(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``log1p(exp(x)) -> softplus(x)``."""
+    arg = _unary(node, ts.log1p)
+    if arg is None:
+        return None
+    e = elemwise_node(arg, ts.exp)
+    if e is None:
+        return None
+    return [fit(tm.softplus(e.inputs[0]), node.outputs[0])]
+
+
+@register_stabilize
+@node_rewriter([ts.log1p])
+def local_log1p_neg_exp(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``log1p(-exp(x)) -> log1mexp(x)`` (that is, ``log(1 - exp(x))``)."""
+    arg = _unary(node, ts.log1p)
+    if arg is None:
+        return None
+    n = elemwise_node(arg, ts.neg)
+    e = elemwise_node(n.inputs[0], ts.exp) if n is not None else None
+    if e is None:
+        return None
+    return [fit(tm.log1mexp(e.inputs[0]), node.outputs[0])]
+
+
+@register_stabilize
+@node_rewriter([ts.log])
+def local_log_neg_expm1(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``log(-expm1(x)) -> log1mexp(x)`` (that is, ``log(1 - exp(x))``)."""
+    arg = _unary(node, ts.log)
+    if arg is None:
+        return None
+    n = elemwise_node(arg, ts.neg)
+    e = elemwise_node(n.inputs[0], ts.expm1) if n is not None else None
+    if e is None:
+        return None
+    return [fit(tm.log1mexp(e.inputs[0]), node.outputs[0])]
+
+
+# ----------------------------------------------------------------------------- sigmoid
+@register_stabilize
+@node_rewriter([ts.log])
+def local_log_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``log(sigmoid(x)) -> -softplus(-x)``."""
+    arg = _unary(node, ts.log)
+    if arg is None:
+        return None
+    s = elemwise_node(arg, ts.sigmoid)
+    if s is None:
+        return None
+    return [fit(tm.neg(tm.softplus(negate(s.inputs[0]))), node.outputs[0])]
+
+
+@register_stabilize
+@node_rewriter([ts.add, ts.sub])
+def local_one_minus_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``1 - sigmoid(x) -> sigmoid(-x)`` (within a larger sum too)."""
+    out = node.outputs[0]
+    got = _sum_parts(fgraph, out)
+    if got is None:
+        return None
+    t, c = got
+    if c != 1:
+        return None
+    for k, v in enumerate(t.neg):
+        s = elemwise_node(v, ts.sigmoid)
+        if s is None or not is_float(v):
+            continue
+        pos = [tm.sigmoid(negate(s.inputs[0])), *t.pos]
+        neg = [*t.neg[:k], *t.neg[k + 1:]]
+        return [fit(rebuild_sum(pos, neg, 0, out), out, node.inputs)]
+    return None
+
+
+@register_stabilize
+@node_rewriter([ts.log1p])
+def local_log1p_neg_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``log1p(-sigmoid(x)) -> -softplus(x)`` (that is, ``log(1 - sigmoid(x))``)."""
+    arg = _unary(node, ts.log1p)
+    if arg is None:
+        return None
+    n = elemwise_node(arg, ts.neg)
+    s = elemwise_node(n.inputs[0], ts.sigmoid) if n is not None else None
+    if s is None:
+        return None
+    return [fit(tm.neg(tm.softplus(s.inputs[0])), node.outputs[0])]
+
+
+# ----------------------------------------------------------------------------- softmax
+def _softmax_axis(red: CAReduce, ds: DimShuffle | None, nd: int) -> tuple[bool, int | None]:
+    """Whether a reduction (re-expanded by ``ds``) is over one axis or all; and which."""
+    axes = tuple(range(nd)) if red.axis is None else red.axis
+    if ds is not None:
+        k = 0
+        expect: list[int | str] = []
+        for d in range(nd):
+            if d in axes:
+                expect.append("x")
+            else:
+                expect.append(k)
+                k += 1
+        if tuple(ds.new_order) != tuple(expect):
+            return False, None
+    if len(axes) == nd:
+        return True, None if nd > 1 else 0
+    if len(axes) == 1:
+        return True, axes[0]
+    return False, None
+
+
+def _expanded_reduce(v: Variable, cls: type) -> tuple[Apply, DimShuffle | None] | None:
+    """``v`` as ``reduce(x)`` or ``dimshuffle(reduce(x))`` with ``reduce`` of class ``cls``."""
+    ds = None
+    if v.owner is not None and isinstance(v.owner.op, DimShuffle):
+        ds = v.owner.op
+        v = v.owner.inputs[0]
+    if v.owner is None or not isinstance(v.owner.op, cls):
+        return None
+    return v.owner, ds
+
+
+@register_stabilize
+@node_rewriter([ts.true_div, ts.mul])
+def local_softmax_manual(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``exp(x) / sum(exp(x), axis, keepdims=True) -> softmax(x, axis)`` (max-subtracted)."""
+    out = node.outputs[0]
+    if not is_float(out):
+        return None
+    t = multiplicative_terms(fgraph, out, max_depth=1)
+    if t is None or not t.neg:
+        return None
+    nd = out.type.ndim  # type: ignore[attr-defined]
+    for j, d in enumerate(t.neg):
+        got = _expanded_reduce(d, Sum)
+        if got is None:
+            continue
+        red, ds = got
+        e = red.inputs[0]
+        if e not in t.pos or elemwise_node(e, ts.exp) is None:
+            continue
+        if ds is None and nd != red.outputs[0].type.ndim:  # type: ignore[attr-defined]
+            continue
+        if red.outputs[0].type.dtype != e.type.dtype or e.type.ndim != nd:  # type: ignore[attr-defined]
+            continue
+        ok, axis = _softmax_axis(red.op, ds, nd)
+        if not ok:
+            continue
+        sm = Softmax(axis)(e.owner.inputs[0])  # type: ignore[union-attr]
+        if sm.type.dtype != e.type.dtype:  # type: ignore[attr-defined]
+            continue
+        pos = list(t.pos)
+        pos.remove(e)
+        neg = [*t.neg[:j], *t.neg[j + 1:]]
+        c = combined_const(t, additive=False)
+        if c is None:
+            return None
+        new = sm if not pos and not neg and c == 1 else rebuild_product([sm, *pos], neg, c, out)
+        return [fit(new, out, node.inputs)]
+    return None
+
+
+@register_stabilize
+@node_rewriter([ts.log])
+def local_log_softmax(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``log(softmax(x, axis)) -> log_softmax(x, axis)``."""
+    arg = _unary(node, ts.log)
+    if arg is None or arg.owner is None or not isinstance(arg.owner.op, Softmax):
+        return None
+    return [fit(LogSoftmax(arg.owner.op.axis)(arg.owner.inputs[0]), node.outputs[0])]
+
+
+@register_stabilize
+@node_rewriter([Softmax, LogSoftmax])
+def local_softmax_drop_max(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``softmax(x - max(x, axis, keepdims=True), axis) -> softmax(x, axis)``.
+
+    The same for log_softmax: the op subtracts the maximum itself.
+    """
+    (arg,) = node.inputs
+    s = elemwise_node(arg, ts.sub)
+    if s is None:
+        return None
+    x, m = s.inputs
+    got = _expanded_reduce(m, Max)
+    if got is None or got[0].inputs[0] is not x:
+        return None
+    red, ds = got
+    nd = x.type.ndim  # type: ignore[attr-defined]
+    ok, axis = _softmax_axis(red.op, ds, nd)
+    if not ok or (axis != node.op.axis and not (nd == 1 and {axis, node.op.axis} <= {0, None})):
+        return None
+    return [fit(type(node.op)(node.op.axis)(x), node.outputs[0])]
+
+
+# ----------------------------------------------------------------------------- logsumexp
+def _is_max_shifted(v: Variable) -> bool:
+    """Whether ``v`` is ``x - m`` with ``m`` a (guarded, re-expanded) maximum: already stable."""
+    s = elemwise_node(v, ts.sub)
+    if s is None:
+        return False
+    m = s.inputs[1]
+    for _ in range(4):
+        if m.owner is None:
+            return False
+        op = m.owner.op
+        if isinstance(op, DimShuffle):
+            m = m.owner.inputs[0]
+        elif elemwise_node(m, ts.switch) is not None:
+            m = m.owner.inputs[2]
+        elif isinstance(op, CAReduce) and op.scalar_op == ts.maximum:
+            return True
+        else:
+            return False
+    return False
+
+
+@register_stabilize
+@node_rewriter([ts.log])
+def local_log_sum_exp(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``log(sum(exp(x), axes)) -> m + log(sum(exp(x - m), axes))``, ``m = max(x, axes)``.
+
+    ``m`` is replaced by 0 where it is infinite, so ``-inf`` and ``inf`` rows stay right.
+    """
+    arg = _unary(node, ts.log)
+    if arg is None:
+        return None
+    got = _expanded_reduce(arg, Sum)
+    if got is None:
+        return None
+    red, ds = got
+    e = elemwise_node(red.inputs[0], ts.exp)
+    if e is None or red.outputs[0].type.dtype != red.inputs[0].type.dtype:  # type: ignore[attr-defined]
+        return None
+    x = e.inputs[0]
+    if not is_float(x) or _is_max_shifted(x):
+        return None
+    nd = x.type.ndim  # type: ignore[attr-defined]
+    axes = tuple(range(nd)) if red.op.axis is None else red.op.axis
+    mx = Max(red.op.axis)(x)
+    zero = size1_zero(mx)
+    safe = tm.switch(tm.isinf(mx), zero, mx)
+    keep: list[int | str] = []
+    k = 0
+    for d in range(nd):
+        if d in axes:
+            keep.append("x")
+        else:
+            keep.append(k)
+            k += 1
+    safe_k = DimShuffle(mx.type.ndim, keep)(safe)  # type: ignore[attr-defined]
+    lse = tm.add(tm.log(red.op(tm.exp(tm.sub(x, safe_k)))), safe)
+    if ds is not None:
+        lse = ds(lse)
+    return [fit(lse, node.outputs[0])]
+
+
+def size1_zero(like: Variable) -> Variable:
+    """A zero constant of ``like``'s dtype with ``like``'s number of (length-1) dimensions."""
+    from theon.tensor.rewriting.utils import const_like
+
+    return const_like(0, like)
+
