@@ -281,7 +281,8 @@ def test_random_chains_evaluate_and_differentiate(ops: list[str], a: float, b: f
     assert math.isclose(float(f_c(a, b)), float(f_ref(a, b)), rel_tol=1e-14, abs_tol=1e-300)
     ns = py_namespace()
     exec(c.py_source("g"), ns)
-    assert math.isclose(ns["g"](a, b), float(f_ref(a, b)), rel_tol=1e-14, abs_tol=1e-300)
+    # `math` may differ from NumPy by an ulp, and a subtraction can magnify that
+    assert math.isclose(ns["g"](a, b), float(f_ref(a, b)), rel_tol=1e-10, abs_tol=1e-13)
     gs = c.grad([x, y], [ts.constant(1.0)])
     connected = [g for g in gs if not isinstance(g.type, DisconnectedType)]
     gf = compile_fn([x, y], connected, on_unused_input="ignore")
