@@ -122,6 +122,21 @@ def _call_l_op(node: Apply, output_grads: list[Variable]) -> list[Any]:
     return list(res)
 
 
+_MISSING: Any = object()
+_ALL_CONNECTED: dict[tuple[int, int], list[list[bool]]] = {}
+
+
+def _pattern(node: Apply) -> list[list[bool]]:
+    """:func:`connection_pattern`, sharing the all-True default (read only)."""
+    if getattr(node.op, "connection_pattern", None) is not None:
+        return connection_pattern(node)
+    key = (len(node.inputs), len(node.outputs))
+    pat = _ALL_CONNECTED.get(key)
+    if pat is None:
+        pat = _ALL_CONNECTED[key] = [[True] * key[1] for _ in range(key[0])]
+    return pat
+
+
 class _Backprop:
     """State of one backward walk."""
 
@@ -131,19 +146,21 @@ class _Backprop:
         wrt: Sequence[Variable],
         consider_constant: Iterable[Variable],
     ) -> None:
-        self.blockers = set(consider_constant)
+        self.blockers = blockers = set(consider_constant)
         self.order = io_toposort(self.blockers, list(seeds))
         # variables that depend (differentiably) on some wrt
         fwd: set[Variable] = {v for v in wrt if not is_discrete(v)}
         self.patterns: dict[Apply, list[list[bool]]] = {}
         for node in self.order:
-            ins = [i in fwd and i not in self.blockers for i in node.inputs]
-            if not any(ins):
+            ins = [i in fwd and i not in blockers for i in node.inputs]
+            if True not in ins:
                 continue
-            pat = connection_pattern(node)
+            pat = _pattern(node)
             self.patterns[node] = pat
             for j, out in enumerate(node.outputs):
-                if not is_discrete(out) and any(ins[i] and pat[i][j] for i in range(len(ins))):
+                if not is_discrete(out) and any(
+                    flag and row[j] for flag, row in zip(ins, pat)
+                ):
                     fwd.add(out)
         self.fwd = fwd
         self.terms: dict[Variable, list[Variable]] = {}
@@ -156,9 +173,10 @@ class _Backprop:
 
     def total(self, v: Variable) -> Variable | None:
         """The summed gradient of ``v`` (None when nothing reached it)."""
-        if v in self.totals:
-            return self.totals[v]
-        terms = [t for t in self.terms.get(v, []) if not is_disconnected(t)]
+        res = self.totals.get(v, _MISSING)
+        if res is not _MISSING:
+            return res  # type: ignore[return-value]
+        terms = [t for t in self.terms.get(v, ()) if not is_disconnected(t)]
         nulls = [t for t in terms if is_null(t)]
         if nulls:
             res: Variable | None = nulls[0]
@@ -173,27 +191,37 @@ class _Backprop:
 
     def run(self) -> None:
         """Walk the nodes backwards, filling ``terms``."""
+        reached, fwd, blockers, patterns = self.reached, self.fwd, self.blockers, self.patterns
         for node in reversed(self.order):
-            pat = self.patterns.get(node)
+            pat = patterns.get(node)
             if pat is None:
                 continue
             outs = node.outputs
-            ograds = [self.total(o) if o in self.reached else None for o in outs]
+            ograds = [self.total(o) if o in reached else None for o in outs]
             # no gradient flows through integer/boolean outputs
-            live = [
-                g is not None and not is_disconnected(g) and not is_discrete(o)
-                for o, g in zip(outs, ograds)
+            live_js = [
+                j
+                for j, (o, g) in enumerate(zip(outs, ograds))
+                if g is not None and not is_disconnected(g) and not is_discrete(o)
             ]
-            need = [
-                k
-                for k, inp in enumerate(node.inputs)
-                if inp in self.fwd
-                and inp not in self.blockers
-                and any(live[j] and pat[k][j] for j in range(len(outs)))
-            ]
+            if not live_js:
+                continue
+            if len(live_js) == 1:
+                j0 = live_js[0]
+                need = [
+                    k
+                    for k, inp in enumerate(node.inputs)
+                    if inp in fwd and inp not in blockers and pat[k][j0]
+                ]
+            else:
+                need = [
+                    k
+                    for k, inp in enumerate(node.inputs)
+                    if inp in fwd and inp not in blockers and any(pat[k][j] for j in live_js)
+                ]
             if not need:
                 continue
-            nulls = [j for j in range(len(outs)) if live[j] and is_null(ograds[j])]
+            nulls = [j for j in live_js if is_null(ograds[j])]
             if nulls:
                 for k in need:
                     for j in nulls:
@@ -202,8 +230,8 @@ class _Backprop:
                             break
                 continue
             full: list[Variable] = []
-            for o, g, ok in zip(outs, ograds, live):
-                if ok:
+            for j, (o, g) in enumerate(zip(outs, ograds)):
+                if j in live_js:
                     full.append(g)  # type: ignore[arg-type]
                 elif is_discrete(o):
                     full.append(disconnected_type())
@@ -212,7 +240,7 @@ class _Backprop:
             res = _call_l_op(node, full)
             for k in need:
                 inp = node.inputs[k]
-                self.reached.add(inp)
+                reached.add(inp)
                 g = res[k]
                 if g is None or is_disconnected(g):
                     continue
@@ -224,13 +252,17 @@ class _Backprop:
                     )
                 if is_null(g):
                     self.null_origin.setdefault(g, node)
-                else:
+                elif g.type != inp.type:
                     g = fit_grad(g, inp, f"the grad of Op {node.op} (input {k})")
                 self._add(inp, g)
 
     def _add(self, v: Variable, g: Variable) -> None:
         self.reached.add(v)
-        self.terms.setdefault(v, []).append(g)
+        terms = self.terms.get(v)
+        if terms is None:
+            self.terms[v] = [g]
+        else:
+            terms.append(g)
 
 
 def _handle_disconnected(

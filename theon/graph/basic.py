@@ -44,8 +44,15 @@ class Scratchpad:
 
 def user_trace(limit: int = 1) -> tuple[tuple[str, int, str], ...]:
     """The innermost ``limit`` stack frames outside theon, as (file, line, function)."""
-    out: list[tuple[str, int, str]] = []
     f = sys._getframe(1)
+    if limit == 1:  # the common case (Op.__call__), without the list
+        while f is not None:
+            code = f.f_code
+            if not code.co_filename.startswith(_THEON_DIR):
+                return ((code.co_filename, f.f_lineno, code.co_name),)
+            f = f.f_back  # type: ignore[assignment]
+        return ()
+    out: list[tuple[str, int, str]] = []
     while f is not None and len(out) < limit:
         fn = f.f_code.co_filename
         if not fn.startswith(_THEON_DIR):
@@ -260,17 +267,19 @@ class Apply(Node):
 
     def __init__(self, op: Op, inputs: Iterable[Variable], outputs: Iterable[Variable]) -> None:
         self.op = op
-        self.inputs: list[Variable] = []
         self.tag = Scratchpad()
-        for i, inp in enumerate(inputs):
+        ins = list(inputs)
+        for inp in ins:
             if not isinstance(inp, Variable):
+                i = next(k for k, v in enumerate(ins) if v is inp)
                 raise TypeError(
                     f"input {i} of {op} must be a Variable, got {type(inp).__name__} {inp!r}; "
                     "wrap values in a Constant or let the Op's make_node do it"
                 )
-            self.inputs.append(inp)
-        self.outputs: list[Variable] = []
-        for i, out in enumerate(outputs):
+        self.inputs: list[Variable] = ins
+        outs = list(outputs)
+        i = 0
+        for out in outs:
             if not isinstance(out, Variable):
                 raise TypeError(f"output {i} of {op} must be a Variable, got {out!r}")
             if out.owner is None:
@@ -281,7 +290,8 @@ class Apply(Node):
                     f"output {i} of {op} ({out}) is already the output of another Apply "
                     f"({out.owner.op}); create a new Variable for each output"
                 )
-            self.outputs.append(out)
+            i += 1
+        self.outputs: list[Variable] = outs
 
     def __str__(self) -> str:
         return f"{self.op}({', '.join(str(i) for i in self.inputs)})"

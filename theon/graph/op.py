@@ -73,6 +73,12 @@ class Op:
             self.__dict__["_cached_hash"] = h
         return h
 
+    def __getstate__(self) -> dict[str, Any]:
+        # the cached hash is not pickled: string hashes differ between processes
+        state = self.__dict__.copy()
+        state.pop("_cached_hash", None)
+        return state
+
     def __str__(self) -> str:
         name = self.__dict__.get("name")
         if isinstance(name, str):
@@ -90,29 +96,30 @@ class Op:
         """Build the Apply node of this op on ``inputs`` (wrapping constants)."""
         raise OpContractError(f"Op {self} ({type(self).__name__}) does not define make_node")
 
-    def __call__(self, *inputs: Any, **kwargs: Any) -> Any:
+    def __call__(
+        self, *inputs: Any, return_list: bool = False, name: str | None = None, **kwargs: Any
+    ) -> Any:
         """Build a node and return its output(s).
 
         Returns ``outputs[default_output]`` when set, the only output when there is
         one, and the list of outputs otherwise (or always, with ``return_list=True``).
         """
-        return_list = kwargs.pop("return_list", False)
-        name = kwargs.pop("name", None)
-        node = self.make_node(*inputs, **kwargs)
+        node = self.make_node(*inputs, **kwargs) if kwargs else self.make_node(*inputs)
         if not isinstance(node, Apply):
             raise TypeError(f"make_node of {self} returned {node!r}, not an Apply")
         trace = user_trace()
-        for out in node.outputs:
+        outputs = node.outputs
+        for out in outputs:
             out.tag.trace = trace
-        if name is not None and len(node.outputs) == 1:
-            node.outputs[0].name = name
+        if name is not None and len(outputs) == 1:
+            outputs[0].name = name
         if return_list:
-            return list(node.outputs)
+            return list(outputs)
         if self.default_output is not None:
-            return node.outputs[self.default_output]
-        if len(node.outputs) == 1:
-            return node.outputs[0]
-        return list(node.outputs)
+            return outputs[self.default_output]
+        if len(outputs) == 1:
+            return outputs[0]
+        return list(outputs)
 
     # computing ---------------------------------------------------------------
     def perform(

@@ -36,6 +36,8 @@ class Type:
         return tuple(getattr(self, p) for p in self.__props__)
 
     def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
         return type(self) is type(other) and self._props() == other._props()  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:

@@ -261,7 +261,16 @@ class ScalarOp(Op):
             if vars_[i] is None:
                 vars_[i] = self._weak_constant(x, [] if i in self.no_promote_inputs else strong)
         ins: list[Variable] = vars_  # type: ignore[assignment]
-        outs = self.output_types(*[v.type for v in ins])
+        key = tuple([v.type for v in ins])
+        cache = self.__dict__.get("_out_types_cache")
+        if cache is None:
+            cache = self.__dict__["_out_types_cache"] = {}
+        outs = cache.get(key)
+        if outs is None:
+            # output_types is a function of the input types: remember it per op instance
+            outs = tuple(self.output_types(*key))
+            if len(cache) < 1024:
+                cache[key] = outs
         return Apply(self, ins, [t() for t in outs])
 
     def _weak_constant(self, x: Any, strong: list[str]) -> Variable:

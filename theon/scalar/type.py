@@ -137,6 +137,16 @@ class ScalarType(Type):
         self.dtype = name
         self.np_dtype = np.dtype(name)
         self._scalar_class = self.np_dtype.type
+        self._hash = hash((ScalarType, name))
+
+    # identity (the props are ``(dtype,)``; spelled out because it is hot) ------------
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        return type(other) is type(self) and other.dtype == self.dtype  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return self._hash
 
     # kinds ---------------------------------------------------------------------
     @property

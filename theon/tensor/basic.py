@@ -57,25 +57,48 @@ def weak_constant_dtype(value: Any, strong_dtypes: Sequence[str], overflow_ok: b
     >>> weak_constant_dtype(2.5, ["int8"])
     'float64'
     """
-    default = _DEFAULT_WEAK[type(value)]
+    tv = type(value)
+    default = _DEFAULT_WEAK[tv]
     if not strong_dtypes:
         return default
-    strong = [np.dtype(d) for d in strong_dtypes]
-    target = np.result_type(*strong, value)
-    if type(value) is int and target.kind in "iu":
-        info = np.iinfo(target)
-        if not info.min <= value <= info.max:
+    key = (tv, tuple(strong_dtypes))
+    rule = _WEAK_RULES.get(key)
+    if rule is None:
+        rule = _weak_rule(value, strong_dtypes, default)
+        if len(_WEAK_RULES) < 4096:
+            _WEAK_RULES[key] = rule
+    target, keeps_default, lo, hi = rule
+    if tv is int:
+        if lo is not None and not lo <= value <= hi:  # type: ignore[operator]
             if overflow_ok:
                 return str(np.asarray(value).dtype) if -(2**63) <= value < 2**63 else "uint64"
             raise OverflowError(
                 f"Python integer {value} is out of bounds for {target}, the dtype it takes "
                 f"next to operands of dtype {', '.join(strong_dtypes)} (NumPy 2 rules)"
             )
-    if np.result_type(*strong, np.dtype(default)) == target and (
-        type(value) is not int or -(2**63) <= value < 2**63
-    ):
-        return default
-    return str(target)
+        if keeps_default and -(2**63) <= value < 2**63:
+            return default
+        return target
+    return default if keeps_default else target
+
+
+# (type of the Python number, strong dtypes) -> (result dtype, whether the default dtype
+# gives it too, exact int range of the result or None); NEP 50 makes these value-free
+_WEAK_RULES: dict[tuple[type, tuple[str, ...]], tuple[str, bool, int | None, int | None]] = {}
+
+
+def _weak_rule(
+    value: Any, strong_dtypes: Sequence[str], default: str
+) -> tuple[str, bool, int | None, int | None]:
+    """The cached part of :func:`weak_constant_dtype` for numbers of ``type(value)``."""
+    strong = [np.dtype(d) for d in strong_dtypes]
+    target = np.result_type(*strong, value)
+    lo = hi = None
+    if target.kind in "iu":
+        info = np.iinfo(target)
+        lo, hi = int(info.min), int(info.max)
+    keeps_default = bool(np.result_type(*strong, np.dtype(default)) == target)
+    return str(target), keeps_default, lo, hi
 
 
 def _floatx() -> str:
@@ -156,6 +179,8 @@ def constant(
             f"constant() needs numeric data, got {type(x).__name__} giving dtype {data.dtype}"
         )
     data = _fix_ndim(data, ndim, x)
+    # ``data`` is a fresh array of ours (np.array copies): freeze it instead of copying again
+    data.setflags(write=False)
     ttype = TensorType(data.dtype, data.shape)
     return TensorConstant(ttype, data, name=name)
 

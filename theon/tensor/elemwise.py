@@ -24,10 +24,18 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import DisconnectedType, NullType, disconnected_type
 from theon.graph.op import Op
-from theon.tensor.basic import as_tensor_variable, constant, is_weak_scalar, weak_constant_dtype
+from theon.scalar.type import get_scalar_type
+from theon.tensor.basic import (
+    _floatx,
+    as_tensor_variable,
+    constant,
+    is_weak_scalar,
+    weak_constant_dtype,
+)
 from theon.tensor.type import TensorType, discrete_dtypes
+from theon.tensor.variable import TensorConstant
 
-__all__ = ["DimShuffle", "Elemwise", "FrozenDict", "fill_like", "sum_to_type"]
+__all__ = ["DimShuffle", "Elemwise", "FrozenDict", "fill_like", "plain_elemwise", "sum_to_type"]
 
 
 class FrozenDict(dict):  # type: ignore[type-arg]
@@ -217,6 +225,8 @@ def sum_to_type(g: Variable, x: Variable) -> Variable:
     Sums over the dimensions where ``x`` has static length 1 and ``g`` may not,
     and fills ``g`` out when it is smaller than ``x``.
     """
+    if g.type is x.type:  # the common case: nothing to reduce, fill or cast
+        return g
     nd = x.type.ndim  # type: ignore[attr-defined]
     gt = g.type
     if gt.ndim > nd:  # type: ignore[attr-defined]
@@ -239,10 +249,21 @@ def sum_to_type(g: Variable, x: Variable) -> Variable:
 
 
 # Elemwise ------------------------------------------------------------------------------
-def _scalar_type(dtype: str) -> Any:
-    from theon.scalar.type import get_scalar_type
+_scalar_type = get_scalar_type
 
-    return get_scalar_type(dtype)
+
+def _weak_constant(x: Any, dtype: str) -> Variable:
+    """``constant(x, dtype=dtype)`` for a Python number, without the general checks."""
+    try:
+        data = np.array(x, dtype=dtype)
+    except (OverflowError, TypeError, ValueError):
+        return constant(x, dtype=dtype)  # the general path, for its errors
+    data.setflags(write=False)
+    return TensorConstant(TensorType(data.dtype, ()), data)
+
+
+# entries kept per Elemwise in its cache of output types (a bound on memory)
+_OUT_TYPES_LIMIT = 1024
 
 
 class Elemwise(Op):
@@ -293,26 +314,63 @@ class Elemwise(Op):
         self._is_np_ufunc = isinstance(ufunc, np.ufunc) and exact
         # a plain ufunc of fixed arity: perform calls it directly
         self._direct = self._ufunc is not None and self.nin >= 0 and self._ufunc_nin == self.nin
+        # output types per tuple of (same-rank) input types: make_node's result depends
+        # only on them, and TensorTypes are interned, so lookups are cheap
+        self._out_types: dict[tuple[TensorType, ...], tuple[TensorType, ...]] = {}
 
     def __reduce__(self) -> Any:
         return (Elemwise, (self.scalar_op, dict(self.inplace_pattern)))
 
     # building -----------------------------------------------------------------------
     def make_node(self, *inputs: Any) -> Apply:
-        sop = self.scalar_op
+        key: list[Any] = []
+        for x in inputs:
+            if not isinstance(x, Variable) or type(x.type) is not TensorType:
+                break
+            key.append(x.type)
+        else:
+            out_types = self._out_types.get(tuple(key))
+            if out_types is not None:
+                return Apply(self, inputs, [t() for t in out_types])
+        return self._make_node_slow(inputs)
+
+    def _make_node_slow(self, inputs: Sequence[Any]) -> Apply:
+        """The general case of :meth:`make_node` (wraps, expands and checks its inputs)."""
         if self.nin >= 0 and len(inputs) != self.nin:
             raise TypeError(f"{self} takes {self.nin} inputs, got {len(inputs)}")
         if not inputs:
             raise TypeError(f"{self} needs at least one input")
-        tens: list[Any] = [None if is_weak_scalar(x) else as_tensor_variable(x) for x in inputs]
-        if any(t is None for t in tens):
+        tens: list[Any] = []
+        weak = False
+        for x in inputs:
+            if is_weak_scalar(x):
+                tens.append(None)
+                weak = True
+            else:
+                tens.append(as_tensor_variable(x))
+        if weak:
             self._wrap_weak(inputs, tens)
-        nd = max(t.type.ndim for t in tens)
-        if any(t.type.ndim != nd for t in tens):
+        ndims = [t.type.ndim for t in tens]
+        nd = max(ndims)
+        if ndims.count(nd) != len(ndims):
             tens = [_expand_to(t, nd) for t in tens]
+        key = tuple([t.type for t in tens])
+        out_types = self._out_types.get(key)
+        if out_types is None:
+            out_types = self._output_types(tens, nd)
+            if len(self._out_types) < _OUT_TYPES_LIMIT and all(
+                type(t) is TensorType for t in key
+            ):
+                self._out_types[key] = out_types
+        return Apply(self, tens, [t() for t in out_types])
+
+    def _output_types(self, tens: Sequence[Any], nd: int) -> tuple[TensorType, ...]:
+        """Output types for same-rank tensor inputs ``tens`` (raises when undefined)."""
         out_shape = self._broadcast_shape(tens, nd)
         try:
-            out_stypes = sop.output_types(*[_scalar_type(t.type.dtype) for t in tens])
+            out_stypes = self.scalar_op.output_types(
+                *[_scalar_type(t.type.dtype) for t in tens]
+            )
         except TypeError as e:
             ins = ", ".join(describe(t) for t in tens)
             raise TypeError(f"{self} cannot be applied to {ins}: {e}") from None
@@ -325,8 +383,7 @@ class Elemwise(Op):
                     f"{self}: output {o} cannot overwrite input {i} {describe(tens[i])}: the "
                     f"output has dtype {out_stypes[o].dtype} and shape {out_shape}"
                 )
-        outs = [TensorType(st.dtype, out_shape)() for st in out_stypes]
-        return Apply(self, tens, outs)
+        return tuple(TensorType(st.dtype, out_shape) for st in out_stypes)
 
     def _wrap_weak(self, inputs: Sequence[Any], tens: list[Any]) -> None:
         """Turn the Python numbers among ``inputs`` into constants (NEP 50 dtypes)."""
@@ -345,10 +402,8 @@ class Elemwise(Op):
                 if dt is None:
                     raise OverflowError(f"{self}: {e}") from None
             if not ctx and type(x) is float:
-                from theon.tensor.basic import _floatx
-
                 dt = _floatx()
-            tens[i] = constant(x, dtype=dt)
+            tens[i] = _weak_constant(x, dt)
 
     def _loop_dtype(self, inputs: Sequence[Any], tens: list[Any], i: int) -> str | None:
         """The dtype NumPy's ufunc loop gives weak input ``i`` when it does not fit the
@@ -479,10 +534,6 @@ class Elemwise(Op):
         output_grads: Sequence[Variable],
     ) -> list[Any]:
         """The scalar op's L_op translated to Elemwise graphs (before unbroadcasting)."""
-        sop = self.scalar_op
-        s_in = [_scalar_type(x.type.dtype)() for x in inputs]  # type: ignore[attr-defined]
-        s_out = sop.make_node(*s_in).outputs
-        s_og: list[Variable] = []
         t_og: list[Variable] = []
         for o, g in zip(outputs, output_grads):
             if g is None or isinstance(g.type, (DisconnectedType, NullType)):
@@ -490,13 +541,17 @@ class Elemwise(Op):
             else:
                 g = as_tensor_variable(g)
             t_og.append(g)
-            s_og.append(_scalar_type(g.type.dtype)())  # type: ignore[attr-defined]
-        s_grads = sop.L_op(s_in, s_out, s_og)
-        mapping: dict[Variable, Variable] = {}
-        mapping.update(zip(s_in, inputs))
-        mapping.update(zip(s_out, outputs))
-        mapping.update(zip(s_og, t_og))
-        return [_scalar_to_tensor_graph(sg, mapping) for sg in s_grads]
+        key = (
+            self.scalar_op,
+            tuple(x.type.dtype for x in inputs),  # type: ignore[attr-defined]
+            tuple(g.type.dtype for g in t_og),  # type: ignore[attr-defined]
+        )
+        template = _GRAD_TEMPLATES.get(key)
+        if template is None:
+            template = _GradTemplate(self.scalar_op, key[1], key[2])
+            if len(_GRAD_TEMPLATES) < _GRAD_TEMPLATES_LIMIT:
+                _GRAD_TEMPLATES[key] = template
+        return template.instantiate([*inputs, *outputs, *t_og])
 
     def L_op(
         self,
@@ -548,35 +603,127 @@ class Elemwise(Op):
         return results
 
 
-def _scalar_to_tensor_graph(sg: Any, mapping: dict[Variable, Variable]) -> Any:
-    """Rebuild the scalar graph ending at ``sg`` with Elemwise nodes over ``mapping``'s tensors."""
-    if sg is None or isinstance(sg.type, (DisconnectedType, NullType)):
-        return sg
-    if sg in mapping:
-        return mapping[sg]
-    from theon.graph.traversal import io_toposort
+# id(scalar op) -> (scalar op, its Elemwise); keyed by identity so that the Elemwise holds
+# exactly the scalar op it was asked for
+_PLAIN_ELEMWISE: dict[int, tuple[Any, Elemwise]] = {}
 
-    for node in io_toposort(list(mapping), [sg]):
-        new_ins: list[Variable] = []
-        for v in node.inputs:
-            if v in mapping:
-                new_ins.append(mapping[v])
-            elif isinstance(v, Constant):
-                c = constant(np.asarray(v.data, dtype=v.type.dtype))  # type: ignore[attr-defined]
-                mapping[v] = c
-                new_ins.append(c)
+
+def plain_elemwise(scalar_op: Any) -> Elemwise:
+    """The (shared) ``Elemwise`` of ``scalar_op`` without inplace outputs.
+
+    >>> from theon import scalar as ts
+    >>> plain_elemwise(ts.mul) is plain_elemwise(ts.mul)
+    True
+    """
+    entry = _PLAIN_ELEMWISE.get(id(scalar_op))
+    if entry is not None and entry[0] is scalar_op:
+        return entry[1]
+    op = Elemwise(scalar_op)
+    if len(_PLAIN_ELEMWISE) < 4096:
+        _PLAIN_ELEMWISE[id(scalar_op)] = (scalar_op, op)
+    return op
+
+
+# Elemwise.L_op replays a recorded scalar gradient graph.  A template is recorded once per
+# (scalar op, input dtypes, output-gradient dtypes): the scalar op's L_op only sees fresh
+# scalar variables of those dtypes, so its graph depends on nothing else.
+_GRAD_TEMPLATES: dict[tuple[Any, tuple[str, ...], tuple[str, ...]], _GradTemplate] = {}
+_GRAD_TEMPLATES_LIMIT = 4096
+
+# a template result: nothing (None), a gradient marker to copy, a slot, or a fresh constant
+_R_NONE, _R_MARKER, _R_SLOT, _R_CONST = 0, 1, 2, 3
+
+
+class _GradTemplate:
+    """A scalar op's gradient graph as a program over slots, replayed with Elemwise ops.
+
+    Slots ``0..n-1`` hold the tensors of the node's inputs, outputs and output
+    gradients (in that order); each step appends slots: a fresh 0-d constant, or the
+    outputs of an Elemwise applied to earlier slots.
+    """
+
+    __slots__ = ("results", "steps")
+
+    def __init__(
+        self, sop: Any, in_dtypes: Sequence[str], og_dtypes: Sequence[str]
+    ) -> None:
+        from theon.graph.traversal import io_toposort
+
+        s_in = [get_scalar_type(d)() for d in in_dtypes]
+        s_out = sop.make_node(*s_in).outputs
+        s_og = [get_scalar_type(d)() for d in og_dtypes]
+        s_grads = sop.L_op(s_in, s_out, s_og)
+        slot: dict[Variable, int] = {v: k for k, v in enumerate([*s_in, *s_out, *s_og])}
+        n = len(slot)
+        steps: list[tuple[Any, Any]] = []
+        results: list[tuple[int, Any]] = []
+
+        def const_step(c: Constant) -> tuple[Any, Any]:
+            # a private read-only array, shared by the constants of every replay
+            data = np.array(c.data, dtype=c.type.dtype)  # type: ignore[attr-defined]
+            data.setflags(write=False)
+            return (None, (TensorType(data.dtype, data.shape), data))
+
+        for sg in s_grads:
+            if sg is None:
+                results.append((_R_NONE, None))
+                continue
+            if isinstance(sg.type, (DisconnectedType, NullType)):
+                results.append((_R_MARKER, sg))
+                continue
+            if sg in slot:
+                results.append((_R_SLOT, slot[sg]))
+                continue
+            for node in io_toposort(list(slot), [sg]):
+                args: list[int] = []
+                for v in node.inputs:
+                    if v in slot:
+                        args.append(slot[v])
+                    elif isinstance(v, Constant):
+                        steps.append(const_step(v))
+                        slot[v] = n
+                        n += 1
+                        args.append(slot[v])
+                    else:
+                        raise ValueError(
+                            f"the gradient of scalar op {node.op} uses {v}, which is neither an "
+                            "input, an output, an output gradient nor a constant"
+                        )
+                steps.append((plain_elemwise(node.op), tuple(args)))
+                for out in node.outputs:
+                    slot[out] = n
+                    n += 1
+            if sg in slot:
+                results.append((_R_SLOT, slot[sg]))
+            elif isinstance(sg, Constant):
+                results.append((_R_CONST, const_step(sg)[1]))
             else:
-                raise ValueError(
-                    f"the gradient of scalar op {node.op} uses {v}, which is neither an input, "
-                    "an output, an output gradient nor a constant"
-                )
-        outs = Elemwise(node.op)(*new_ins, return_list=True)
-        mapping.update(zip(node.outputs, outs))
-    if sg not in mapping:
-        if isinstance(sg, Constant):
-            return constant(np.asarray(sg.data, dtype=sg.type.dtype))
-        raise ValueError(f"cannot translate scalar gradient {sg} to tensors")
-    return mapping[sg]
+                raise ValueError(f"cannot translate scalar gradient {sg} to tensors")
+        self.steps = steps
+        self.results = results
+
+    def instantiate(self, vals: list[Variable]) -> list[Any]:
+        """The gradient graph built on the tensors ``vals`` (inputs, outputs, output grads)."""
+        for op, args in self.steps:
+            if op is None:
+                vals.append(TensorConstant(*args))
+            else:
+                vals.extend(op(*[vals[a] for a in args], return_list=True))
+        out: list[Any] = []
+        markers: dict[Variable, Variable] = {}
+        for kind, val in self.results:
+            if kind == _R_SLOT:
+                out.append(vals[val])
+            elif kind == _R_MARKER:
+                # a fresh marker per call, as the scalar op's L_op would give
+                if val not in markers:
+                    markers[val] = val.clone()
+                out.append(markers[val])
+            elif kind == _R_CONST:
+                out.append(TensorConstant(*val))
+            else:
+                out.append(None)
+        return out
 
 
 # CAReduce -------------------------------------------------------------------------------

@@ -154,7 +154,56 @@ def _is_python_float_data(x: Any) -> bool:
     return seen_float
 
 
-class TensorType(Type):
+_INTERNED: dict[tuple[Any, Any], TensorType] = {}
+_INTERN_LIMIT = 65536
+
+
+def _plain_shape(shape: tuple[Any, ...]) -> bool:
+    """Whether ``shape`` holds only Python ints and None (a cache key that cannot alias)."""
+    for s in shape:
+        if s is not None and type(s) is not int:
+            return False
+    return True
+
+
+class _TensorTypeMeta(type):
+    """Interns unnamed TensorTypes: equal (dtype, shape) give the same instance.
+
+    Types are immutable, so sharing is safe, and it makes building nodes cheap
+    (no re-validation) and type comparisons an identity check.
+    """
+
+    def __call__(
+        cls,
+        dtype: Any,
+        shape: Any = None,
+        broadcastable: Any = None,
+        name: str | None = None,
+    ) -> Any:
+        if name is None and broadcastable is None and type(shape) is tuple:
+            try:
+                t = _INTERNED.get((dtype, shape))
+            except TypeError:  # an unhashable dtype or shape entry
+                t = None
+            if t is not None and _plain_shape(shape):
+                return t
+        t = super().__call__(dtype, shape, broadcastable, name)
+        if name is not None:
+            return t
+        key = (t.dtype, t.shape)
+        canon = _INTERNED.get(key)
+        if canon is None:
+            if len(_INTERNED) >= _INTERN_LIMIT:
+                return t
+            canon = _INTERNED[key] = t
+        if type(shape) is tuple and _plain_shape(shape) and broadcastable is None and (
+            type(dtype) is str and dtype != "floatX" or isinstance(dtype, np.dtype)
+        ):
+            _INTERNED[(dtype, shape)] = canon
+        return canon
+
+
+class TensorType(Type, metaclass=_TensorTypeMeta):
     """The type of symbolic NumPy arrays of one dtype and number of dimensions.
 
     Parameters

@@ -39,14 +39,11 @@ __all__ = [
     "spec_matches",
     "sum_spec",
     "additive_terms",
-    "build_product",
-    "build_sum",
     "client_count",
     "elemwise_node",
     "fit",
     "is_float",
     "multiplicative_terms",
-    "same_structure",
     "scalar_const",
     "size1_constant",
 ]
@@ -86,11 +83,6 @@ def is_float(v: Variable) -> bool:
     return str(getattr(v.type, "dtype", "")).startswith("float")
 
 
-def is_inexact(v: Variable) -> bool:
-    """Whether ``v`` is a float or complex tensor."""
-    return str(getattr(v.type, "dtype", "")).startswith(("float", "complex"))
-
-
 def size1_constant(v: Variable) -> np.ndarray | None:
     """The value (0-d array) of ``v`` when it is a one-element constant, seen through DimShuffle."""
     node = v.owner
@@ -124,16 +116,6 @@ def const_like(value: Any, like: Variable, dtype: str | None = None) -> Variable
     nd = like.type.ndim  # type: ignore[attr-defined]
     dt = dtype or like.type.dtype  # type: ignore[attr-defined]
     return constant(np.full((1,) * nd, value, dtype=dt))
-
-
-def const_equal(a: Variable, b: Variable) -> bool:
-    """Whether two constants have the same type and data."""
-    if not (isinstance(a, Constant) and isinstance(b, Constant)) or a.type != b.type:
-        return False
-    try:
-        return bool(a.signature() == b.signature())
-    except Exception:
-        return False
 
 
 # -------------------------------------------------------------------------------- fitting
@@ -171,27 +153,6 @@ def fit(new: Variable, old: Variable, refs: Sequence[Variable] = ()) -> Variable
     if new.type == ot:
         return new
     return ot.convert_variable(new)
-
-
-def same_structure(new: Variable, old: Variable, limit: int = 256) -> bool:
-    """Whether ``new`` computes ``old`` with the same ops on the same variables."""
-    stack = [(new, old)]
-    while stack:
-        a, b = stack.pop()
-        if a is b:
-            continue
-        if a.owner is None or b.owner is None:
-            if const_equal(a, b):
-                continue
-            return False
-        na, nb = a.owner, b.owner
-        if a.index != b.index or na.op != nb.op or len(na.inputs) != len(nb.inputs):
-            return False
-        limit -= 1
-        if limit < 0:
-            return False
-        stack.extend(zip(na.inputs, nb.inputs))
-    return True
 
 
 def as_dtype(v: Variable, dtype: str) -> Variable:
@@ -305,12 +266,14 @@ def additive_terms(
     """``v`` (an add/sub/neg output) as ``sum(pos) - sum(neg) + const``; None if not one.
 
     Inner add/sub/neg nodes are flattened when ``v`` is their only client and
-    they have ``v``'s dtype.  ``const`` (in ``v``'s dtype) is in ``consts``.
+    they have ``v``'s dtype; one-element constants go to ``consts``
+    (:func:`combined_const` sums them).  A term ``second(a, b)`` (``b`` filled out
+    to ``a``'s shape) is read as ``b``, with ``a`` kept in ``fills``.
 
     >>> import theon.tensor as tt
     >>> x, y = tt.dvector("x"), tt.dvector("y")
     >>> t = additive_terms(None, (x - y) + 2.0)
-    >>> [str(a) for a in t.pos], [str(a) for a in t.neg], combined_const(t)
+    >>> [str(a) for a in t.pos], [str(a) for a in t.neg], float(combined_const(t))
     (['x'], ['y'], 2.0)
     """
     if elemwise_node(v, *ADDITIVE) is None:
@@ -528,15 +491,3 @@ def product_spec(terms: Sequence[Any], dtype: str) -> Any:
         return None
     t = _promote_first(terms, dtype)
     return t[0] if len(t) == 1 else (_mul_op, *t)
-
-
-def build_sum(terms: Sequence[Variable], dtype: str) -> Variable | None:
-    """``add(*terms)`` (None for no term), computing in ``dtype`` from the first step."""
-    spec = sum_spec(terms, dtype)
-    return None if spec is None else materialize(spec)
-
-
-def build_product(terms: Sequence[Variable], dtype: str) -> Variable | None:
-    """``mul(*terms)`` (None for no term), computing in ``dtype`` from the first step."""
-    spec = product_spec(terms, dtype)
-    return None if spec is None else materialize(spec)
