@@ -60,17 +60,20 @@ class Op:
         return {p: getattr(self, p) for p in self.__props__ or ()}
 
     def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
         if self.__props__ is None:
-            return self is other
+            return False
         return type(self) is type(other) and self._props() == other._props()  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
+        h = self.__dict__.get("_cached_hash")
+        if h is not None:
+            return h  # type: ignore[no-any-return]
         if self.__props__ is None:
             return id(self)
-        h = self.__dict__.get("_cached_hash")
-        if h is None:
-            h = hash((type(self), self._props()))
-            self.__dict__["_cached_hash"] = h
+        h = hash((type(self), self._props()))
+        self.__dict__["_cached_hash"] = h
         return h
 
     def __getstate__(self) -> dict[str, Any]:
