@@ -135,8 +135,11 @@ class PhasedRewriter(GraphRewriter):
         self.name = name
 
     def add_requirements(self, fgraph: FunctionGraph) -> None:
-        for _, rw in self.phases:
-            rw.add_requirements(fgraph)
+        """Nothing up front: each phase attaches its own requirements when it starts.
+
+        In particular the DestroyHandler (and the validation of every replacement
+        it brings) only arrives with the phase that needs it.
+        """
 
     def apply(self, fgraph: FunctionGraph) -> RewriteStats:
         from theon.config import config

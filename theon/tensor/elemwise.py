@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from theon.graph.basic import Apply, Constant, Variable
+from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import DisconnectedType, NullType, disconnected_type
 from theon.graph.op import Op
@@ -32,6 +32,7 @@ from theon.tensor.basic import (
     is_weak_scalar,
     weak_constant_dtype,
 )
+from theon.tensor.elemwise_grad import grad_template, plain_elemwise
 from theon.tensor.type import TensorType, discrete_dtypes
 from theon.tensor.variable import TensorConstant
 
@@ -541,16 +542,11 @@ class Elemwise(Op):
             else:
                 g = as_tensor_variable(g)
             t_og.append(g)
-        key = (
+        template = grad_template(
             self.scalar_op,
             tuple(x.type.dtype for x in inputs),  # type: ignore[attr-defined]
             tuple(g.type.dtype for g in t_og),  # type: ignore[attr-defined]
         )
-        template = _GRAD_TEMPLATES.get(key)
-        if template is None:
-            template = _GradTemplate(self.scalar_op, key[1], key[2])
-            if len(_GRAD_TEMPLATES) < _GRAD_TEMPLATES_LIMIT:
-                _GRAD_TEMPLATES[key] = template
         return template.instantiate([*inputs, *outputs, *t_og])
 
     def L_op(
@@ -601,129 +597,6 @@ class Elemwise(Op):
                     total = fill_like(out, total)
             results.append(total)
         return results
-
-
-# id(scalar op) -> (scalar op, its Elemwise); keyed by identity so that the Elemwise holds
-# exactly the scalar op it was asked for
-_PLAIN_ELEMWISE: dict[int, tuple[Any, Elemwise]] = {}
-
-
-def plain_elemwise(scalar_op: Any) -> Elemwise:
-    """The (shared) ``Elemwise`` of ``scalar_op`` without inplace outputs.
-
-    >>> from theon import scalar as ts
-    >>> plain_elemwise(ts.mul) is plain_elemwise(ts.mul)
-    True
-    """
-    entry = _PLAIN_ELEMWISE.get(id(scalar_op))
-    if entry is not None and entry[0] is scalar_op:
-        return entry[1]
-    op = Elemwise(scalar_op)
-    if len(_PLAIN_ELEMWISE) < 4096:
-        _PLAIN_ELEMWISE[id(scalar_op)] = (scalar_op, op)
-    return op
-
-
-# Elemwise.L_op replays a recorded scalar gradient graph.  A template is recorded once per
-# (scalar op, input dtypes, output-gradient dtypes): the scalar op's L_op only sees fresh
-# scalar variables of those dtypes, so its graph depends on nothing else.
-_GRAD_TEMPLATES: dict[tuple[Any, tuple[str, ...], tuple[str, ...]], _GradTemplate] = {}
-_GRAD_TEMPLATES_LIMIT = 4096
-
-# a template result: nothing (None), a gradient marker to copy, a slot, or a fresh constant
-_R_NONE, _R_MARKER, _R_SLOT, _R_CONST = 0, 1, 2, 3
-
-
-class _GradTemplate:
-    """A scalar op's gradient graph as a program over slots, replayed with Elemwise ops.
-
-    Slots ``0..n-1`` hold the tensors of the node's inputs, outputs and output
-    gradients (in that order); each step appends slots: a fresh 0-d constant, or the
-    outputs of an Elemwise applied to earlier slots.
-    """
-
-    __slots__ = ("results", "steps")
-
-    def __init__(
-        self, sop: Any, in_dtypes: Sequence[str], og_dtypes: Sequence[str]
-    ) -> None:
-        from theon.graph.traversal import io_toposort
-
-        s_in = [get_scalar_type(d)() for d in in_dtypes]
-        s_out = sop.make_node(*s_in).outputs
-        s_og = [get_scalar_type(d)() for d in og_dtypes]
-        s_grads = sop.L_op(s_in, s_out, s_og)
-        slot: dict[Variable, int] = {v: k for k, v in enumerate([*s_in, *s_out, *s_og])}
-        n = len(slot)
-        steps: list[tuple[Any, Any]] = []
-        results: list[tuple[int, Any]] = []
-
-        def const_step(c: Constant) -> tuple[Any, Any]:
-            # a private read-only array, shared by the constants of every replay
-            data = np.array(c.data, dtype=c.type.dtype)  # type: ignore[attr-defined]
-            data.setflags(write=False)
-            return (None, (TensorType(data.dtype, data.shape), data))
-
-        for sg in s_grads:
-            if sg is None:
-                results.append((_R_NONE, None))
-                continue
-            if isinstance(sg.type, (DisconnectedType, NullType)):
-                results.append((_R_MARKER, sg))
-                continue
-            if sg in slot:
-                results.append((_R_SLOT, slot[sg]))
-                continue
-            for node in io_toposort(list(slot), [sg]):
-                args: list[int] = []
-                for v in node.inputs:
-                    if v in slot:
-                        args.append(slot[v])
-                    elif isinstance(v, Constant):
-                        steps.append(const_step(v))
-                        slot[v] = n
-                        n += 1
-                        args.append(slot[v])
-                    else:
-                        raise ValueError(
-                            f"the gradient of scalar op {node.op} uses {v}, which is neither an "
-                            "input, an output, an output gradient nor a constant"
-                        )
-                steps.append((plain_elemwise(node.op), tuple(args)))
-                for out in node.outputs:
-                    slot[out] = n
-                    n += 1
-            if sg in slot:
-                results.append((_R_SLOT, slot[sg]))
-            elif isinstance(sg, Constant):
-                results.append((_R_CONST, const_step(sg)[1]))
-            else:
-                raise ValueError(f"cannot translate scalar gradient {sg} to tensors")
-        self.steps = steps
-        self.results = results
-
-    def instantiate(self, vals: list[Variable]) -> list[Any]:
-        """The gradient graph built on the tensors ``vals`` (inputs, outputs, output grads)."""
-        for op, args in self.steps:
-            if op is None:
-                vals.append(TensorConstant(*args))
-            else:
-                vals.extend(op(*[vals[a] for a in args], return_list=True))
-        out: list[Any] = []
-        markers: dict[Variable, Variable] = {}
-        for kind, val in self.results:
-            if kind == _R_SLOT:
-                out.append(vals[val])
-            elif kind == _R_MARKER:
-                # a fresh marker per call, as the scalar op's L_op would give
-                if val not in markers:
-                    markers[val] = val.clone()
-                out.append(markers[val])
-            elif kind == _R_CONST:
-                out.append(TensorConstant(*val))
-            else:
-                out.append(None)
-        return out
 
 
 # CAReduce -------------------------------------------------------------------------------

@@ -8,9 +8,10 @@ Each variable lives in a local of the generated function, in one or more
 - ``"py"``: a Python ``float``/``int``/``bool``, for 0-d values (the fast path).
 
 Conversions are emitted only where a consumer needs another representation.
-Intermediates are deleted right after their last reader (``del``), and each
-line of the body remembers which node it belongs to, so an error can be
-annotated with its node for free on the normal path.
+A dead intermediate is released right after its last reader: its local is
+rebound by that reader's output, or deleted.  Each line of the body remembers
+which node it belongs to, so an error can be annotated with its node at no
+cost on the normal path.
 """
 
 from __future__ import annotations
@@ -191,7 +192,7 @@ class _Generator:
         self._viewers: dict[Variable, list[Variable]] | None = None
         self._count = 0
         self.free_names: list[str] = []
-        self._flag_cache: dict[ValueInfo, tuple[bool, bool]] = {}
+        self._flag_cache: dict[int, tuple[bool, bool]] = {}
         self._spellings: dict[Any, tuple[str, Any] | None] = {}
         self._keep_alive: list[Any] = []
         self.input_index = {v: n for n, v in enumerate(fgraph.inputs)}
@@ -336,13 +337,12 @@ class _Generator:
 
     def _py_flags(self, info: ValueInfo) -> tuple[bool, bool]:
         """(may be read as a Python number, may be computed as one), per ValueInfo."""
-        try:
-            return self._flag_cache[info]
-        except KeyError:
-            pass
-        sc = info.is_scalar
-        f = (sc and np.dtype(info.dtype).kind in _PY_CONV, sc and info.dtype in _PY_RESULT_DTYPES)
-        self._flag_cache[info] = f
+        f = self._flag_cache.get(id(info))
+        if f is None:
+            sc = info.is_scalar
+            kind_ok = sc and np.dtype(info.dtype).kind in _PY_CONV
+            f = self._flag_cache[id(info)] = (kind_ok, sc and info.dtype in _PY_RESULT_DTYPES)
+            self._keep_alive.append(info)
         return f
 
     def emit_node(self, k: int, node: Apply) -> None:

@@ -391,32 +391,46 @@ class Kernel:
         threads = self.threads
         per_row = math.prod(rest) if rest else 1
         if threads > 1 and n * per_row >= self.threshold and n >= 2 * rows:
+            # Dynamic scheduling: every participant takes the next group of blocks
+            # from a shared iterator (``next`` on a range iterator is atomic under
+            # the GIL), so a thread the OS does not schedule soon costs nothing.
             nblocks = -(-n // rows)
             threads = min(threads, nblocks)
-            step = -(-nblocks // threads) * rows
+            group = max(1, nblocks // (4 * threads)) * rows
+            starts = iter(range(0, n, group))
             pool = _get_pool(threads - 1)
             futs = [
-                pool.submit(self._task, ins, outs, lo, min(lo + step, n), rows, rest)
-                for lo in range(step, n, step)
+                pool.submit(self._work, ins, outs, starts, group, n, rows, rest)
+                for _ in range(threads - 1)
             ]
-            self._task(ins, outs, 0, min(step, n), rows, rest)
-            for f in futs:
-                f.result()
-        else:
-            self._task(ins, outs, 0, n, rows, rest)
-
-    def _task(
-        self, ins: list[Any], outs: list[Any], lo: int, hi: int, rows: int, rest: tuple[int, ...]
-    ) -> None:
-        scratch = _scratch(self.slot_dtypes, (min(rows, hi - lo), *rest))
-        if self.quiet:
-            tok = quiet_errors()
             try:
-                self.chunk(ins, outs, lo, hi, rows, rest, scratch)
+                self._work(ins, outs, starts, group, n, rows, rest)
             finally:
-                restore_errors(tok)
+                for f in futs:
+                    if not f.cancel():  # a worker that never started is not waited for
+                        f.result()
         else:
-            self.chunk(ins, outs, lo, hi, rows, rest, scratch)
+            self._work(ins, outs, iter((0,)), n, n, rows, rest)
+
+    def _work(
+        self,
+        ins: list[Any],
+        outs: list[Any],
+        starts: Any,
+        group: int,
+        n: int,
+        rows: int,
+        rest: tuple[int, ...],
+    ) -> None:
+        """Run groups of blocks taken from ``starts`` until there are none left."""
+        scratch = _scratch(self.slot_dtypes, (min(rows, n), *rest))
+        tok = quiet_errors() if self.quiet else None
+        try:
+            for lo in starts:
+                self.chunk(ins, outs, lo, min(lo + group, n), rows, rest, scratch)
+        finally:
+            if tok is not None:
+                restore_errors(tok)
 
 
 _local = threading.local()
