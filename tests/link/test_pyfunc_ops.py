@@ -123,9 +123,7 @@ def test_elemwise_arrays_match_vm_exactly(op):
 
 # the Python-float path of these ops disagrees with NumPy on some edge values
 # (bugs in their py_expr, reported to theon.scalar's owner)
-_FLOAT_PATH_KNOWN = {
-    "pow": "py_expr: pow(-0.0, 0.5) gives 0.0 and pow(-inf, 0.5) gives inf; NumPy: -0.0, nan",
-}
+_FLOAT_PATH_KNOWN: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("op", OPS, ids=str)
@@ -148,15 +146,13 @@ def test_elemwise_0d_match_vm(op):
                 assert_same(call(fast, args), want, maxulp=4, where=where)
 
 
-@pytest.mark.parametrize("name", sorted(_FLOAT_PATH_KNOWN))
-@pytest.mark.xfail(reason="py_expr edge-value bugs in theon.scalar (see _FLOAT_PATH_KNOWN)")
-def test_float_path_known_edge_bugs(name):
-    op = next(o for o in OPS if str(o) == name)
-    dtypes = ("float64",) * (op.nin if op.nin > 0 else 2)
-    fast, vm = runners(*_node(op, dtypes, ()))
-    for vals in itertools.product(VALUES["float64"], repeat=len(dtypes)):
+def test_pow_float_path_edges_match_numpy():
+    """NumPy computes x ** 0.5 as sqrt(x): -0.0 -> -0.0 and -inf -> nan on the float path too."""
+    op = next(o for o in OPS if str(o) == "pow")
+    fast, vm = runners(*_node(op, ("float64", "float64"), ()))
+    for vals in itertools.product(VALUES["float64"], repeat=2):
         args = [np.array(v) for v in vals]
-        assert_same(call(fast, args), call(vm, args), maxulp=4, where=f"{name}{vals}")
+        assert_same(call(fast, args), call(vm, args), maxulp=4, where=f"pow{vals}")
 
 
 def test_float_path_is_used_for_float64_scalars():

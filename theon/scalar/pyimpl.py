@@ -96,7 +96,16 @@ _round = _guard1(lambda a: math.copysign(round(a), a), np.round)
 _div = _guard2(lambda a, b: a / b, np.true_divide)
 _floordiv = _guard2(lambda a, b: a // b, np.floor_divide)
 _mod = _guard2(lambda a, b: a % b, np.mod)
-_pow = _guard2(math.pow, np.power)
+
+
+def _pow_float(a: float, b: float) -> float:
+    """``math.pow``, except that NumPy computes ``x ** 0.5`` as ``sqrt(x)`` (so -0.0 -> -0.0)."""
+    if b == 0.5:
+        return math.sqrt(a)
+    return math.pow(a, b)
+
+
+_pow = _guard2(_pow_float, np.power)
 _erf = _guard1(math.erf, sps.erf)
 _erfc = _guard1(math.erfc, sps.erfc)
 _gamma = _guard1(math.gamma, sps.gamma)
