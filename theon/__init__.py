@@ -1,11 +1,20 @@
 """theon: an optimizing compiler for mathematical expressions on NumPy arrays.
 
+The subpackages (``theon.tensor``, ``theon.scalar``, ...) are imported on first
+use, so ``import theon`` alone is enough to write ``theon.tensor.dmatrix()``.
+
 >>> import theon
 >>> from theon.graph.type import Generic
 >>> x = Generic()("x")
 >>> theon.function([x], x)(3)
 3
+>>> y = -theon.tensor.ivector("y")
+>>> y.type
+TensorType(int32, shape=(None,))
 """
+
+import importlib as _importlib
+from typing import Any as _Any
 
 from theon.compile.function import function
 from theon.compile.io import In, Out
@@ -44,3 +53,15 @@ __all__ = [
     "shared",
     "verify_grad",
 ]
+
+# subpackages reachable as attributes of ``theon`` without importing them first
+_SUBPACKAGES = frozenset(
+    {"compile", "gradient", "graph", "link", "printing", "rewriting", "scalar", "tensor"}
+)
+
+
+def __getattr__(name: str) -> _Any:
+    """Import a subpackage on first attribute access (``theon.tensor``)."""
+    if name in _SUBPACKAGES:
+        return _importlib.import_module(f"theon.{name}")
+    raise AttributeError(f"module 'theon' has no attribute {name!r}")

@@ -85,7 +85,11 @@ _flag("profile", False, _bool, "profile every compiled function")
 
 
 def parse_flags(text: str) -> dict[str, Any]:
-    """Parse ``"a=1,b=x"`` into converted values; unknown names raise ``ValueError``."""
+    """Parse ``"a=1,b=x"`` into converted values; unknown names raise ``ValueError``.
+
+    >>> parse_flags("floatX=float32, profile=True")
+    {'floatX': 'float32', 'profile': True}
+    """
     out: dict[str, Any] = {}
     for item in text.split(","):
         item = item.strip()
@@ -106,7 +110,11 @@ def parse_flags(text: str) -> dict[str, Any]:
 
 
 class Config:
-    """Typed access to theon's flags; ``config.floatX``, ``config.mode``, ..."""
+    """Typed access to theon's flags; ``config.floatX``, ``config.mode``, ...
+
+    >>> Config({"THEON_FLAGS": "floatX=float32"}).floatX
+    'float32'
+    """
 
     def __init__(self, environ: dict[str, str] | None = None) -> None:
         values = {name: f.default for name, f in _FLAGS.items()}

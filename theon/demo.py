@@ -9,7 +9,16 @@ import numpy as np
 
 
 def main() -> None:
-    """Build, print, compile and run a small graph."""
+    """Build, print, compile and run a small graph.
+
+    >>> main()  # doctest: +ELLIPSIS
+    The graph of e = exp(-x**2) * sin(y) + log1p(x**2):
+    ...
+    f(x, y) = [0.69314718 0.59652054 0.84147098 0.99999343 1.02765901]
+    NumPy    = [0.69314718 0.59652054 0.84147098 0.99999343 1.02765901]
+    <BLANKLINE>
+    d sum(e) / dx = [-1.         -0.42662302  0.          0.02315012  0.33097634]
+    """
     import theon
     import theon.tensor as tt
 

@@ -72,6 +72,13 @@ def dprint(
     function.  Computed variables print as ``Op [id A] 'name'`` and their inputs
     follow, indented with ``|``; a node met again prints only its header.
     ``file="str"`` returns the text instead of printing it.
+
+    >>> from theon.scalar import add, float64
+    >>> x = float64("x")
+    >>> print(dprint(add(x, x), file="str"), end="")
+    add [id A] ''
+     |x [id B]
+     |x [id B]
     """
     roots, fgraph = _roots(obj)
     ids_of: dict[Any, str] = {}
@@ -120,7 +127,13 @@ debugprint = dprint
 
 
 def pprint(var: Variable | Sequence[Variable]) -> str:
-    """A compact one-line infix-free rendering: ``op(arg, ...)``."""
+    """A compact one-line infix-free rendering: ``op(arg, ...)``.
+
+    >>> from theon.scalar import exp, float64, mul
+    >>> x = float64("x")
+    >>> pprint(exp(mul(x, 2.0)))
+    'exp(mul(x, 2.0))'
+    """
     vs = [var] if isinstance(var, Variable) else list(var)
     memo: dict[Variable, str] = {}
     for v in vs:
@@ -142,7 +155,13 @@ def pprint(var: Variable | Sequence[Variable]) -> str:
 
 
 def pydotprint(obj: Any, outfile: str | None = None, **kwargs: Any) -> str:
-    """Render the graph with graphviz (needs the optional ``pydot`` package)."""
+    """Render the graph with graphviz (needs the optional ``pydot`` package).
+
+    >>> from theon.scalar import float64, neg
+    >>> pydotprint(neg(float64("x")), outfile="graph.png")  # doctest: +SKIP
+    The output file is available at graph.png
+    'graph.png'
+    """
     try:
         import pydot  # type: ignore[import-not-found]
     except ImportError:

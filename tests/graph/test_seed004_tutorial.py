@@ -1,4 +1,8 @@
-"""Seed 004's tutorial, as written: the `double` Type and arithmetic Ops on it."""
+"""Seed 004's tutorial, as written: the `double` Type and arithmetic Ops on it.
+
+``theano`` reads as ``theon``; the seed's ``gof.Op``/``gof.Apply``/``gof.Constant`` are
+``theon.graph``'s (the later name wins where the seeds disagree, see the seeds' README).
+"""
 
 import pytest
 
@@ -103,7 +107,8 @@ class BinaryDoubleOp(Op):
         self.fn = fn
 
     def __eq__(self, other):
-        return type(self) == type(other) and (self.name == other.name) and (self.fn == other.fn)
+        # Seed text as written (hence the noqa).
+        return type(self) == type(other) and (self.name == other.name) and (self.fn == other.fn)  # noqa: E721
 
     def __hash__(self):
         return hash(type(self)) ^ hash(self.name) ^ hash(self.fn)
@@ -114,7 +119,7 @@ class BinaryDoubleOp(Op):
         if isinstance(y, (int, float)):
             y = Constant(double, y)
         if x.type != double or y.type != double:
-            raise TypeError("%s only works on doubles" % self.name)
+            raise TypeError("%s only works on doubles" % self.name)  # noqa: UP031
         return Apply(self, [x, y], [double()])
 
     def perform(self, node, inp, out):

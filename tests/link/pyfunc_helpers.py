@@ -39,11 +39,12 @@ def ulp_diff(a, b):
     return float(np.max(d, initial=0.0))
 
 
-def assert_same(got, want, maxulp=0, where=""):
+def assert_same(got, want, maxulp=0, where="", rtol=0.0):
     """Equal results: same exception type, or the same types, dtypes, shapes and values.
 
     Zeros must agree in sign.  ``maxulp`` allows float rounding differences (for
-    Python's ``math`` versus NumPy's transcendental functions).
+    Python's ``math`` versus NumPy's transcendental functions); ``rtol`` allows
+    more, for chains of such functions where cancellation magnifies them.
     """
     if isinstance(want, Exception) or isinstance(got, Exception):
         assert type(got) is type(want), f"{where}: py gave {got!r}, the VM gave {want!r}"
@@ -55,11 +56,16 @@ def assert_same(got, want, maxulp=0, where=""):
         if isinstance(w, np.ndarray) or isinstance(w, np.generic):
             assert g.dtype == w.dtype and np.shape(g) == np.shape(w), msg
             if w.dtype.kind in "fc":
-                if maxulp and w.dtype.kind == "f":
+                if rtol and w.dtype.kind == "f":
+                    scale = np.max(np.abs(w[np.isfinite(w)]), initial=1.0)
+                    assert np.allclose(g, w, rtol=rtol, atol=rtol * scale, equal_nan=True), msg
+                elif maxulp and w.dtype.kind == "f":
                     assert ulp_diff(g, w) <= maxulp, msg
                 else:
                     assert np.array_equal(g, w, equal_nan=True), msg
                 zero = np.asarray(w == 0)
+                if rtol:  # rounding may turn an exact zero into a tiny number
+                    zero = zero & np.asarray(g == 0)
                 g_sign, w_sign = np.signbit(np.real(g)), np.signbit(np.real(w))
                 assert np.array_equal(g_sign[zero], w_sign[zero]), msg
             else:

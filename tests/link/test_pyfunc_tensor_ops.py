@@ -109,6 +109,11 @@ TABLE = {
         lambda i, x: [i * 2 + 1, x * i, T.cast(i, "float64") / 3],
         [np.array(7), S],
     ),
+    "shape_of_dying_value": (
+        lambda: [T.dscalar("s"), T.fvector("f")],
+        lambda s, f: [T.sum(T.minimum(f, s)) / T.cast(T.minimum(f, s).shape[0], "float64")],
+        [S, V.astype(np.float32)],
+    ),
     "0d_special": (
         lambda: [T.dscalar("a")],
         lambda a: [1.0 / a, T.log(a), T.exp(a * 1000.0), T.sqrt(a)],
@@ -159,3 +164,24 @@ def test_profile_records_tensor_nodes():
     run = PyLinker().make_function(fg, profile=rec)
     run(M, V)
     assert rec.nodes == fg.toposort()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "dot_mv",
+        "dot_vv",
+        "dot_mm",
+        "shape",
+        "transpose_expand",
+        "row_broadcast",
+        "scalar_tensor",
+        "0d_chain",
+    ],
+)
+def test_core_ops_are_emitted_inline(name):
+    """These graphs need no ``perform`` call: every node has a direct spelling."""
+    make_inputs, build, _ = TABLE[name]
+    ins = make_inputs()
+    run, _ = runners(ins, build(*ins))
+    assert "_perform" not in run.source, run.source

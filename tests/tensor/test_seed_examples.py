@@ -1,8 +1,19 @@
-"""The seeds' tensor examples (000 and 002), as tests."""
+"""The seeds' tensor examples (000, 001 and 002), as tests.
+
+Seed code is read with ``theano``/``aesara`` as ``theon`` (and ``at``/``T`` as
+``theon.tensor``).  The seed 002 rewrite examples are in
+tests/tensor/rewriting/test_seed_examples.py; seed 003 in test_seed003_glossary.py;
+seed 004 in tests/graph/test_seed004_tutorial.py.
+"""
 
 from __future__ import annotations
 
+import importlib.util
+import subprocess
+import sys
+
 import numpy as np
+import pytest
 
 import theon
 import theon.tensor as T
@@ -131,3 +142,75 @@ def test_grad_of_seed_example() -> None:
     g = theon.grad((a + a**10).sum(), a)
     f = theon.function([a], g)
     np.testing.assert_allclose(f([0.0, 1.0, 2.0]), 1 + 10 * np.array([0.0, 1.0, 2.0]) ** 9)
+
+
+def test_x_plus_y_diagram() -> None:
+    # seed 000/002: x = dmatrix('x'); y = dmatrix('y'); z = x + y
+    from theon.tensor import dmatrix
+
+    x = dmatrix("x")
+    y = dmatrix("y")
+    z = x + y
+    assert x.owner is None and y.owner is None
+    assert z.owner.outputs == [z] and z.owner.inputs == [x, y]
+    assert z.owner.op == T.add and x.type == T.dmatrix == y.type == z.type
+
+
+def test_import_theon_alone_reaches_tensor() -> None:
+    # seeds 000/001/002 write `import theano` then `theano.tensor.ivector()`; run it in a
+    # fresh interpreter, where nothing has imported theon.tensor yet
+    code = (
+        "import theon\n"
+        "x = theon.tensor.ivector()\n"
+        "y = -x\n"
+        "assert isinstance(x, theon.Variable) and isinstance(y, theon.Variable)\n"
+        "assert x.type == theon.tensor.ivector == y.type and y.owner.inputs == [x]\n"
+        "a = theon.tensor.vector('a')\n"
+        "b = a + a ** 10\n"
+        "f = theon.function([a], b)\n"
+        "print(f([0, 1, 2]))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    # seed 002 prints `[    0.     2.  1026.]` (NumPy 1.x spacing); the values must match
+    assert res.stdout.strip() == str(np.array([0.0, 2.0, 1026.0]))
+
+
+def test_constant_cannot_be_a_function_input() -> None:
+    # seed 000: a constant need not be among a function's inputs; giving it raises
+    c = T.constant(2.0)
+    x = T.dscalar("x")
+    assert float(theon.function([x], x + c)(1.0)) == 3.0
+    with pytest.raises(TypeError, match="constant"):
+        theon.function([x, c], x + c)
+
+
+def test_dprint_prints_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    # seed 002: `aesara.dprint(y)` prints the tree
+    x = T.dmatrix("x")
+    y = x * 2.0
+    theon.dprint(y)
+    assert capsys.readouterr().out == theon.dprint(y, file="str")
+
+
+def test_traversal_types_as_the_seed_prints_them() -> None:
+    # seed 002: type(y.owner), type(y.owner.inputs[1]), y.owner.inputs[1].owner.inputs
+    x = theon.tensor.dmatrix("x")
+    y = x * 2.0
+    assert type(y.owner) is theon.graph.basic.Apply
+    ds = y.owner.inputs[1]
+    assert type(ds).__name__ == "TensorVariable" and type(ds.owner) is theon.Apply
+    assert repr(ds.owner.inputs) == "[TensorConstant{2.0}]"
+    assert repr(y.owner.inputs[0]) == "x"
+
+
+def test_pydotprint_as_in_seed_002(tmp_path) -> None:
+    # seed 002 calls pydotprint(b, outfile=..., var_with_name_simple=True) (+SKIP there)
+    a = theon.tensor.vector("a")
+    b = a + a**10
+    out = str(tmp_path / "symbolic_graph.png")
+    if importlib.util.find_spec("pydot") is None:
+        with pytest.raises(ImportError, match="pydot"):
+            theon.printing.pydotprint(b, outfile=out, var_with_name_simple=True)
+    else:  # needs pydot and graphviz
+        assert theon.printing.pydotprint(b, outfile=out, var_with_name_simple=True) == out

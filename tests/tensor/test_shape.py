@@ -13,28 +13,30 @@ import theon
 import theon.tensor as tt
 from tests.tensor.core_checks import check_infer_shape, run
 from theon.gradient import verify_grad as _verify_grad
-from theon.tensor.shape import (
-    MakeVector,
+from theon.tensor.reshaping import (
     Reshape,
-    Shape,
-    Shape_i,
-    SpecifyShape,
     expand_dims,
     flatten,
-    make_vector,
     moveaxis,
     ravel,
     reshape,
-    shape,
-    shape_i,
     shape_padaxis,
     shape_padleft,
     shape_padright,
-    specify_broadcastable,
-    specify_shape,
     squeeze,
     swapaxes,
     transpose,
+)
+from theon.tensor.shape import (
+    MakeVector,
+    Shape,
+    Shape_i,
+    SpecifyShape,
+    make_vector,
+    shape,
+    shape_i,
+    specify_broadcastable,
+    specify_shape,
 )
 
 
@@ -334,3 +336,18 @@ def test_reshape_view_and_function() -> None:
     f = theon.function([x], reshape(x, (2, 2)) + 1.0)
     np.testing.assert_array_equal(f(np.arange(4.0)), np.arange(4.0).reshape(2, 2) + 1)
     assert Reshape(2) == Reshape(2) and Reshape(2) != Reshape(3)
+
+
+def test_moved_names_keep_their_old_import_path() -> None:
+    import importlib
+
+    import theon.tensor.reshaping as reshaping
+
+    # (``import theon.tensor.shape as m`` would give the function tt.shape)
+    shape_mod = importlib.import_module("theon.tensor.shape")
+
+    for name in shape_mod._MOVED:
+        assert getattr(shape_mod, name) is getattr(reshaping, name), name
+    assert set(reshaping.__all__) <= shape_mod._MOVED
+    with pytest.raises(AttributeError, match="no_such_name"):
+        shape_mod.no_such_name  # noqa: B018

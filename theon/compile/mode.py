@@ -12,7 +12,7 @@ from typing import Any
 
 from theon.link.vm import Linker, VMLinker
 
-__all__ = ["Mode", "get_mode", "register_linker", "register_mode"]
+__all__ = ["Mode", "get_mode", "preload", "register_linker", "register_mode"]
 
 _LINKERS: dict[str, Callable[[], Linker]] = {"vm": VMLinker}
 _MODES: dict[str, Callable[[], Mode]] = {}
@@ -48,6 +48,34 @@ def _load_fast_linker() -> bool:
     except ImportError:
         return False
     return "py" in _LINKERS
+
+
+# The fast linker's emitters for theon's scalar and tensor ops (registries it fills
+# on its first link when not imported before).
+_LINKER_BACKENDS = ("theon.link.pyfunc.scalar", "theon.link.pyfunc.tensor")
+
+
+def preload() -> None:
+    """Import the tensor rewrites and the fast linker now rather than in the first compile.
+
+    These imports only fill theon's registries; ``import theon.tensor`` calls this so
+    that the first ``theon.function`` does not pay for them.
+
+    >>> preload()
+    >>> "py" in _LINKERS
+    True
+    """
+    import importlib
+
+    from theon.rewriting.db import load_tensor_rewrites
+
+    load_tensor_rewrites()
+    if _load_fast_linker():
+        for name in _LINKER_BACKENDS:
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                continue
 
 
 class Mode:

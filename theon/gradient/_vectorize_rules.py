@@ -11,21 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from theon.graph.basic import Apply, Variable
-from theon.tensor.basic_ops import Alloc, Join, Split, SumToShape, alloc, concatenate
 from theon.tensor.blas import Dot, Einsum, MatMul
+from theon.tensor.creation import Alloc, SumToShape, alloc
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.extra_ops import CumOp
+from theon.tensor.joining import Join, Split, concatenate
 from theon.tensor.math import sum as tsum
-from theon.tensor.shape import (
-    MakeVector,
-    Reshape,
-    Shape,
-    Shape_i,
-    SpecifyShape,
-    make_vector,
-    shape,
-    shape_i,
-)
+from theon.tensor.reshaping import Reshape
+from theon.tensor.shape import MakeVector, Shape, Shape_i, SpecifyShape, make_vector, shape, shape_i
 from theon.tensor.sort import ArgSort, PutAlongAxis, Sort, TakeAlongAxis
 from theon.tensor.special import LogSoftmax, Softmax
 from theon.tensor.subtensor import (

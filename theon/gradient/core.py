@@ -6,6 +6,11 @@ order.  Each node's Op gives, through ``L_op(inputs, outputs, output_grads)``
 (by default its seed-004 ``grad(inputs, output_grads)``), the gradient of the
 cost with respect to its inputs.  A variable used by several nodes receives one
 term from each; the terms are summed once.
+
+>>> import theon.tensor as tt
+>>> x = tt.dscalar("x")
+>>> float(grad(x ** 3, x).eval({x: 2.0}))
+12.0
 """
 
 from __future__ import annotations
@@ -41,21 +46,43 @@ __all__ = [
 
 
 class DisconnectedInputError(ValueError):
-    """A variable to differentiate with respect to does not influence the cost."""
+    """A variable to differentiate with respect to does not influence the cost.
+
+    >>> import theon.tensor as tt
+    >>> x, y = tt.dscalar("x"), tt.dscalar("y")
+    >>> try:
+    ...     grad(x ** 2, y)
+    ... except DisconnectedInputError:
+    ...     print("y does not influence the cost")
+    y does not influence the cost
+    """
 
 
 class NullTypeGradError(TypeError):
-    """A needed gradient is undefined or not implemented (a NullType gradient)."""
+    """A needed gradient is undefined or not implemented (a NullType gradient).
+
+    >>> issubclass(NullTypeGradError, TypeError)
+    True
+    """
 
 
 class GradNotImplementedError(OpContractError):
-    """An Op on the differentiated path defines neither ``grad`` nor ``L_op``."""
+    """An Op on the differentiated path defines neither ``grad`` nor ``L_op``.
+
+    >>> issubclass(GradNotImplementedError, NotImplementedError)
+    True
+    """
 
 
 def connection_pattern(node: Apply) -> list[list[bool]]:
     """``pattern[i][j]``: whether output ``j`` of ``node`` depends on input ``i``.
 
     Ops may define ``connection_pattern(node)``; the default is all ``True``.
+
+    >>> import theon.tensor as tt
+    >>> x, y = tt.dscalar("x"), tt.dscalar("y")
+    >>> connection_pattern((x * y).owner)
+    [[True], [True]]
     """
     nin, nout = len(node.inputs), len(node.outputs)
     fn = getattr(node.op, "connection_pattern", None)

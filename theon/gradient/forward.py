@@ -4,6 +4,11 @@
 When an Op on the path has no ``R_op``, the whole product is built with the
 transpose trick instead: for ``g(u) = Lop(f, x, u)`` (linear in ``u``),
 ``Rop(f, x, v) = d (g(u) . v) / du``, which needs only ``grad``.
+
+>>> import numpy as np, theon.tensor as tt
+>>> x, v = tt.dvector("x"), tt.dvector("v")
+>>> Rop(x ** 2, x, v).eval({x: np.array([1.0, 2.0]), v: np.array([1.0, 1.0])})
+array([2., 4.])
 """
 
 from __future__ import annotations

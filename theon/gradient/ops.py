@@ -42,6 +42,9 @@ class GradModifier(Op):
     """Base of the identity Ops whose only effect is on gradients.
 
     The output is the input itself (a view), so they cost nothing at run time.
+
+    >>> isinstance(ZeroGrad(), GradModifier)
+    True
     """
 
     __props__: tuple[str, ...] = ()
@@ -59,7 +62,15 @@ class GradModifier(Op):
 
 
 class DisconnectedGrad(GradModifier):
-    """Identity whose input is disconnected from the gradient (like ``consider_constant``)."""
+    """Identity whose input is disconnected from the gradient (like ``consider_constant``).
+
+    >>> import theon
+    >>> import theon.tensor as tt
+    >>> x = tt.dscalar("x")
+    >>> g = theon.grad(x * DisconnectedGrad()(x), x)
+    >>> float(g.eval({x: 3.0}))
+    3.0
+    """
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[False]]
@@ -72,7 +83,15 @@ class DisconnectedGrad(GradModifier):
 
 
 class ZeroGrad(GradModifier):
-    """Identity whose gradient is zero (the input stays connected)."""
+    """Identity whose gradient is zero (the input stays connected).
+
+    >>> import theon
+    >>> import theon.tensor as tt
+    >>> x = tt.dscalar("x")
+    >>> g = theon.grad(x * ZeroGrad()(x), x)
+    >>> float(g.eval({x: 3.0}))
+    3.0
+    """
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         return [zeros_like(inputs[0])]
@@ -82,7 +101,17 @@ class ZeroGrad(GradModifier):
 
 
 class UndefinedGrad(GradModifier):
-    """Identity whose gradient is undefined: ``theon.grad`` raises if it is needed."""
+    """Identity whose gradient is undefined: ``theon.grad`` raises if it is needed.
+
+    >>> import theon
+    >>> import theon.tensor as tt
+    >>> x = tt.dscalar("x")
+    >>> try:
+    ...     theon.grad(UndefinedGrad()(x), x)
+    ... except Exception as e:
+    ...     print(type(e).__name__)
+    NullTypeGradError
+    """
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         return [grad_undefined(self, 0, inputs[0], "undefined_grad was applied to it")]

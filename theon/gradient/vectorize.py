@@ -9,6 +9,12 @@ other node is rebuilt by the rule registered for its Op class (see
 :func:`register_vectorize`), or by an Op's own ``vectorize_node`` method.  A node
 without a rule becomes a :class:`LoopedApply`, which runs the original Op once
 per batch row in ``perform``: correct for any Op, fast only where rules exist.
+
+>>> import numpy as np, theon.tensor as tt
+>>> v, V = tt.dvector("v"), tt.dmatrix("V")
+>>> [total], [batched] = vectorize_graph([tt.exp(v).sum()], {v: V})
+>>> total.eval({V: np.zeros((2, 3))})
+array([3., 3.])
 """
 
 from __future__ import annotations
@@ -36,11 +42,19 @@ __all__ = [
 
 
 class VectorizeFallbackWarning(UserWarning):
-    """A node had no (working) batching rule and runs once per batch row instead."""
+    """A node had no (working) batching rule and runs once per batch row instead.
+
+    >>> issubclass(VectorizeFallbackWarning, UserWarning)
+    True
+    """
 
 
 class CannotVectorizeError(TypeError):
-    """A node cannot be batched at all (its batched values are not tensors)."""
+    """A node cannot be batched at all (its batched values are not tensors).
+
+    >>> issubclass(CannotVectorizeError, Exception)
+    True
+    """
 
 # a rule: (op, node, new_inputs, batched_flags) -> outputs (all batched)
 #         or (outputs, output_batched_flags)
@@ -91,7 +105,14 @@ def _load_rules() -> None:
 def vectorize_node(node: Apply, inputs: list[Variable], batched: list[bool]) -> tuple[
     list[Variable], list[bool]
 ]:
-    """The batched version of ``node`` on ``inputs`` (some with a leading batch axis)."""
+    """The batched version of ``node`` on ``inputs`` (some with a leading batch axis).
+
+    >>> import theon.tensor as tt
+    >>> x, xb = tt.dvector("x"), tt.dmatrix("xb")
+    >>> outs, batched = vectorize_node(tt.exp(x).owner, [xb], [True])
+    >>> outs[0].type.ndim, batched
+    (2, [True])
+    """
     _load_rules()
     rule = _rule_for(node.op)
     res: Any = None
@@ -178,6 +199,14 @@ class LoopedApply(Op):
 
     ``in_batched[i]`` says whether input ``i`` has a leading batch axis; all
     outputs have one.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> op = LoopedApply(tt.sort(x).owner, [True])
+    >>> xb = tt.dmatrix("xb")
+    >>> op(xb).eval({xb: [[2.0, 1.0], [0.0, -1.0]]})
+    array([[ 1.,  2.],
+           [-1.,  0.]])
     """
 
     __props__ = ("core_op", "in_batched", "core_types")

@@ -5,6 +5,9 @@ with ``r`` uniform in [0.5, 1.5), so one scalar gradient covers every output
 element.  Each input element is perturbed by ``+/- eps``; the numeric
 derivative ``(cost(x + h) - cost(x - h)) / (2h)`` (with ``h`` the perturbation
 actually representable in the input's dtype) is compared with the symbolic one.
+
+>>> import numpy as np, theon.tensor as tt
+>>> verify_grad(lambda x: tt.sin(x) * x, [np.array([0.5, 1.0])])  # silent: it agrees
 """
 
 from __future__ import annotations
@@ -34,6 +37,13 @@ class GradientError(AssertionError):
         The largest absolute and relative errors over that input.
     abs_tol, rel_tol
         The tolerances used.
+
+    >>> from theon.gradient.ops import ZeroGrad
+    >>> try:
+    ...     verify_grad(lambda x: ZeroGrad()(x) ** 2, [np.array([1.0, 2.0])])
+    ... except GradientError as e:
+    ...     print("wrong gradient for input", e.arg)
+    wrong gradient for input 0
     """
 
     def __init__(

@@ -1,4 +1,11 @@
-"""The seed core: Variables, Apply nodes, Ops, Types and FunctionGraphs (no tensors)."""
+"""The seed core: Variables, Apply nodes, Ops, Types and FunctionGraphs (no tensors).
+
+>>> from theon.scalar import float64, mul
+>>> x = float64("x")
+>>> y = mul(x, x)
+>>> isinstance(y, Variable), isinstance(y.owner, Apply), [str(v) for v in graph_inputs([y])]
+(True, True, ['x'])
+"""
 
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph

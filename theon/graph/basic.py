@@ -30,7 +30,18 @@ _THEON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.se
 
 
 class Scratchpad:
-    """A free-form namespace for annotations (``var.tag``, ``node.tag``)."""
+    """A free-form namespace for annotations (``var.tag``, ``node.tag``).
+
+    >>> tag = Scratchpad()
+    >>> tag.note = "hello"
+    >>> tag
+    Scratchpad({'note': 'hello'})
+    """
+
+    if TYPE_CHECKING:  # free-form for the type checker; no runtime hook
+
+        def __getattr__(self, name: str) -> Any: ...
+        def __setattr__(self, name: str, value: Any) -> None: ...
 
     def __repr__(self) -> str:
         return f"Scratchpad({self.__dict__})"
@@ -43,7 +54,12 @@ class Scratchpad:
 
 
 def user_trace(limit: int = 1) -> tuple[tuple[str, int, str], ...]:
-    """The innermost ``limit`` stack frames outside theon, as (file, line, function)."""
+    """The innermost ``limit`` stack frames outside theon, as (file, line, function).
+
+    >>> file, line, function = user_trace()[0]  # the frame that called it
+    >>> function
+    '<module>'
+    """
     f = sys._getframe(1)
     if limit == 1:  # the common case (Op.__call__), without the list
         while f is not None:
@@ -62,7 +78,11 @@ def user_trace(limit: int = 1) -> tuple[tuple[str, int, str], ...]:
 
 
 def format_trace(trace: Sequence[tuple[str, int, str]] | None) -> str:
-    """``'file.py:12 in fn'`` for the innermost recorded user frame, or ``''``."""
+    """``'file.py:12 in fn'`` for the innermost recorded user frame, or ``''``.
+
+    >>> format_trace([("model.py", 12, "build")])
+    'model.py:12 in build'
+    """
     if not trace:
         return ""
     fn, line, name = trace[0]
@@ -70,7 +90,12 @@ def format_trace(trace: Sequence[tuple[str, int, str]] | None) -> str:
 
 
 class Node:
-    """Common base of Variable and Apply (identity equality)."""
+    """Common base of Variable and Apply (identity equality).
+
+    >>> from theon.graph.type import Generic
+    >>> isinstance(Generic()("v"), Node)
+    True
+    """
 
     __slots__ = ()
 
@@ -208,7 +233,7 @@ class Constant(Variable):
         """Alias kept for PyTensor users: the constant's data."""
         return self._data
 
-    @property  # type: ignore[override]
+    @property
     def owner(self) -> None:
         """Always ``None``: a constant is computed by nothing."""
         return None
@@ -306,7 +331,8 @@ class Apply(Node):
             if len(self.outputs) == 1:
                 return self.outputs[0]
             raise ValueError(f"{self.op} has several outputs and no default_output")
-        return self.outputs[do]
+        out: Variable = self.outputs[do]
+        return out
 
     @property
     def out(self) -> Variable:

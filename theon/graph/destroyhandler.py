@@ -135,8 +135,6 @@ class DestroyHandler(Feature):
         self.outputs_touched: set[int] = set()
         for node in fgraph.apply_nodes:
             self._add_node(node)
-        # a cached order predates our orderings
-        fgraph._topo = None
         fgraph.destroy_handler = self  # type: ignore[attr-defined]
         fgraph.destroyers = self.destroyers  # type: ignore[attr-defined]
         fgraph.has_destroyers = self.has_destroyers  # type: ignore[attr-defined]
@@ -150,7 +148,6 @@ class DestroyHandler(Feature):
     def on_detach(self, fgraph: FunctionGraph) -> None:
         for name in ("destroy_handler", "destroyers", "has_destroyers", "view_roots"):
             fgraph.__dict__.pop(name, None)
-        fgraph._topo = None
         self.fgraph = None
 
     def clone(self) -> DestroyHandler:

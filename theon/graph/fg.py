@@ -1,9 +1,10 @@
 """FunctionGraph: a graph with fixed inputs and outputs that rewrites may change.
 
-It is the seeds' "Env".  It keeps a ``clients`` map (variable -> list of
-``(node, input index)``, where ``node`` is ``"output"`` for the graph outputs),
-imports nodes as they become reachable and prunes them when orphaned, and
-tells its features about every change.
+It is the seeds' "Env".  It keeps a ``clients`` map (variable -> the
+``(node, input index)`` pairs reading it, where ``node`` is ``"output"`` for the
+graph outputs; a :class:`Clients` behaves like a list of them), imports nodes as
+they become reachable and prunes them when orphaned, and tells its features
+about every change.
 
 >>> from theon.graph.type import Generic
 >>> from theon.graph.op import Op
@@ -25,9 +26,58 @@ from theon.graph.features import NOOP_CALLBACKS, AlreadyThere, Feature
 from theon.graph.replace import clone_get_equiv
 from theon.graph.traversal import io_toposort
 
-__all__ = ["FunctionGraph", "MissingInputError"]
+__all__ = ["Clients", "FunctionGraph", "MissingInputError"]
 
 Client = tuple[Any, int]  # (Apply | "output", index)
+
+
+class Clients(dict):  # type: ignore[type-arg]
+    """The ``(node, index)`` pairs reading a variable, in the order they were added.
+
+    An insertion-ordered set (a dict with ``None`` values) that reads like a list:
+    iterating gives the pairs, ``len``, ``in``, indexing by position and comparing
+    with a list work.  Adding and removing a pair take constant time, however many
+    clients the variable has (a constant used everywhere can have thousands).
+
+    >>> c = Clients()
+    >>> c.append(("output", 0)); c.append(("output", 1)); c.remove(("output", 0))
+    >>> c == [("output", 1)], c[0], len(c)
+    (True, ('output', 1), 1)
+    """
+
+    __slots__ = ()
+
+    def append(self, client: Client) -> None:
+        """Add ``client`` at the end."""
+        self[client] = None
+
+    def remove(self, client: Client) -> None:
+        """Remove ``client`` (``ValueError`` when absent, as for a list)."""
+        try:
+            del self[client]
+        except KeyError:
+            raise ValueError(f"{client!r} is not a client") from None
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, (int, slice)):
+            return list(self)[k]
+        return dict.__getitem__(self, k)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple)):
+            return list(self) == list(other)
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+    def __reduce__(self) -> Any:
+        return (Clients, (), None, None, iter(self.items()))
 
 
 class MissingInputError(ValueError):
@@ -72,24 +122,23 @@ class FunctionGraph:
 
             inputs = [i for i in graph_inputs(outputs) if not isinstance(i, Constant)]
         inputs = list(inputs)
-        if clone:
-            equiv = clone_get_equiv(inputs, outputs, copy_inputs=True, copy_orphans=True)
-            inputs = [equiv[i] for i in inputs]
-            outputs = [equiv[o] for o in outputs]
         self.inputs: list[Variable] = []
         self._input_set: set[Variable] = set()
         self.outputs: list[Variable] = []
         self.apply_nodes: dict[Apply, None] = {}
         self.variables: dict[Variable, None] = {}
-        self.clients: dict[Variable, list[Client]] = {}
+        self.clients: dict[Variable, Clients] = {}
         self._features: list[Feature] = []
         self._callbacks: dict[str, list[Any]] = {}
         self._topo: list[Apply] | None = None
         self.update_mapping = dict(update_mapping or {})
-        for i in inputs:
-            self.add_input(i)
-        for o in outputs:
-            self.add_output(o)
+        if clone:
+            self._import_copy(inputs, outputs)
+        else:
+            for i in inputs:
+                self.add_input(i)
+            for o in outputs:
+                self.add_output(o)
         for f in features or ():
             self.attach_feature(f)
 
@@ -107,13 +156,14 @@ class FunctionGraph:
         self.inputs.append(var)
         self._input_set.add(var)
         self.variables[var] = None
-        self.clients.setdefault(var, [])
+        if var not in self.clients:
+            self.clients[var] = Clients()
 
     def add_output(self, var: Variable, reason: str | None = None) -> None:
         """Append ``var`` to the outputs."""
         self.outputs.append(var)
         self.import_var(var, reason=reason)
-        self.clients[var].append(("output", len(self.outputs) - 1))
+        self.clients[var][("output", len(self.outputs) - 1)] = None
         self._topo = None
 
     def import_var(self, var: Variable, reason: str | None = None) -> None:
@@ -128,13 +178,26 @@ class FunctionGraph:
                 f"the graph needs {describe(var)}, which is not one of the function's inputs"
             )
         self.variables[var] = None
-        self.clients.setdefault(var, [])
+        if var not in self.clients:
+            self.clients[var] = Clients()
 
     def import_node(self, node: Apply, check: bool = True, reason: str | None = None) -> None:
         """Import ``node`` and any of its ancestors not yet in the graph."""
-        if node in self.apply_nodes:
+        apply_nodes = self.apply_nodes
+        if node in apply_nodes:
             return
-        new_nodes = self._missing_nodes(node)
+        input_set = self._input_set
+        for v in node.inputs:
+            o = v.owner
+            if o is not None and o not in apply_nodes and v not in input_set:
+                new_nodes = self._missing_nodes(node)
+                break
+        else:  # the usual case: a single new node on known variables
+            new_nodes = [node]
+        self._add_nodes(new_nodes, check, reason)
+
+    def _add_nodes(self, new_nodes: list[Apply], check: bool, reason: str | None) -> None:
+        """Register ``new_nodes`` (dependencies first; their inputs known or among them)."""
         if check:
             for n in new_nodes:
                 for v in n.inputs:
@@ -149,19 +212,50 @@ class FunctionGraph:
                             f"the function's inputs ({', '.join(map(str, self.inputs)) or 'none'})"
                         )
         on_import = self._callbacks.get("on_import", ())
+        apply_nodes = self.apply_nodes
+        variables = self.variables
+        clients = self.clients
         for n in new_nodes:
-            self.apply_nodes[n] = None
+            apply_nodes[n] = None
             for o in n.outputs:
-                self.variables[o] = None
-                self.clients.setdefault(o, [])
+                variables[o] = None
+                if o not in clients:
+                    clients[o] = Clients()
             for i, v in enumerate(n.inputs):
-                if v not in self.variables:
-                    self.variables[v] = None
-                    self.clients.setdefault(v, [])
-                self.clients[v].append((n, i))
+                cl = clients.get(v)
+                if cl is None:
+                    variables[v] = None
+                    cl = clients[v] = Clients()
+                elif v not in variables:
+                    variables[v] = None
+                cl[(n, i)] = None
             for fn in on_import:
                 fn(self, n, reason)
         self._topo = None
+
+    def _import_copy(self, inputs: list[Variable], outputs: list[Variable]) -> None:
+        """Make this graph a copy of the graph between ``inputs`` and ``outputs``.
+
+        The same as adding copies of the inputs, then of each output in turn (which
+        imports its missing nodes, dependencies first), but in one walk: each
+        node is copied when it is imported.
+        """
+        equiv: dict[Any, Any] = {}
+        for i in inputs:
+            if i not in equiv:
+                equiv[i] = i.clone()
+        for i in inputs:
+            self.add_input(equiv[i])
+        input_set = set(inputs)
+        for o in outputs:
+            new = equiv.get(o)
+            if new is None:
+                if o.owner is None:  # a constant (or a missing input: import_var says so)
+                    new = equiv[o] = o.clone()
+                else:
+                    self._add_nodes(_copy_nodes(o.owner, equiv, input_set), True, None)
+                    new = equiv[o]
+            self.add_output(new)
 
     def _missing_nodes(self, node: Apply) -> list[Apply]:
         """``node`` and its ancestors not in the graph, dependencies first."""
@@ -215,7 +309,7 @@ class FunctionGraph:
             self.outputs[i] = new_var
         else:
             node.inputs[i] = new_var  # type: ignore[union-attr]
-        self.clients[new_var].append((node, i))
+        self.clients[new_var][(node, i)] = None
         self.remove_client(old, (node, i), reason=reason)
         self._topo = None
         for fn in self._callbacks.get("on_change_input", ()):
@@ -227,29 +321,30 @@ class FunctionGraph:
         """Drop ``client`` from ``var``'s clients, pruning what becomes unused."""
         stack: list[tuple[Variable, Client]] = [(var, client)]
         on_prune = self._callbacks.get("on_prune", ())
+        clients = self.clients
+        variables = self.variables
+        apply_nodes = self.apply_nodes
         while stack:
             v, c = stack.pop()
-            cl = self.clients[v]
-            try:
-                cl.remove(c)  # a C-level scan: a variable may have thousands of clients
-            except ValueError:
-                pass
+            cl = clients[v]
+            cl.pop(c, None)
             if cl:
                 continue
             owner = v.owner
             if owner is None:
                 if v not in self._input_set:
-                    self.variables.pop(v, None)
-                    del self.clients[v]
+                    variables.pop(v, None)
+                    del clients[v]
                 continue
-            if owner not in self.apply_nodes:
+            if owner not in apply_nodes:
                 continue
-            if any(self.clients.get(o) for o in owner.outputs):
+            outs = owner.outputs
+            if len(outs) != 1 and any(clients.get(o) for o in outs):
                 continue
-            del self.apply_nodes[owner]
-            for o in owner.outputs:
-                self.variables.pop(o, None)
-                self.clients.pop(o, None)
+            del apply_nodes[owner]
+            for o in outs:
+                variables.pop(o, None)
+                clients.pop(o, None)
             for fn in on_prune:
                 fn(self, owner, reason)
             for j, inp in enumerate(owner.inputs):
@@ -302,6 +397,8 @@ class FunctionGraph:
                 return
         self._features.append(feature)
         self._rebuild_callbacks()
+        if _has_orderings(feature):
+            self._topo = None  # a cached order predates the feature's orderings
 
     def remove_feature(self, feature: Feature) -> None:
         """Detach ``feature``."""
@@ -309,6 +406,8 @@ class FunctionGraph:
             return
         self._features.remove(feature)
         self._rebuild_callbacks()
+        if _has_orderings(feature):
+            self._topo = None  # the cached order may follow the feature's orderings
         on_detach = getattr(feature, "on_detach", None)
         if on_detach is not None:
             on_detach(self)
@@ -370,7 +469,7 @@ class FunctionGraph:
             missing = nodes - set(self.apply_nodes)
             extra = set(self.apply_nodes) - nodes
             raise AssertionError(f"apply_nodes wrong: missing {missing}, extra {extra}")
-        expected: dict[Variable, list[Client]] = {}
+        expected: dict[Variable, list[Client]] = {}  # plain lists, compared sorted
         for v in self.inputs:
             expected.setdefault(v, [])
         for n in nodes:
@@ -424,6 +523,57 @@ class FunctionGraph:
 
     def __contains__(self, item: object) -> bool:
         return item in self.variables or item in self.apply_nodes
+
+
+def _copy_nodes(root: Apply, equiv: dict[Any, Any], input_set: set[Variable]) -> list[Apply]:
+    """Copies of ``root`` and its ancestors not in ``equiv``, dependencies first.
+
+    Walks like :func:`~theon.graph.traversal.io_toposort` (stopping at ``input_set``),
+    copies each node onto the copies of its inputs, and records every copy in
+    ``equiv``; owner-less variables met on the way (constants) are copied too.
+    """
+    order: list[Apply] = []
+    visiting: set[Apply] = set()
+    stack: list[tuple[Apply, bool]] = [(root, False)]
+    while stack:
+        n, expanded = stack.pop()
+        if expanded:
+            visiting.discard(n)
+            if n in equiv:
+                continue
+            new_inputs = []
+            for v in n.inputs:
+                nv = equiv.get(v)
+                if nv is None:
+                    nv = equiv[v] = v.clone()
+                new_inputs.append(nv)
+            cp = n.clone_with_new_inputs(new_inputs, strict=False)
+            equiv[n] = cp
+            for old, new in zip(n.outputs, cp.outputs):
+                if old not in equiv:
+                    new.name = old.name
+                    equiv[old] = new
+            order.append(cp)
+            continue
+        if n in equiv:
+            continue
+        if n in visiting:
+            raise ValueError(f"the graph has a cycle through {n}")
+        visiting.add(n)
+        stack.append((n, True))
+        for v in reversed(n.inputs):
+            o = v.owner
+            if o is not None and v not in input_set and o not in equiv:
+                if o in visiting:
+                    raise ValueError(f"the graph has a cycle through {o}")
+                stack.append((o, False))
+    return order
+
+
+def _has_orderings(feature: Any) -> bool:
+    """Whether ``feature`` defines an ``orderings`` callback of its own."""
+    fn = getattr(type(feature), "orderings", None)
+    return fn is not None and fn is not NOOP_CALLBACKS.get("orderings")
 
 
 def _ckey(c: Client) -> tuple[int, int]:

@@ -27,7 +27,12 @@ __all__ = [
 
 
 class NullType(Type):
-    """The type of a gradient that cannot be used; ``why_null`` says why."""
+    """The type of a gradient that cannot be used; ``why_null`` says why.
+
+    >>> t = NullType("not differentiable")
+    >>> t.why_null
+    'not differentiable'
+    """
 
     __props__ = ("why_null",)
 
@@ -42,7 +47,11 @@ class NullType(Type):
 
 
 class DisconnectedType(Type):
-    """The type of the gradient of an input the outputs do not depend on."""
+    """The type of the gradient of an input the outputs do not depend on.
+
+    >>> isinstance(disconnected_type().type, DisconnectedType)
+    True
+    """
 
     def filter(self, x: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
         raise ValueError("no value can be of a DisconnectedType: the gradient is disconnected")
@@ -52,7 +61,11 @@ class DisconnectedType(Type):
 
 
 def disconnected_type() -> Variable:
-    """A fresh variable standing for a disconnected gradient."""
+    """A fresh variable standing for a disconnected gradient.
+
+    >>> disconnected_type().type
+    DisconnectedType
+    """
     return DisconnectedType()()
 
 
@@ -61,7 +74,12 @@ def _op_text(op: Any) -> str:
 
 
 def grad_undefined(op: Any, x_pos: int, x: Any, comment: str = "") -> Variable:
-    """The gradient of input ``x_pos`` of ``op`` is mathematically undefined."""
+    """The gradient of input ``x_pos`` of ``op`` is mathematically undefined.
+
+    >>> g = grad_undefined("floor", 0, None, "piecewise constant")
+    >>> isinstance(g.type, NullType)
+    True
+    """
     why = f"the gradient of {_op_text(op)} with respect to input {x_pos} is undefined"
     if comment:
         why += f": {comment}"
@@ -69,7 +87,12 @@ def grad_undefined(op: Any, x_pos: int, x: Any, comment: str = "") -> Variable:
 
 
 def grad_not_implemented(op: Any, x_pos: int, x: Any, comment: str = "") -> Variable:
-    """The gradient of input ``x_pos`` of ``op`` exists but is not implemented."""
+    """The gradient of input ``x_pos`` of ``op`` exists but is not implemented.
+
+    >>> g = grad_not_implemented("my_op", 1, None)
+    >>> isinstance(g.type, NullType)
+    True
+    """
     why = f"the gradient of {_op_text(op)} with respect to input {x_pos} is not implemented"
     if comment:
         why += f": {comment}"

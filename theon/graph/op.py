@@ -27,7 +27,15 @@ __all__ = ["Op", "OpContractError"]
 
 
 class OpContractError(NotImplementedError):
-    """An Op was asked for a method it does not define."""
+    """An Op was asked for a method it does not define.
+
+    >>> from theon.graph.type import Generic
+    >>> try:
+    ...     Op().grad([Generic()("x")], [Generic()("g")])
+    ... except OpContractError as e:
+    ...     print(isinstance(e, NotImplementedError))
+    True
+    """
 
 
 class Op:
@@ -45,6 +53,17 @@ class Op:
         ``{output index: [input indices]}``: inputs overwritten by the output.
     view_map
         ``{output index: [input indices]}``: inputs the output is a view of.
+
+    >>> from theon.graph.basic import Apply
+    >>> from theon.graph.type import Generic
+    >>> class Pair(Op):
+    ...     __props__ = ("k",)
+    ...     def __init__(self, k):
+    ...         self.k = k
+    ...     def make_node(self, x):
+    ...         return Apply(self, [x], [Generic()()])
+    >>> Pair(1) == Pair(1), Pair(1) == Pair(2)
+    (True, False)
     """
 
     __props__: tuple[str, ...] | None = None
@@ -64,7 +83,7 @@ class Op:
             return True
         if self.__props__ is None:
             return False
-        return type(self) is type(other) and self._props() == other._props()  # type: ignore[attr-defined]
+        return type(self) is type(other) and self._props() == other._props()
 
     def __hash__(self) -> int:
         h = self.__dict__.get("_cached_hash")

@@ -35,6 +35,13 @@ def clone_get_equiv(
     Entries already in ``memo`` are kept, which is how a substitution is given.
     Inputs are cloned when ``copy_inputs``; orphans (constants and owner-less
     variables not listed as inputs) when ``copy_orphans``.
+
+    >>> from theon.scalar import float64, neg
+    >>> x = float64("x")
+    >>> y = neg(x)
+    >>> equiv = clone_get_equiv([x], [y])
+    >>> equiv[y] is y, str(equiv[y].owner.op)
+    (False, 'neg')
     """
     equiv: dict[Any, Any] = {} if memo is None else memo
     for i in inputs:
@@ -62,7 +69,14 @@ def clone(
     copy_inputs: bool = True,
     copy_orphans: bool = True,
 ) -> tuple[list[Variable], list[Variable]]:
-    """Copy the graph between ``inputs`` and ``outputs``; return the new inputs and outputs."""
+    """Copy the graph between ``inputs`` and ``outputs``; return the new inputs and outputs.
+
+    >>> from theon.scalar import float64, neg
+    >>> x = float64("x")
+    >>> [x2], [y2] = clone([x], [neg(x)])
+    >>> y2.owner.inputs[0] is x2, x2 is x
+    (True, False)
+    """
     equiv = clone_get_equiv(inputs, outputs, copy_inputs, copy_orphans)
     return [equiv[i] for i in inputs], [equiv.get(o, o) for o in outputs]
 
@@ -75,10 +89,15 @@ def clone_replace(
     """Copy ``output``'s graph with each key of ``replace`` substituted by its value.
 
     The user's graph is left untouched.  Returns a Variable or a list, like ``output``.
+
+    >>> from theon.scalar import add, float64
+    >>> x, y, z = float64("x"), float64("y"), float64("z")
+    >>> str(clone_replace(add(x, y), {y: z}).owner.inputs[1])
+    'z'
     """
     pairs = list(replace.items() if isinstance(replace, Mapping) else (replace or []))
     single = isinstance(output, Variable)
-    outputs = [output] if single else list(output)  # type: ignore[list-item]
+    outputs: list[Variable] = [output] if isinstance(output, Variable) else list(output)
     from theon.graph.traversal import graph_inputs
 
     memo: dict[Any, Any] = {}
@@ -110,6 +129,11 @@ def equal_computations(
 
     ``in_xs[i]`` and ``in_ys[i]`` are taken as equal.  Constants are equal when
     their signatures are; other owner-less variables only when identical.
+
+    >>> from theon.scalar import exp, float64
+    >>> x = float64("x")
+    >>> equal_computations([exp(x)], [exp(x)]), equal_computations([exp(x)], [x])
+    (True, False)
     """
     if len(xs) != len(ys):
         return False

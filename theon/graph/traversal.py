@@ -36,6 +36,11 @@ def ancestors(
     """All variables the ``graphs`` depend on, themselves included, in DFS preorder.
 
     The walk stops at ``blockers`` (which are included but not expanded).
+
+    >>> from theon.scalar import add, float64
+    >>> x, y = float64("x"), float64("y")
+    >>> [str(v) for v in ancestors([add(x, y)])]
+    ['add.0', 'x', 'y']
     """
     blockers = blockers or ()
     seen: set[Variable] = set()
@@ -56,7 +61,13 @@ def ancestors(
 def graph_inputs(
     graphs: Iterable[Variable], blockers: Collection[Variable] | None = None
 ) -> list[Variable]:
-    """The variables without owner (or in ``blockers``) that ``graphs`` depend on."""
+    """The variables without owner (or in ``blockers``) that ``graphs`` depend on.
+
+    >>> from theon.scalar import add, float64
+    >>> x, y = float64("x"), float64("y")
+    >>> [str(v) for v in graph_inputs([add(x, add(y, 1.0))])]
+    ['x', 'y', '1.0']
+    """
     blockers = blockers or ()
     return [v for v in ancestors(graphs, blockers) if v.owner is None or v in blockers]
 
@@ -71,6 +82,12 @@ def io_toposort(
     ``orderings`` maps a node to extra nodes that must run before it.  The order
     is a post-order DFS from the outputs in their given order, so it is
     deterministic.
+
+    >>> from theon.scalar import exp, float64, neg
+    >>> x = float64("x")
+    >>> y = exp(neg(x))
+    >>> [str(n.op) for n in io_toposort([x], [y])]
+    ['neg', 'exp']
     """
     input_set = set(inputs)
     orderings = orderings or {}
@@ -109,22 +126,47 @@ def io_toposort(
 
 
 def toposort(outputs: Sequence[Variable]) -> list[Apply]:
-    """All Apply nodes the ``outputs`` depend on, in dependency order."""
+    """All Apply nodes the ``outputs`` depend on, in dependency order.
+
+    >>> from theon.scalar import exp, float64, neg
+    >>> y = exp(neg(float64("x")))
+    >>> [str(n.op) for n in toposort([y])]
+    ['neg', 'exp']
+    """
     return io_toposort([], outputs)
 
 
 def applys_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[Apply]:
-    """The Apply nodes on paths from ``ins`` to ``outs`` (stopping at ``ins``)."""
+    """The Apply nodes on paths from ``ins`` to ``outs`` (stopping at ``ins``).
+
+    >>> from theon.scalar import exp, float64, neg
+    >>> x = float64("x")
+    >>> z = neg(x)
+    >>> [str(n.op) for n in applys_between([z], [exp(z)])]
+    ['exp']
+    """
     return io_toposort(ins, outs)
 
 
 def vars_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[Variable]:
-    """The variables on paths from ``ins`` to ``outs``, ``ins`` and orphans included."""
+    """The variables on paths from ``ins`` to ``outs``, ``ins`` and orphans included.
+
+    >>> from theon.scalar import add, float64
+    >>> x, y = float64("x"), float64("y")
+    >>> [str(v) for v in vars_between([x], [add(x, y)])]
+    ['add.0', 'x', 'y']
+    """
     return ancestors(outs, blockers=set(ins))
 
 
 def variables(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[Variable]:
-    """Every variable of the subgraph between ``ins`` and ``outs``, in DFS order."""
+    """Every variable of the subgraph between ``ins`` and ``outs``, in DFS order.
+
+    >>> from theon.scalar import float64, neg
+    >>> x = float64("x")
+    >>> [str(v) for v in variables([x], [neg(x)])]
+    ['neg.0', 'x']
+    """
     ins = list(ins)
     out = vars_between(ins, outs)
     seen = set(out)
@@ -139,7 +181,13 @@ def variables(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[Variabl
 
 
 def orphans_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[Variable]:
-    """Owner-less variables reached from ``outs`` that are not in ``ins`` (e.g. constants)."""
+    """Owner-less variables reached from ``outs`` that are not in ``ins`` (e.g. constants).
+
+    >>> from theon.scalar import add, float64
+    >>> x = float64("x")
+    >>> [str(v) for v in orphans_between([x], [add(x, 2.0)])]
+    ['2.0']
+    """
     ins = list(ins)
     s = set(ins)
     return [v for v in vars_between(ins, outs) if v.owner is None and v not in s]
@@ -148,7 +196,11 @@ def orphans_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[V
 def walk(
     nodes: Iterable[object], expand: Callable[[object], Iterable[object]]
 ) -> list[object]:
-    """Generic breadth-first walk: every item reachable through ``expand``, once."""
+    """Generic breadth-first walk: every item reachable through ``expand``, once.
+
+    >>> walk([1], lambda n: [n + 1] if n < 4 else [])
+    [1, 2, 3, 4]
+    """
     seen: set[int] = set()
     out: list[object] = []
     queue = list(nodes)

@@ -25,6 +25,14 @@ class Type:
     Subclasses define :meth:`filter`; the rest has defaults built on it.
     ``variable_type`` and ``constant_type`` are the classes of the Variables
     this type makes.
+
+    >>> class Even(Type):
+    ...     def filter(self, x, strict=False, allow_downcast=None):
+    ...         if x % 2:
+    ...             raise TypeError(f"{x} is odd")
+    ...         return x
+    >>> Even().filter(4), Even().is_valid_value(3)
+    (4, False)
     """
 
     __props__: tuple[str, ...] = ()
@@ -38,7 +46,7 @@ class Type:
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
-        return type(self) is type(other) and self._props() == other._props()  # type: ignore[attr-defined]
+        return type(self) is type(other) and self._props() == other._props()
 
     def __hash__(self) -> int:
         return hash((type(self), self._props()))

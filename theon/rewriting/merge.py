@@ -48,7 +48,10 @@ class MergeFeature(Feature):
     """
 
     def __init__(self) -> None:
+        # keys are (op number, *inputs): equal ops share a number (see _op_number)
         self.table: dict[tuple[Any, ...], Apply] = {}
+        self._op_numbers: dict[Any, int] = {}
+        self._op_by_id: dict[int, tuple[Any, int]] = {}
         self.node_key: dict[Apply, tuple[Any, ...]] = {}
         self.consts: dict[tuple[Any, Any], Constant] = {}
         self.pending: deque[tuple[Any, Any]] = deque()
@@ -82,24 +85,36 @@ class MergeFeature(Feature):
         elif other is not c and (c, other) not in self.refused:
             self.pending.append((c, other))
 
+    def _op_number(self, op: Any) -> int:
+        """A number shared by equal ops (ops hash in Python; numbers hash fast)."""
+        got = self._op_by_id.get(id(op))
+        if got is not None and got[0] is op:
+            return got[1]
+        numbers = self._op_numbers
+        k = numbers.setdefault(op, len(numbers))  # TypeError for unhashable props
+        self._op_by_id[id(op)] = (op, k)  # keeps op alive, so its id stays its own
+        return k
+
     def _register(self, node: Apply) -> None:
-        if node.op.destroy_map:
+        op = node.op
+        if op.destroy_map:
             return
-        key = (node.op, *node.inputs)
         try:
-            other = self.table.get(key)
+            key = (self._op_number(op), *node.inputs)
         except TypeError:  # an op with unhashable props: never merged
             return
+        other = self.table.setdefault(key, node)
         self.node_key[node] = key
-        if other is None:
-            self.table[key] = node
-        elif other is not node and (node, other) not in self.refused:
+        if other is not node and (node, other) not in self.refused:
             self.pending.append((node, other))
 
     def _unregister(self, node: Apply) -> None:
         key = self.node_key.pop(node, None)
-        if key is not None and self.table.get(key) is node:
-            del self.table[key]
+        if key is not None:
+            table = self.table
+            other = table.pop(key, None)
+            if other is not None and other is not node:
+                table[key] = other
 
     def on_import(self, fgraph: FunctionGraph, node: Apply, reason: str | None) -> None:
         for v in node.inputs:

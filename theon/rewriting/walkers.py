@@ -132,9 +132,13 @@ def _run(
     queued = wl.queued
     fires: Counter[str] = stats.fires
     n_fires = 0
+    attempts = 0
+    candidates = index.candidates
+    # op -> its candidates, by identity (ops hash in Python; most nodes share few ops)
+    by_id: dict[int, tuple[Any, tuple[NodeRewriter, ...]]] = {}
     try:
-        for n in initial:
-            wl.push(n)
+        queue.extend(initial)  # what wl.push would do for each (no duplicates here)
+        queued.update(initial)
         while True:
             changes_before = wl.changes
             for g in graph_rewriters:
@@ -144,8 +148,12 @@ def _run(
                 queued.discard(node)
                 if node not in apply_nodes:
                     continue
-                for rw in index.candidates(node.op):
-                    stats.attempts += 1
+                op = node.op
+                got = by_id.get(id(op))
+                if got is None or got[0] is not op:
+                    got = by_id[id(op)] = (op, candidates(op))
+                for rw in got[1]:
+                    attempts += 1
                     try:
                         result = rw.transform(fgraph, node)
                         if result is None or result is False:
@@ -190,6 +198,7 @@ def _run(
             if not graph_rewriters or wl.changes == changes_before:
                 break
     finally:
+        stats.attempts += attempts
         fgraph.remove_feature(wl)
     return stats
 

@@ -60,11 +60,6 @@ __all__ = [
 class _UnaryFloat(UnaryScalarOp):
     """A unary op whose gradient is ``gz * deriv(x, out)``; integer inputs are disconnected."""
 
-    py_template: str | None = None
-
-    def py_expr(self, a: str) -> str | None:  # type: ignore[override]
-        return None if self.py_template is None else self.py_template.format(a=a)
-
     def deriv(self, x: Variable, out: Variable) -> Variable:
         """The derivative ``d out / d x`` as a scalar graph."""
         raise NotImplementedError
@@ -80,17 +75,9 @@ class _UnaryFloat(UnaryScalarOp):
             return [disconnected_type()]
         return [_grad_as(mul(output_grads[0], self.deriv(x, outputs[0])), x)]
 
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        return self.L_op(inputs, [self(*inputs)], output_grads)
-
 
 class _PiecewiseConstant(UnaryScalarOp):
     """A unary op with zero derivative almost everywhere (rounding)."""
-
-    py_template: str | None = None
-
-    def py_expr(self, a: str) -> str | None:  # type: ignore[override]
-        return None if self.py_template is None else self.py_template.format(a=a)
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         return [_zero_grad(inputs[0])]
@@ -98,26 +85,32 @@ class _PiecewiseConstant(UnaryScalarOp):
 
 # division and powers ------------------------------------------------------------
 class IntDiv(BinaryScalarOp):
-    """``x // y`` (``np.floor_divide``; on floats ``floor(x / y)`` with NumPy's inf/nan)."""
+    """``x // y`` (``np.floor_divide``; on floats ``floor(x / y)`` with NumPy's inf/nan).
+
+    >>> int_div.impl(np.float64(7.0), np.float64(2.0))
+    np.float64(3.0)
+    """
 
     name = "int_div"
     ufunc = np.floor_divide
 
-    def py_expr(self, a: str, b: str) -> str:  # type: ignore[override]
-        return f"_floordiv({a}, {b})"
+    py_template = "_floordiv({0}, {1})"
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         return [_zero_grad(x) for x in inputs]
 
 
 class Mod(BinaryScalarOp):
-    """``x % y`` (``np.remainder``: the sign of the divisor)."""
+    """``x % y`` (``np.remainder``: the sign of the divisor).
+
+    >>> mod.impl(np.float64(7.0), np.float64(2.0))
+    np.float64(1.0)
+    """
 
     name = "mod"
     ufunc = np.remainder
 
-    def py_expr(self, a: str, b: str) -> str:  # type: ignore[override]
-        return f"_mod({a}, {b})"
+    py_template = "_mod({0}, {1})"
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         # x % y = x - y * floor(x / y): d/dx = 1, d/dy = -floor(x / y)
@@ -129,13 +122,16 @@ class Mod(BinaryScalarOp):
 
 
 class Pow(BinaryScalarOp):
-    """``x ** y`` (``np.power``; integers to negative integer powers raise, as in NumPy)."""
+    """``x ** y`` (``np.power``; integers to negative integer powers raise, as in NumPy).
+
+    >>> pow.impl(np.float64(2.0), np.float64(3.0))
+    np.float64(8.0)
+    """
 
     name = "pow"
     ufunc = np.power
 
-    def py_expr(self, a: str, b: str) -> str:  # type: ignore[override]
-        return f"_pow({a}, {b})"
+    py_template = "_pow({0}, {1})"
 
     def L_op(
         self,
@@ -149,17 +145,18 @@ class Pow(BinaryScalarOp):
         gy = disconnected_type() if _discrete(y) else _grad_as(mul(gz, outputs[0], log(x)), y)
         return [gx, gy]
 
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        return self.L_op(inputs, [self(*inputs)], output_grads)
-
 
 class Reciprocal(_UnaryFloat):
-    """``1 / x`` with true division (unlike ``np.reciprocal``, integers give floats)."""
+    """``1 / x`` with true division (unlike ``np.reciprocal``, integers give floats).
+
+    >>> reciprocal.impl(np.float64(4.0))
+    np.float64(0.25)
+    """
 
     name = "reciprocal"
     ufunc = np.reciprocal
     ufunc_exact = False
-    py_template = "(1.0 / {a} if {a} else _div(1.0, {a}))"
+    py_template = "(1.0 / {0} if {0} else _div(1.0, {0}))"
 
     def output_types(self, *types: ScalarType) -> list[ScalarType]:
         super().output_types(*types)
@@ -178,22 +175,30 @@ class Reciprocal(_UnaryFloat):
 
 
 class Sqr(_UnaryFloat):
-    """``x * x`` (``np.square``)."""
+    """``x * x`` (``np.square``).
+
+    >>> sqr.impl(np.float64(0.5))
+    np.float64(0.25)
+    """
 
     name = "sqr"
     ufunc = np.square
-    py_template = "({a} * {a})"
+    py_template = "({0} * {0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return mul(2, x)
 
 
 class Sqrt(_UnaryFloat):
-    """Square root (``np.sqrt``: negative -> nan)."""
+    """Square root (``np.sqrt``: negative -> nan).
+
+    >>> sqrt.impl(np.float64(0.5))
+    np.float64(0.7071067811865476)
+    """
 
     name = "sqrt"
     ufunc = np.sqrt
-    py_template = "(math.sqrt({a}) if {a} >= 0.0 else _sqrt({a}))"
+    py_template = "(math.sqrt({0}) if {0} >= 0.0 else _sqrt({0}))"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return true_div(0.5, out)
@@ -201,13 +206,16 @@ class Sqrt(_UnaryFloat):
 
 # sign and magnitude ---------------------------------------------------------------
 class Abs(UnaryScalarOp):
-    """``|x|`` (``np.absolute``; complex gives its real dtype)."""
+    """``|x|`` (``np.absolute``; complex gives its real dtype).
+
+    >>> abs.impl(np.float64(-2.0))
+    np.float64(2.0)
+    """
 
     name = "abs"
     ufunc = np.absolute
 
-    def py_expr(self, a: str) -> str:  # type: ignore[override]
-        return f"abs({a})"
+    py_template = "abs({0})"
 
     def L_op(
         self,
@@ -223,49 +231,66 @@ class Abs(UnaryScalarOp):
             return [_grad_as(true_div(mul(gz, x), outputs[0]), x)]
         return [_grad_as(mul(gz, sign(x)), x)]
 
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        return self.L_op(inputs, [self(*inputs)], output_grads)
-
 
 class Sign(_PiecewiseConstant):
-    """``-1, 0, 1`` by sign (``np.sign``; nan stays nan)."""
+    """``-1, 0, 1`` by sign (``np.sign``; nan stays nan).
+
+    >>> sign.impl(np.float64(-2.0))
+    np.float64(-1.0)
+    """
 
     name = "sign"
     ufunc = np.sign
-    py_template = "_sign({a})"
+    py_template = "_sign({0})"
 
 
 class Floor(_PiecewiseConstant):
-    """Round toward -inf (``np.floor``; integers keep their dtype, as in NumPy 2)."""
+    """Round toward -inf (``np.floor``; integers keep their dtype, as in NumPy 2).
+
+    >>> floor.impl(np.float64(-1.5))
+    np.float64(-2.0)
+    """
 
     name = "floor"
     ufunc = np.floor
-    py_template = "_floor({a})"
+    py_template = "_floor({0})"
 
 
 class Ceil(_PiecewiseConstant):
-    """Round toward +inf (``np.ceil``)."""
+    """Round toward +inf (``np.ceil``).
+
+    >>> ceil.impl(np.float64(-1.5))
+    np.float64(-1.0)
+    """
 
     name = "ceil"
     ufunc = np.ceil
-    py_template = "_ceil({a})"
+    py_template = "_ceil({0})"
 
 
 class Trunc(_PiecewiseConstant):
-    """Round toward zero (``np.trunc``)."""
+    """Round toward zero (``np.trunc``).
+
+    >>> trunc.impl(np.float64(-1.5))
+    np.float64(-1.0)
+    """
 
     name = "trunc"
     ufunc = np.trunc
-    py_template = "_trunc({a})"
+    py_template = "_trunc({0})"
 
 
 class RoundHalfToEven(_PiecewiseConstant):
-    """Round to nearest, ties to even (``np.round``/``np.rint``)."""
+    """Round to nearest, ties to even (``np.round``/``np.rint``).
+
+    >>> round_half_to_even.impl(np.float64(2.5))
+    np.float64(2.0)
+    """
 
     name = "round_half_to_even"
     ufunc = np.rint
     ufunc_exact = False
-    py_template = "_round({a})"
+    py_template = "_round({0})"
 
     def output_types(self, *types: ScalarType) -> list[ScalarType]:
         # np.round keeps integer dtypes (np.rint would give floats); bool gives float16
@@ -283,7 +308,11 @@ class RoundHalfToEven(_PiecewiseConstant):
 
 # extrema ------------------------------------------------------------------------
 class Maximum(BinaryScalarOp):
-    """Elementwise maximum (``np.maximum``: nan propagates)."""
+    """Elementwise maximum (``np.maximum``: nan propagates).
+
+    >>> maximum.impl(np.float64(7.0), np.float64(2.0))
+    np.float64(7.0)
+    """
 
     name = "maximum"
     ufunc = np.maximum
@@ -291,8 +320,7 @@ class Maximum(BinaryScalarOp):
     commutative = True
     associative = True
 
-    def py_expr(self, a: str, b: str) -> str:  # type: ignore[override]
-        return f"_maximum({a}, {b})"
+    py_template = "_maximum({0}, {1})"
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         # a subgradient: ties send the gradient to x only, so the total is gz
@@ -306,7 +334,11 @@ class Maximum(BinaryScalarOp):
 
 
 class Minimum(BinaryScalarOp):
-    """Elementwise minimum (``np.minimum``: nan propagates)."""
+    """Elementwise minimum (``np.minimum``: nan propagates).
+
+    >>> minimum.impl(np.float64(7.0), np.float64(2.0))
+    np.float64(2.0)
+    """
 
     name = "minimum"
     ufunc = np.minimum
@@ -314,8 +346,7 @@ class Minimum(BinaryScalarOp):
     commutative = True
     associative = True
 
-    def py_expr(self, a: str, b: str) -> str:  # type: ignore[override]
-        return f"_minimum({a}, {b})"
+    py_template = "_minimum({0}, {1})"
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         from theon.scalar.logic import gt, le
@@ -328,7 +359,11 @@ class Minimum(BinaryScalarOp):
 
 
 class Clip(ScalarOp):
-    """``min(max(x, lo), hi)`` (``np.clip``; the dtype is the upcast of all three)."""
+    """``min(max(x, lo), hi)`` (``np.clip``; the dtype is the upcast of all three).
+
+    >>> clip.impl(np.float64(5.0), np.float64(0.0), np.float64(1.0))
+    np.float64(1.0)
+    """
 
     name = "clip"
     nin = 3
@@ -337,8 +372,7 @@ class Clip(ScalarOp):
     def impl(self, x: Any, lo: Any, hi: Any) -> Any:  # type: ignore[override]
         return np.minimum(np.maximum(x, lo), hi)
 
-    def py_expr(self, a: str, lo: str, hi: str) -> str:  # type: ignore[override]
-        return f"_clip({a}, {lo}, {hi})"
+    py_template = "_clip({0}, {1}, {2})"
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         from theon.scalar.logic import and_, ge, le, lt, switch
@@ -370,7 +404,11 @@ def _upper_wins(x: Variable, lo: Variable, hi: Variable) -> Variable:
 
 
 class Identity(UnaryScalarOp):
-    """The value itself (a copy for arrays)."""
+    """The value itself (a copy for arrays).
+
+    >>> identity.impl(np.float64(0.5))
+    np.float64(0.5)
+    """
 
     name = "identity"
     output_types_preference = same_out
@@ -378,8 +416,7 @@ class Identity(UnaryScalarOp):
     def impl(self, x: Any) -> Any:  # type: ignore[override]
         return x.copy() if isinstance(x, np.ndarray) else x
 
-    def py_expr(self, a: str) -> str:  # type: ignore[override]
-        return a
+    py_template = "{0}"
 
     def py_expr_ok(self, node: Apply) -> bool:
         return node.inputs[0].type.dtype in ("float64", "bool")  # type: ignore[attr-defined]
@@ -391,7 +428,11 @@ class Identity(UnaryScalarOp):
 
 # complex parts --------------------------------------------------------------------
 class Real(UnaryScalarOp):
-    """Real part (``np.real``; real inputs pass through)."""
+    """Real part (``np.real``; real inputs pass through).
+
+    >>> real.impl(np.complex128(1.0+2.0j))
+    np.float64(1.0)
+    """
 
     name = "real"
 
@@ -410,7 +451,11 @@ class Real(UnaryScalarOp):
 
 
 class Imag(UnaryScalarOp):
-    """Imaginary part (``np.imag``; zero for real inputs)."""
+    """Imaginary part (``np.imag``; zero for real inputs).
+
+    >>> imag.impl(np.complex128(1.0+2.0j))
+    np.float64(2.0)
+    """
 
     name = "imag"
 
@@ -431,7 +476,11 @@ class Imag(UnaryScalarOp):
 
 
 class Conj(UnaryScalarOp):
-    """Complex conjugate (``np.conjugate``)."""
+    """Complex conjugate (``np.conjugate``).
+
+    >>> conj.impl(np.complex128(1.0+2.0j))
+    np.complex128(1-2j)
+    """
 
     name = "conj"
     ufunc = np.conjugate

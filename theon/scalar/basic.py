@@ -27,7 +27,7 @@ import numpy as np
 
 from theon.graph.basic import Apply, Variable
 from theon.graph.null_type import DisconnectedType, NullType, disconnected_type
-from theon.graph.op import Op
+from theon.graph.op import Op, OpContractError
 from theon.scalar.type import (
     ScalarConstant,
     ScalarType,
@@ -72,7 +72,12 @@ __all__ = [
 
 # output type rules ------------------------------------------------------------
 class OutputTypePref:
-    """A named rule giving the output types of an op from its input types."""
+    """A named rule giving the output types of an op from its input types.
+
+    >>> from theon.scalar.type import int8
+    >>> upgrade_to_float(int8)
+    [ScalarType(float16)]
+    """
 
     def __init__(self, name: str, fn: Callable[..., list[ScalarType]]) -> None:
         self.name = name
@@ -217,10 +222,18 @@ class ScalarOp(Op):
         or ``ufunc`` with ``out=``/``dtype=`` of the node's output dtype).
     output_types_preference
         An :class:`OutputTypePref`; None means "what ``ufunc`` gives".
+    py_template
+        The default :meth:`py_expr`: a ``str.format`` template of the input names by
+        position (``"math.atan2({0}, {1})"``), or None.
     identity
         Neutral element for reductions (add: 0, mul: 1, maximum: -inf), or None.
     commutative, associative
         Algebraic flags used by CAReduce and rewrites.
+
+    >>> from theon.scalar.type import float64
+    >>> z = add(float64("x"), 1.0)
+    >>> z.owner.op.nin, z.owner.op.py_expr("a", "b")
+    (-1, '(a + b)')
     """
 
     __props__: tuple[str, ...] = ()
@@ -230,6 +243,7 @@ class ScalarOp(Op):
     ufunc: Any = None
     ufunc_exact: bool = True
     output_types_preference: OutputTypePref | None = None
+    py_template: str | None = None
     identity: Any = None
     commutative: bool = False
     associative: bool = False
@@ -333,9 +347,10 @@ class ScalarOp(Op):
 
         It must give NumPy's result, inf and nan included, using ``math`` and the
         helpers of :func:`theon.scalar.pyimpl.py_namespace`.  Names should be plain
-        identifiers (they may appear more than once).
+        identifiers (they may appear more than once).  By default: ``py_template``
+        filled with ``names``.
         """
-        return None
+        return None if self.py_template is None else self.py_template.format(*names)
 
     def py_expr_ok(self, node: Apply) -> bool:
         """Whether :meth:`py_expr` is valid for ``node``: float64 inputs, float64/bool outputs."""
@@ -345,6 +360,12 @@ class ScalarOp(Op):
         )
 
     # derivatives ---------------------------------------------------------------
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        """Gradients from :meth:`L_op` on a fresh application, for ops that define only that."""
+        if type(self).L_op is Op.L_op:
+            raise OpContractError(f"Op {self} ({type(self).__name__}) does not define grad")
+        return self.L_op(inputs, self(*inputs, return_list=True), output_grads)
+
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
         """Forward derivative: per output, the sum of partial derivatives times eval points.
 
@@ -379,13 +400,21 @@ def _as_dtype(r: Any, t: ScalarType) -> Any:
 
 
 class UnaryScalarOp(ScalarOp):
-    """A scalar op of one input."""
+    """A scalar op of one input.
+
+    >>> isinstance(neg, UnaryScalarOp), neg.nin
+    (True, 1)
+    """
 
     nin = 1
 
 
 class BinaryScalarOp(ScalarOp):
-    """A scalar op of two inputs."""
+    """A scalar op of two inputs.
+
+    >>> isinstance(sub, BinaryScalarOp), sub.nin
+    (True, 2)
+    """
 
     nin = 2
 
@@ -418,34 +447,6 @@ def _zero_grad(x: Variable) -> Variable:
 
 
 # arithmetic -------------------------------------------------------------------
-class Add(ScalarOp):
-    """``x + y + ...`` (``np.add``; on booleans: logical or)."""
-
-    name = "add"
-    ufunc = np.add
-    identity = 0
-    commutative = True
-    associative = True
-
-    def output_types(self, *types: ScalarType) -> list[ScalarType]:
-        return _fold_types(self, types)
-
-    def impl(self, *values: Any) -> Any:
-        r = values[0]
-        if len(values) == 1:
-            return np.positive(r) if np.asarray(r).dtype != bool else r
-        for v in values[1:]:
-            r = np.add(r, v)
-        return r
-
-    def py_expr(self, *names: str) -> str:
-        return "(" + " + ".join(names) + ")"
-
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        (gz,) = output_grads
-        return [disconnected_type() if _discrete(x) else _grad_as(gz, x) for x in inputs]
-
-
 def _fold_types(op: ScalarOp, types: Sequence[ScalarType]) -> list[ScalarType]:
     """Output type of a variadic op: the ufunc's type folded pairwise, as ``reduce`` does."""
     for i, t in enumerate(types):
@@ -459,14 +460,12 @@ def _fold_types(op: ScalarOp, types: Sequence[ScalarType]) -> list[ScalarType]:
     return [get_scalar_type(dt)]
 
 
-class Mul(ScalarOp):
-    """``x * y * ...`` (``np.multiply``; on booleans: logical and)."""
+class _Variadic(ScalarOp):
+    """A commutative, associative op of one or more inputs: ``ufunc`` folded left to right."""
 
-    name = "mul"
-    ufunc = np.multiply
-    identity = 1
     commutative = True
     associative = True
+    py_operator: str  # the Python infix operator of the 0-d fast path
 
     def output_types(self, *types: ScalarType) -> list[ScalarType]:
         return _fold_types(self, types)
@@ -476,11 +475,41 @@ class Mul(ScalarOp):
         if len(values) == 1:
             return np.positive(r) if np.asarray(r).dtype != bool else r
         for v in values[1:]:
-            r = np.multiply(r, v)
+            r = self.ufunc(r, v)
         return r
 
     def py_expr(self, *names: str) -> str:
-        return "(" + " * ".join(names) + ")"
+        return "(" + f" {self.py_operator} ".join(names) + ")"
+
+
+class Add(_Variadic):
+    """``x + y + ...`` (``np.add``; on booleans: logical or).
+
+    >>> add.impl(np.float64(1.0), np.float64(2.0), np.float64(3.0))
+    np.float64(6.0)
+    """
+
+    name = "add"
+    ufunc = np.add
+    identity = 0
+    py_operator = "+"
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        (gz,) = output_grads
+        return [disconnected_type() if _discrete(x) else _grad_as(gz, x) for x in inputs]
+
+
+class Mul(_Variadic):
+    """``x * y * ...`` (``np.multiply``; on booleans: logical and).
+
+    >>> mul.impl(np.float64(1.0), np.float64(2.0), np.float64(3.0))
+    np.float64(6.0)
+    """
+
+    name = "mul"
+    ufunc = np.multiply
+    identity = 1
+    py_operator = "*"
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         (gz,) = output_grads
@@ -495,13 +524,16 @@ class Mul(ScalarOp):
 
 
 class Sub(BinaryScalarOp):
-    """``x - y`` (``np.subtract``; undefined on booleans, as in NumPy)."""
+    """``x - y`` (``np.subtract``; undefined on booleans, as in NumPy).
+
+    >>> sub.impl(np.float64(7.0), np.float64(2.0))
+    np.float64(5.0)
+    """
 
     name = "sub"
     ufunc = np.subtract
 
-    def py_expr(self, a: str, b: str) -> str:  # type: ignore[override]
-        return f"({a} - {b})"
+    py_template = "({0} - {1})"
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         x, y = inputs
@@ -512,13 +544,16 @@ class Sub(BinaryScalarOp):
 
 
 class TrueDiv(BinaryScalarOp):
-    """``x / y`` (``np.true_divide``: integers give floats)."""
+    """``x / y`` (``np.true_divide``: integers give floats).
+
+    >>> true_div.impl(np.float64(7.0), np.float64(2.0))
+    np.float64(3.5)
+    """
 
     name = "true_div"
     ufunc = np.true_divide
 
-    def py_expr(self, a: str, b: str) -> str:  # type: ignore[override]
-        return f"({a} / {b} if {b} else _div({a}, {b}))"
+    py_template = "({0} / {1} if {1} else _div({0}, {1}))"
 
     def L_op(
         self,
@@ -536,18 +571,18 @@ class TrueDiv(BinaryScalarOp):
         )
         return [gx, gy]
 
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        return self.L_op(inputs, [self(*inputs)], output_grads)
-
 
 class Neg(UnaryScalarOp):
-    """``-x`` (``np.negative``)."""
+    """``-x`` (``np.negative``).
+
+    >>> neg.impl(np.float64(0.5))
+    np.float64(-0.5)
+    """
 
     name = "neg"
     ufunc = np.negative
 
-    def py_expr(self, a: str) -> str:  # type: ignore[override]
-        return f"(-{a})"
+    py_template = "(-{0})"
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         (x,) = inputs
@@ -556,13 +591,16 @@ class Neg(UnaryScalarOp):
 
 # exp and log --------------------------------------------------------------------
 class Exp(UnaryScalarOp):
-    """``e**x`` (``np.exp``; integers give floats)."""
+    """``e**x`` (``np.exp``; integers give floats).
+
+    >>> exp.impl(np.float64(0.5))
+    np.float64(1.6487212707001282)
+    """
 
     name = "exp"
     ufunc = np.exp
 
-    def py_expr(self, a: str) -> str:  # type: ignore[override]
-        return f"(math.exp({a}) if {a} < 709.0 else _exp({a}))"
+    py_template = "(math.exp({0}) if {0} < 709.0 else _exp({0}))"
 
     def L_op(
         self,
@@ -575,18 +613,18 @@ class Exp(UnaryScalarOp):
             return [disconnected_type()]
         return [_grad_as(mul(output_grads[0], outputs[0]), x)]
 
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        return self.L_op(inputs, [self(*inputs)], output_grads)
-
 
 class Log(UnaryScalarOp):
-    """Natural logarithm (``np.log``: ``log(0) = -inf``, negative -> nan)."""
+    """Natural logarithm (``np.log``: ``log(0) = -inf``, negative -> nan).
+
+    >>> log.impl(np.float64(0.5))
+    np.float64(-0.6931471805599453)
+    """
 
     name = "log"
     ufunc = np.log
 
-    def py_expr(self, a: str) -> str:  # type: ignore[override]
-        return f"(math.log({a}) if {a} > 0.0 else _log({a}))"
+    py_template = "(math.log({0}) if {0} > 0.0 else _log({0}))"
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         (x,) = inputs

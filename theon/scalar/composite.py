@@ -45,6 +45,13 @@ class Composite(ScalarOp):
 
     The inner graph is cloned, so later changes to the given variables do not
     affect the op.  Two composites with the same computation are equal.
+
+    >>> from theon.scalar.basic import add, mul
+    >>> from theon.scalar.type import float64
+    >>> x, y = float64("x"), float64("y")
+    >>> op = Composite([x, y], [add(mul(x, y), 1.0)])
+    >>> op.impl(np.float64(2.0), np.float64(3.0))
+    np.float64(7.0)
     """
 
     __props__ = ("key",)

@@ -48,13 +48,6 @@ __all__ = [
 class _Discrete(ScalarOp):
     """An op with a discrete output: zero gradient for float inputs, disconnected otherwise."""
 
-    py_template: str | None = None
-
-    def py_expr(self, *names: str) -> str | None:
-        if self.py_template is None:
-            return None
-        return self.py_template.format(*names)
-
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         return [_zero_grad(x) for x in inputs]
 
@@ -67,7 +60,11 @@ class _Comparison(_Discrete):
 
 
 class LT(_Comparison):
-    """``x < y``."""
+    """``x < y``.
+
+    >>> lt.impl(np.float64(7.0), np.float64(2.0))
+    np.False_
+    """
 
     name = "lt"
     ufunc = np.less
@@ -75,7 +72,11 @@ class LT(_Comparison):
 
 
 class GT(_Comparison):
-    """``x > y``."""
+    """``x > y``.
+
+    >>> gt.impl(np.float64(7.0), np.float64(2.0))
+    np.True_
+    """
 
     name = "gt"
     ufunc = np.greater
@@ -83,7 +84,11 @@ class GT(_Comparison):
 
 
 class LE(_Comparison):
-    """``x <= y``."""
+    """``x <= y``.
+
+    >>> le.impl(np.float64(7.0), np.float64(2.0))
+    np.False_
+    """
 
     name = "le"
     ufunc = np.less_equal
@@ -91,7 +96,11 @@ class LE(_Comparison):
 
 
 class GE(_Comparison):
-    """``x >= y``."""
+    """``x >= y``.
+
+    >>> ge.impl(np.float64(7.0), np.float64(2.0))
+    np.True_
+    """
 
     name = "ge"
     ufunc = np.greater_equal
@@ -99,7 +108,11 @@ class GE(_Comparison):
 
 
 class EQ(_Comparison):
-    """``x == y`` (nan is not equal to itself)."""
+    """``x == y`` (nan is not equal to itself).
+
+    >>> eq.impl(np.float64(7.0), np.float64(2.0))
+    np.False_
+    """
 
     name = "eq"
     ufunc = np.equal
@@ -108,7 +121,11 @@ class EQ(_Comparison):
 
 
 class NEQ(_Comparison):
-    """``x != y``."""
+    """``x != y``.
+
+    >>> neq.impl(np.float64(7.0), np.float64(2.0))
+    np.True_
+    """
 
     name = "neq"
     ufunc = np.not_equal
@@ -124,7 +141,11 @@ class _Bitwise(_Discrete):
 
 
 class AND(_Bitwise):
-    """``x & y`` (``np.bitwise_and``)."""
+    """``x & y`` (``np.bitwise_and``).
+
+    >>> and_.impl(np.int64(6), np.int64(3))
+    np.int64(2)
+    """
 
     name = "and_"
     nin = 2
@@ -136,7 +157,11 @@ class AND(_Bitwise):
 
 
 class OR(_Bitwise):
-    """``x | y`` (``np.bitwise_or``)."""
+    """``x | y`` (``np.bitwise_or``).
+
+    >>> or_.impl(np.int64(6), np.int64(3))
+    np.int64(7)
+    """
 
     name = "or_"
     nin = 2
@@ -148,7 +173,11 @@ class OR(_Bitwise):
 
 
 class XOR(_Bitwise):
-    """``x ^ y`` (``np.bitwise_xor``)."""
+    """``x ^ y`` (``np.bitwise_xor``).
+
+    >>> xor.impl(np.int64(6), np.int64(3))
+    np.int64(5)
+    """
 
     name = "xor"
     nin = 2
@@ -160,7 +189,11 @@ class XOR(_Bitwise):
 
 
 class Invert(_Bitwise):
-    """``~x`` (``np.invert``; logical not on booleans)."""
+    """``~x`` (``np.invert``; logical not on booleans).
+
+    >>> invert.impl(np.int8(5))
+    np.int8(-6)
+    """
 
     name = "invert"
     nin = 1
@@ -169,7 +202,11 @@ class Invert(_Bitwise):
 
 
 class LeftShift(_Discrete):
-    """``x << y`` on integers."""
+    """``x << y`` on integers.
+
+    >>> left_shift.impl(np.int64(1), np.int64(3))
+    np.int64(8)
+    """
 
     name = "left_shift"
     nin = 2
@@ -177,7 +214,11 @@ class LeftShift(_Discrete):
 
 
 class RightShift(_Discrete):
-    """``x >> y`` on integers."""
+    """``x >> y`` on integers.
+
+    >>> right_shift.impl(np.int64(16), np.int64(2))
+    np.int64(4)
+    """
 
     name = "right_shift"
     nin = 2
@@ -192,7 +233,11 @@ class _Logical(_Discrete):
 
 
 class LogicalAnd(_Logical):
-    """``x and y`` as booleans (``np.logical_and``)."""
+    """``x and y`` as booleans (``np.logical_and``).
+
+    >>> logical_and.impl(np.float64(1.0), np.float64(0.0))
+    np.False_
+    """
 
     name = "logical_and"
     nin = 2
@@ -204,7 +249,11 @@ class LogicalAnd(_Logical):
 
 
 class LogicalOr(_Logical):
-    """``x or y`` as booleans (``np.logical_or``)."""
+    """``x or y`` as booleans (``np.logical_or``).
+
+    >>> logical_or.impl(np.float64(1.0), np.float64(0.0))
+    np.True_
+    """
 
     name = "logical_or"
     nin = 2
@@ -216,7 +265,11 @@ class LogicalOr(_Logical):
 
 
 class LogicalXor(_Logical):
-    """``bool(x) != bool(y)`` (``np.logical_xor``)."""
+    """``bool(x) != bool(y)`` (``np.logical_xor``).
+
+    >>> logical_xor.impl(np.float64(1.0), np.float64(0.0))
+    np.True_
+    """
 
     name = "logical_xor"
     nin = 2
@@ -228,7 +281,11 @@ class LogicalXor(_Logical):
 
 
 class LogicalNot(_Logical):
-    """``not x`` (``np.logical_not``)."""
+    """``not x`` (``np.logical_not``).
+
+    >>> logical_not.impl(np.float64(0.0))
+    np.True_
+    """
 
     name = "logical_not"
     nin = 1
@@ -237,7 +294,11 @@ class LogicalNot(_Logical):
 
 
 class IsNan(_Discrete):
-    """``np.isnan``."""
+    """``np.isnan``.
+
+    >>> isnan.impl(np.float64("nan"))
+    np.True_
+    """
 
     name = "isnan"
     nin = 1
@@ -246,7 +307,11 @@ class IsNan(_Discrete):
 
 
 class IsInf(_Discrete):
-    """``np.isinf``."""
+    """``np.isinf``.
+
+    >>> isinf.impl(np.float64("inf"))
+    np.True_
+    """
 
     name = "isinf"
     nin = 1
@@ -255,7 +320,11 @@ class IsInf(_Discrete):
 
 
 class IsFinite(_Discrete):
-    """``np.isfinite``."""
+    """``np.isfinite``.
+
+    >>> isfinite.impl(np.float64("inf"))
+    np.False_
+    """
 
     name = "isfinite"
     nin = 1
@@ -284,8 +353,7 @@ class Switch(ScalarOp):
     def impl(self, cond: Any, a: Any, b: Any) -> Any:  # type: ignore[override]
         return np.where(cond, a, b)
 
-    def py_expr(self, c: str, a: str, b: str) -> str:  # type: ignore[override]
-        return f"({a} if {c} else {b})"
+    py_template = "({1} if {0} else {2})"
 
     def py_expr_ok(self, node: Apply) -> bool:
         c, a, b = (v.type.dtype for v in node.inputs)  # type: ignore[attr-defined]

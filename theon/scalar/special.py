@@ -95,84 +95,116 @@ class _Special(_UnaryFloat):
 
 
 class Erf(_Special):
-    """The error function."""
+    """The error function.
+
+    >>> erf.impl(np.float64(0.5))
+    np.float64(0.5204998778130465)
+    """
 
     name = "erf"
     ufunc = sps.erf
-    py_template = "math.erf({a})"
+    py_template = "math.erf({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return mul(_TWO_OVER_SQRT_PI, exp(neg(sqr(x))))
 
 
 class Erfc(_Special):
-    """``1 - erf(x)``, accurate for large x."""
+    """``1 - erf(x)``, accurate for large x.
+
+    >>> erfc.impl(np.float64(0.5))
+    np.float64(0.4795001221869535)
+    """
 
     name = "erfc"
     ufunc = sps.erfc
-    py_template = "math.erfc({a})"
+    py_template = "math.erfc({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return mul(-_TWO_OVER_SQRT_PI, exp(neg(sqr(x))))
 
 
 class Erfinv(_Special):
-    """Inverse of erf on (-1, 1) (+-inf at +-1, nan outside)."""
+    """Inverse of erf on (-1, 1) (+-inf at +-1, nan outside).
+
+    >>> erfinv.impl(np.float64(0.5))
+    np.float64(0.4769362762044699)
+    """
 
     name = "erfinv"
     ufunc = sps.erfinv
-    py_template = "_erfinv({a})"
+    py_template = "_erfinv({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return mul(_SQRT_PI_OVER_TWO, exp(sqr(out)))
 
 
 class Erfcinv(_Special):
-    """Inverse of erfc on (0, 2)."""
+    """Inverse of erfc on (0, 2).
+
+    >>> erfcinv.impl(np.float64(0.5))
+    np.float64(0.4769362762044699)
+    """
 
     name = "erfcinv"
     ufunc = sps.erfcinv
-    py_template = "_erfcinv({a})"
+    py_template = "_erfcinv({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return mul(-_SQRT_PI_OVER_TWO, exp(sqr(out)))
 
 
 class Gamma(_Special):
-    """The gamma function (inf at 0, nan at negative integers, as SciPy)."""
+    """The gamma function (inf at 0, nan at negative integers, as SciPy).
+
+    >>> gamma.impl(np.float64(0.5))
+    np.float64(1.7724538509055159)
+    """
 
     name = "gamma"
     ufunc = sps.gamma
-    py_template = "_gamma({a})"
+    py_template = "_gamma({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return mul(out, psi(x))
 
 
 class GammaLn(_Special):
-    """``log(|gamma(x)|)``."""
+    """``log(|gamma(x)|)``.
+
+    >>> gammaln.impl(np.float64(0.5))
+    np.float64(0.5723649429247)
+    """
 
     name = "gammaln"
     ufunc = sps.gammaln
-    py_template = "_gammaln({a})"
+    py_template = "_gammaln({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return psi(x)
 
 
 class Psi(_Special):
-    """The digamma function, ``d/dx log(gamma(x))``."""
+    """The digamma function, ``d/dx log(gamma(x))``.
+
+    >>> psi.impl(np.float64(0.5))
+    np.float64(-1.9635100260214235)
+    """
 
     name = "psi"
     ufunc = sps.psi
-    py_template = "_psi({a})"
+    py_template = "_psi({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return polygamma(1, x)
 
 
 class PolyGamma(ScalarOp):
-    """``polygamma(n, x)``: the n-th derivative of digamma; ``n`` is an integer input."""
+    """``polygamma(n, x)``: the n-th derivative of digamma; ``n`` is an integer input.
+
+    >>> polygamma.impl(np.int64(1), np.float64(0.5))
+    np.float64(4.93480220054468)
+    """
 
     name = "polygamma"
     nin = 2
@@ -199,11 +231,15 @@ class PolyGamma(ScalarOp):
 
 
 class Sigmoid(_Special):
-    """The logistic function ``1 / (1 + exp(-x))`` (``scipy.special.expit``)."""
+    """The logistic function ``1 / (1 + exp(-x))`` (``scipy.special.expit``).
+
+    >>> sigmoid.impl(np.float64(0.5))
+    np.float64(0.6224593312018546)
+    """
 
     name = "sigmoid"
     ufunc = sps.expit
-    py_template = "_sigmoid({a})"
+    py_template = "_sigmoid({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return mul(out, sub(1, out))
@@ -215,11 +251,15 @@ def _softplus_np(x: Any) -> Any:
 
 
 class Softplus(_Special):
-    """``log(1 + exp(x))``, stable for large |x|."""
+    """``log(1 + exp(x))``, stable for large |x|.
+
+    >>> softplus.impl(np.float64(0.5))
+    np.float64(0.9740769841801067)
+    """
 
     name = "softplus"
     ufunc = staticmethod(_softplus_np)
-    py_template = "_softplus({a})"
+    py_template = "_softplus({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return sigmoid(x)
@@ -234,11 +274,15 @@ def _log1mexp_np(x: Any) -> Any:
 
 
 class Log1mexp(_Special):
-    """``log(1 - exp(x))``, accurate for all x <= 0 (-inf at 0, nan above)."""
+    """``log(1 - exp(x))``, accurate for all x <= 0 (-inf at 0, nan above).
+
+    >>> log1mexp.impl(np.float64(-1.0))
+    np.float64(-0.45867514538708193)
+    """
 
     name = "log1mexp"
     ufunc = staticmethod(_log1mexp_np)
-    py_template = "_log1mexp({a})"
+    py_template = "_log1mexp({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         # d/dx log(1 - e^x) = -e^x / (1 - e^x) = -1 / expm1(-x)

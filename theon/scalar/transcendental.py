@@ -59,200 +59,271 @@ _LN10 = math.log(10.0)
 
 
 class Exp2(_UnaryFloat):
-    """``2 ** x``."""
+    """``2 ** x``.
+
+    >>> exp2.impl(np.float64(0.5))
+    np.float64(1.4142135623730951)
+    """
 
     name = "exp2"
     ufunc = np.exp2
-    py_template = "_exp2({a})"
+    py_template = "_exp2({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return mul(out, _LN2)
 
 
 class Expm1(_UnaryFloat):
-    """``exp(x) - 1``, accurate near 0."""
+    """``exp(x) - 1``, accurate near 0.
+
+    >>> expm1.impl(np.float64(0.5))
+    np.float64(0.6487212707001282)
+    """
 
     name = "expm1"
     ufunc = np.expm1
-    py_template = "(math.expm1({a}) if {a} < 709.0 else _expm1({a}))"
+    py_template = "(math.expm1({0}) if {0} < 709.0 else _expm1({0}))"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return exp(x)
 
 
 class Log2(_UnaryFloat):
-    """Base-2 logarithm."""
+    """Base-2 logarithm.
+
+    >>> log2.impl(np.float64(0.5))
+    np.float64(-1.0)
+    """
 
     name = "log2"
     ufunc = np.log2
-    py_template = "(math.log2({a}) if {a} > 0.0 else _log2({a}))"
+    py_template = "(math.log2({0}) if {0} > 0.0 else _log2({0}))"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return true_div(1.0 / _LN2, x)
 
 
 class Log10(_UnaryFloat):
-    """Base-10 logarithm."""
+    """Base-10 logarithm.
+
+    >>> log10.impl(np.float64(0.5))
+    np.float64(-0.3010299956639812)
+    """
 
     name = "log10"
     ufunc = np.log10
-    py_template = "(math.log10({a}) if {a} > 0.0 else _log10({a}))"
+    py_template = "(math.log10({0}) if {0} > 0.0 else _log10({0}))"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return true_div(1.0 / _LN10, x)
 
 
 class Log1p(_UnaryFloat):
-    """``log(1 + x)``, accurate near 0."""
+    """``log(1 + x)``, accurate near 0.
+
+    >>> log1p.impl(np.float64(0.5))
+    np.float64(0.4054651081081644)
+    """
 
     name = "log1p"
     ufunc = np.log1p
-    py_template = "(math.log1p({a}) if {a} > -1.0 else _log1p({a}))"
+    py_template = "(math.log1p({0}) if {0} > -1.0 else _log1p({0}))"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return true_div(1, add(x, 1))
 
 
 class Sin(_UnaryFloat):
-    """Sine."""
+    """Sine.
+
+    >>> sin.impl(np.float64(0.5))
+    np.float64(0.479425538604203)
+    """
 
     name = "sin"
     ufunc = np.sin
-    py_template = "_sin({a})"
+    py_template = "_sin({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return cos(x)
 
 
 class Cos(_UnaryFloat):
-    """Cosine."""
+    """Cosine.
+
+    >>> cos.impl(np.float64(0.5))
+    np.float64(0.8775825618903728)
+    """
 
     name = "cos"
     ufunc = np.cos
-    py_template = "_cos({a})"
+    py_template = "_cos({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return neg(sin(x))
 
 
 class Tan(_UnaryFloat):
-    """Tangent."""
+    """Tangent.
+
+    >>> tan.impl(np.float64(0.5))
+    np.float64(0.5463024898437905)
+    """
 
     name = "tan"
     ufunc = np.tan
-    py_template = "_tan({a})"
+    py_template = "_tan({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return add(1, sqr(out))
 
 
 class ArcSin(_UnaryFloat):
-    """Inverse sine (nan outside [-1, 1])."""
+    """Inverse sine (nan outside [-1, 1]).
+
+    >>> arcsin.impl(np.float64(0.5))
+    np.float64(0.5235987755982989)
+    """
 
     name = "arcsin"
     ufunc = np.arcsin
-    py_template = "_arcsin({a})"
+    py_template = "_arcsin({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return true_div(1, sqrt(sub(1, sqr(x))))
 
 
 class ArcCos(_UnaryFloat):
-    """Inverse cosine (nan outside [-1, 1])."""
+    """Inverse cosine (nan outside [-1, 1]).
+
+    >>> arccos.impl(np.float64(0.5))
+    np.float64(1.0471975511965976)
+    """
 
     name = "arccos"
     ufunc = np.arccos
-    py_template = "_arccos({a})"
+    py_template = "_arccos({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return true_div(-1, sqrt(sub(1, sqr(x))))
 
 
 class ArcTan(_UnaryFloat):
-    """Inverse tangent."""
+    """Inverse tangent.
+
+    >>> arctan.impl(np.float64(0.5))
+    np.float64(0.4636476090008061)
+    """
 
     name = "arctan"
     ufunc = np.arctan
-    py_template = "math.atan({a})"
+    py_template = "math.atan({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return true_div(1, add(1, sqr(x)))
 
 
 class Sinh(_UnaryFloat):
-    """Hyperbolic sine."""
+    """Hyperbolic sine.
+
+    >>> sinh.impl(np.float64(0.5))
+    np.float64(0.5210953054937474)
+    """
 
     name = "sinh"
     ufunc = np.sinh
-    py_template = "_sinh({a})"
+    py_template = "_sinh({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return cosh(x)
 
 
 class Cosh(_UnaryFloat):
-    """Hyperbolic cosine."""
+    """Hyperbolic cosine.
+
+    >>> cosh.impl(np.float64(0.5))
+    np.float64(1.1276259652063807)
+    """
 
     name = "cosh"
     ufunc = np.cosh
-    py_template = "_cosh({a})"
+    py_template = "_cosh({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return sinh(x)
 
 
 class Tanh(_UnaryFloat):
-    """Hyperbolic tangent."""
+    """Hyperbolic tangent.
+
+    >>> tanh.impl(np.float64(0.5))
+    np.float64(0.46211715726000974)
+    """
 
     name = "tanh"
     ufunc = np.tanh
-    py_template = "math.tanh({a})"
+    py_template = "math.tanh({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return sub(1, sqr(out))
 
 
 class ArcSinh(_UnaryFloat):
-    """Inverse hyperbolic sine."""
+    """Inverse hyperbolic sine.
+
+    >>> arcsinh.impl(np.float64(0.5))
+    np.float64(0.48121182505960347)
+    """
 
     name = "arcsinh"
     ufunc = np.arcsinh
-    py_template = "_arcsinh({a})"
+    py_template = "_arcsinh({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return true_div(1, sqrt(add(sqr(x), 1)))
 
 
 class ArcCosh(_UnaryFloat):
-    """Inverse hyperbolic cosine (nan below 1)."""
+    """Inverse hyperbolic cosine (nan below 1).
+
+    >>> arccosh.impl(np.float64(1.5))
+    np.float64(0.9624236501192069)
+    """
 
     name = "arccosh"
     ufunc = np.arccosh
-    py_template = "_arccosh({a})"
+    py_template = "_arccosh({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return true_div(1, sqrt(sub(sqr(x), 1)))
 
 
 class ArcTanh(_UnaryFloat):
-    """Inverse hyperbolic tangent (+-inf at +-1, nan outside)."""
+    """Inverse hyperbolic tangent (+-inf at +-1, nan outside).
+
+    >>> arctanh.impl(np.float64(0.5))
+    np.float64(0.5493061443340549)
+    """
 
     name = "arctanh"
     ufunc = np.arctanh
-    py_template = "_arctanh({a})"
+    py_template = "_arctanh({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
         return true_div(1, sub(1, sqr(x)))
 
 
 class ArcTan2(BinaryScalarOp):
-    """``arctan2(y, x)``: the angle of the point ``(x, y)``."""
+    """``arctan2(y, x)``: the angle of the point ``(x, y)``.
+
+    >>> arctan2.impl(np.float64(1.0), np.float64(1.0))
+    np.float64(0.7853981633974483)
+    """
 
     name = "arctan2"
     ufunc = np.arctan2
 
-    def py_expr(self, y: str, x: str) -> str:  # type: ignore[override]
-        return f"math.atan2({y}, {x})"
+    py_template = "math.atan2({0}, {1})"
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         y, x = inputs

@@ -81,7 +81,11 @@ def _upcast(dtypes: tuple[Any, ...]) -> str:
 
 
 def is_weak_scalar(x: Any) -> bool:
-    """Whether ``x`` is a Python number (weak under NEP 50), not a NumPy scalar or Variable."""
+    """Whether ``x`` is a Python number (weak under NEP 50), not a NumPy scalar or Variable.
+
+    >>> is_weak_scalar(1.5), is_weak_scalar(np.float64(1.5))
+    (True, False)
+    """
     return type(x) in (bool, int, float, complex)
 
 
@@ -434,7 +438,12 @@ class ScalarVariable(_ScalarOperators, Variable):
 
 
 class ScalarConstant(_ScalarOperators, Constant):
-    """A scalar constant (its data is a NumPy scalar of the type's dtype)."""
+    """A scalar constant (its data is a NumPy scalar of the type's dtype).
+
+    >>> c = constant(2.5)
+    >>> isinstance(c, ScalarConstant), c.data, str(c)
+    (True, np.float64(2.5), '2.5')
+    """
 
     __slots__ = ()
 

@@ -29,6 +29,7 @@ from theon.tensor.basic import (
     get_scalar_constant_value,
     scalar_from_tensor,
     tensor_from_scalar,
+    value,
 )
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.math import *  # noqa: F403
@@ -36,7 +37,7 @@ from theon.tensor.math import __all__ as _math_all
 from theon.tensor.sharedvar import TensorSharedVariable
 from theon.tensor.type import *  # noqa: F403
 from theon.tensor.type import __all__ as _type_all
-from theon.tensor.variable import TensorConstant, TensorVariable
+from theon.tensor.variable import TensorConstant, TensorValue, TensorVariable
 
 __all__ = [
     "Apply",
@@ -49,6 +50,7 @@ __all__ = [
     "TensorConstant",
     "TensorFromScalar",
     "TensorSharedVariable",
+    "TensorValue",
     "TensorVariable",
     "Variable",
     "as_tensor",
@@ -59,12 +61,14 @@ __all__ = [
     "scalar_from_tensor",
     "sharedvar",
     "tensor_from_scalar",
+    "value",
 ]
 __all__ += [n for n in _type_all + _math_all if n not in __all__]
 
 # Modules written beside this one; each contributes its ``__all__`` when present.
 _OPTIONAL_MODULES = (
     "shape",
+    "reshaping",
     "subtensor",
     "extra_ops",
     "sort",
@@ -74,8 +78,7 @@ _OPTIONAL_MODULES = (
     "slinalg",
     "linalg",
     "creation",
-    "join",
-    "basic_ops",
+    "joining",
     "special",
     "random",
     "einsum",
@@ -102,3 +105,13 @@ def _load_optional() -> None:
 
 
 _load_optional()
+
+
+def _preload() -> None:
+    """Fill the rewrite and linker registries now, not during the first compile."""
+    from theon.compile.mode import preload
+
+    preload()
+
+
+_preload()

@@ -207,7 +207,14 @@ def _sym_bcast(shapes: Sequence[Sequence[Any]]) -> list[Any]:
 
 class AdvancedSubtensor(Op):
     """Advanced indexing ``x[idx]`` (integer arrays, boolean masks, with slices, ints and
-    new axes), following NumPy's rules; the output is a copy."""
+    new axes), following NumPy's rules; the output is a copy.
+
+    >>> import theon.tensor as tt
+    >>> x, i = tt.dvector("x"), tt.lvector("i")
+    >>> y = x[i]
+    >>> type(y.owner.op).__name__, y.eval({x: [1.0, 2.0, 3.0], i: [2, 0]})
+    ('AdvancedSubtensor', array([3., 1.]))
+    """
 
     __props__ = ("idx_list",)
 
@@ -260,7 +267,7 @@ class AdvancedSubtensor(Op):
         return [tuple(_arrange(items, bshape, basic))]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        from theon.tensor.basic_ops import zeros_like
+        from theon.tensor.math import zeros_like
 
         x, *idx = inputs
         rest = [disconnected_type() for _ in idx]
@@ -280,6 +287,12 @@ class AdvancedIncSubtensor(Op):
 
     Repeated indices accumulate (``np.add.at``) unless ``ignore_duplicates``;
     when setting, the last write wins, as in NumPy.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> y = tt.inc_subtensor(x[[0, 0, 2]], 1.0)
+    >>> type(y.owner.op).__name__, y.eval({x: [0.0, 0.0, 0.0]})
+    ('AdvancedIncSubtensor', array([2., 0., 1.]))
     """
 
     __props__ = ("idx_list", "inplace", "set_instead_of_inc", "ignore_duplicates")

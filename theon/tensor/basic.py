@@ -17,7 +17,7 @@ import numpy as np
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.op import Op
 from theon.tensor.type import TensorType
-from theon.tensor.variable import TensorConstant, TensorVariable
+from theon.tensor.variable import TensorConstant, TensorValue, TensorVariable
 
 __all__ = [
     "NotScalarConstantError",
@@ -31,12 +31,17 @@ __all__ = [
     "is_weak_scalar",
     "scalar_from_tensor",
     "tensor_from_scalar",
+    "value",
     "weak_constant_dtype",
 ]
 
 
 def is_weak_scalar(x: Any) -> bool:
-    """Whether ``x`` is a Python number, weak under NumPy 2's NEP 50 (not a NumPy scalar)."""
+    """Whether ``x`` is a Python number, weak under NumPy 2's NEP 50 (not a NumPy scalar).
+
+    >>> is_weak_scalar(3), is_weak_scalar(np.int64(3))
+    (True, False)
+    """
     return type(x) in (bool, int, float, complex)
 
 
@@ -185,6 +190,24 @@ def constant(
     return TensorConstant(ttype, data, name=name)
 
 
+def value(x: Any, name: str | None = None, dtype: Any = None) -> TensorValue:
+    """A symbolic input holding ``x`` as its value (the seeds' ``tensor.value``).
+
+    The dtype follows :func:`constant`; dimensions of length 1 are broadcastable,
+    the others of any length.  Listed among a function's inputs it behaves like
+    any input: the argument passed at each call is used, ``x`` is only recorded.
+
+    >>> import theon, theon.tensor as tt
+    >>> d, b = value(1.5), tt.fscalar("b")
+    >>> f = theon.function([d, b], [d + b])
+    >>> f(2.0, 2.5)[0]
+    array(4.5)
+    """
+    data = constant(x, dtype=dtype).data
+    ttype = TensorType(data.dtype, tuple(1 if s == 1 else None for s in data.shape))
+    return TensorValue(ttype, None, None, name, data=data)
+
+
 def as_tensor_variable(
     x: Any, name: str | None = None, ndim: int | None = None, dtype: Any = None
 ) -> TensorVariable:
@@ -244,18 +267,13 @@ as_tensor = as_tensor_variable
 
 
 def _stack_values(x: Sequence[Any]) -> TensorVariable:
-    """Stack a list holding Variables (delegated to the join module)."""
+    """Stack a list holding Variables (delegated to :mod:`theon.tensor.joining`)."""
     items = [
         _stack_values(i) if isinstance(i, (list, tuple)) else as_tensor_variable(i) for i in x
     ]
-    for modname in ("theon.tensor.join", "theon.tensor.basic_ops", "theon.tensor.creation"):
-        try:
-            mod = __import__(modname, fromlist=["stack"])
-        except ImportError:
-            continue
-        if hasattr(mod, "stack"):
-            return mod.stack(items)  # type: ignore[no-any-return]
-    raise NotImplementedError("stacking a list of variables needs theon.tensor's stack()")
+    from theon.tensor.joining import stack  # lazy: joining builds on this module
+
+    return stack(items)
 
 
 def _variable_to_ndim(v: TensorVariable, ndim: int) -> TensorVariable:
@@ -309,7 +327,13 @@ def cast(x: Any, dtype: Any) -> TensorVariable:
 
 # scalar <-> tensor ---------------------------------------------------------------
 class TensorFromScalar(Op):
-    """A 0-d tensor holding a scalar variable's value."""
+    """A 0-d tensor holding a scalar variable's value.
+
+    >>> from theon.scalar.type import float64
+    >>> t = tensor_from_scalar(float64("s"))
+    >>> t.type
+    TensorType(float64, shape=())
+    """
 
     __props__ = ()
 
@@ -340,7 +364,12 @@ class TensorFromScalar(Op):
 
 
 class ScalarFromTensor(Op):
-    """The scalar held by a 0-d tensor."""
+    """The scalar held by a 0-d tensor.
+
+    >>> import theon.tensor as tt
+    >>> scalar_from_tensor(tt.dscalar("t")).type
+    ScalarType(float64)
+    """
 
     __props__ = ()
 
@@ -398,7 +427,15 @@ def scalar_from_tensor(t: Any) -> Variable:
 
 # constant values -----------------------------------------------------------------
 class NotScalarConstantError(ValueError):
-    """The variable is not a constant scalar (as far as can be told statically)."""
+    """The variable is not a constant scalar (as far as can be told statically).
+
+    >>> import theon.tensor as tt
+    >>> try:
+    ...     get_scalar_constant_value(tt.dscalar("x"))
+    ... except NotScalarConstantError:
+    ...     print("not a constant")
+    not a constant
+    """
 
 
 def get_scalar_constant_value(v: Any, elemwise: bool = True) -> np.ndarray:

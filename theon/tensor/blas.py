@@ -44,7 +44,13 @@ def _is_int(dtype: str) -> bool:
 
 
 class Dot(Op):
-    """``numpy.dot`` for vectors and matrices (inputs of 1 or 2 dimensions)."""
+    """``numpy.dot`` for vectors and matrices (inputs of 1 or 2 dimensions).
+
+    >>> import theon.tensor as tt
+    >>> a, b = tt.dmatrix("a"), tt.dvector("b")
+    >>> Dot()(a, b).eval({a: [[1.0, 2.0], [3.0, 4.0]], b: [1.0, 1.0]})
+    array([3., 7.])
+    """
 
     __props__ = ()
 
@@ -127,7 +133,13 @@ def dot(a: Any, b: Any) -> Variable:
 
 
 class MatMul(Op):
-    """``numpy.matmul`` of two arrays of at least 2 dimensions (batch dims broadcast)."""
+    """``numpy.matmul`` of two arrays of at least 2 dimensions (batch dims broadcast).
+
+    >>> import theon.tensor as tt
+    >>> a, b = tt.dtensor3("a"), tt.dmatrix("b")
+    >>> MatMul()(a, b).type.ndim
+    3
+    """
 
     __props__ = ()
 
@@ -182,8 +194,8 @@ class MatMul(Op):
         return [(*batch, sa[-2], sb[-1])]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        from theon.tensor.basic_ops import sum_to_shape
-        from theon.tensor.shape import swapaxes
+        from theon.tensor.creation import sum_to_shape
+        from theon.tensor.reshaping import swapaxes
 
         x, y = inputs
         (gz,) = output_grads
@@ -225,7 +237,7 @@ def matmul(a: Any, b: Any) -> Variable:
     >>> matmul(tt.dtensor3("a"), tt.dmatrix("b")).type.ndim
     3
     """
-    from theon.tensor.shape import expand_dims, squeeze
+    from theon.tensor.reshaping import expand_dims, squeeze
 
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     if a.type.ndim == 0 or b.type.ndim == 0:
@@ -282,7 +294,8 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
     3
     """
     from theon.tensor.reduction import prod
-    from theon.tensor.shape import reshape, shape_i, transpose
+    from theon.tensor.reshaping import reshape, transpose
+    from theon.tensor.shape import shape_i
 
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     ax_a, ax_b = _normalize_tensordot_axes(a, b, axes)
@@ -321,7 +334,7 @@ def outer(a: Any, b: Any) -> Variable:
     >>> outer(tt.dvector("a"), tt.dvector("b")).type.ndim
     2
     """
-    from theon.tensor.shape import flatten
+    from theon.tensor.reshaping import flatten
 
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     if a.type.ndim != 1:
@@ -357,7 +370,14 @@ def _parse_einsum(subscripts: str, ndims: Sequence[int]) -> tuple[list[str], str
 
 
 class Einsum(Op):
-    """``numpy.einsum`` with explicit subscripts (``"ij,jk->ik"``)."""
+    """``numpy.einsum`` with explicit subscripts (``"ij,jk->ik"``).
+
+    >>> import theon.tensor as tt
+    >>> a = tt.dmatrix("a")
+    >>> Einsum("ij->ji")(a).eval({a: [[1.0, 2.0]]})
+    array([[1.],
+           [2.]])
+    """
 
     __props__ = ("subscripts",)
 
@@ -398,7 +418,7 @@ class Einsum(Op):
         return [tuple(where[c] for c in out)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        from theon.tensor.basic_ops import alloc
+        from theon.tensor.creation import alloc
 
         specs, out = _parse_einsum(self.subscripts, [i.type.ndim for i in inputs])  # type: ignore[attr-defined]
         (gz,) = output_grads
@@ -421,7 +441,7 @@ class Einsum(Op):
                 g = g.dimshuffle(*pattern)
                 g = alloc(g, *[x.shape[i] for i in range(len(sp))])  # type: ignore[attr-defined]
             if g.type.shape != x.type.shape:  # type: ignore[attr-defined]
-                from theon.tensor.basic_ops import sum_to_shape
+                from theon.tensor.creation import sum_to_shape
 
                 g = sum_to_shape(g, x)
             res.append(g.astype(x.type.dtype) if g.dtype != x.type.dtype else g)  # type: ignore[attr-defined]

@@ -40,7 +40,12 @@ __all__ = ["DimShuffle", "Elemwise", "FrozenDict", "fill_like", "plain_elemwise"
 
 
 class FrozenDict(dict):  # type: ignore[type-arg]
-    """An immutable, hashable dict (for Op props such as ``inplace_pattern``)."""
+    """An immutable, hashable dict (for Op props such as ``inplace_pattern``).
+
+    >>> d = FrozenDict({0: 1})
+    >>> hash(d) == hash(FrozenDict({0: 1}))
+    True
+    """
 
     def __hash__(self) -> int:  # type: ignore[override]
         return hash(tuple(sorted(self.items())))
@@ -58,7 +63,11 @@ _INT_CONSTS: dict[int, Variable] = {}
 
 
 def int_constant(k: int) -> Variable:
-    """A cached int64 0-d constant (for shapes)."""
+    """A cached int64 0-d constant (for shapes).
+
+    >>> int_constant(3).data
+    array(3)
+    """
     c = _INT_CONSTS.get(k)
     if c is None:
         c = constant(np.int64(k))
@@ -225,6 +234,11 @@ def sum_to_type(g: Variable, x: Variable) -> Variable:
 
     Sums over the dimensions where ``x`` has static length 1 and ``g`` may not,
     and fills ``g`` out when it is smaller than ``x``.
+
+    >>> import theon.tensor as tt
+    >>> g, b = tt.dmatrix("g"), tt.drow("b")
+    >>> sum_to_type(g, b).type
+    TensorType(float64, shape=(1, None))
     """
     if g.type is x.type:  # the common case: nothing to reduce, fill or cast
         return g
@@ -644,6 +658,20 @@ def _sum_dtype(dtype: str) -> str:
     return dtype
 
 
+def _restore_axes(out: Variable, ndim: int, axes: Sequence[int] | None) -> Variable:
+    """``out`` (reduced over ``axes`` of an ``ndim``-d input; None: all) with them back as 1s."""
+    red = range(ndim) if axes is None else axes
+    order: list[int | str] = []
+    k = 0
+    for d in range(ndim):
+        if d in red:
+            order.append("x")
+        else:
+            order.append(k)
+            k += 1
+    return DimShuffle(out.type.ndim, order)(out)  # type: ignore[attr-defined, no-any-return]
+
+
 class CAReduce(Op):
     """Reduce along ``axis`` with a commutative, associative binary scalar op.
 
@@ -734,16 +762,7 @@ class CAReduce(Op):
 
     def _restore_dims(self, gz: Variable, ndim: int) -> Variable:
         """``gz`` with the reduced axes put back as broadcastable dimensions."""
-        axes = self._axes(ndim)
-        order: list[int | str] = []
-        k = 0
-        for d in range(ndim):
-            if d in axes:
-                order.append("x")
-            else:
-                order.append(k)
-                k += 1
-        return DimShuffle(gz.type.ndim, order)(gz)  # type: ignore[attr-defined, no-any-return]
+        return _restore_axes(gz, ndim, self._axes(ndim))
 
     def L_op(
         self,

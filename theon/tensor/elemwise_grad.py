@@ -68,6 +68,11 @@ class GradTemplate:
     Slots ``0..n-1`` hold the tensors of the node's inputs, outputs and output
     gradients (in that order); each step appends slots: a fresh 0-d constant, or the
     outputs of an Elemwise applied to earlier slots.
+
+    >>> import theon.scalar as ts
+    >>> t = GradTemplate(ts.mul, ["float64", "float64"], ["float64"])
+    >>> len(t.results)
+    2
     """
 
     __slots__ = ("results", "steps")

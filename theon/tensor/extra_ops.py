@@ -46,7 +46,13 @@ def _is_float(dtype: str) -> bool:
 
 
 class CumOp(Op):
-    """Cumulative sum (``mode='add'``) or product (``'mul'``) along ``axis`` (None: flattened)."""
+    """Cumulative sum (``mode='add'``) or product (``'mul'``) along ``axis`` (None: flattened).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> CumOp(0, "mul")(x).eval({x: [1.0, 2.0, 3.0]})
+    array([1., 2., 6.])
+    """
 
     __props__ = ("axis", "mode")
 
@@ -86,8 +92,8 @@ class CumOp(Op):
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
-        from theon.tensor.basic_ops import flip
-        from theon.tensor.shape import flatten, reshape
+        from theon.tensor.joining import flip
+        from theon.tensor.reshaping import flatten, reshape
 
         (x,) = inputs
         (out,) = outputs
@@ -115,7 +121,7 @@ class CumOp(Op):
             if ev is None:
                 return [None]
             out = self(inputs[0])
-            from theon.tensor.shape import flatten
+            from theon.tensor.reshaping import flatten
 
             xf = flatten(inputs[0]) if self.axis is None else inputs[0]
             evf = flatten(ev) if self.axis is None else ev
@@ -184,7 +190,13 @@ def diff(x: Any, n: int = 1, axis: int = -1) -> Variable:
 
 
 class Repeat(Op):
-    """``numpy.repeat(x, repeats, axis)`` with a scalar or vector of int ``repeats``."""
+    """``numpy.repeat(x, repeats, axis)`` with a scalar or vector of int ``repeats``.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> Repeat(0)(x, 2).eval({x: [1.0, 2.0]})
+    array([1., 1., 2., 2.])
+    """
 
     __props__ = ("axis",)
 
@@ -228,8 +240,8 @@ class Repeat(Op):
         return [tuple(sx)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        from theon.tensor.basic_ops import arange
-        from theon.tensor.shape import flatten, reshape
+        from theon.tensor.creation import arange
+        from theon.tensor.reshaping import flatten, reshape
         from theon.tensor.subtensor import inc_subtensor
 
         x, r = inputs
@@ -268,7 +280,13 @@ def repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
 
 
 class Nonzero(Op):
-    """``numpy.nonzero``: one int64 index vector per dimension."""
+    """``numpy.nonzero``: one int64 index vector per dimension.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> [i.eval({x: [0.0, 3.0, 0.0, 4.0]}) for i in Nonzero()(x, return_list=True)]
+    [array([1, 3])]
+    """
 
     __props__ = ()
 
@@ -315,6 +333,6 @@ def flatnonzero(x: Any) -> Variable:
     >>> flatnonzero(tt.dmatrix("m")).type.ndim
     1
     """
-    from theon.tensor.shape import flatten
+    from theon.tensor.reshaping import flatten
 
     return nonzero(flatten(as_tensor_variable(x)))[0]

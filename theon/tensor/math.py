@@ -64,7 +64,13 @@ __all__ = [
 
 
 class Second(BinaryScalarOp):
-    """``second(a, b) = b``, broadcast against ``a`` (Theano's ``fill``)."""
+    """``second(a, b) = b``, broadcast against ``a`` (Theano's ``fill``).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> second(x, 2.0).eval({x: [0.0, 0.0]})
+    array([2., 2.])
+    """
 
     name = "second"
 

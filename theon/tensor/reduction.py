@@ -32,6 +32,7 @@ from theon.tensor.elemwise import (
     fill_like,
     normalize_axis,
 )
+from theon.tensor.elemwise import _restore_axes as _keepdims  # put reduced axes back as 1s
 from theon.tensor.type import TensorType, discrete_dtypes
 
 __all__ = [
@@ -110,7 +111,13 @@ class Sum(_FixedReduce):
 
 
 class Prod(_FixedReduce):
-    """Product over ``axis`` (``numpy.multiply.reduce``); its gradient handles zeros exactly."""
+    """Product over ``axis`` (``numpy.multiply.reduce``); its gradient handles zeros exactly.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> Prod(axis=(1,))(x).eval({x: [[1.0, 2.0], [3.0, 4.0]]})
+    array([ 2., 12.])
+    """
 
     _scalar_name = "mul"
 
@@ -182,13 +189,25 @@ class _MaxMin(_FixedReduce):
 
 
 class Max(_MaxMin):
-    """Maximum over ``axis`` (``numpy.maximum.reduce``; NaN propagates)."""
+    """Maximum over ``axis`` (``numpy.maximum.reduce``; NaN propagates).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> Max(axis=(0,))(x).eval({x: [[1.0, 5.0], [3.0, 4.0]]})
+    array([3., 5.])
+    """
 
     _scalar_name = "maximum"
 
 
 class Min(_MaxMin):
-    """Minimum over ``axis`` (``numpy.minimum.reduce``; NaN propagates)."""
+    """Minimum over ``axis`` (``numpy.minimum.reduce``; NaN propagates).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> Min(axis=(0,))(x).eval({x: [[1.0, 5.0], [3.0, 4.0]]})
+    array([1., 4.])
+    """
 
     _scalar_name = "minimum"
 
@@ -218,14 +237,26 @@ class _Logical(_MaxMin):
 
 
 class All(_Logical):
-    """Whether all elements along ``axis`` are true (non-zero)."""
+    """Whether all elements along ``axis`` are true (non-zero).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.bmatrix("x")
+    >>> All(axis=(1,))(x).eval({x: [[1, 1], [1, 0]]})
+    array([ True, False])
+    """
 
     _scalar_name = "and_"
     _np_fn = np.all
 
 
 class Any(_Logical):
-    """Whether any element along ``axis`` is true (non-zero)."""
+    """Whether any element along ``axis`` is true (non-zero).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.bmatrix("x")
+    >>> Any(axis=(1,))(x).eval({x: [[0, 0], [1, 0]]})
+    array([False,  True])
+    """
 
     _scalar_name = "or_"
     _np_fn = np.any
@@ -299,20 +330,6 @@ class Argmax(Op):
 
 
 # functions --------------------------------------------------------------------------------
-def _keepdims(out: Variable, ndim: int, axes: tuple[int, ...] | None) -> Variable:
-    """Put the reduced axes back as length-1 dimensions."""
-    red = range(ndim) if axes is None else axes
-    order: list[int | str] = []
-    k = 0
-    for d in range(ndim):
-        if d in red:
-            order.append("x")
-        else:
-            order.append(k)
-            k += 1
-    return DimShuffle(out.type.ndim, order)(out)  # type: ignore[attr-defined, no-any-return]
-
-
 def _reduce(op_cls: AnyT, x: AnyT, axis: AnyT, keepdims: bool, **kw: AnyT) -> Variable:
     x = as_tensor_variable(x)
     axes = normalize_axis(axis, x.type.ndim)

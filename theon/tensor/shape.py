@@ -1,14 +1,13 @@
-"""Shapes as graph values, and the ops that change a tensor's shape without touching data.
+"""Shapes as graph values: ``shape``, ``shape_i``, ``make_vector``, ``specify_shape``.
 
 ``shape(x)`` is an int64 vector, ``shape_i(x, i)`` an int64 scalar (a constant when
-the static shape knows it).  ``reshape`` (with ``-1``), ``flatten``, ``specify_shape``
-and the DimShuffle-based ``transpose``, ``squeeze`` and ``expand_dims`` live here.
+the static shape knows it).  The ops that change a tensor's shape without touching
+data (``reshape``, ``flatten``, ``transpose``, ``squeeze``, ``expand_dims``, ...) are in
+:mod:`theon.tensor.reshaping`; they stay importable from here.
 
 >>> import theon.tensor as tt
->>> x = tt.dmatrix("x")
->>> y = reshape(x, (-1,))
->>> y.type.ndim
-1
+>>> shape(tt.dmatrix("x")).type
+TensorType(int64, shape=(2,))
 >>> shape_i(tt.TensorType("float64", shape=(3, None))("z"), 0).data
 array(3)
 """
@@ -25,32 +24,19 @@ from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
 from theon.tensor.basic import as_tensor_variable, constant
-from theon.tensor.elemwise import DimShuffle
 from theon.tensor.type import TensorType
 
 __all__ = [
     "MakeVector",
-    "Reshape",
     "Shape",
     "Shape_i",
     "SpecifyShape",
-    "expand_dims",
-    "flatten",
     "make_vector",
-    "moveaxis",
-    "ravel",
-    "reshape",
     "shape",
     "shape_i",
-    "shape_padaxis",
-    "shape_padleft",
-    "shape_padright",
     "shape_tuple",
     "specify_broadcastable",
     "specify_shape",
-    "squeeze",
-    "swapaxes",
-    "transpose",
 ]
 
 _INT64 = TensorType("int64", shape=())
@@ -62,12 +48,22 @@ def _is_int_dtype(dtype: Any) -> bool:
 
 
 def int64_constant(v: int) -> Variable:
-    """A 0-d int64 constant."""
+    """A 0-d int64 constant.
+
+    >>> c = int64_constant(3)
+    >>> c.type, c.data
+    (TensorType(int64, shape=()), array(3))
+    """
     return constant(np.asarray(v, dtype=np.int64))
 
 
 def static_int(v: Any) -> int | None:
-    """The value of an integer scalar known at build time (Python int, constant, static dim)."""
+    """The value of an integer scalar known at build time (Python int, constant, static dim).
+
+    >>> import theon.tensor as tt
+    >>> static_int(3), static_int(int64_constant(4)), static_int(tt.lscalar("n"))
+    (3, 4, None)
+    """
     if isinstance(v, (bool, np.bool_)):
         return None
     if isinstance(v, (int, np.integer)):
@@ -85,7 +81,11 @@ def static_int(v: Any) -> int | None:
 
 
 def as_int_scalar(v: Any, what: str = "value") -> Variable:
-    """``v`` as a 0-d integer tensor variable (Python ints become int64 constants)."""
+    """``v`` as a 0-d integer tensor variable (Python ints become int64 constants).
+
+    >>> as_int_scalar(3).type
+    TensorType(int64, shape=())
+    """
     if isinstance(v, (bool, np.bool_)):
         raise TypeError(f"{what} must be an integer, got the boolean {v!r}")
     if isinstance(v, (int, np.integer)):
@@ -113,6 +113,10 @@ def static_vector_entries(v: Variable) -> tuple[int | None, ...] | None:
     """The entries of an integer vector known at build time (``None`` where unknown).
 
     Returns ``None`` when even the vector's length is unknown.
+
+    >>> import theon.tensor as tt
+    >>> static_vector_entries(make_vector(2, tt.lscalar("n")))
+    (2, None)
     """
     n = v.type.shape[0] if v.type.ndim == 1 else None
     if isinstance(v, Constant):
@@ -129,7 +133,11 @@ def static_vector_entries(v: Variable) -> tuple[int | None, ...] | None:
 
 
 def shape_scalars(shape: Any, what: str = "shape") -> list[Variable]:
-    """A shape given as an int, a sequence of ints/scalars, or an int vector, as int64 scalars."""
+    """A shape given as an int, a sequence of ints/scalars, or an int vector, as int64 scalars.
+
+    >>> [static_int(s) for s in shape_scalars((2, 3))]
+    [2, 3]
+    """
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
         return [_as_int64_scalar(shape, what)]
     if isinstance(shape, Variable):
@@ -162,7 +170,11 @@ def shape_scalars(shape: Any, what: str = "shape") -> list[Variable]:
 
 
 def normalize_axis(axis: Any, ndim: int, what: str = "axis") -> int:
-    """``axis`` as a non-negative int below ``ndim``, or a NumPy-style AxisError-like ValueError."""
+    """``axis`` as a non-negative int below ``ndim``, or a NumPy-style AxisError-like ValueError.
+
+    >>> normalize_axis(-1, 3)
+    2
+    """
     if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
         raise TypeError(f"{what} must be an int, got {axis!r}")
     a = int(axis)
@@ -174,7 +186,11 @@ def normalize_axis(axis: Any, ndim: int, what: str = "axis") -> int:
 
 
 def normalize_axes(axes: Any, ndim: int, what: str = "axis") -> tuple[int, ...]:
-    """A sequence of axes, normalized and checked for repeats."""
+    """A sequence of axes, normalized and checked for repeats.
+
+    >>> normalize_axes((0, -1), 3)
+    (0, 2)
+    """
     if isinstance(axes, (int, np.integer)):
         axes = (axes,)
     out = tuple(normalize_axis(a, ndim, what) for a in axes)
@@ -189,7 +205,13 @@ def _shape_text(v: Variable) -> str:
 
 # --------------------------------------------------------------------------- MakeVector
 class MakeVector(Op):
-    """Scalars to a vector of ``dtype``: ``make_vector(a, b)`` is ``[a, b]``."""
+    """Scalars to a vector of ``dtype``: ``make_vector(a, b)`` is ``[a, b]``.
+
+    >>> import theon.tensor as tt
+    >>> n = tt.lscalar("n")
+    >>> MakeVector("int64")(n, 3).eval({n: 2})
+    array([2, 3])
+    """
 
     __props__ = ("dtype",)
 
@@ -249,7 +271,13 @@ def make_vector(*scalars: Any, dtype: str = "int64") -> Variable:
 
 # --------------------------------------------------------------------------- Shape
 class Shape(Op):
-    """The shape of a tensor, as an int64 vector."""
+    """The shape of a tensor, as an int64 vector.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> Shape()(x).eval({x: np.zeros((2, 3))})
+    array([2, 3])
+    """
 
     __props__ = ()
 
@@ -285,7 +313,13 @@ def shape(x: Any) -> Variable:
 
 
 class Shape_i(Op):
-    """One dimension of a tensor's shape, as an int64 scalar."""
+    """One dimension of a tensor's shape, as an int64 scalar.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> Shape_i(1)(x).eval({x: np.zeros((2, 3))})
+    array(3)
+    """
 
     __props__ = ("i",)
 
@@ -331,7 +365,13 @@ def shape_i(x: Any, i: int) -> Variable:
 
 
 def shape_tuple(x: Any) -> tuple[Variable, ...]:
-    """The shape of ``x`` as a tuple of int64 scalars (constants where known)."""
+    """The shape of ``x`` as a tuple of int64 scalars (constants where known).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.TensorType("float64", shape=(2, None))("x")
+    >>> [static_int(s) for s in shape_tuple(x)]
+    [2, None]
+    """
     x = as_tensor_variable(x)
     return tuple(shape_i(x, i) for i in range(x.type.ndim))
 
@@ -342,6 +382,10 @@ class SpecifyShape(Op):
 
     ``specified[d]`` says whether dimension ``d`` is given; its size is the next
     scalar input.  The output is the input itself (a view).
+
+    >>> import theon.tensor as tt
+    >>> specify_shape(tt.dmatrix("x"), (None, 3)).type.shape
+    (None, 3)
     """
 
     __props__ = ("specified",)
@@ -440,7 +484,12 @@ def specify_shape(x: Any, shape: Any) -> Variable:
 
 
 def specify_broadcastable(x: Any, *axes: int) -> Variable:
-    """``x`` with the given axes declared to have size 1 (checked at run time)."""
+    """``x`` with the given axes declared to have size 1 (checked at run time).
+
+    >>> import theon.tensor as tt
+    >>> specify_broadcastable(tt.dmatrix("x"), 0).type.shape
+    (1, None)
+    """
     x = as_tensor_variable(x)
     if not axes:
         return x
@@ -448,329 +497,33 @@ def specify_broadcastable(x: Any, *axes: int) -> Variable:
     return specify_shape(x, [1 if d in ax else None for d in range(x.type.ndim)])
 
 
-# --------------------------------------------------------------------------- Reshape
-def _reshape_static(
-    in_shape: Sequence[int | None], entries: Sequence[int | None], where: str
-) -> tuple[int | None, ...]:
-    """Static output shape of a reshape, raising on impossible or ambiguous constants."""
-    neg = [k for k, e in enumerate(entries) if e is not None and e < 0]
-    for k in neg:
-        if entries[k] != -1:
-            raise ValueError(f"{where}: invalid size {entries[k]} in the new shape")
-    if len(neg) > 1:
-        raise ValueError(f"{where}: can only specify one unknown dimension (-1)")
-    out = [e if e is not None and e >= 0 else None for e in entries]
-    size = None if any(s is None for s in in_shape) else int(np.prod(in_shape, dtype=np.int64))
-    known = [e for e in entries if e is not None and e >= 0]
-    if size is not None and len(known) == len(entries):
-        if int(np.prod(known, dtype=np.int64)) != size:
-            raise ValueError(
-                f"{where}: cannot reshape an array of shape {tuple(in_shape)} "
-                f"(size {size}) into shape {tuple(entries)}"
-            )
-    if neg and len(known) == len(entries) - 1 and size is not None:
-        p = int(np.prod(known, dtype=np.int64))
-        if p == 0 or size % p:
-            raise ValueError(
-                f"{where}: cannot reshape an array of shape {tuple(in_shape)} "
-                f"(size {size}) into shape {tuple(entries)}"
-            )
-        out[neg[0]] = size // p
-    return tuple(out)
+# moved to theon.tensor.reshaping; importable from here (lazily: reshaping imports this module)
+_MOVED = frozenset(
+    {
+        "Reshape",
+        "expand_dims",
+        "flatten",
+        "int64_constant_vec",
+        "moveaxis",
+        "ravel",
+        "reshape",
+        "shape_padaxis",
+        "shape_padleft",
+        "shape_padright",
+        "squeeze",
+        "swapaxes",
+        "transpose",
+        "_cast_vec",
+        "_dimshuffle",
+        "_reshape_static",
+    }
+)
 
 
-class Reshape(Op):
-    """Reshape to the int vector ``shp`` (of static length ``ndim``; one entry may be -1)."""
+def __getattr__(name: str) -> Any:
+    """The names that moved to :mod:`theon.tensor.reshaping`, for old import paths."""
+    if name in _MOVED:
+        from theon.tensor import reshaping
 
-    __props__ = ("ndim",)
-    view_map = {0: [0]}
-
-    def __init__(self, ndim: int) -> None:
-        self.ndim = int(ndim)
-
-    def make_node(self, x: Any, shp: Any) -> Apply:
-        x = as_tensor_variable(x)
-        shp = as_tensor_variable(shp)
-        if shp.type.ndim != 1 or not _is_int_dtype(shp.type.dtype):
-            raise TypeError(f"Reshape: the new shape must be an int vector, got {describe(shp)}")
-        if shp.type.shape[0] not in (None, self.ndim):
-            raise ValueError(f"Reshape{{{self.ndim}}}: the new shape {describe(shp)} has the "
-                             f"wrong length")
-        entries = static_vector_entries(shp) or (None,) * self.ndim
-        out_shape = _reshape_static(
-            x.type.shape, entries, f"reshape of {describe(x)}"
-        )
-        return Apply(self, [x, shp], [TensorType(x.type.dtype, shape=out_shape)()])
-
-    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        x, shp = inputs
-        if len(shp) != self.ndim:
-            raise ValueError(f"Reshape{{{self.ndim}}}: got a shape of length {len(shp)}")
-        output_storage[0][0] = np.reshape(x, tuple(int(s) for s in shp))
-
-    def infer_shape(self, node: Apply, input_shapes: Sequence[Any]) -> list[tuple[Any, ...]]:
-        from theon import tensor as tt
-        from theon.tensor.subtensor import getitem
-
-        x, shp = node.inputs
-        static_out = node.outputs[0].type.shape
-        entries = static_vector_entries(shp) or (None,) * self.ndim
-        owner = shp.owner
-        scal: list[Any] = []
-        for k in range(self.ndim):
-            if static_out[k] is not None:
-                scal.append(int64_constant(static_out[k]))
-            elif owner is not None and isinstance(owner.op, MakeVector):
-                scal.append(_as_int64_scalar(owner.inputs[k], "shape"))
-            else:
-                scal.append(_as_int64_scalar(getitem(shp, k), "shape"))
-        maybe_neg = [
-            k for k in range(self.ndim)
-            if static_out[k] is None and (entries[k] is None or entries[k] == -1)
-        ]
-        if not maybe_neg:
-            return [tuple(scal)]
-        # One entry may be -1: it stands for size(x) / prod(other entries).
-        size = int64_constant(1)
-        for s in input_shapes[0]:
-            size = size * s
-        prod = int64_constant(1)
-        for s in scal:
-            prod = prod * s
-        missing = tt.int_div(size, tt.maximum(-prod, int64_constant(1)))
-        out = list(scal)
-        for k in maybe_neg:
-            if entries[k] == -1:
-                out[k] = missing
-            else:
-                out[k] = tt.switch(tt.eq(scal[k], -1), missing, scal[k])
-        return [tuple(out)]
-
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        x, _ = inputs
-        return [reshape(output_grads[0], shape(x), ndim=x.type.ndim), disconnected_type()]
-
-    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
-        if eval_points[0] is None:
-            return [None]
-        return [self(eval_points[0], inputs[1])]
-
-
-def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
-    """``x`` with a new shape; one entry of ``newshape`` may be ``-1``.
-
-    ``newshape`` is an int, a sequence of ints and int scalars, or an int vector
-    (then its length must be static, or given as ``ndim``).
-
-    >>> import theon.tensor as tt
-    >>> x = tt.dvector("x")
-    >>> reshape(x, (2, -1)).eval({x: [1.0, 2.0, 3.0, 4.0]})
-    array([[1., 2.],
-           [3., 4.]])
-    """
-    x = as_tensor_variable(x)
-    if isinstance(newshape, Variable) and newshape.type.ndim == 1:
-        if not _is_int_dtype(newshape.type.dtype):
-            raise TypeError(f"reshape: the new shape must be integers, got {describe(newshape)}")
-        n = newshape.type.shape[0]
-        if n is None:
-            if ndim is None:
-                raise ValueError(
-                    f"reshape: the length of the new shape {describe(newshape)} is not "
-                    "known statically; pass ndim"
-                )
-            n = ndim
-        if ndim is not None and ndim != n:
-            raise ValueError(f"reshape: ndim={ndim} but the new shape has length {n}")
-        shp = newshape if newshape.type.dtype == "int64" else _cast_vec(newshape)
-        return Reshape(n)(x, shp)
-    scal = shape_scalars(newshape, "new shape")
-    if ndim is not None and ndim != len(scal):
-        raise ValueError(f"reshape: ndim={ndim} but the new shape has length {len(scal)}")
-    return Reshape(len(scal))(x, make_vector(*scal))
-
-
-def _cast_vec(v: Variable) -> Variable:
-    from theon.tensor.basic import cast
-
-    return cast(v, "int64")
-
-
-def flatten(x: Any, ndim: int = 1) -> Variable:
-    """Collapse the trailing dimensions of ``x`` so that it has ``ndim`` dimensions.
-
-    >>> import theon.tensor as tt
-    >>> x = tt.tensor3("x")
-    >>> flatten(x, 2).type.ndim
-    2
-    """
-    x = as_tensor_variable(x)
-    if ndim < 1 or ndim > max(x.type.ndim, 1):
-        raise ValueError(f"flatten: ndim={ndim} is invalid for {describe(x)}")
-    if ndim == 1:
-        return Reshape(1)(x, int64_constant_vec([-1]))
-    dims = list(shape_tuple(x))
-    lead = dims[: ndim - 1]
-    rest = dims[ndim - 1 :]
-    known = [static_int(d) for d in rest]
-    if all(k is not None for k in known):
-        last: Any = int(np.prod(known, dtype=np.int64))
-    else:
-        last = rest[0]
-        for d in rest[1:]:
-            last = last * d
-    return Reshape(ndim)(x, make_vector(*lead, last))
-
-
-def int64_constant_vec(v: Sequence[int]) -> Variable:
-    """A constant int64 vector."""
-    return constant(np.array(v, dtype=np.int64).reshape(len(v)))
-
-
-def ravel(x: Any) -> Variable:
-    """``x`` as a vector (same as ``flatten(x)``).
-
-    >>> import theon.tensor as tt
-    >>> ravel(tt.dmatrix("x")).type.ndim
-    1
-    """
-    return flatten(x, 1)
-
-
-# --------------------------------------------------------------------------- DimShuffle-based
-def _dimshuffle(x: Variable, new_order: Sequence[Any]) -> Variable:
-    new_order = tuple(new_order)
-    if new_order == tuple(range(x.type.ndim)):
-        return x
-    return DimShuffle(x.type.ndim, new_order)(x)
-
-
-def transpose(x: Any, axes: Sequence[int] | None = None) -> Variable:
-    """Permute the dimensions of ``x`` (reverse them when ``axes`` is None).
-
-    >>> import theon.tensor as tt
-    >>> transpose(tt.tensor3("x"), (1, 2, 0)).type.ndim
-    3
-    """
-    x = as_tensor_variable(x)
-    nd = x.type.ndim
-    if axes is None:
-        perm = tuple(range(nd - 1, -1, -1))
-    else:
-        if isinstance(axes, (int, np.integer)):
-            axes = (axes,)
-        perm = normalize_axes(axes, nd)
-        if len(perm) != nd:
-            raise ValueError(f"transpose: axes {tuple(axes)} don't match {describe(x)}")
-    return _dimshuffle(x, perm)
-
-
-def swapaxes(x: Any, axis1: int, axis2: int) -> Variable:
-    """``x`` with two axes interchanged.
-
-    >>> import theon.tensor as tt
-    >>> swapaxes(tt.TensorType("float64", shape=(2, 3))("x"), 0, 1).type.shape
-    (3, 2)
-    """
-    x = as_tensor_variable(x)
-    a1 = normalize_axis(axis1, x.type.ndim)
-    a2 = normalize_axis(axis2, x.type.ndim)
-    perm = list(range(x.type.ndim))
-    perm[a1], perm[a2] = perm[a2], perm[a1]
-    return _dimshuffle(x, perm)
-
-
-def moveaxis(x: Any, source: Any, destination: Any) -> Variable:
-    """Move axes of ``x`` to new positions, the others keeping their order.
-
-    >>> import theon.tensor as tt
-    >>> moveaxis(tt.TensorType("float64", shape=(2, 3, 4))("x"), 0, -1).type.shape
-    (3, 4, 2)
-    """
-    x = as_tensor_variable(x)
-    nd = x.type.ndim
-    src = normalize_axes(source, nd, "source")
-    dst = normalize_axes(destination, nd, "destination")
-    if len(src) != len(dst):
-        raise ValueError("moveaxis: source and destination must have the same number of axes")
-    order = [a for a in range(nd) if a not in src]
-    for d, s in sorted(zip(dst, src)):
-        order.insert(d, s)
-    return _dimshuffle(x, order)
-
-
-def squeeze(x: Any, axis: Any = None) -> Variable:
-    """Remove dimensions of size 1.
-
-    With ``axis=None`` only dimensions whose static size is 1 are removed;
-    dimensions named in ``axis`` whose size is not known are checked at run time.
-
-    >>> import theon.tensor as tt
-    >>> squeeze(tt.TensorType("float64", shape=(1, None))("x")).type.shape
-    (None,)
-    """
-    x = as_tensor_variable(x)
-    nd = x.type.ndim
-    if axis is None:
-        axes = tuple(d for d in range(nd) if x.type.shape[d] == 1)
-    else:
-        axes = normalize_axes(axis, nd)
-    bad = [d for d in axes if x.type.shape[d] not in (None, 1)]
-    if bad:
-        raise ValueError(
-            f"squeeze: cannot remove axis {bad[0]} of {describe(x)} with static shape "
-            f"{_shape_text(x)}: its size is not 1"
-        )
-    unknown = [d for d in axes if x.type.shape[d] is None]
-    if unknown:
-        x = specify_broadcastable(x, *unknown)
-    return _dimshuffle(x, [d for d in range(nd) if d not in axes])
-
-
-def expand_dims(x: Any, axis: Any) -> Variable:
-    """Insert new dimensions of size 1 at the positions ``axis`` of the result.
-
-    >>> import theon.tensor as tt
-    >>> expand_dims(tt.dvector("x"), (0, -1)).type.shape
-    (1, None, 1)
-    """
-    x = as_tensor_variable(x)
-    if isinstance(axis, (int, np.integer)):
-        axis = (axis,)
-    out_nd = x.type.ndim + len(tuple(axis))
-    axes = set(normalize_axes(axis, out_nd))
-    it = iter(range(x.type.ndim))
-    order = ["x" if d in axes else next(it) for d in range(out_nd)]
-    return _dimshuffle(x, order)
-
-
-def shape_padleft(x: Any, n_ones: int = 1) -> Variable:
-    """``x`` with ``n_ones`` new leading dimensions of size 1.
-
-    >>> import theon.tensor as tt
-    >>> shape_padleft(tt.dvector("x"), 2).type.shape
-    (1, 1, None)
-    """
-    x = as_tensor_variable(x)
-    return _dimshuffle(x, ["x"] * n_ones + list(range(x.type.ndim)))
-
-
-def shape_padright(x: Any, n_ones: int = 1) -> Variable:
-    """``x`` with ``n_ones`` new trailing dimensions of size 1.
-
-    >>> import theon.tensor as tt
-    >>> shape_padright(tt.dvector("x")).type.shape
-    (None, 1)
-    """
-    x = as_tensor_variable(x)
-    return _dimshuffle(x, list(range(x.type.ndim)) + ["x"] * n_ones)
-
-
-def shape_padaxis(x: Any, axis: int) -> Variable:
-    """``x`` with a new dimension of size 1 at position ``axis`` (``expand_dims``).
-
-    >>> import theon.tensor as tt
-    >>> shape_padaxis(tt.dmatrix("x"), 1).type.shape
-    (None, 1, None)
-    """
-    return expand_dims(x, axis)
+        return getattr(reshaping, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,7 +26,12 @@ __all__ = ["TensorSharedVariable", "tensor_constructor"]
 
 
 class TensorSharedVariable(_tensor_py_operators, SharedVariable):
-    """A shared variable whose type is a TensorType; it has all tensor operators and methods."""
+    """A shared variable whose type is a TensorType; it has all tensor operators and methods.
+
+    >>> w = tensor_constructor(np.zeros(3), name="w")
+    >>> isinstance(w, TensorSharedVariable), w.type
+    (True, TensorType(float64, shape=(None,)))
+    """
 
 
 @shared_constructor
@@ -46,6 +51,10 @@ def tensor_constructor(
     Declines (``TypeError``) any other value, so ``shared`` falls back to a
     generic shared variable.  ``shape`` gives static lengths (``None`` = free);
     ``dtype`` converts the value first.
+
+    >>> v = tensor_constructor(np.arange(3.0), name="v")
+    >>> v.get_value()
+    array([0., 1., 2.])
     """
     if kwargs:
         raise TypeError(f"unexpected arguments {sorted(kwargs)} for a tensor shared variable")

@@ -54,8 +54,8 @@ def _prepare(x: Any, axis: int | None, kind: str, what: str) -> tuple[Variable, 
     return x, _axis(axis, x.type.ndim, what)
 
 
-class Sort(Op):
-    """``numpy.sort(x, axis, kind)``; ``axis=None`` sorts the flattened array."""
+class _SortBase(Op):
+    """Sort and ArgSort: ``x``'s shape along ``axis``, or the flattened length when None."""
 
     __props__ = ("axis", "kind")
 
@@ -63,15 +63,13 @@ class Sort(Op):
         self.axis = axis
         self.kind = kind
 
-    def make_node(self, x: Any) -> Apply:
-        x = as_tensor_variable(x)
-        shape = (None,) if self.axis is None else x.type.shape
-        if self.axis is None and all(s is not None for s in x.type.shape):
-            shape = (int(np.prod(x.type.shape, dtype=np.int64)),)
-        return Apply(self, [x], [TensorType(x.type.dtype, shape=shape)()])
-
-    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        output_storage[0][0] = np.sort(inputs[0], axis=self.axis, kind=self.kind)
+    def _out_shape(self, x: Variable) -> tuple[int | None, ...]:
+        """The static output shape for input ``x``."""
+        if self.axis is not None:
+            return tuple(x.type.shape)  # type: ignore[attr-defined]
+        if all(s is not None for s in x.type.shape):  # type: ignore[attr-defined]
+            return (int(np.prod(x.type.shape, dtype=np.int64)),)  # type: ignore[attr-defined]
+        return (None,)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
         if self.axis is None:
@@ -81,13 +79,33 @@ class Sort(Op):
             return [(prod(make_vector(*input_shapes[0])),)]
         return [tuple(input_shapes[0])]
 
+    def __str__(self) -> str:
+        return f"{type(self).__name__}{{axis={self.axis}}}"
+
+
+class Sort(_SortBase):
+    """``numpy.sort(x, axis, kind)``; ``axis=None`` sorts the flattened array.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> Sort(0)(x).eval({x: [3.0, 1.0, 2.0]})
+    array([1., 2., 3.])
+    """
+
+    def make_node(self, x: Any) -> Apply:
+        x = as_tensor_variable(x)
+        return Apply(self, [x], [TensorType(x.type.dtype, shape=self._out_shape(x))()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        output_storage[0][0] = np.sort(inputs[0], axis=self.axis, kind=self.kind)
+
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         (x,) = inputs
         (gz,) = output_grads
         if not x.type.dtype.startswith(("float", "complex")):  # type: ignore[attr-defined]
             return [disconnected_type()]
         if self.axis is None:
-            from theon.tensor.shape import flatten, reshape
+            from theon.tensor.reshaping import flatten, reshape
 
             idx = argsort(flatten(x), axis=0, kind=self.kind)
             g = PutAlongAxis(0)(gz, idx)
@@ -101,35 +119,28 @@ class Sort(Op):
             return [None]
         x = inputs[0]
         if self.axis is None:
-            from theon.tensor.shape import flatten
+            from theon.tensor.reshaping import flatten
 
             return [take_along_axis(flatten(ev), argsort(flatten(x), 0, self.kind), 0)]
         return [take_along_axis(ev, argsort(x, self.axis, self.kind), self.axis)]
 
-    def __str__(self) -> str:
-        return f"Sort{{axis={self.axis}}}"
 
+class ArgSort(_SortBase):
+    """``numpy.argsort(x, axis, kind)`` as int64 indices.
 
-class ArgSort(Op):
-    """``numpy.argsort(x, axis, kind)`` as int64 indices."""
-
-    __props__ = ("axis", "kind")
-
-    def __init__(self, axis: int | None = -1, kind: str = "quicksort") -> None:
-        self.axis = axis
-        self.kind = kind
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> ArgSort(0)(x).eval({x: [3.0, 1.0, 2.0]})
+    array([1, 2, 0])
+    """
 
     def make_node(self, x: Any) -> Apply:
         x = as_tensor_variable(x)
-        shape = (None,) if self.axis is None else x.type.shape
-        return Apply(self, [x], [TensorType("int64", shape=shape)()])
+        return Apply(self, [x], [TensorType("int64", shape=self._out_shape(x))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         res = np.argsort(inputs[0], axis=self.axis, kind=self.kind)
         output_storage[0][0] = res.astype(np.int64, copy=False)
-
-    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
-        return Sort(self.axis, self.kind).infer_shape(node, input_shapes)
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         return [disconnected_type()]
@@ -137,9 +148,6 @@ class ArgSort(Op):
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         """The indices do not depend differentiably on the values."""
         return [[False]]
-
-    def __str__(self) -> str:
-        return f"ArgSort{{axis={self.axis}}}"
 
 
 def sort(a: Any, axis: int | None = -1, kind: str = "quicksort") -> Variable:
@@ -184,7 +192,13 @@ def _check_along(x: Variable, idx: Variable, axis: int, what: str) -> None:
 
 
 class TakeAlongAxis(Op):
-    """``numpy.take_along_axis(x, indices, axis)``."""
+    """``numpy.take_along_axis(x, indices, axis)``.
+
+    >>> import theon.tensor as tt
+    >>> x, i = tt.dvector("x"), tt.lvector("i")
+    >>> TakeAlongAxis(0)(x, i).eval({x: [3.0, 1.0, 2.0], i: [1, 2, 0]})
+    array([1., 2., 3.])
+    """
 
     __props__ = ("axis",)
 
@@ -221,6 +235,11 @@ class PutAlongAxis(Op):
 
     With two inputs ``(values, idx)`` it scatters into zeros shaped like ``values``
     (the transpose of a permutation).  With ``accumulate`` repeated indices add up.
+
+    >>> import theon.tensor as tt
+    >>> v, i = tt.dvector("v"), tt.lvector("i")
+    >>> PutAlongAxis(0)(v, i).eval({v: [10.0, 20.0, 30.0], i: [2, 0, 2]})
+    array([20.,  0., 40.])
     """
 
     __props__ = ("axis", "accumulate")

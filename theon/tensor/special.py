@@ -85,19 +85,38 @@ def _norm_axis(axis: int | None, ndim: int, what: str) -> int | None:
     return axis % ndim
 
 
-class Softmax(Op):
-    """``exp(x - max) / sum(exp(x - max))`` along ``axis`` (None: over all elements)."""
+class _AlongAxis(Op):
+    """Base of softmax-like ops: one float input, an output of its type, one ``axis``."""
 
     __props__ = ("axis",)
+    fn_name = ""  # the user-facing function, for errors
 
     def __init__(self, axis: int | None) -> None:
         self.axis = axis
 
     def make_node(self, x: Any) -> Apply:
-        x = _float_input(x, "softmax")
+        x = _float_input(x, self.fn_name)
         if self.axis is not None and self.axis >= x.type.ndim:
-            raise ValueError(f"softmax: axis {self.axis} out of range for {describe(x)}")
+            raise ValueError(f"{self.fn_name}: axis {self.axis} out of range for {describe(x)}")
         return Apply(self, [x], [TensorType(x.type.dtype, shape=x.type.shape)()])
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        return [tuple(input_shapes[0])]
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}{{axis={self.axis}}}"
+
+
+class Softmax(_AlongAxis):
+    """``exp(x - max) / sum(exp(x - max))`` along ``axis`` (None: over all elements).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> Softmax(0)(x).eval({x: [0.0, 0.0]})
+    array([0.5, 0.5])
+    """
+
+    fn_name = "softmax"
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (x,) = inputs
@@ -108,9 +127,6 @@ class Softmax(Op):
         np.exp(e, out=e)
         e /= np.sum(e, axis=self.axis, keepdims=True)
         output_storage[0][0] = e
-
-    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
-        return [tuple(input_shapes[0])]
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
@@ -126,23 +142,17 @@ class Softmax(Op):
         sm = self(inputs[0])
         return [sm * (ev - (sm * ev).sum(axis=self.axis, keepdims=True))]
 
-    def __str__(self) -> str:
-        return f"Softmax{{axis={self.axis}}}"
 
+class LogSoftmax(_AlongAxis):
+    """``x - max - log(sum(exp(x - max)))`` along ``axis``: a stable log of softmax.
 
-class LogSoftmax(Op):
-    """``x - max - log(sum(exp(x - max)))`` along ``axis``: a stable log of softmax."""
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> LogSoftmax(0)(x).eval({x: [0.0, 0.0]})
+    array([-0.69314718, -0.69314718])
+    """
 
-    __props__ = ("axis",)
-
-    def __init__(self, axis: int | None) -> None:
-        self.axis = axis
-
-    def make_node(self, x: Any) -> Apply:
-        x = _float_input(x, "log_softmax")
-        if self.axis is not None and self.axis >= x.type.ndim:
-            raise ValueError(f"log_softmax: axis {self.axis} out of range for {describe(x)}")
-        return Apply(self, [x], [TensorType(x.type.dtype, shape=x.type.shape)()])
+    fn_name = "log_softmax"
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (x,) = inputs
@@ -153,9 +163,6 @@ class LogSoftmax(Op):
         lse = np.log(np.sum(np.exp(e), axis=self.axis, keepdims=True))
         e -= lse
         output_storage[0][0] = e
-
-    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
-        return [tuple(input_shapes[0])]
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
@@ -169,9 +176,6 @@ class LogSoftmax(Op):
             return [None]
         sm = Softmax(self.axis)(inputs[0])
         return [ev - (sm * ev).sum(axis=self.axis, keepdims=True)]
-
-    def __str__(self) -> str:
-        return f"LogSoftmax{{axis={self.axis}}}"
 
 
 def softmax(x: Any, axis: int | None = -1) -> Variable:

@@ -31,14 +31,8 @@ from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
 from theon.tensor.basic import as_tensor_variable
-from theon.tensor.shape import (
-    Shape,
-    _dimshuffle,
-    int64_constant,
-    shape_i,
-    shape_padleft,
-    static_int,
-)
+from theon.tensor.reshaping import _dimshuffle, shape_padleft
+from theon.tensor.shape import Shape, int64_constant, shape_i, static_int
 from theon.tensor.type import TensorType
 
 __all__ = [
@@ -64,7 +58,11 @@ def _part_text(p: Any) -> str:
 
 
 def idx_text(idx_list: Sequence[Entry]) -> str:
-    """``'1:, ?'``-style text of an index description."""
+    """``'1:, ?'``-style text of an index description.
+
+    >>> idx_text([(1, None, None), "?"])
+    '1:, ?'
+    """
     parts = []
     for e in idx_list:
         if isinstance(e, tuple):
@@ -135,7 +133,13 @@ def _static_slice_len(n: int | None, slc: tuple, vals: Sequence[int | None]) -> 
 
 
 class SliceLength(Op):
-    """The length of ``slice(start, stop, step)`` on a dimension of size ``n`` (int64 scalar)."""
+    """The length of ``slice(start, stop, step)`` on a dimension of size ``n`` (int64 scalar).
+
+    >>> import theon.tensor as tt
+    >>> n = tt.lscalar("n")
+    >>> SliceLength((1, None, 2))(n).eval({n: 10})
+    array(5)
+    """
 
     __props__ = ("slc",)
 
@@ -165,7 +169,11 @@ class SliceLength(Op):
 
 
 def slice_length(n: Variable, slc: tuple, parts: Sequence[Variable]) -> Variable:
-    """Symbolic length of a slice (a constant when everything is known)."""
+    """Symbolic length of a slice (a constant when everything is known).
+
+    >>> static_int(slice_length(int64_constant(10), (2, None, None), []))
+    8
+    """
     vals = []
     it = iter(parts)
     for p in slc:
@@ -222,7 +230,14 @@ def _check_index_inputs(idx_list: Sequence[Entry], inputs: Sequence[Any]) -> lis
 
 
 class Subtensor(Op):
-    """Basic indexing ``x[idx]`` with ints and slices: a view of ``x``."""
+    """Basic indexing ``x[idx]`` with ints and slices: a view of ``x``.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> y = x[1:, 0]
+    >>> y.owner.op, y.eval({x: [[1.0, 2.0], [3.0, 4.0]]})
+    (Subtensor{1:, 0}, array([3.]))
+    """
 
     __props__ = ("idx_list",)
     view_map = {0: [0]}
@@ -259,7 +274,7 @@ class Subtensor(Op):
         return [tuple(out)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        from theon.tensor.basic_ops import zeros_like
+        from theon.tensor.math import zeros_like
 
         x, *idx = inputs
         rest = [disconnected_type() for _ in idx]
@@ -307,7 +322,7 @@ def _inc_grads(
     write that stays in the result gets a gradient.
     """
     from theon.tensor.basic import cast
-    from theon.tensor.basic_ops import sum_to_shape
+    from theon.tensor.creation import sum_to_shape
 
     x, y, *idx = inputs
     rest = [disconnected_type() for _ in idx]
@@ -338,8 +353,9 @@ def _last_writes(
     writes survived repeated indices (the others get no gradient).
     """
     from theon import tensor as tt
-    from theon.tensor.basic_ops import arange, full_like
-    from theon.tensor.shape import reshape, shape
+    from theon.tensor.creation import arange, full_like
+    from theon.tensor.reshaping import reshape
+    from theon.tensor.shape import shape
 
     ids = reshape(arange(tt.prod(shape(gsub))), shape(gsub), ndim=gsub.type.ndim)
     written = mk_set(full_like(x, -1, dtype="int64"), ids, *idx)
@@ -350,6 +366,11 @@ class IncSubtensor(Op):
     """``x`` with ``y`` added to (or written into) ``x[idx]``, for basic ``idx``.
 
     With ``inplace`` the output overwrites ``x`` (``destroy_map``); the default copies.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> set_subtensor(x[1:], 0.0).eval({x: [1.0, 2.0, 3.0]})
+    array([1., 0., 0.])
     """
 
     __props__ = ("idx_list", "inplace", "set_instead_of_inc")
@@ -400,7 +421,7 @@ class IncSubtensor(Op):
 
 
 def _inc_rop(op: Any, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
-    from theon.tensor.basic_ops import zeros_like
+    from theon.tensor.math import zeros_like
 
     ex, ey = eval_points[0], eval_points[1]
     if ex is None and ey is None:
@@ -570,7 +591,8 @@ def take(a: Any, indices: Any, axis: int | None = None) -> Variable:
     >>> take(a, [2, 0]).eval({a: [1.0, 2.0, 3.0]})
     array([3., 1.])
     """
-    from theon.tensor.shape import flatten, normalize_axis
+    from theon.tensor.reshaping import flatten
+    from theon.tensor.shape import normalize_axis
 
     a = as_tensor_variable(a)
     if axis is None:
@@ -630,7 +652,7 @@ def inc_subtensor(
     y = as_tensor_variable(y)
     node, new_axes = _base_of(x, fn)
     if new_axes:
-        from theon.tensor.shape import squeeze
+        from theon.tensor.reshaping import squeeze
 
         if y.type.ndim < x.type.ndim:
             y = shape_padleft(y, x.type.ndim - y.type.ndim)

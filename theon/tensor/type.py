@@ -558,8 +558,12 @@ def _multi(make: Callable[[str | None], TensorVariable], what: str) -> Callable[
             return make(names[0])
         return [make(n) for n in names]
 
+    plural = what[:-1] + "ces" if what.endswith("matrix") else what + "s"
+    many.__name__ = many.__qualname__ = plural
     many.__doc__ = (
-        f"Several {what} variables: ``f('x', 'y')``, ``f('x y')`` or ``f(n)`` (n unnamed)."
+        f"Several {what} variables: ``{plural}('x', 'y')``, ``{plural}('x y')`` or "
+        f"``{plural}(n)`` (n unnamed).\n\n"
+        f">>> x, y = {plural}('x', 'y')\n>>> y.name, y.type == {what}().type\n('y', True)\n"
     )
     return many
 

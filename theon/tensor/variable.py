@@ -21,7 +21,7 @@ import numpy as np
 
 from theon.graph.basic import Constant, Variable
 
-__all__ = ["TensorConstant", "TensorVariable"]
+__all__ = ["TensorConstant", "TensorValue", "TensorVariable"]
 
 _modules: dict[str, ModuleType] = {}
 
@@ -424,6 +424,45 @@ class TensorVariable(_tensor_py_operators, Variable):
     """
 
     __slots__ = ()
+
+
+class TensorValue(TensorVariable):
+    """A symbolic input that also holds a value, ``data`` (the seeds' ``Value``).
+
+    Unlike a constant it is an ordinary graph input: it may be listed among a
+    function's inputs, and then each call's argument is used, not ``data``.  Build
+    one with :func:`theon.tensor.value`.
+
+    >>> import theon, theon.tensor as tt
+    >>> d = tt.value(1.5, name="d")
+    >>> theon.function([d], d * 2)(4.0)
+    array(8.)
+    >>> d.data
+    array(1.5)
+    """
+
+    __slots__ = ("data",)
+
+    def __init__(
+        self,
+        type: Any,
+        owner: Any = None,
+        index: int | None = None,
+        name: str | None = None,
+        data: Any = None,
+    ) -> None:
+        super().__init__(type, owner, index, name)
+        if data is not None:
+            data = np.array(type.filter(data))  # a private copy, read-only
+            data.setflags(write=False)
+        self.data = data
+
+    def clone(self, **kwargs: Any) -> TensorValue:
+        """A new TensorValue of the same type, name and data, with no owner."""
+        cp = super().clone(**kwargs)
+        assert isinstance(cp, TensorValue)
+        cp.data = self.data
+        return cp
 
 
 class TensorConstant(_tensor_py_operators, Constant):

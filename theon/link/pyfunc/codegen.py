@@ -192,6 +192,7 @@ class _Generator:
         self._viewers: dict[Variable, list[Variable]] | None = None
         self._count = 0
         self.free_names: list[str] = []
+        self.pending_free: list[str] = []
         self._flag_cache: dict[int, tuple[bool, bool]] = {}
         self._spellings: dict[Any, tuple[str, Any] | None] = {}
         self._keep_alive: list[Any] = []
@@ -226,7 +227,8 @@ class _Generator:
                 if st is not None and st.reps and not st.const:
                     names = list(st.reps.values())
                     st.reps = {}
-                    self.free_names.extend(names[1:])
+                    # the other names may still be read by this node's lines
+                    self.pending_free.extend(names[1:])
                     return names[0]
         return None
 
@@ -245,6 +247,11 @@ class _Generator:
         name = st.reps.get(rep)
         if name is not None:
             return name
+        if not st.reps and not isinstance(var, Constant):
+            raise AssertionError(
+                f"py linker: {var} is read after its local was given to another value "
+                "(an emitter must read its inputs with arg() before out(..., reuse=True))"
+            )
         info = st.info
         if rep == "nps" and "val" in st.reps:
             return st.reps["val"]  # a 0-d array is acceptable where a NumPy scalar is
@@ -459,6 +466,8 @@ class _Generator:
         if dels:
             self.code.add(f"del {', '.join(dict.fromkeys(dels))}", k)
         self.free_names.extend(dict.fromkeys(freed))
+        self.free_names.extend(self.pending_free)
+        self.pending_free.clear()
 
     # the whole function -------------------------------------------------------
     def run(self) -> GeneratedCode:

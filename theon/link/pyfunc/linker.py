@@ -90,6 +90,11 @@ class PyLinker(Linker):
     float_path
         Carry 0-d float64 values as Python floats where possible.
 
+    The runner has ``order`` (the nodes in run order), ``source`` (the generated
+    code) and ``float_inputs``: the positions of 0-d float64 inputs that are only
+    read through ``float()``, to which a caller may pass a Python float as is
+    (skipping the argument filter exactly preserves the result).
+
     Examples
     --------
     >>> from theon.graph.type import Generic

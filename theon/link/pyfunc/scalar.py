@@ -25,8 +25,8 @@ from theon.link.pyfunc.dispatch import (
 from theon.scalar.arith import Maximum, Minimum, Sign
 from theon.scalar.basic import ScalarOp
 from theon.scalar.composite import Composite
-from theon.scalar.special import Sigmoid, Softplus
 from theon.scalar.pyimpl import py_namespace
+from theon.scalar.special import Sigmoid, Softplus
 from theon.scalar.type import ScalarType
 
 py_globals.update(py_namespace())

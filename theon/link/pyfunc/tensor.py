@@ -334,12 +334,53 @@ def _same_number_expr(op: Any, node: Apply, args: list[str]) -> str | None:
 @py_emit.register(TensorFromScalar)
 @py_emit.register(ScalarFromTensor)
 def _emit_same_number(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
-    """The conversion as ``perform`` does it: ``x[()]`` or ``np.asarray(x, dtype)`` (new objects)."""
+    """The conversion as ``perform`` does it: ``x[()]`` or ``np.asarray(x, dtype)``."""
     if type(op).perform not in (TensorFromScalar.perform, ScalarFromTensor.perform):
         return None
     out = node.outputs[0]
     if isinstance(op, ScalarFromTensor):
-        return [f"{ctx.out(0, 'nps', reuse=True)} = {ctx.arg(0)}[()]"]
+        x = ctx.arg(0)
+        return [f"{ctx.out(0, 'nps', reuse=True)} = {x}[()]"]
     asarray = ctx.bind(np.asarray, "asarray")
     dt = ctx.bind(out.type.numpy_dtype, "dt")  # type: ignore[attr-defined]
-    return [f"{ctx.out(0, reuse=True)} = {asarray}({ctx.arg(0, 'nps')}, {dt})"]
+    x = ctx.arg(0, "nps")
+    return [f"{ctx.out(0, reuse=True)} = {asarray}({x}, {dt})"]
+
+
+@py_emit.register(Dot)
+def _emit_dot(op: Dot, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """``np.dot`` as Dot.perform calls it (a vector dot product stays a NumPy scalar)."""
+    if type(op).perform is not Dot.perform:
+        return None
+    a, b = node.inputs
+    out = node.outputs[0]
+    natural = np.result_type(a.type.numpy_dtype, b.type.numpy_dtype)  # type: ignore[attr-defined]
+    call = f"{ctx.bind(np.dot, 'dot')}({ctx.arg(0)}, {ctx.arg(1)})"
+    if natural != out.type.numpy_dtype:  # type: ignore[attr-defined]
+        dt = ctx.bind(out.type.numpy_dtype, "dt")  # type: ignore[attr-defined]
+        asarray = ctx.bind(np.asarray, "asarray")
+        return [f"{ctx.out(0, fresh=True, reuse=True)} = {asarray}({call}, {dt})"]
+    if out.type.ndim == 0:  # type: ignore[attr-defined]
+        return [f"{ctx.out(0, 'nps', reuse=True)} = {call}"]
+    return [f"{ctx.out(0, fresh=True, reuse=True)} = {call}"]
+
+
+@py_emit.register(Shape_i)
+def _emit_shape_i(op: Shape_i, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """One dimension's length, as an int64 NumPy scalar."""
+    if type(op).perform is not Shape_i.perform:
+        return None
+    i64 = ctx.bind(np.int64, "int64")
+    x = ctx.arg(0, "nps")  # read inputs before naming outputs (out may reuse their names)
+    return [f"{ctx.out(0, 'nps', reuse=True)} = {i64}({x}.shape[{op.i}])"]
+
+
+@py_emit.register(Shape)
+def _emit_shape(op: Shape, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """The shape as a new int64 vector."""
+    if type(op).perform is not Shape.perform:
+        return None
+    arr = ctx.bind(np.array, "array")
+    i64 = ctx.bind(np.dtype(np.int64), "dt")
+    shape = f"{ctx.arg(0, 'nps')}.shape"
+    return [f"{ctx.out(0, fresh=True, reuse=True)} = {arr}({shape}, {i64}).reshape(-1)"]

@@ -69,7 +69,7 @@ def _absorbed_by_client(fgraph: FunctionGraph, v: Variable, family: tuple[Any, .
     clients = fgraph.clients.get(v, ())
     if len(clients) != 1:
         return False
-    client = clients[0][0]
+    client = next(iter(clients))[0]
     if not isinstance(client, Apply):
         return False
     return (

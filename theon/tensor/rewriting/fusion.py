@@ -82,8 +82,16 @@ class FusionRewriter(GraphRewriter):
         assigned: set[Apply] = set()
         groups: list[list[Apply]] = []
         clients = fgraph.clients
+        memo: dict[Apply, bool] = {}
+
+        def fusable(n: Apply) -> bool:
+            got = memo.get(n)
+            if got is None:
+                got = memo[n] = _fusable(n)
+            return got
+
         for root in reversed(order):
-            if root in assigned or not _fusable(root):
+            if root in assigned or not fusable(root):
                 continue
             bcast = root.outputs[0].type.broadcastable  # type: ignore[attr-defined]
             group = {root}
@@ -97,7 +105,7 @@ class FusionRewriter(GraphRewriter):
                 cands = frontier + pending
                 frontier, pending = [], []
                 for p in cands:
-                    if p in group or p in assigned or not _fusable(p):
+                    if p in group or p in assigned or not fusable(p):
                         continue
                     if p.outputs[0].type.broadcastable != bcast:  # type: ignore[attr-defined]
                         continue
@@ -127,41 +135,95 @@ class FusionRewriter(GraphRewriter):
     def _fuse(self, fgraph: FunctionGraph, members: list[Apply]) -> bool:
         """Replace ``members`` (in dependency order) by one fused node."""
         group = set(members)
+        clients = fgraph.clients
         outer_inputs: list[Variable] = []
-        inner_of: dict[Variable, Variable] = {}
-        for node in members:
+        # how each member reads its inputs: an outer input's position, an earlier
+        # member's position (negative) or an inlined constant; this describes the
+        # composite completely, so equal descriptions share one op (see _FUSED)
+        refs: dict[Variable, Any] = {}
+        consts: dict[Variable, Any] = {}
+        member_keys = []
+        for j, node in enumerate(members):
+            in_refs = []
             for v in node.inputs:
-                if v in inner_of or (v.owner in group):
-                    continue
-                c = _inline_constant(v)
-                if c is not None:
-                    inner_of[v] = scalar_constant(c, dtype=str(c.dtype))
-                    continue
-                inner_of[v] = get_scalar_type(v.type.dtype)()  # type: ignore[attr-defined]
-                outer_inputs.append(v)
+                r = refs.get(v)
+                if r is None:
+                    c = _inline_constant(v)
+                    if c is not None:
+                        consts[v] = c
+                        r = ("c", c.dtype.str, c.tobytes())
+                    else:
+                        r = len(outer_inputs)
+                        outer_inputs.append(v)
+                    refs[v] = r
+                in_refs.append(r)
+            out = node.outputs[0]
+            refs[out] = -1 - j
+            member_keys.append(
+                (node.op.scalar_op, tuple(in_refs), out.type.dtype)  # type: ignore[attr-defined]
+            )
         if len(outer_inputs) > MAX_FUSED_INPUTS:
             return False
-        for node in members:
-            ins = [inner_of[v] for v in node.inputs]
-            out = node.op.scalar_op.make_node(*ins).outputs[0]  # type: ignore[attr-defined]
-            if out.type.dtype != node.outputs[0].type.dtype:  # type: ignore[attr-defined]
-                return False  # the scalar op would type it differently: leave it alone
-            inner_of[node.outputs[0]] = out
-        outer_outputs = [
-            n.outputs[0]
-            for n in members
-            if any(c == "output" or c not in group for c, _ in fgraph.clients[n.outputs[0]])
+        out_pos = [
+            j
+            for j, n in enumerate(members)
+            if any(c == "output" or c not in group for c, _ in clients[n.outputs[0]])
         ]
-        comp = Composite(
-            [inner_of[v] for v in outer_inputs], [inner_of[v] for v in outer_outputs]
+        key = (
+            tuple(v.type.dtype for v in outer_inputs),  # type: ignore[attr-defined]
+            tuple(member_keys),
+            tuple(out_pos),
         )
-        new = Elemwise(comp).make_node(*outer_inputs).outputs
+        try:
+            op = _FUSED.get(key, _MISSING)
+        except TypeError:  # a scalar op with unhashable props
+            key, op = None, _MISSING
+        if op is _MISSING:
+            op = self._fused_op(members, outer_inputs, consts, out_pos)
+            if key is not None:
+                if len(_FUSED) >= _FUSED_LIMIT:
+                    _FUSED.clear()
+                _FUSED[key] = op
+        if op is None:
+            return False
+        outer_outputs = [members[j].outputs[0] for j in out_pos]
+        new = op.make_node(*outer_inputs).outputs
         pairs = []
         for old, nv in zip(outer_outputs, new):
             if nv.type != old.type:
                 nv = old.type.filter_variable(nv)
             pairs.append((old, nv))
         return apply_replacements(fgraph, pairs, self, members[-1])
+
+    @staticmethod
+    def _fused_op(
+        members: list[Apply], outer_inputs: list[Variable], consts: dict[Variable, Any],
+        out_pos: list[int],
+    ) -> Elemwise | None:
+        """``Elemwise(Composite)`` computing ``members``; None if a scalar op types differently."""
+        inner_of: dict[Variable, Variable] = {}
+        for v in outer_inputs:
+            inner_of[v] = get_scalar_type(v.type.dtype)()  # type: ignore[attr-defined]
+        for v, c in consts.items():
+            inner_of[v] = scalar_constant(c, dtype=str(c.dtype))
+        for node in members:
+            ins = [inner_of[v] for v in node.inputs]
+            out = node.op.scalar_op.make_node(*ins).outputs[0]  # type: ignore[attr-defined]
+            if out.type.dtype != node.outputs[0].type.dtype:  # type: ignore[attr-defined]
+                return None  # the scalar op would type it differently: leave it alone
+            inner_of[node.outputs[0]] = out
+        comp = Composite(
+            [inner_of[v] for v in outer_inputs],
+            [inner_of[members[j].outputs[0]] for j in out_pos],
+        )
+        return Elemwise(comp)
+
+
+# Fused ops by the description of what they compute (bounded; ops are immutable, so
+# graphs may share them): same-shaped groups and recompiles skip building composites.
+_FUSED: dict[Any, Elemwise | None] = {}
+_FUSED_LIMIT = 4096
+_MISSING: Any = object()
 
 
 fusion_rewriter = FusionRewriter()

@@ -66,6 +66,8 @@ def _is_const(v: Variable, value: Any) -> bool:
     c = scalar_const(v)
     if c is None:
         return False
+    if c.dtype.kind in "biufc":  # comparing numbers raises no floating-point flag
+        return bool(c == value)
     with np.errstate(all="ignore"):
         return bool(c == value)
 

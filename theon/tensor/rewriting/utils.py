@@ -20,7 +20,12 @@ import numpy as np
 
 import theon.scalar as ts
 from theon.graph.basic import Apply, Constant, Variable
-from theon.tensor.basic import cast, constant
+from theon.tensor.basic import (
+    NotScalarConstantError,
+    cast,
+    constant,
+    get_scalar_constant_value,
+)
 from theon.tensor.elemwise import DimShuffle, Elemwise, _expand_to
 from theon.tensor.math import add as _add_op
 from theon.tensor.math import mul as _mul_op
@@ -103,8 +108,11 @@ def size1_constant(v: Variable) -> np.ndarray | None:
 
 def scalar_const(v: Variable) -> np.ndarray | None:
     """The value of ``v`` when it is a constant holding one value everywhere (any shape)."""
-    from theon.tensor.basic import NotScalarConstantError, get_scalar_constant_value
-
+    if isinstance(v, Constant):
+        data = v.data
+        # the usual case, answered without the general walk: a one-element array
+        if type(data) is np.ndarray and data.size == 1 and data.dtype.kind != "O":
+            return data.reshape(())
     try:
         return get_scalar_constant_value(v, elemwise=False)
     except NotScalarConstantError:

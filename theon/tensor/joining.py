@@ -1,0 +1,420 @@
+"""Joining and cutting arrays: join, concatenate, stack, split, tile, roll, flip.
+
+>>> import theon.tensor as tt
+>>> a = tt.dvector("a")
+>>> concatenate([a, a]).eval({a: [1.0, 2.0]})
+array([1., 2., 1., 2.])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Variable
+from theon.graph.fg import describe
+from theon.graph.null_type import DisconnectedType, disconnected_type
+from theon.graph.op import Op
+from theon.tensor.basic import as_tensor_variable, cast
+from theon.tensor.creation import _grad_like, _is_float, alloc
+from theon.tensor.math import zeros_like
+from theon.tensor.reshaping import _dimshuffle, expand_dims, reshape, shape_padleft
+from theon.tensor.shape import (
+    _as_int64_scalar,
+    int64_constant,
+    make_vector,
+    normalize_axes,
+    normalize_axis,
+    shape,
+    shape_i,
+    shape_scalars,
+    shape_tuple,
+    static_int,
+    static_vector_entries,
+)
+from theon.tensor.type import TensorType
+
+__all__ = [
+    "Join",
+    "Split",
+    "concatenate",
+    "flip",
+    "hstack",
+    "join",
+    "roll",
+    "split",
+    "stack",
+    "tile",
+    "vstack",
+]
+
+
+# --------------------------------------------------------------------------- Join / Split
+class Join(Op):
+    """``np.concatenate(tensors, axis)`` for tensors of equal ndim.
+
+    >>> import theon.tensor as tt
+    >>> a, b = tt.dvector("a"), tt.dvector("b")
+    >>> Join(0)(a, b).eval({a: [1.0], b: [2.0, 3.0]})
+    array([1., 2., 3.])
+    """
+
+    __props__ = ("axis",)
+
+    def __init__(self, axis: int) -> None:
+        self.axis = int(axis)
+
+    def make_node(self, *tensors: Any) -> Apply:
+        ts = [as_tensor_variable(t) for t in tensors]
+        if not ts:
+            raise ValueError("join: need at least one tensor to join")
+        nd = ts[0].type.ndim
+        if nd == 0:
+            raise ValueError("join: zero-dimensional arrays cannot be concatenated")
+        shapes = ", ".join(f"{describe(t)} {tuple(t.type.shape)}" for t in ts)
+        if any(t.type.ndim != nd for t in ts):
+            raise ValueError(f"join: all inputs must have the same number of dims, got {shapes}")
+        if not 0 <= self.axis < nd:
+            raise ValueError(f"join: axis {self.axis} is out of range for {nd}-d inputs")
+        out: list[int | None] = []
+        for d in range(nd):
+            dims = [t.type.shape[d] for t in ts]
+            if d == self.axis:
+                out.append(None if None in dims else sum(dims))  # type: ignore[arg-type]
+                continue
+            known = {s for s in dims if s is not None}
+            if len(known) > 1:
+                raise ValueError(
+                    f"join along axis {self.axis}: dimension {d} differs between {shapes}"
+                )
+            out.append(known.pop() if known else None)
+        dtype = str(np.result_type(*[t.type.dtype for t in ts]))
+        return Apply(self, ts, [TensorType(dtype, shape=tuple(out))()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        output_storage[0][0] = np.concatenate(
+            inputs, axis=self.axis, dtype=node.outputs[0].type.dtype
+        )
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Any]) -> list[tuple[Any, ...]]:
+        out = []
+        for d in range(node.inputs[0].type.ndim):
+            dims = [s[d] for s in input_shapes]
+            if d == self.axis:
+                total = dims[0]
+                for s in dims[1:]:
+                    total = total + s
+                out.append(total)
+            else:
+                known = [s for s in dims if static_int(s) is not None]
+                out.append(known[0] if known else dims[0])
+        return [tuple(out)]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        (gz,) = output_grads
+        sizes = make_vector(*[shape_i(t, self.axis) for t in inputs])
+        parts = Split(len(inputs), self.axis)(gz, sizes, return_list=True)
+        return [_grad_like(p, t) if _is_float(t) else disconnected_type()
+                for p, t in zip(parts, inputs)]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        if all(e is None for e in eval_points):
+            return [None]
+        evs = [zeros_like(t) if e is None else e for t, e in zip(inputs, eval_points)]
+        return [self(*evs)]
+
+
+def _axis_int(axis: Any) -> int:
+    k = static_int(axis)
+    if k is None:
+        raise TypeError(f"the axis must be a constant integer, got {axis!r}")
+    return k
+
+
+def join(axis: Any, *tensors: Any) -> Variable:
+    """Concatenate ``tensors`` along ``axis`` (PyTensor's argument order).
+
+    >>> import theon.tensor as tt
+    >>> join(0, tt.dmatrix("a"), tt.dmatrix("b")).type.ndim
+    2
+    """
+    ts = [as_tensor_variable(t) for t in tensors]
+    if not ts:
+        raise ValueError("join: need at least one tensor to join")
+    if ts[0].type.ndim == 0:
+        raise ValueError("join: zero-dimensional arrays cannot be concatenated")
+    ax = normalize_axis(_axis_int(axis), ts[0].type.ndim)
+    if len(ts) == 1:
+        return ts[0]
+    return Join(ax)(*ts)  # type: ignore[no-any-return]
+
+
+def concatenate(tensor_list: Sequence[Any], axis: Any = 0) -> Variable:
+    """Concatenate tensors along ``axis`` (flattened first when ``axis`` is None).
+
+    >>> import theon.tensor as tt
+    >>> concatenate([tt.dvector("a"), [1.0, 2.0]]).type.ndim
+    1
+    """
+    if axis is None:
+        from theon.tensor.reshaping import flatten
+
+        return join(0, *[flatten(t) for t in tensor_list])
+    return join(axis, *tensor_list)
+
+
+def stack(tensors: Sequence[Any], axis: int = 0) -> Variable:
+    """Join tensors of one shape along a new axis.
+
+    >>> import theon.tensor as tt
+    >>> stack([tt.dvector("a"), tt.dvector("b")], axis=1).type.ndim
+    2
+    """
+    ts = [as_tensor_variable(t) for t in tensors]
+    if not ts:
+        raise ValueError("stack: need at least one tensor to stack")
+    nd = ts[0].type.ndim
+    if any(t.type.ndim != nd for t in ts):
+        raise ValueError(
+            "stack: all inputs must have the same shape, got "
+            + ", ".join(f"{describe(t)} {tuple(t.type.shape)}" for t in ts)
+        )
+    ax = normalize_axis(axis, nd + 1)
+    return join(ax, *[expand_dims(t, ax) for t in ts])
+
+
+def hstack(tensors: Sequence[Any]) -> Variable:
+    """Stack horizontally: along axis 1, or axis 0 for vectors (as ``np.hstack``).
+
+    >>> import theon.tensor as tt
+    >>> hstack([tt.dmatrix("a"), tt.dmatrix("b")]).owner.op.axis
+    1
+    """
+    ts = [as_tensor_variable(t) for t in tensors]
+    ts = [shape_padleft(t) if t.type.ndim == 0 else t for t in ts]
+    return join(0 if ts[0].type.ndim == 1 else 1, *ts)
+
+
+def vstack(tensors: Sequence[Any]) -> Variable:
+    """Stack vertically, vectors becoming rows (as ``np.vstack``).
+
+    >>> import theon.tensor as tt
+    >>> vstack([tt.dvector("a"), tt.dvector("b")]).type.ndim
+    2
+    """
+    ts = [as_tensor_variable(t) for t in tensors]
+    ts = [shape_padleft(t, 2 - t.type.ndim) if t.type.ndim < 2 else t for t in ts]
+    return join(0, *ts)
+
+
+class Split(Op):
+    """``x`` cut along ``axis`` into ``len_splits`` pieces of the sizes in ``splits``.
+
+    The outputs are views of ``x``.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> parts = Split(2)(x, [1, 2], return_list=True)
+    >>> [p.eval({x: [1.0, 2.0, 3.0]}) for p in parts]
+    [array([1.]), array([2., 3.])]
+    """
+
+    __props__ = ("len_splits", "axis")
+
+    def __init__(self, len_splits: int, axis: int = 0) -> None:
+        self.len_splits = int(len_splits)
+        self.axis = int(axis)
+        self.view_map = {i: [0] for i in range(self.len_splits)}
+
+    def make_node(self, x: Any, splits: Any) -> Apply:
+        x = as_tensor_variable(x)
+        sp = as_tensor_variable(splits)
+        if sp.type.ndim != 1 or np.dtype(sp.type.dtype).kind not in "iu":
+            raise TypeError(f"split: the sizes must be an int vector, got {describe(sp)}")
+        if not 0 <= self.axis < x.type.ndim:
+            raise ValueError(f"split: axis {self.axis} is out of range for {describe(x)}")
+        entries = static_vector_entries(sp)
+        if entries is None:
+            entries = (None,) * self.len_splits
+        if len(entries) != self.len_splits:
+            raise ValueError(
+                f"split: {self.len_splits} pieces wanted but {len(entries)} sizes given"
+            )
+        n = x.type.shape[self.axis]
+        if n is not None and None not in entries and sum(entries) != n:  # type: ignore[arg-type]
+            raise ValueError(
+                f"split: the sizes {tuple(entries)} do not add up to dimension {self.axis} "
+                f"of {describe(x)} (static shape {tuple(x.type.shape)})"
+            )
+        outs = []
+        for e in entries:
+            if e is not None and e < 0:
+                raise ValueError(f"split: negative size {e}")
+            shp = list(x.type.shape)
+            shp[self.axis] = e
+            outs.append(TensorType(x.type.dtype, shape=tuple(shp))())
+        return Apply(self, [x, sp], outs)
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        x, sizes = inputs
+        if len(sizes) != self.len_splits:
+            raise ValueError(f"Split: expected {self.len_splits} sizes, got {len(sizes)}")
+        if np.any(sizes < 0) or int(np.sum(sizes)) != x.shape[self.axis]:
+            raise ValueError(
+                f"Split: sizes {list(sizes)} do not add up to {x.shape[self.axis]}, "
+                f"dimension {self.axis} of an array of shape {x.shape}"
+            )
+        parts = np.split(x, np.cumsum(sizes)[:-1], axis=self.axis)
+        for cell, p in zip(output_storage, parts):
+            cell[0] = p
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Any]) -> list[tuple[Any, ...]]:
+        xs = list(input_shapes[0])
+        sizes = shape_scalars(node.inputs[1]) if node.inputs[1].type.shape[0] is not None else [
+            _as_int64_scalar(node.inputs[1][i], "split size") for i in range(self.len_splits)
+        ]
+        out = []
+        for s in sizes:
+            shp = list(xs)
+            shp[self.axis] = s
+            out.append(tuple(shp))
+        return out
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        x, _ = inputs
+        if not _is_float(x):
+            return [disconnected_type(), disconnected_type()]
+        outs = self(*inputs, return_list=True)
+        gs = []
+        for g, o in zip(output_grads, outs):
+            if isinstance(g.type, DisconnectedType):
+                gs.append(zeros_like(o))
+            else:
+                gs.append(g)
+        return [_grad_like(join(self.axis, *gs), x), disconnected_type()]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        if eval_points[0] is None:
+            return [None] * self.len_splits
+        return list(self(eval_points[0], inputs[1], return_list=True))
+
+
+def split(x: Any, splits_size: Any, n_splits: int | None = None, axis: int = 0) -> list[Variable]:
+    """Cut ``x`` along ``axis`` into pieces of sizes ``splits_size`` (PyTensor's signature).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> [p.eval({x: [1.0, 2.0, 3.0]}) for p in split(x, [1, 2])]
+    [array([1.]), array([2., 3.])]
+    """
+    x = as_tensor_variable(x)
+    sp = as_tensor_variable(splits_size) if isinstance(splits_size, Variable) else make_vector(
+        *shape_scalars(splits_size, "split sizes")
+    )
+    if n_splits is None:
+        n_splits = sp.type.shape[0] if sp.type.ndim == 1 else None
+        if n_splits is None:
+            raise ValueError("split: the number of pieces is not known statically; pass n_splits")
+    ax = normalize_axis(axis, x.type.ndim)
+    if sp.type.dtype != "int64":
+        sp = cast(sp, "int64")
+    return Split(n_splits, ax)(x, sp, return_list=True)  # type: ignore[no-any-return]
+
+
+# --------------------------------------------------------------------------- tile / roll / flip
+def _mul_dims(a: Any, b: Any) -> Any:
+    ka, kb = static_int(a), static_int(b)
+    if ka is not None and kb is not None:
+        return ka * kb
+    if ka == 1:
+        return b
+    if kb == 1:
+        return a
+    return a * b
+
+
+def tile(x: Any, reps: Any) -> Variable:
+    """``x`` repeated ``reps`` times along each axis, as ``np.tile``.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> tile(x, (2, 2)).eval({x: [1.0, 2.0]})
+    array([[1., 2., 1., 2.],
+           [1., 2., 1., 2.]])
+    """
+    x = as_tensor_variable(x)
+    rs: list[Any] = list(shape_scalars(reps, "tile reps"))
+    d = max(len(rs), x.type.ndim)
+    rs = [int64_constant(1)] * (d - len(rs)) + rs
+    if x.type.ndim < d:
+        x = shape_padleft(x, d - x.type.ndim)
+    if all(static_int(r) == 1 for r in rs):
+        return x
+    order: list[Any] = []
+    for i in range(d):
+        order += ["x", i]
+    dims = shape_tuple(x)
+    big = alloc(_dimshuffle(x, order), *[v for i in range(d) for v in (rs[i], dims[i])])
+    return reshape(big, [_mul_dims(rs[i], dims[i]) for i in range(d)])
+
+
+def roll(x: Any, shift: Any, axis: Any = None) -> Variable:
+    """Roll ``x`` by ``shift`` along ``axis`` (over the flattened array when None).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> roll(x, 1).eval({x: [1.0, 2.0, 3.0]})
+    array([3., 1., 2.])
+    """
+    from theon import tensor as tt
+    from theon.tensor.reshaping import flatten
+    from theon.tensor.subtensor import getitem
+
+    x = as_tensor_variable(x)
+    if axis is None:
+        return reshape(roll(flatten(x), shift, 0), shape(x), ndim=x.type.ndim)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    if len(shifts) == 1:
+        shifts = tuple(shifts) * len(axes)
+    if len(axes) == 1 and len(shifts) > 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes):
+        raise ValueError("roll: shift and axis must have the same length")
+    out = x
+    for s, a in zip(shifts, axes):
+        ax = normalize_axis(a, x.type.ndim)
+        n = shape_i(out, ax)
+        kn, ks = static_int(n), static_int(s)
+        if kn is not None and ks is not None:
+            k: Any = ks % kn if kn else 0
+            if k == 0:
+                continue
+            cut: Any = kn - k
+        else:
+            sv = _as_int64_scalar(s, "roll shift")
+            cut = n - sv % tt.maximum(n, 1)
+        pre = (slice(None),) * ax
+        head = getitem(out, (*pre, slice(cut, None)))
+        out = join(ax, head, getitem(out, (*pre, slice(None, cut))))
+    return out
+
+
+def flip(x: Any, axis: Any = None) -> Variable:
+    """``x`` with the order of elements reversed along ``axis`` (all axes when None).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> flip(x, 1).eval({x: [[1.0, 2.0]]})
+    array([[2., 1.]])
+    """
+    from theon.tensor.subtensor import getitem
+
+    x = as_tensor_variable(x)
+    axes = range(x.type.ndim) if axis is None else normalize_axes(axis, x.type.ndim)
+    idx = tuple(slice(None, None, -1) if d in axes else slice(None) for d in range(x.type.ndim))
+    if not idx:
+        return x
+    return getitem(x, idx)
