@@ -56,7 +56,7 @@ __all__ = [
 
 # subpackages reachable as attributes of ``theon`` without importing them first
 _SUBPACKAGES = frozenset(
-    {"compile", "gradient", "graph", "link", "printing", "rewriting", "scalar", "tensor"}
+    {"compile", "gof", "gradient", "graph", "link", "printing", "rewriting", "scalar", "tensor"}
 )
 
 

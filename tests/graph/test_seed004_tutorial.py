@@ -160,3 +160,31 @@ def test_type_error_from_make_node():
 
     with pytest.raises(TypeError, match="add only works on doubles"):
         add(Other()("o"), double("x"))
+
+
+def test_seed_code_runs_literally_with_gof():
+    """Seed 004's own spelling: ``from theano import gof`` with ``gof.Op()`` etc."""
+    from theon import gof
+
+    mul = gof.Op()
+
+    def make_node(x, y):
+        if isinstance(x, (int, float)):
+            x = gof.Constant(double, x)
+        if isinstance(y, (int, float)):
+            y = gof.Constant(double, y)
+        if x.type != double or y.type != double:
+            raise TypeError("mul only works on doubles")
+        return gof.Apply(mul, [x, y], [double()])
+
+    def perform(node, inputs, output_storage):
+        x, y = inputs[0], inputs[1]
+        z = output_storage[0]
+        z[0] = x * y
+
+    mul.make_node = make_node
+    mul.perform = perform
+    x = double("x")
+    f = theon.function([x], mul(x, 2))
+    assert f(10) == 20.0
+    assert gof.Op is Op and gof.Apply is Apply and gof.Constant is Constant
