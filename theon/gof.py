@@ -1,4 +1,4 @@
-"""The seeds' old name for the graph core: ``from theano import gof`` reads ``from theon import gof``.
+"""The seeds' old name for the graph core: ``from theano import gof`` -> ``from theon import gof``.
 
 Seed 004 builds Ops with ``gof.Op()``, ``gof.Apply`` and ``gof.Constant``; this
 module gives those spellings the graph core's objects (no new concepts).
