@@ -116,3 +116,33 @@ def test_compilation_pipeline_env_is_function_graph() -> None:
     assert f.maker.fgraph is not fg
     xv = np.ones((2, 2))
     np.testing.assert_allclose(f(xv, xv), 3 * xv)
+
+
+def test_glossary_long_example_with_oldest_spellings():
+    """Seed 003's long example as written there: ``Tensor`` and ``Result`` from ``tensor.*``."""
+    ns: dict = {}
+    exec("from theon.tensor import *", ns)
+    Tensor, Result, Apply, mul, add = (ns[k] for k in ("Tensor", "Result", "Apply", "mul", "add"))
+    float64_matrix = Tensor(dtype="float64", broadcastable=(False, False))
+    x = Result(type=float64_matrix, name="x")
+    y = Result(type=float64_matrix, name="y")
+    z = Result(type=float64_matrix, name="z")
+    mul_result = Result(type=float64_matrix)
+    assert mul_result.owner is None
+    node_mul = Apply(op=mul, inputs=[y, z], outputs=[mul_result])
+    assert mul_result.owner is node_mul and mul_result.index == 0
+    add_result = Result(type=float64_matrix)
+    node_add = Apply(op=add, inputs=[x, mul_result], outputs=[add_result])
+    assert add_result.owner is node_add and add_result.index == 0
+    e = add_result
+    assert e.owner.inputs[0] is x
+    assert e.owner.inputs[1] is mul_result
+    assert e.owner.inputs[1].owner.inputs[0] is y
+    assert e.owner.inputs[1].owner.inputs[1] is z
+    import numpy as np
+
+    import theon
+
+    f = theon.function([x, y, z], e)
+    one = np.ones((2, 2))
+    np.testing.assert_allclose(f(one, 2 * one, 3 * one), 7 * one)
