@@ -68,7 +68,7 @@ __all__ += [n for n in _type_all + _math_all if n not in __all__]
 # The oldest seeds' spellings (seed 001/003: ``Result``, ``Tensor``); the later names win,
 # these only keep that code running.
 Result = Variable
-Tensor = TensorType
+Tensor = TensorType  # noqa: F405  (from the star import of theon.tensor.type)
 __all__ += ["Result", "Tensor"]
 
 # Modules written beside this one; each contributes its ``__all__`` when present.
