@@ -95,3 +95,19 @@ def test_no_gemm_when_it_would_not_fit() -> None:
     fx, fy = tt.fmatrix("fx"), tt.fmatrix("fy")
     out = tt.dmatrix("z") + tt.dot(fx, fy)  # mixed dtypes
     assert "Gemm" not in op_names(rewrite([out.owner.inputs[0], fx, fy], [out]))
+
+
+def test_gemv_on_c_and_fortran_ordered_matrices():
+    import numpy as np
+
+    import theon
+    import theon.tensor as tt
+    from theon.tensor.rewriting.blas import gemv
+
+    x, v, z = tt.dmatrix("x"), tt.dvector("v"), tt.dvector("z")
+    f = theon.function([z, x, v], gemv(z, 2.0, x, v, 0.5), mode="REFERENCE")
+    rng = np.random.default_rng(0)
+    xc = rng.normal(size=(4, 3))
+    vv, zv = rng.normal(size=3), rng.normal(size=4)
+    for xm in (xc, np.asfortranarray(xc), rng.normal(size=(3, 4)).T):
+        np.testing.assert_allclose(f(zv, xm, vv), 0.5 * zv + 2.0 * xm @ vv)

@@ -158,8 +158,11 @@ class Gemv(_BlasOp):
             output_storage[0][0] = self._numpy(z, a, x, y, b, dt)
             return
         fn = getattr(_blas, _BLAS_PREFIX[dt.name] + "gemv")
-        # x @ y = (x.T).T @ y, and x.T of a C-ordered x is Fortran-ordered
-        output_storage[0][0] = fn(a, x.T, y, beta=b, y=z, trans=1, overwrite_y=False)
+        # BLAS wants Fortran order: pass whichever of x and x.T already is, so no copy
+        if x.flags.f_contiguous:
+            output_storage[0][0] = fn(a, x, y, beta=b, y=z, trans=0, overwrite_y=False)
+        else:
+            output_storage[0][0] = fn(a, x.T, y, beta=b, y=z, trans=1, overwrite_y=False)
 
     def __str__(self) -> str:
         return "Gemv"
