@@ -408,3 +408,20 @@ class TestDimShuffle:
         r = y.owner.op.R_op([x], [ev])[0]
         ev_v = rng.normal(size=(2, 3))
         np.testing.assert_array_equal(run([x, ev], r, np.zeros((2, 3)), ev_v), ev_v.T)
+
+
+def test_composite_ignoring_an_input_still_broadcasts() -> None:
+    """An op whose result does not read every input still gets the broadcast shape."""
+    import theon
+    import theon.scalar as ts
+    from theon.scalar.composite import Composite
+
+    a, b = ts.float64("a"), ts.float64("b")
+    comp = Composite([a, b], [ts.exp(a)])
+    x = tt.TensorType("float64", shape=(1, None))("x")
+    m = tt.dmatrix("m")
+    out = Elemwise(comp)(x, m)
+    xv, mv = np.zeros((1, 3)), np.ones((4, 3))
+    for mode in ("REFERENCE", "FAST_RUN"):
+        res = theon.function([x, m], out, mode=mode)(xv, mv)
+        np.testing.assert_array_equal(res, np.ones((4, 3)))

@@ -493,7 +493,7 @@ class Elemwise(Op):
                 shp = r.shape
                 for a in inputs:
                     if a.shape != shp:
-                        self._check_runtime_broadcast(node, inputs, shp)
+                        r = self._broadcast_result(node, inputs, r)
                         break
             output_storage[0][0] = r
             return
@@ -509,9 +509,17 @@ class Elemwise(Op):
             shp = r.shape
             for a in inputs:
                 if a.shape != shp:
-                    self._check_runtime_broadcast(node, inputs, shp)
+                    r = self._broadcast_result(node, inputs, r)
                     break
             cell[0] = r
+
+    def _broadcast_result(self, node: Apply, inputs: Sequence[Any], r: np.ndarray) -> np.ndarray:
+        """Check the runtime broadcast, and give ``r`` the full shape if the op ignored an input."""
+        full = np.broadcast_shapes(*(a.shape for a in inputs))
+        self._check_runtime_broadcast(node, inputs, full)
+        if r.shape != full:  # e.g. a Composite whose outputs do not read every input
+            r = np.broadcast_to(r, full).copy()
+        return r
 
     def _check_runtime_broadcast(
         self, node: Apply, inputs: Sequence[Any], out_shape: tuple[int, ...]
