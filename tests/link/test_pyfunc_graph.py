@@ -229,3 +229,23 @@ def test_deep_graph_of_thousands_of_nodes():
         v = add(v, Constant(ft, float(i % 7))) if i % 2 else mul(v, Constant(ft, 0.5))
     fg = FunctionGraph([x], [v])
     assert PyLinker().make_function(fg)(1.0) == VMLinker().make_function(fg)(1.0)
+
+
+def test_no_out_buffer_reuse_when_a_view_of_the_root_is_an_output():
+    """A value destroyed into by an inplace node, and viewed by a graph output, stays intact."""
+    import numpy as np
+
+    import theon
+    import theon.tensor as tt
+    from theon.compile.mode import Mode
+
+    r = tt.TensorType("float64", shape=(1, None))("r")
+    m = tt.mean(r, axis=1, keepdims=True)
+    outs = [tt.prod(m, keepdims=True), m / 0]
+    rv = np.array([[-2.72058479, 0.76582809, 0.18571743, -1.54275429]])
+    with np.errstate(divide="ignore"):
+        ref = theon.function([r], outs, mode=Mode("vm", "fast_run"))(rv)
+        got = theon.function([r], outs)(rv)
+    np.testing.assert_allclose(got[0], ref[0])
+    np.testing.assert_allclose(ref[0], [[rv.mean()]])
+    assert np.isneginf(got[1]).all()

@@ -174,9 +174,13 @@ def rebuild(
     new_extra = [None if e is None else next(it) for e in extra]
 
     # default updates, which may use further shared variables (with their own defaults)
+    roots = new_outputs + list(new_updates.values()) + new_extra
+    shared_inputs: list[SharedVariable] | None = None
     if skip_default is not None:
         done: set[SharedVariable] = set()
-        pending = _shared_in(new_outputs + list(new_updates.values()) + new_extra)
+        pending = _shared_in(roots)
+        shared_inputs = list(pending)  # unless a default update adds more
+        n_updates = len(new_updates)
         while pending:
             found: list[Variable] = []
             for sv in pending:
@@ -190,8 +194,11 @@ def rebuild(
                 new_updates[sv] = du_var
                 found.append(du_var)
             pending = [s for s in _shared_in(found) if s not in done]
+        if len(new_updates) != n_updates:
+            shared_inputs = None
 
-    shared_inputs = _shared_in(new_outputs + list(new_updates.values()) + new_extra)
+    if shared_inputs is None:
+        shared_inputs = _shared_in(new_outputs + list(new_updates.values()) + new_extra)
     seen = set(shared_inputs)
     for sv in new_updates:
         if sv not in seen:

@@ -453,7 +453,11 @@ class FunctionGraph:
     def toposort(self) -> list[Apply]:
         """The nodes in a deterministic dependency order (cached until the graph changes)."""
         if self._topo is None:
-            order = io_toposort(self.inputs, self.outputs, self.orderings())
+            orderings = self.orderings()
+            if orderings:
+                order = io_toposort(self.inputs, self.outputs, orderings)
+            else:
+                order = _dfs_order(self.outputs)
             if len(order) != len(self.apply_nodes):
                 # nodes kept alive only as clients of nothing reachable: keep them last
                 seen = set(order)
@@ -523,6 +527,38 @@ class FunctionGraph:
 
     def __contains__(self, item: object) -> bool:
         return item in self.variables or item in self.apply_nodes
+
+
+def _dfs_order(outputs: Sequence[Variable]) -> list[Apply]:
+    """``io_toposort(inputs, outputs)`` for a graph whose inputs have no owner.
+
+    The same depth-first post-order (inputs left to right, outputs in order), with
+    one iterator per node instead of pushing every dependency.
+    """
+    order: list[Apply] = []
+    done: set[Apply] = set()
+    for o in outputs:
+        root = o.owner
+        if root is None or root in done:
+            continue
+        path = {root}
+        stack = [(root, iter(root.inputs))]
+        while stack:
+            node, it = stack[-1]
+            for v in it:
+                d = v.owner
+                if d is not None and d not in done:
+                    if d in path:
+                        raise ValueError(f"the graph has a cycle through {d}")
+                    path.add(d)
+                    stack.append((d, iter(d.inputs)))
+                    break
+            else:
+                stack.pop()
+                path.discard(node)
+                done.add(node)
+                order.append(node)
+    return order
 
 
 def _copy_nodes(root: Apply, equiv: dict[Any, Any], input_set: set[Variable]) -> list[Apply]:

@@ -190,6 +190,7 @@ class _Generator:
             for v in node.inputs:
                 self.last[v] = k
         self._viewers: dict[Variable, list[Variable]] | None = None
+        self._roots: dict[Variable, list[Variable]] = {}
         self._count = 0
         self.free_names: list[str] = []
         self.pending_free: list[str] = []
@@ -312,7 +313,19 @@ class _Generator:
                             out_roots.append(r)
                             vw.setdefault(r, []).append(out)
             self._viewers = vw
+            self._roots = roots
         return self._viewers.get(var, [])
+
+    def memory_sharers(self, var: Variable) -> set[Variable]:
+        """Every variable that may share ``var``'s memory: its roots and all their views."""
+        self.viewers(var)
+        roots = self._roots.get(var) or [var]
+        group: set[Variable] = set(roots)
+        for r in roots:
+            group.update(self._viewers.get(r, ()))
+        group.update(self._viewers.get(var, ()))
+        group.discard(var)
+        return group
 
     def may_overwrite(self, node: Apply, k: int, i: int) -> bool:
         var = node.inputs[i]
@@ -323,8 +336,8 @@ class _Generator:
             return False
         if node.inputs.count(var) != 1:
             return False
-        for w in self.viewers(var):
-            if w in self.outputs or self.last.get(w, -1) >= k:
+        for w in self.memory_sharers(var):
+            if w.owner is None or w in self.outputs or self.last.get(w, -1) >= k:
                 return False
         return True
 
