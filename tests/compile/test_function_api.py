@@ -252,3 +252,21 @@ def test_outputs_none_or_empty_list():
 def test_eval_with_shared_variables():
     s = SharedVariable("s", it, 4)
     assert iadd(s, 1).eval() == 5
+
+
+def test_python_float_arguments_skip_filtering_without_changing_results():
+    """0-d float64 inputs read only through float() accept Python floats as they are."""
+    import numpy as np
+
+    import theon.tensor as tt
+
+    x, y = tt.dscalar("x"), tt.dscalar("y")
+    f = theon.function([x, y], x * y + 1)
+    assert 0 in f._runner.float_inputs and "type(a0) is not float" in f._call_source
+    for args in [(2.0, 3.0), (np.float64(2.0), 3), (np.array(2.0), np.array(3.0)), (2, 3)]:
+        r = f(*args)
+        assert isinstance(r, np.ndarray) and r.dtype == np.float64 and r.shape == () and r == 7.0
+    with pytest.raises(TypeError, match="argument 0"):
+        f("a", 3.0)
+    with pytest.raises(TypeError):
+        f(np.ones(2), 3.0)

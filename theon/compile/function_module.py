@@ -185,11 +185,17 @@ def _build_call(
     if n_args:
         s.append(f"    {', '.join(a)}, = args")
     checks = [(k, f) for k, f in enumerate(filters) if f is not None]
+    # the runner reads these 0-d float64 inputs only through float(): a Python float
+    # needs no filtering (the filter would box it only for the runner to unbox it)
+    float_ok = frozenset(getattr(runner, "float_inputs", ()))
     if checks:
         s.append("    try:")
         for k, (filt, strict, down) in checks:
             ns[f"_f{k}"], ns[f"_s{k}"], ns[f"_d{k}"] = filt, strict, down
-            s.append(f"        a{k} = _f{k}(a{k}, _s{k}, _d{k})")
+            if k in float_ok and not strict:
+                s.append(f"        if type(a{k}) is not float: a{k} = _f{k}(a{k}, _s{k}, _d{k})")
+            else:
+                s.append(f"        a{k} = _f{k}(a{k}, _s{k}, _d{k})")
         s += [
             "    except (TypeError, ValueError) as e:",
             "        raise self._arg_error(args, e) from None",
