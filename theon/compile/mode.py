@@ -67,9 +67,10 @@ def preload() -> None:
     """
     import importlib
 
-    from theon.rewriting.db import load_tensor_rewrites
+    from theon.rewriting.db import load_tensor_rewrites, rewrite_db
 
     load_tensor_rewrites()
+    rewrite_db.query("fast_run")  # the default mode's rewriter, built once and cached
     if _load_fast_linker():
         for name in _LINKER_BACKENDS:
             try:

@@ -64,12 +64,11 @@ class Clients(dict):  # type: ignore[type-arg]
         return dict.__getitem__(self, k)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, (list, tuple)):
-            return list(self) == list(other)
-        return dict.__eq__(self, other)
+        # compared as a list: in order, and unequal to anything but lists
+        return isinstance(other, (list, Clients)) and list(self) == list(other)
 
     def __ne__(self, other: object) -> bool:
-        return not self == other
+        return not self.__eq__(other)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -106,6 +105,8 @@ class FunctionGraph:
         Copy the graph first, so the user's graph is never touched.
     """
 
+    change_count: int = 0  # (see __init__)
+
     def __init__(
         self,
         inputs: Sequence[Variable] | None = None,
@@ -131,6 +132,9 @@ class FunctionGraph:
         self._features: list[Feature] = []
         self._callbacks: dict[str, list[Any]] = {}
         self._topo: list[Apply] | None = None
+        # grows with every change (inputs, outputs, imports, prunes): a cheap "has the
+        # graph changed since?" for caches
+        self.change_count = 0
         self.update_mapping = dict(update_mapping or {})
         if clone:
             self._import_copy(inputs, outputs)
@@ -165,6 +169,7 @@ class FunctionGraph:
         self.import_var(var, reason=reason)
         self.clients[var][("output", len(self.outputs) - 1)] = None
         self._topo = None
+        self.change_count += 1
 
     def import_var(self, var: Variable, reason: str | None = None) -> None:
         """Bring ``var`` (and, through its owner, its whole missing subgraph) in."""
@@ -232,6 +237,7 @@ class FunctionGraph:
             for fn in on_import:
                 fn(self, n, reason)
         self._topo = None
+        self.change_count += 1
 
     def _import_copy(self, inputs: list[Variable], outputs: list[Variable]) -> None:
         """Make this graph a copy of the graph between ``inputs`` and ``outputs``.
@@ -289,14 +295,16 @@ class FunctionGraph:
         check: bool = True,
     ) -> None:
         """Make input ``i`` of ``node`` (output ``i`` when node is ``"output"``) be ``new_var``."""
-        if node == "output":
+        to_output = isinstance(node, str)
+        if to_output:
+            assert node == "output"
             old = self.outputs[i]
         else:
             assert isinstance(node, Apply)
             old = node.inputs[i]
         if old is new_var:
             return
-        if check and old.type != new_var.type:
+        if check and old.type is not new_var.type and old.type != new_var.type:
             raise TypeError(
                 f"cannot replace {old} of type {old.type} by {new_var} of type {new_var.type}"
                 + (f" (reason: {reason})" if reason else "")
@@ -304,14 +312,16 @@ class FunctionGraph:
         if import_missing and new_var.owner is None and new_var not in self.variables:
             if not isinstance(new_var, Constant):
                 self.add_input(new_var)
-        self.import_var(new_var, reason=reason)
-        if node == "output":
+        if new_var not in self.variables:
+            self.import_var(new_var, reason=reason)
+        if to_output:
             self.outputs[i] = new_var
         else:
             node.inputs[i] = new_var  # type: ignore[union-attr]
         self.clients[new_var][(node, i)] = None
         self.remove_client(old, (node, i), reason=reason)
         self._topo = None
+        self.change_count += 1
         for fn in self._callbacks.get("on_change_input", ()):
             fn(self, node, i, old, new_var, reason)
 
@@ -350,6 +360,7 @@ class FunctionGraph:
             for j, inp in enumerate(owner.inputs):
                 stack.append((inp, (owner, j)))
         self._topo = None
+        self.change_count += 1
 
     def replace(
         self,
@@ -362,7 +373,7 @@ class FunctionGraph:
         """Replace every use of ``var`` by ``new_var`` (of an equal or convertible type)."""
         if var not in self.variables:
             return
-        if var.type != new_var.type:
+        if var.type is not new_var.type and var.type != new_var.type:
             conv = var.type.convert_variable(new_var)
             if conv is None:
                 raise TypeError(
@@ -578,12 +589,19 @@ def _copy_nodes(root: Apply, equiv: dict[Any, Any], input_set: set[Variable]) ->
             if n in equiv:
                 continue
             new_inputs = []
+            same_types = True
             for v in n.inputs:
                 nv = equiv.get(v)
                 if nv is None:
                     nv = equiv[v] = v.clone()
+                if nv.type is not v.type:
+                    same_types = False
                 new_inputs.append(nv)
-            cp = n.clone_with_new_inputs(new_inputs, strict=False)
+            if same_types:  # what clone_with_new_inputs does then, without re-checking
+                cp = n.clone()
+                cp.inputs = new_inputs
+            else:
+                cp = n.clone_with_new_inputs(new_inputs, strict=False)
             equiv[n] = cp
             for old, new in zip(n.outputs, cp.outputs):
                 if old not in equiv:

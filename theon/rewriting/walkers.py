@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from theon.graph.basic import Apply, Variable
 from theon.graph.features import Feature
 from theon.rewriting.basic import (
+    FromFunctionNodeRewriter,
     GraphRewriter,
     NodeRewriter,
     RewriterIndex,
@@ -82,7 +83,11 @@ class _Worklist(Feature):
 
     def on_import(self, fgraph: FunctionGraph, node: Apply, reason: str | None) -> None:
         if self.track_new:
-            self.push(node)
+            buf = self.buffer
+            if buf is not None:
+                buf.append(node)
+            else:
+                self.push(node)
 
     def on_change_input(
         self,
@@ -95,14 +100,21 @@ class _Worklist(Feature):
     ) -> None:
         self.changes += 1
         if self.track_new and isinstance(node, Apply):
-            self.push(node)
+            buf = self.buffer
+            if buf is not None:
+                buf.append(node)
+            else:
+                self.push(node)
 
     def on_prune(self, fgraph: FunctionGraph, node: Apply, reason: str | None) -> None:
         # producers that lost a client may now match "single client" rewrites
         if self.track_new:
-            for inp in node.inputs:
-                owner = inp.owner
-                if owner is not None:
+            owners = [inp.owner for inp in node.inputs if inp.owner is not None]
+            buf = self.buffer
+            if buf is not None:
+                buf.extend(owners)
+            else:
+                for owner in owners:
                     self.push(owner)
 
     def clone(self) -> Feature:
@@ -135,7 +147,7 @@ def _run(
     attempts = 0
     candidates = index.candidates
     # op -> its candidates, by identity (ops hash in Python; most nodes share few ops)
-    by_id: dict[int, tuple[Any, tuple[NodeRewriter, ...]]] = {}
+    by_id: dict[int, tuple[Any, tuple[tuple[NodeRewriter, Any], ...]]] = {}
     try:
         queue.extend(initial)  # what wl.push would do for each (no duplicates here)
         queued.update(initial)
@@ -151,11 +163,12 @@ def _run(
                 op = node.op
                 got = by_id.get(id(op))
                 if got is None or got[0] is not op:
-                    got = by_id[id(op)] = (op, candidates(op))
-                for rw in got[1]:
+                    cands = tuple((rw, _transform_of(rw)) for rw in candidates(op))
+                    got = by_id[id(op)] = (op, cands)
+                for rw, transform in got[1]:
                     attempts += 1
                     try:
-                        result = rw.transform(fgraph, node)
+                        result = transform(fgraph, node)
                         if result is None or result is False:
                             continue
                         pairs = replacement_pairs(rw, node, result)
@@ -201,6 +214,16 @@ def _run(
         stats.attempts += attempts
         fgraph.remove_feature(wl)
     return stats
+
+
+def _transform_of(rw: NodeRewriter) -> Any:
+    """``rw.transform``, or the function it would call (one call frame less per attempt)."""
+    if (
+        type(rw).transform is FromFunctionNodeRewriter.transform
+        and "transform" not in vars(rw)
+    ):
+        return rw.fn  # type: ignore[attr-defined]
+    return rw.transform
 
 
 def _split(

@@ -39,7 +39,7 @@ from theon.tensor.rewriting.utils import (
     additive_terms,
     client_count,
     combined_const,
-    elemwise_node,
+    dtype_kind,
     fit,
     materialize,
     multiplicative_terms,
@@ -64,19 +64,40 @@ __all__ = [
 ]
 
 
-def _absorbed_by_client(fgraph: FunctionGraph, v: Variable, family: tuple[Any, ...]) -> bool:
-    """Whether ``v``'s only client is a node of ``family`` that will flatten it."""
+def _absorbed_by_client(fgraph: FunctionGraph, v: Variable, family: frozenset[type]) -> bool:
+    """Whether ``v``'s only client is a node of ``family`` that will flatten it.
+
+    ``family``: the classes of the (parameterless) scalar ops that flatten.
+    """
     clients = fgraph.clients.get(v, ())
     if len(clients) != 1:
         return False
     client = next(iter(clients))[0]
     if not isinstance(client, Apply):
         return False
+    op = client.op
     return (
-        elemwise_node(client.outputs[0], *family) is not None
+        isinstance(op, Elemwise)
+        and not op.inplace_pattern
+        and type(op.scalar_op) in family
         and len(client.outputs) == 1
         and client.outputs[0].type.dtype == v.type.dtype  # type: ignore[attr-defined]
     )
+
+
+def _family_node(v: Variable, family: frozenset[type]) -> bool:
+    """Whether ``v`` is computed by a non-inplace Elemwise of a (parameterless) op of ``family``."""
+    node = v.owner
+    if node is None:
+        return False
+    op = node.op
+    return isinstance(op, Elemwise) and not op.inplace_pattern and type(op.scalar_op) in family
+
+
+# The scalar ops of sums and products have no parameters: their classes identify them.
+_ADDITIVE_T = frozenset(type(s) for s in ADDITIVE if not s.__props__)
+_MULTIPLICATIVE_T = frozenset(type(s) for s in MULTIPLICATIVE if not s.__props__)
+assert len(_ADDITIVE_T) == len(ADDITIVE) and len(_MULTIPLICATIVE_T) == len(MULTIPLICATIVE)
 
 
 def _cancel(t: Terms) -> list[Variable]:
@@ -142,9 +163,9 @@ def local_mul_canonizer(fgraph: FunctionGraph, node: Apply) -> Any:
     out = node.outputs[0]
     if not str(out.type.dtype).startswith(("float", "complex")):  # type: ignore[attr-defined]
         return None
-    if elemwise_node(out, *MULTIPLICATIVE) is None:
+    if not _family_node(out, _MULTIPLICATIVE_T):
         return None
-    if _absorbed_by_client(fgraph, out, MULTIPLICATIVE):
+    if _absorbed_by_client(fgraph, out, _MULTIPLICATIVE_T):
         return None
     t = multiplicative_terms(fgraph, out)
     if t is None:
@@ -170,7 +191,9 @@ def sum_form(pos: list[Variable], neg: list[Variable], c: Any, like: Variable) -
     p_terms: list[Any] = list(pos)
     n_terms: list[Any] = list(neg)
     if c != 0:
-        if np.isrealobj(c) and c < 0 and p_terms and np.dtype(dtype).kind in "fi":
+        c_dtype = getattr(c, "dtype", None)
+        real = c_dtype.kind != "c" if c_dtype is not None else np.isrealobj(c)
+        if real and c < 0 and p_terms and dtype_kind(dtype) in "fi":
             n_terms.append(spec_const(-c, like))  # x - 1 stays x - 1
         else:
             p_terms.append(spec_const(c, like))
@@ -201,9 +224,9 @@ def local_add_canonizer(fgraph: FunctionGraph, node: Apply) -> Any:
     out = node.outputs[0]
     if out.type.dtype == "bool":  # type: ignore[attr-defined]
         return None
-    if elemwise_node(out, *ADDITIVE) is None:
+    if not _family_node(out, _ADDITIVE_T):
         return None
-    if _absorbed_by_client(fgraph, out, ADDITIVE):
+    if _absorbed_by_client(fgraph, out, _ADDITIVE_T):
         return None
     t = additive_terms(fgraph, out)
     if t is None:

@@ -82,18 +82,29 @@ class FusionRewriter(GraphRewriter):
         assigned: set[Apply] = set()
         groups: list[list[Apply]] = []
         clients = fgraph.clients
-        memo: dict[Apply, bool] = {}
+        ok_ops: dict[Any, bool] = {}  # op -> whether its nodes can be fused (cached)
+        patterns: dict[Any, tuple[bool, ...]] = {}  # type -> its broadcast pattern
 
         def fusable(n: Apply) -> bool:
-            got = memo.get(n)
+            key = (n.op, tuple(o.type for o in n.outputs))
+            try:
+                got = ok_ops.get(key)
+            except TypeError:  # an op with unhashable props
+                return _fusable(n)
             if got is None:
-                got = memo[n] = _fusable(n)
+                got = ok_ops[key] = _fusable(n)
+            return got
+
+        def pattern(t: Any) -> tuple[bool, ...]:
+            got = patterns.get(t)
+            if got is None:
+                got = patterns[t] = t.broadcastable
             return got
 
         for root in reversed(order):
             if root in assigned or not fusable(root):
                 continue
-            bcast = root.outputs[0].type.broadcastable  # type: ignore[attr-defined]
+            bcast = pattern(root.outputs[0].type)
             group = {root}
             members = [root]
             assigned.add(root)
@@ -105,34 +116,37 @@ class FusionRewriter(GraphRewriter):
                 cands = frontier + pending
                 frontier, pending = [], []
                 for p in cands:
-                    if p in group or p in assigned or not fusable(p):
+                    if p in assigned or not fusable(p):  # (group is part of assigned)
                         continue
-                    if p.outputs[0].type.broadcastable != bcast:  # type: ignore[attr-defined]
+                    out = p.outputs[0]
+                    if pattern(out.type) != bcast:
                         continue
-                    if _inline_constant(p.outputs[0]) is not None:
-                        continue
-                    ok = True
-                    for c, _ in clients.get(p.outputs[0], ()):
+                    # (an Elemwise output is never an inlinable constant: no check needed)
+                    for c, _ in clients.get(out, ()):
                         if c != "output" and c not in group:
-                            ok = False
+                            pending.append(p)  # a client may join the group later
                             break
-                    if not ok:
-                        pending.append(p)  # a client may join the group later
-                        continue
-                    group.add(p)
-                    members.append(p)
-                    assigned.add(p)
-                    changed = True
-                    frontier.extend(i.owner for i in p.inputs if i.owner is not None)
+                    else:
+                        group.add(p)
+                        members.append(p)
+                        assigned.add(p)
+                        changed = True
+                        frontier.extend([i.owner for i in p.inputs if i.owner is not None])
             if len(members) > 1:
                 groups.append(members)
         pos = {n: k for k, n in enumerate(order)}
+        inlined: dict[Any, Variable] = {}  # equal inlined constants share one scalar constant
         for members in groups:
             members.sort(key=pos.__getitem__)
-            self._fuse(fgraph, members)
+            self._fuse(fgraph, members, inlined)
         return None
 
-    def _fuse(self, fgraph: FunctionGraph, members: list[Apply]) -> bool:
+    def _fuse(
+        self,
+        fgraph: FunctionGraph,
+        members: list[Apply],
+        inlined: dict[Any, Variable] | None = None,
+    ) -> bool:
         """Replace ``members`` (in dependency order) by one fused node."""
         group = set(members)
         clients = fgraph.clients
@@ -150,8 +164,8 @@ class FusionRewriter(GraphRewriter):
                 if r is None:
                     c = _inline_constant(v)
                     if c is not None:
-                        consts[v] = c
                         r = ("c", c.dtype.str, c.tobytes())
+                        consts[v] = (c, r)
                     else:
                         r = len(outer_inputs)
                         outer_inputs.append(v)
@@ -179,7 +193,7 @@ class FusionRewriter(GraphRewriter):
         except TypeError:  # a scalar op with unhashable props
             key, op = None, _MISSING
         if op is _MISSING:
-            op = self._fused_op(members, outer_inputs, consts, out_pos)
+            op = self._fused_op(members, outer_inputs, consts, out_pos, inlined)
             if key is not None:
                 if len(_FUSED) >= _FUSED_LIMIT:
                     _FUSED.clear()
@@ -190,7 +204,7 @@ class FusionRewriter(GraphRewriter):
         new = op.make_node(*outer_inputs).outputs
         pairs = []
         for old, nv in zip(outer_outputs, new):
-            if nv.type != old.type:
+            if nv.type is not old.type and nv.type != old.type:
                 nv = old.type.filter_variable(nv)
             pairs.append((old, nv))
         return apply_replacements(fgraph, pairs, self, members[-1])
@@ -198,14 +212,19 @@ class FusionRewriter(GraphRewriter):
     @staticmethod
     def _fused_op(
         members: list[Apply], outer_inputs: list[Variable], consts: dict[Variable, Any],
-        out_pos: list[int],
+        out_pos: list[int], inlined: dict[Any, Variable] | None = None,
     ) -> Elemwise | None:
         """``Elemwise(Composite)`` computing ``members``; None if a scalar op types differently."""
         inner_of: dict[Variable, Variable] = {}
         for v in outer_inputs:
             inner_of[v] = get_scalar_type(v.type.dtype)()  # type: ignore[attr-defined]
-        for v, c in consts.items():
-            inner_of[v] = scalar_constant(c, dtype=str(c.dtype))
+        for v, (c, key) in consts.items():
+            sc = inlined.get(key) if inlined is not None else None
+            if sc is None:
+                sc = scalar_constant(c, dtype=str(c.dtype))
+                if inlined is not None:
+                    inlined[key] = sc
+            inner_of[v] = sc
         for node in members:
             ins = [inner_of[v] for v in node.inputs]
             out = node.op.scalar_op.make_node(*ins).outputs[0]  # type: ignore[attr-defined]

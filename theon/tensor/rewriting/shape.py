@@ -68,12 +68,13 @@ class ShapeFeature(Feature):
         self.deps.clear()
 
     def on_prune(self, fgraph: FunctionGraph, node: Apply, reason: str | None) -> None:
-        for o in node.outputs:
-            self._forget(o)
+        if self.cache or self.deps or self._expr_mentions:  # else nothing to forget
+            for o in node.outputs:
+                self._forget(o)
 
     def on_change_input(self, fgraph: FunctionGraph, node: Any, i: int, old: Variable,
                         new: Variable, reason: str | None) -> None:
-        if old not in fgraph.variables:
+        if (self.cache or self.deps or self._expr_mentions) and old not in fgraph.variables:
             self._forget(old)
 
     def _forget(self, var: Variable) -> None:

@@ -19,7 +19,7 @@ import theon.scalar as ts
 from theon.graph.basic import Apply, Variable
 from theon.rewriting import node_rewriter, register_stabilize
 from theon.tensor import math as tm
-from theon.tensor.elemwise import CAReduce, DimShuffle
+from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.reduction import Max, Sum
 from theon.tensor.rewriting.canonicalize import rebuild_product, rebuild_sum
 from theon.tensor.rewriting.utils import (
@@ -61,8 +61,26 @@ def negate(v: Variable) -> Variable:
     return tm.neg(v)  # type: ignore[no-any-return]
 
 
-def _sum_parts(fgraph: FunctionGraph, v: Variable) -> tuple[Terms, Any] | None:
-    """``v`` as a float sum ``(c + sum(pos)) - sum(neg)``, and ``c``; None otherwise."""
+def _sum_parts(fgraph: FunctionGraph | None, v: Variable) -> tuple[Terms, Any] | None:
+    """``v`` as a float sum ``(c + sum(pos)) - sum(neg)``, and ``c``; None otherwise.
+
+    Several rewrites ask this of the same node in a row: the last answer is kept
+    until the graph changes (callers must not modify the Terms).
+    """
+    if fgraph is None or not hasattr(fgraph, "change_count"):
+        return _compute_sum_parts(fgraph, v)
+    d = fgraph.__dict__
+    count = fgraph.change_count
+    memo = d.get("_sum_parts_memo")
+    if memo is not None and memo[0] is v and memo[1] == count:
+        return memo[2]  # type: ignore[no-any-return]
+    got = _compute_sum_parts(fgraph, v)
+    d["_sum_parts_memo"] = (v, count, got)
+    return got
+
+
+def _compute_sum_parts(fgraph: FunctionGraph | None, v: Variable) -> tuple[Terms, Any] | None:
+    """What :func:`_sum_parts` answers, computed."""
     if not is_float(v):
         return None
     t = additive_terms(fgraph, v)
@@ -261,12 +279,31 @@ def _expanded_reduce(v: Variable, cls: type) -> tuple[Apply, DimShuffle | None] 
     return v.owner, ds
 
 
+_DIVIDES = (type(ts.true_div), type(ts.reciprocal))
+
+
+def _may_divide(node: Apply) -> bool:
+    """False when ``node``'s product, flattened one level, surely has no denominator.
+
+    Only a ``true_div`` or ``reciprocal`` (the node itself or an input it would
+    flatten) puts terms in the denominator; anything else is a cheap "no".
+    """
+    op = node.op
+    if isinstance(op, Elemwise) and isinstance(op.scalar_op, _DIVIDES):
+        return True
+    for i in node.inputs:
+        o = i.owner
+        if o is not None and isinstance(o.op, Elemwise) and isinstance(o.op.scalar_op, _DIVIDES):
+            return True
+    return False
+
+
 @register_stabilize
 @node_rewriter([ts.true_div, ts.mul])
 def local_softmax_manual(fgraph: FunctionGraph, node: Apply) -> Any:
     """``exp(x) / sum(exp(x), axis, keepdims=True) -> softmax(x, axis)`` (max-subtracted)."""
     out = node.outputs[0]
-    if not is_float(out):
+    if not is_float(out) or not _may_divide(node):
         return None
     t = multiplicative_terms(fgraph, out, max_depth=1)
     if t is None or not t.neg:

@@ -54,7 +54,8 @@ __all__ = [
 ]
 
 
-def _is_const(v: Variable, value: Any) -> bool:
+def _is_const(v: Variable, value: int) -> bool:
+    """Whether ``v`` is a constant equal to the small integer ``value`` everywhere."""
     node = v.owner
     while node is not None:  # scalar_const looks through DimShuffles only
         if not isinstance(node.op, DimShuffle):
@@ -63,11 +64,13 @@ def _is_const(v: Variable, value: Any) -> bool:
         node = v.owner
     if not isinstance(v, Constant):
         return False
+    data = v.data
+    if type(data) is np.ndarray and data.size == 1 and data.dtype.kind in "biufc":
+        # one number: compared exactly as NumPy would (value is a small integer)
+        return bool(data.item() == value)
     c = scalar_const(v)
     if c is None:
         return False
-    if c.dtype.kind in "biufc":  # comparing numbers raises no floating-point flag
-        return bool(c == value)
     with np.errstate(all="ignore"):
         return bool(c == value)
 

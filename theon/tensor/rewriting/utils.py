@@ -13,6 +13,7 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Terms",
+    "dtype_kind",
     "cast_op",
     "materialize",
     "product_spec",
@@ -158,7 +160,7 @@ def fit(new: Variable, old: Variable, refs: Sequence[Variable] = ()) -> Variable
                     break
         if missing:
             return None
-    if new.type == ot:
+    if new.type is ot or new.type == ot:
         return new
     return ot.convert_variable(new)
 
@@ -236,8 +238,7 @@ def _walk(
                 ins = node.inputs
                 d = depth + 1
                 if kind == "all":
-                    for i in reversed(ins):
-                        stack.append((i, side, d))
+                    stack.extend([(i, side, d) for i in reversed(ins)])
                 elif kind == "diff":
                     stack.append((ins[1], not side, d))
                     stack.append((ins[0], side, d))
@@ -258,6 +259,13 @@ def _walk(
                 if node is None:
                     break
                 op = node.op
+            if node is not None and not isinstance(op, DimShuffle):
+                # a computed term (size1_constant would find no constant here)
+                if side:
+                    pos.append(v)
+                else:
+                    neg.append(v)
+                continue
         c = size1_constant(v)
         if c is not None:
             consts.append((c, side))
@@ -301,10 +309,20 @@ def multiplicative_terms(
 def combined_const(t: Terms, additive: bool = True) -> Any:
     """The terms' constants combined (a NumPy scalar of the terms' dtype), or None if unsafe."""
     dt = np.dtype(t.dtype)
+    if not t.consts and dt.kind in "biufc":
+        # nothing to combine: the neutral element (what the general code gives too)
+        if additive:
+            return dt.type(0)
+        if t.sign == 1:
+            return dt.type(1)
+        if dt.kind in "fc":
+            return dt.type(-1)
     if len(t.consts) == 1 and t.sign == 1 and t.consts[0][1]:
         c0 = t.consts[0][0]
         acc = (c0 if c0.dtype == dt else c0.astype(dt))[()]
         return None if dt.kind in "fc" and not np.isfinite(acc) else acc
+    if dt == _F64 and all(c.dtype.kind in "biuf" for c, _ in t.consts):
+        return _combined_f64(t, additive)
     with np.errstate(all="ignore"):
         if additive:
             acc = np.zeros((), dtype=dt)
@@ -324,6 +342,33 @@ def combined_const(t: Terms, additive: bool = True) -> Any:
     if dt.kind in "fc" and not np.isfinite(acc):
         return None
     return acc
+
+
+_F64 = np.dtype("float64")
+
+
+def _combined_f64(t: Terms, additive: bool) -> Any:
+    """:func:`combined_const` for float64 terms with real constants, in Python floats.
+
+    Python floats are IEEE doubles, so every step rounds as NumPy's float64 would
+    (no floating-point flags to silence: overflow gives inf, and a zero divisor is
+    refused before dividing).
+    """
+    if additive:
+        acc = 0.0
+        for c, side in t.consts:
+            cv = float(c.astype(_F64))
+            acc = acc + cv if side else acc - cv
+    else:
+        acc = float(t.sign)
+        for c, side in t.consts:
+            cv = float(c.astype(_F64))
+            if not side and cv == 0:
+                return None
+            acc = acc * cv if side else acc / cv
+    if not math.isfinite(acc):
+        return None
+    return np.float64(acc)
 
 
 # -------------------------------------------------------------------------------- specs
@@ -462,6 +507,21 @@ def materialize(spec: Any) -> Variable:
     return spec[0](*[materialize(c) for c in spec[1:]])  # type: ignore[no-any-return]
 
 
+_KINDS: dict[str, str] = {}
+
+
+def dtype_kind(dtype: str) -> str:
+    """``np.dtype(dtype).kind``, cached.
+
+    >>> dtype_kind("float32")
+    'f'
+    """
+    k = _KINDS.get(dtype)
+    if k is None:
+        k = _KINDS[dtype] = np.dtype(dtype).kind
+    return k
+
+
 def _promote_first(terms: Sequence[Any], dtype: str) -> list[Any]:
     """Term specs ordered and cast so that a pairwise fold computes in ``dtype`` throughout.
 
@@ -469,10 +529,10 @@ def _promote_first(terms: Sequence[Any], dtype: str) -> list[Any]:
     width); among floats it is enough that a term of ``dtype`` comes first.
     """
     out: list[Any] = []
-    kind = np.dtype(dtype).kind
+    kind = dtype_kind(dtype)
     for v in terms:
         dt = spec_dtype(v)
-        if dt != dtype and (np.dtype(dt).kind not in "fc" or kind not in "fc"):
+        if dt != dtype and (dtype_kind(dt) not in "fc" or kind not in "fc"):
             v = (cast_op(dtype), v)
         out.append(v)
     if len(out) > 1 and spec_dtype(out[0]) != dtype:
