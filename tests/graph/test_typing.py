@@ -1,11 +1,8 @@
 """DESIGN §4.8: the graph core type-checks under ``mypy --strict``."""
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 STRICT_MODULES = [
@@ -19,7 +16,6 @@ STRICT_MODULES = [
 ]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy is not installed")
 def test_graph_core_is_mypy_strict_clean(tmp_path):
     cmd = [
         sys.executable,
