@@ -43,6 +43,34 @@ def _is_int(dtype: str) -> bool:
     return dtype.startswith(("int", "uint")) or dtype == "bool"
 
 
+def _input_grads(*pairs: tuple[Variable, Variable]) -> list[Any]:
+    """Each input's gradient in its dtype; integer inputs are disconnected."""
+    res: list[Any] = []
+    for inp, g in pairs:
+        dtype = inp.type.dtype  # type: ignore[attr-defined]
+        if _is_int(dtype):
+            res.append(disconnected_type())
+        else:
+            res.append(g.astype(dtype) if g.dtype != dtype else g)  # type: ignore[attr-defined]
+    return res
+
+
+def _bilinear_rop(
+    product: Any, inputs: Sequence[Variable], eval_points: Sequence[Any]
+) -> list[Any]:
+    """R_op of a bilinear product: ``product(ex, y) + product(x, ey)``."""
+    x, y = inputs
+    ex, ey = eval_points
+    terms = []
+    if ex is not None:
+        terms.append(product(ex, y))
+    if ey is not None:
+        terms.append(product(x, ey))
+    if not terms:
+        return [None]
+    return [terms[0] if len(terms) == 1 else terms[0] + terms[1]]
+
+
 class Dot(Op):
     """``numpy.dot`` for vectors and matrices (inputs of 1 or 2 dimensions).
 
@@ -87,25 +115,10 @@ class Dot(Op):
             gx, gy = dot(y, gz), outer(x, gz)
         else:
             gx, gy = dot(gz, y.T), dot(x.T, gz)  # type: ignore[attr-defined]
-        res = []
-        for inp, g in ((x, gx), (y, gy)):
-            if _is_int(inp.type.dtype):  # type: ignore[attr-defined]
-                res.append(disconnected_type())
-            else:
-                res.append(g.astype(inp.type.dtype) if g.dtype != inp.type.dtype else g)  # type: ignore[attr-defined]
-        return res
+        return _input_grads((x, gx), (y, gy))
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
-        x, y = inputs
-        ex, ey = eval_points
-        terms = []
-        if ex is not None:
-            terms.append(dot(ex, y))
-        if ey is not None:
-            terms.append(dot(x, ey))
-        if not terms:
-            return [None]
-        return [terms[0] if len(terms) == 1 else terms[0] + terms[1]]
+        return _bilinear_rop(dot, inputs, eval_points)
 
     def __str__(self) -> str:
         return "Dot"
@@ -201,25 +214,10 @@ class MatMul(Op):
         (gz,) = output_grads
         gx = sum_to_shape(matmul(gz, swapaxes(y, -1, -2)), x)
         gy = sum_to_shape(matmul(swapaxes(x, -1, -2), gz), y)
-        res = []
-        for inp, g in ((x, gx), (y, gy)):
-            if _is_int(inp.type.dtype):  # type: ignore[attr-defined]
-                res.append(disconnected_type())
-            else:
-                res.append(g.astype(inp.type.dtype) if g.dtype != inp.type.dtype else g)  # type: ignore[attr-defined]
-        return res
+        return _input_grads((x, gx), (y, gy))
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
-        x, y = inputs
-        ex, ey = eval_points
-        terms = []
-        if ex is not None:
-            terms.append(matmul(ex, y))
-        if ey is not None:
-            terms.append(matmul(x, ey))
-        if not terms:
-            return [None]
-        return [terms[0] if len(terms) == 1 else terms[0] + terms[1]]
+        return _bilinear_rop(matmul, inputs, eval_points)
 
     def __str__(self) -> str:
         return "MatMul"
