@@ -97,8 +97,15 @@ class Composite(ScalarOp):
         self.nin = len(self.inputs)
         self.nout = len(self.outputs)
         self.key = self._canonical_key()
-        self.name = "Composite{" + self._pretty() + "}"
         self._py_source_cache: dict[str, str | None] = {}
+
+    @property  # type: ignore[override]
+    def name(self) -> str:
+        """``Composite{...}``, built on first use: fusion makes many that nobody prints."""
+        text = self.__dict__.get("_name")
+        if text is None:
+            text = self.__dict__["_name"] = "Composite{" + self._pretty() + "}"
+        return text
 
     # identity and printing -----------------------------------------------------
     def _names(self) -> dict[Variable, str]:
