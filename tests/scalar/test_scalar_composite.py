@@ -299,3 +299,20 @@ def test_random_chains_evaluate_and_differentiate(ops: list[str], a: float, b: f
         tol = 1e-5 * max(1.0, abs(num[i])) + 10 * err[i]
         assert abs(float(ana[k]) - num[i]) <= tol, (ops, i)
         k += 1
+
+
+def test_fresh_composite_adopts_its_graph_and_equals_the_copied_one():
+    import theon.scalar as ts_
+
+    def build():
+        a, b = ts_.float64("a"), ts_.float64("b")
+        return [a, b], [ts_.add(ts_.mul(a, b), ts_.exp(a))]
+
+    ins, outs = build()
+    adopted = Composite(ins, outs, fresh=True)
+    assert adopted.inputs[0] is ins[0] and adopted.outputs[0] is outs[0]
+    assert [v.name for v in adopted.inputs] == ["i0", "i1"]
+    copied = Composite(*build())
+    assert adopted == copied and hash(adopted) == hash(copied)
+    assert str(adopted) == str(copied) == "Composite{add(mul(i0, i1), exp(i0))}"
+    assert float(adopted.impl(np.float64(0.0), np.float64(2.0))) == 1.0

@@ -56,7 +56,9 @@ class Composite(ScalarOp):
 
     __props__ = ("key",)
 
-    def __init__(self, inputs: Sequence[Variable], outputs: Sequence[Variable]) -> None:
+    def __init__(
+        self, inputs: Sequence[Variable], outputs: Sequence[Variable], *, fresh: bool = False
+    ) -> None:
         inputs = list(inputs)
         outputs = [as_scalar(o) for o in outputs]
         for i, v in enumerate(inputs):
@@ -79,6 +81,15 @@ class Composite(ScalarOp):
         for o in outputs:
             if o.owner is None and o not in in_set and not isinstance(o, Constant):
                 raise ValueError(f"Composite output {o} is neither computed nor an input")
+        if fresh:
+            # the caller built this inner graph for this op alone (fusion does): adopt it
+            for i, v in enumerate(inputs):
+                v.name = f"i{i}"
+            self.inputs = inputs
+            self.inner_nodes = nodes
+            self.outputs = outputs
+            self._finish()
+            return
         # clone: fresh inputs i0.., each node rebuilt with the same op
         equiv: dict[Variable, Variable] = {}
         self.inputs: list[Variable] = []
@@ -94,6 +105,10 @@ class Composite(ScalarOp):
             for old, new in zip(node.outputs, new_node.outputs):
                 equiv[old] = new
         self.outputs: list[Variable] = [equiv.get(o, o) for o in outputs]
+        self._finish()
+
+    def _finish(self) -> None:
+        """Derived attributes, once ``inputs``, ``inner_nodes`` and ``outputs`` are set."""
         self.nin = len(self.inputs)
         self.nout = len(self.outputs)
         self.key = self._canonical_key()

@@ -234,6 +234,7 @@ class FusionRewriter(GraphRewriter):
         comp = Composite(
             [inner_of[v] for v in outer_inputs],
             [inner_of[members[j].outputs[0]] for j in out_pos],
+            fresh=True,  # built here for this op alone: no copy needed
         )
         return Elemwise(comp)
 
