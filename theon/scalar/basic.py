@@ -206,6 +206,28 @@ def ufunc_out_dtypes(ufunc: Any, in_dtypes: tuple[str, ...]) -> tuple[str, ...]:
 
 
 # the op base ------------------------------------------------------------------
+def jvp_from_partials(
+    partials: Sequence[Any], eval_points: Sequence[Any], mul_fn: Any, add_fn: Any
+) -> Any:
+    """``sum_i partial_i * v_i`` over the connected inputs (a NullType partial wins).
+
+    The shared core of the scalar and Elemwise ``R_op``; ``mul_fn``/``add_fn`` build
+    the products and sums at the right level.
+
+    >>> jvp_from_partials([2.0, None], [3.0, 1.0], lambda a, b: a * b, lambda a, b: a + b)
+    6.0
+    """
+    total: Any = None
+    for p, ev in zip(partials, eval_points):
+        if ev is None or p is None or isinstance(getattr(p, "type", None), DisconnectedType):
+            continue
+        if isinstance(getattr(p, "type", None), NullType):
+            return p
+        term = mul_fn(p, ev)
+        total = term if total is None else add_fn(total, term)
+    return total
+
+
 class ScalarOp(Op):
     """Base of scalar ops; see the module docstring for the contract.
 
@@ -377,15 +399,7 @@ class ScalarOp(Op):
         for k, out in enumerate(outs):
             ogs = [constant(1 if j == k else 0, dtype=o.type.dtype) for j, o in enumerate(outs)]
             partials = self.L_op(inputs, outs, ogs)
-            total: Variable | None = None
-            for p, ev in zip(partials, eval_points):
-                if ev is None or p is None or isinstance(p.type, DisconnectedType):
-                    continue
-                if isinstance(p.type, NullType):
-                    total = p
-                    break
-                term = mul(p, ev)
-                total = term if total is None else add(total, term)
+            total = jvp_from_partials(partials, eval_points, mul, add)
             if total is not None and not isinstance(total.type, NullType):
                 total = _grad_as(total, out)
             results.append(total)

@@ -602,17 +602,10 @@ class Elemwise(Op):
                 for k, o in enumerate(outs)
             ]
             partials = self._partials(inputs, outs, ograds)
-            total: Variable | None = None
-            for p, ev in zip(partials, eval_points):
-                if ev is None or p is None or isinstance(p.type, DisconnectedType):
-                    continue
-                if isinstance(p.type, NullType):
-                    total = p
-                    break
-                from theon.tensor.math import add, mul
+            from theon.scalar.basic import jvp_from_partials
+            from theon.tensor.math import add, mul
 
-                term = mul(p, ev)
-                total = term if total is None else add(total, term)
+            total = jvp_from_partials(partials, eval_points, mul, add)
             if total is not None and not isinstance(total.type, NullType):
                 total = _cast_like(total, out)
                 if total.type.shape != out.type.shape:  # type: ignore[attr-defined]
