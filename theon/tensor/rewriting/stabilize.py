@@ -19,7 +19,7 @@ import theon.scalar as ts
 from theon.graph.basic import Apply, Variable
 from theon.rewriting import node_rewriter, register_stabilize
 from theon.tensor import math as tm
-from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise, _restore_axes
 from theon.tensor.reduction import Max, Sum
 from theon.tensor.rewriting.canonicalize import rebuild_product, rebuild_sum
 from theon.tensor.rewriting.utils import (
@@ -413,20 +413,10 @@ def local_log_sum_exp(fgraph: FunctionGraph, node: Apply) -> Any:
     x = e.inputs[0]
     if not is_float(x) or _is_max_shifted(x):
         return None
-    nd = x.type.ndim  # type: ignore[attr-defined]
-    axes = tuple(range(nd)) if red.op.axis is None else red.op.axis
     mx = Max(red.op.axis)(x)
     zero = size1_zero(mx)
     safe = tm.switch(tm.isinf(mx), zero, mx)
-    keep: list[int | str] = []
-    k = 0
-    for d in range(nd):
-        if d in axes:
-            keep.append("x")
-        else:
-            keep.append(k)
-            k += 1
-    safe_k = DimShuffle(mx.type.ndim, keep)(safe)  # type: ignore[attr-defined]
+    safe_k = _restore_axes(safe, x.type.ndim, red.op.axis)  # type: ignore[attr-defined]
     lse = tm.add(tm.log(red.op(tm.exp(tm.sub(x, safe_k)))), safe)
     if ds is not None:
         lse = ds(lse)
