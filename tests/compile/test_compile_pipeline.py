@@ -10,6 +10,7 @@ import pytest
 
 import theon
 from theon.compile.mode import Mode
+from theon.graph.basic import Constant
 from theon.graph.features import Feature
 from theon.graph.fg import FunctionGraph
 from theon.rewriting import rewrite_db
@@ -136,18 +137,28 @@ def test_compiling_holds_back_the_collector_and_restores_it(enabled):
 
 
 def test_equal_fused_groups_share_one_op():
-    """Groups computing the same thing get the same fused op; other constants, another."""
-    x, y, z = tt.dvector("x"), tt.dvector("y"), tt.dvector("z")
-    outs = [tt.exp(-tt.abs(x)) * 2, tt.exp(-tt.abs(y)) * 2, tt.exp(-tt.abs(z)) * 3]
-    f = theon.function([x, y, z], outs)
-    ops = [o.owner.op for o in f.maker.fgraph.outputs]
+    """Groups of one structure share one fused op, whatever their constants; others do not.
+
+    Constants are operands of the fused node (not baked into its Composite), so
+    ``exp(-|x|)*2`` and ``exp(-|z|)*3`` run one kernel; ``exp(-|w|)+2`` needs another.
+    """
+    x, y, z, w = (tt.dvector(n) for n in "xyzw")
+    outs = [tt.exp(-tt.abs(x)) * 2, tt.exp(-tt.abs(y)) * 2, tt.exp(-tt.abs(z)) * 3,
+            tt.exp(-tt.abs(w)) + 2]
+    f = theon.function([x, y, z, w], outs)
+    nodes = [o.owner for o in f.maker.fgraph.outputs]
+    ops = [n.op for n in nodes]
     assert all("Composite" in str(op) for op in ops)
-    assert ops[0] is ops[1] and ops[2] is not ops[0] and ops[2] != ops[0]
+    assert ops[0] is ops[1] is ops[2]
+    assert ops[3] != ops[0]
+    consts = [[float(i.data.item()) for i in n.inputs if isinstance(i, Constant)] for n in nodes]
+    assert consts == [[2.0], [2.0], [3.0], [2.0]]
     v = np.array([-1.0, 0.5, 2.0])
-    got = f(v, v + 1, v - 1)
-    want = [np.exp(-np.abs(v)) * 2, np.exp(-np.abs(v + 1)) * 2, np.exp(-np.abs(v - 1)) * 3]
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(g, w, rtol=1e-15)
+    got = f(v, v + 1, v - 1, v * 2)
+    want = [np.exp(-np.abs(v)) * 2, np.exp(-np.abs(v + 1)) * 2, np.exp(-np.abs(v - 1)) * 3,
+            np.exp(-np.abs(v * 2)) + 2]
+    for g, w_ in zip(got, want):
+        np.testing.assert_allclose(g, w_, rtol=1e-15)
 
 
 def test_importing_tensor_fills_the_registries():

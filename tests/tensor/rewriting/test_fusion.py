@@ -130,3 +130,31 @@ def test_scalar_log_density_fuses_and_matches(nv):
     got = theon.function(xs, [logp, *g])(*vals)
     for a, b in zip(got, ref):
         np.testing.assert_allclose(a, b, rtol=1e-10)
+
+
+def test_constants_are_operands_unless_inputs_run_out():
+    """One-element constants become operands of the fused node; past MAX_FUSED_INPUTS
+    they are inlined into the Composite instead, and the group is still fused."""
+    from theon.graph.basic import Constant
+    from theon.tensor.rewriting.fusion import MAX_FUSED_INPUTS
+
+    x = tt.dvector("x")
+    f = theon.function([x], tt.exp(x * 3.0) + 2.5, mode=VM_FAST)
+    (node,) = composites(f)
+    assert sorted(float(i.data.item()) for i in node.inputs if isinstance(i, Constant)) == [2.5, 3.0]
+    xv = rng.normal(size=4)
+    np.testing.assert_allclose(f(xv), np.exp(xv * 3.0) + 2.5, rtol=1e-15)
+
+    n = MAX_FUSED_INPUTS - 2
+    vs = [tt.dvector(f"v{k}") for k in range(n)]
+    e = vs[0]
+    for k, v in enumerate(vs[1:]):
+        e = tt.exp(e * (k + 1.5)) + v  # n variables and n - 1 distinct constants
+    f = theon.function(vs, e, mode=VM_FAST)
+    (node,) = composites(f)
+    assert len(node.inputs) == n and not any(isinstance(i, Constant) for i in node.inputs)
+    vals = [rng.normal(size=3) * 0.01 for _ in range(n)]
+    want = vals[0]
+    for k, v in enumerate(vals[1:]):
+        want = np.exp(want * (k + 1.5)) + v
+    np.testing.assert_allclose(f(*vals), want, rtol=1e-12)

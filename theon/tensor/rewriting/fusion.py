@@ -9,8 +9,15 @@ intermediate array.
 A producer is absorbed into a consumer's group only when every client of its
 outputs is in the group (so no outside node needs an intermediate, and no cycle
 can form) and its output has the group's broadcast pattern (so nothing is
-recomputed across broadcast dimensions).  Scalar constants broadcast by a
-DimShuffle are inlined into the inner graph.
+recomputed across broadcast dimensions).
+
+One-element constants stay operands of the fused node rather than literals of
+its Composite, so groups that differ only in their constants share one fused op
+(and one generated kernel): ``exp(-x)*2`` and ``exp(-y)*3`` are both
+``Composite{mul(exp(neg(i0)), i1)}``.  The py linker still spells a 0-d
+constant operand as a literal.  Constants are inlined only where an operand would
+cost a node (a constant broadcast by a DimShuffle) or where operands would pass
+``MAX_FUSED_INPUTS``.
 
 >>> import theon, theon.tensor as tt
 >>> x = tt.dvector("x")
@@ -57,11 +64,15 @@ def _scalar_ok(v: Variable) -> bool:
     return True
 
 
-def _inline_constant(v: Variable) -> Any:
-    """The scalar value of ``v`` if it is a broadcast scalar constant, else None."""
+def _inline_constant(v: Variable, operands: bool) -> Any:
+    """The scalar value to inline for ``v``, or None to make it an operand.
+
+    A broadcast one-element constant is always inlined; a one-element Constant
+    only when ``operands`` is False.
+    """
     if isinstance(v, Constant):
         data = v.data
-        if getattr(data, "size", 0) == 1:
+        if not operands and getattr(data, "size", 0) == 1:
             return data.reshape(())
         return None
     node = v.owner
@@ -146,8 +157,13 @@ class FusionRewriter(GraphRewriter):
         fgraph: FunctionGraph,
         members: list[Apply],
         inlined: dict[Any, Variable] | None = None,
+        const_operands: bool = True,
     ) -> bool:
-        """Replace ``members`` (in dependency order) by one fused node."""
+        """Replace ``members`` (in dependency order) by one fused node.
+
+        With ``const_operands``, one-element constants are inputs of the fused node
+        (unless that passes MAX_FUSED_INPUTS); otherwise they are inlined.
+        """
         group = set(members)
         clients = fgraph.clients
         outer_inputs: list[Variable] = []
@@ -162,7 +178,7 @@ class FusionRewriter(GraphRewriter):
             for v in node.inputs:
                 r = refs.get(v)
                 if r is None:
-                    c = _inline_constant(v)
+                    c = _inline_constant(v, const_operands)
                     if c is not None:
                         r = ("c", c.dtype.str, c.tobytes())
                         consts[v] = (c, r)
@@ -177,6 +193,8 @@ class FusionRewriter(GraphRewriter):
                 (node.op.scalar_op, tuple(in_refs), out.type.dtype)  # type: ignore[attr-defined]
             )
         if len(outer_inputs) > MAX_FUSED_INPUTS:
+            if const_operands and any(isinstance(v, Constant) for v in outer_inputs):
+                return self._fuse(fgraph, members, inlined, const_operands=False)
             return False
         out_pos = [
             j
