@@ -138,6 +138,30 @@ def test_shared_subexpressions_are_not_duplicated() -> None:
     check_same([x, y, z], [out1, out2], [XV, YV, ZV])
 
 
+def test_cancellation_through_a_shared_product_or_sum() -> None:
+    """``p = x*y`` also returned: ``p/y -> x``; ``s = x+y`` also returned: ``s - y -> x``."""
+    p, s = x * y, x + y
+    fg = rewrite([x, y], [p, p / y, s, s - y])
+    assert fg.outputs[1] is fg.inputs[0] and fg.outputs[3] is fg.inputs[0]
+    assert op_names(fg) == {"mul": 1, "add": 1}
+    check_same([x, y], [p, p / y, s, s - y], [XV, YV])
+
+
+def test_cancellation_through_a_shared_product_adds_no_work() -> None:
+    """``q = x*y*z`` shared: ``q/z -> x*y`` (one operation for one); a result that takes
+    more operations than the node it would replace is not built."""
+    q = x * y * z
+    fg = rewrite([x, y, z], [q, q / z])
+    assert op_names(fg)["true_div"] == 0
+    check_same([x, y, z], [q, q / z], [XV, YV, ZV])
+    w = tt.dvector("w")
+    r = x * y * z * w
+    out = r / w  # cancelling w would need x*y*z: two operations for one division
+    fg = rewrite([x, y, z, w], [r, out])
+    assert op_names(fg)["true_div"] == 1
+    check_same([x, y, z, w], [r, out], [XV, YV, ZV, XV + 1])
+
+
 def test_mixed_float_dtypes() -> None:
     f32 = tt.fvector("f")
     out = (f32 * x) / x  # float64 result, cast of f

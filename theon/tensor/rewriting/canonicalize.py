@@ -126,6 +126,55 @@ def _cancel(t: Terms) -> list[Variable]:
     return removed
 
 
+def _ops_in(spec: Any) -> int:
+    """How many elementwise operations building ``spec`` takes (a variadic op of n terms: n-1)."""
+    if isinstance(spec, Variable) or spec[0] == "const":
+        return 0
+    children = spec[1:]
+    return max(1, len(children) - 1) + sum(_ops_in(c) for c in children)
+
+
+def _has_shared_term(fgraph: FunctionGraph, t: Terms, family: frozenset[type]) -> bool:
+    """Whether a term of ``t`` is a ``family`` node kept whole because others read it."""
+    if not t.pos or not t.neg:
+        return False
+    clients = fgraph.clients
+    for v in (*t.pos, *t.neg):
+        if _family_node(v, family) and len(clients.get(v, ())) > 1:
+            return True
+    return False
+
+
+def _cancel_through_shared(
+    fgraph: FunctionGraph, node: Apply, t: Terms, family: frozenset[type], additive: bool
+) -> Any:
+    """Cancel across a term that other nodes also read (``p = x*y`` used elsewhere: ``p/y -> x``).
+
+    The terms of such a shared node are read one level deep; the result is used
+    only when something cancels and building it takes no more operations than
+    ``node`` itself, so no work is added (``p`` is still computed for its other
+    clients either way).
+    """
+    if not _has_shared_term(fgraph, t, family):
+        return None
+    out = node.outputs[0]
+    walk = additive_terms if additive else multiplicative_terms
+    deep = walk(None, out, 1)
+    if deep is None:
+        return None
+    removed = _cancel(deep)
+    if not removed:
+        return None
+    c = combined_const(deep, additive=additive)
+    if c is None:
+        return None
+    form = sum_form if additive else product_form
+    spec = form(deep.pos, deep.neg, c, out)
+    if _ops_in(spec) > max(1, len(node.inputs) - 1):
+        return None
+    return [fit(materialize(spec), out, removed + deep.fills + node.inputs)]
+
+
 # ------------------------------------------------------------------------------ products
 def product_form(pos: list[Variable], neg: list[Variable], c: Any, like: Variable) -> Any:
     """Spec of ``c * prod(pos) / prod(neg)`` in ``like``'s dtype (``c`` = -1 gives ``neg``)."""
@@ -159,6 +208,8 @@ def local_mul_canonizer(fgraph: FunctionGraph, node: Apply) -> Any:
 
     ``x*y/y -> x``, ``x/x -> ones``, ``(x/y)*z -> (x*z)/y``, ``2*x*3 -> 6*x``,
     ``neg(x)*neg(y) -> x*y``, ``x*-1 -> neg(x)``, ``x/1 -> x``.  Float and complex only.
+    A product other nodes also read is looked into when that cancels a term at no
+    extra work (``p = x*y`` used elsewhere: ``p/y -> x``).
     """
     out = node.outputs[0]
     if not str(out.type.dtype).startswith(("float", "complex")):  # type: ignore[attr-defined]
@@ -171,8 +222,12 @@ def local_mul_canonizer(fgraph: FunctionGraph, node: Apply) -> Any:
     if t is None:
         return None
     removed = _cancel(t)
-    if not removed and not t.consts and not t.nested and not t.fills:
-        return None
+    if not removed:
+        shared = _cancel_through_shared(fgraph, node, t, _MULTIPLICATIVE_T, False)
+        if shared is not None:
+            return shared
+        if not t.consts and not t.nested and not t.fills:
+            return None
     c = combined_const(t, additive=False)
     if c is None:
         return None
@@ -220,6 +275,8 @@ def local_add_canonizer(fgraph: FunctionGraph, node: Apply) -> Any:
 
     ``x - x -> zeros``, ``x + y - y -> x``, ``(x - y) + z -> (x + z) - y``,
     ``1 + x + 2 -> 3 + x``, ``x + neg(y) -> x - y``, ``x + 0 -> x``.  Not on booleans.
+    A sum other nodes also read is looked into when that cancels a term at no extra
+    work (``s = x+y`` used elsewhere: ``s - y -> x``).
     """
     out = node.outputs[0]
     if out.type.dtype == "bool":  # type: ignore[attr-defined]
@@ -232,8 +289,12 @@ def local_add_canonizer(fgraph: FunctionGraph, node: Apply) -> Any:
     if t is None:
         return None
     removed = _cancel(t)
-    if not removed and not t.consts and not t.nested and not t.fills:
-        return None
+    if not removed:
+        shared = _cancel_through_shared(fgraph, node, t, _ADDITIVE_T, True)
+        if shared is not None:
+            return shared
+        if not t.consts and not t.nested and not t.fills:
+            return None
     c = combined_const(t, additive=True)
     if c is None:
         return None
