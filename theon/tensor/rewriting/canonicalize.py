@@ -145,34 +145,46 @@ def _has_shared_term(fgraph: FunctionGraph, t: Terms, family: frozenset[type]) -
     return False
 
 
-def _cancel_through_shared(
-    fgraph: FunctionGraph, node: Apply, t: Terms, family: frozenset[type], additive: bool
-) -> Any:
-    """Cancel across a term that other nodes also read (``p = x*y`` used elsewhere: ``p/y -> x``).
-
-    The terms of such a shared node are read one level deep; the result is used
-    only when something cancels and building it takes no more operations than
-    ``node`` itself, so no work is added (``p`` is still computed for its other
-    clients either way).
-    """
-    if not _has_shared_term(fgraph, t, family):
-        return None
-    out = node.outputs[0]
-    walk = additive_terms if additive else multiplicative_terms
-    deep = walk(None, out, 1)
-    if deep is None:
-        return None
-    removed = _cancel(deep)
-    if not removed:
-        return None
-    c = combined_const(deep, additive=additive)
+def _canonical_spec(t: Terms, like: Variable, additive: bool) -> Any:
+    """Spec of the canonical form of ``t`` (see sum_form / product_form); None if unsafe."""
+    c = combined_const(t, additive=additive)
     if c is None:
         return None
-    form = sum_form if additive else product_form
-    spec = form(deep.pos, deep.neg, c, out)
-    if _ops_in(spec) > max(1, len(node.inputs) - 1):
+    return (sum_form if additive else product_form)(t.pos, t.neg, c, like)
+
+
+def _canonize(fgraph: FunctionGraph, node: Apply, additive: bool) -> Any:
+    """The body of both canonizers: ``node``'s sum (product) tree in canonical form, or None.
+
+    When nothing cancels, a term that other nodes also read (and that the walk
+    therefore kept whole) is looked into one level deep: ``p = x*y`` used
+    elsewhere gives ``p/y -> x``.  That result is used only when something
+    cancels and it takes no more operations than ``node`` itself, so no work is
+    added (``p`` is still computed for its other clients either way).
+    """
+    family = _ADDITIVE_T if additive else _MULTIPLICATIVE_T
+    out = node.outputs[0]
+    if not _family_node(out, family) or _absorbed_by_client(fgraph, out, family):
         return None
-    return [fit(materialize(spec), out, removed + deep.fills + node.inputs)]
+    walk = additive_terms if additive else multiplicative_terms
+    t = walk(fgraph, out)
+    if t is None:
+        return None
+    removed = _cancel(t)
+    if not removed:
+        if _has_shared_term(fgraph, t, family):
+            deep = walk(None, out, 1)
+            deep_removed = _cancel(deep) if deep is not None else []
+            if deep is not None and deep_removed:
+                spec = _canonical_spec(deep, out, additive)
+                if spec is not None and _ops_in(spec) <= max(1, len(node.inputs) - 1):
+                    return [fit(materialize(spec), out, deep_removed + deep.fills + node.inputs)]
+        if not t.consts and not t.nested and not t.fills:
+            return None
+    spec = _canonical_spec(t, out, additive)
+    if spec is None or spec_matches(spec, out):
+        return None
+    return [fit(materialize(spec), out, removed + t.fills + node.inputs)]
 
 
 # ------------------------------------------------------------------------------ products
@@ -211,30 +223,9 @@ def local_mul_canonizer(fgraph: FunctionGraph, node: Apply) -> Any:
     A product other nodes also read is looked into when that cancels a term at no
     extra work (``p = x*y`` used elsewhere: ``p/y -> x``).
     """
-    out = node.outputs[0]
-    if not str(out.type.dtype).startswith(("float", "complex")):  # type: ignore[attr-defined]
+    if not str(node.outputs[0].type.dtype).startswith(("float", "complex")):  # type: ignore[attr-defined]
         return None
-    if not _family_node(out, _MULTIPLICATIVE_T):
-        return None
-    if _absorbed_by_client(fgraph, out, _MULTIPLICATIVE_T):
-        return None
-    t = multiplicative_terms(fgraph, out)
-    if t is None:
-        return None
-    removed = _cancel(t)
-    if not removed:
-        shared = _cancel_through_shared(fgraph, node, t, _MULTIPLICATIVE_T, False)
-        if shared is not None:
-            return shared
-        if not t.consts and not t.nested and not t.fills:
-            return None
-    c = combined_const(t, additive=False)
-    if c is None:
-        return None
-    spec = product_form(t.pos, t.neg, c, out)
-    if spec_matches(spec, out):
-        return None
-    return [fit(materialize(spec), out, removed + t.fills + node.inputs)]
+    return _canonize(fgraph, node, additive=False)
 
 
 # ------------------------------------------------------------------------------ sums
@@ -278,30 +269,9 @@ def local_add_canonizer(fgraph: FunctionGraph, node: Apply) -> Any:
     A sum other nodes also read is looked into when that cancels a term at no extra
     work (``s = x+y`` used elsewhere: ``s - y -> x``).
     """
-    out = node.outputs[0]
-    if out.type.dtype == "bool":  # type: ignore[attr-defined]
+    if node.outputs[0].type.dtype == "bool":  # type: ignore[attr-defined]
         return None
-    if not _family_node(out, _ADDITIVE_T):
-        return None
-    if _absorbed_by_client(fgraph, out, _ADDITIVE_T):
-        return None
-    t = additive_terms(fgraph, out)
-    if t is None:
-        return None
-    removed = _cancel(t)
-    if not removed:
-        shared = _cancel_through_shared(fgraph, node, t, _ADDITIVE_T, True)
-        if shared is not None:
-            return shared
-        if not t.consts and not t.nested and not t.fills:
-            return None
-    c = combined_const(t, additive=True)
-    if c is None:
-        return None
-    spec = sum_form(t.pos, t.neg, c, out)
-    if spec_matches(spec, out):
-        return None
-    return [fit(materialize(spec), out, removed + t.fills + node.inputs)]
+    return _canonize(fgraph, node, additive=True)
 
 
 # ------------------------------------------------------------------------------ dimshuffles
