@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import theon
 import theon.tensor as tt
@@ -84,20 +86,101 @@ def test_cancellation_keeps_broadcast_shape() -> None:
 
 
 def test_constants_combine() -> None:
+    # exact combinations only: powers of two join the one other constant
     out = 2 * x * 3
     fg = rewrite([x], [out])
     assert op_names(fg) == {"mul": 1}
     check_same([x], [out], [XV])
-    out = (x + 1) + 2 - 3 + y
-    fg = rewrite([x, y], [out])
-    assert op_names(fg) == {"add": 1}
-    check_same([x, y], [out], [XV, YV])
     out = x * 2 / 4
     fg = rewrite([x], [out])
     assert op_names(fg) == {"mul": 1}
     check_same([x], [out], [XV])
+    out = x / 3 * 2  # stays a division: x / 1.5
+    fg = rewrite([x], [out])
+    assert op_names(fg) == {"true_div": 1}
+    check_same([x], [out], [XV])
+    # equal constants on both sides cancel, like x - x and x / x
+    out = (x + 1) + y - 1
+    fg = rewrite([x, y], [out])
+    assert op_names(fg) == {"add": 1}
+    check_same([x, y], [out], [XV, YV])
 
 
+XS = np.concatenate([np.arange(-300.0, 3000.0), rng.normal(size=2000) * 1e3])
+
+
+def _exact(inputs, out, values, ref) -> None:
+    """FAST_RUN gives NumPy's result bit for bit."""
+    got = theon.function(inputs, out)(*values)
+    assert got.dtype == ref.dtype
+    np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("c", [49.0, 3.0, 7.0, 10.0, 0.1, 1 / 3, -49.0, 1e-300, 3e300])
+def test_division_by_a_constant_is_numpys_division(dtype, c) -> None:
+    """``x / c`` is not ``x * (1/c)``: that differs from NumPy in about a third of the results."""
+    v = tt.vector("v", dtype=dtype)
+    xs = XS.astype(dtype)
+    with np.errstate(over="ignore"):
+        cc = np.asarray(c, dtype=dtype)
+    if not np.isfinite(cc) or cc == 0:
+        pytest.skip("constant not representable in this dtype")
+    _exact([v], v / cc, [xs], xs / cc)
+    _exact([v], tt.floor(v / cc), [xs], np.floor(xs / cc))
+
+
+def test_floor_of_x_over_49() -> None:
+    """The issue's example: ``floor(x / 49)`` at ``x = 49`` is 1."""
+    assert theon.function([x], tt.floor(x / 49.0))(np.array([49.0]))[0] == 1.0
+
+
+@pytest.mark.parametrize(
+    "build, ref",
+    [
+        (lambda v: 3 * v * 5, lambda a: 3 * a * 5),
+        (lambda v: v * 3 / 7, lambda a: a * 3 / 7),
+        (lambda v: v / 3 / 7, lambda a: a / 3 / 7),
+        (lambda v: v / 3 * 5, lambda a: a / 3 * 5),
+        (lambda v: -(v / 49), lambda a: -(a / 49)),
+        (lambda v: (v + 1) + 2, lambda a: (a + 1) + 2),
+        (lambda v: (v - 0.1) + 0.7, lambda a: (a - 0.1) + 0.7),
+        (lambda v: v * 0.5 / 3, lambda a: a * 0.5 / 3),
+    ],
+)
+def test_constants_are_not_reassociated_inexactly(build, ref) -> None:
+    _exact([x], build(x), [XS], ref(XS))
+
+
+_POOL = [2.0, 0.5, -4.0, 0.25, 3.0, 7.0, 10.0, 0.1, 49.0, 1.7, -3.3, 1 / 3]
+_STEPS = {
+    "mul": (lambda v, c: v * c, np.multiply), "div": (lambda v, c: v / c, np.divide),
+    "add": (lambda v, c: v + c, np.add), "sub": (lambda v, c: v - c, np.subtract),
+    "rsub": (lambda v, c: c - v, lambda a, c: np.subtract(c, a)),
+    "neg": (lambda v, c: -v, lambda a, c: np.negative(a)),
+}
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.lists(st.sampled_from(sorted(_STEPS)), min_size=1, max_size=5),
+    st.permutations(_POOL),
+    st.sampled_from(["float64", "float32"]),
+)
+def test_constant_chains_match_numpy_bit_for_bit(steps, consts, dtype) -> None:
+    """Random chains of arithmetic with distinct constants (nothing cancels) that keep
+    ``x`` a numerator: every rewrite left is exact, so FAST_RUN gives NumPy's results
+    bit for bit.  (``c / (d / x) -> (c/d) * x`` moves ``x`` out of a denominator, the
+    reassociation ``1 / (1 / x) -> x`` also makes.)"""
+    v = tt.vector("v", dtype=dtype)
+    xs = XS[::7].astype(dtype)
+    out, ref = v, xs
+    with np.errstate(all="ignore"):
+        for step, c in zip(steps, consts):
+            cc = np.asarray(c, dtype=dtype)
+            build, np_op = _STEPS[step]
+            out, ref = build(out, cc), np_op(ref, cc)
+    _exact([v], out, [xs], ref)
 def test_neg_is_absorbed() -> None:
     out = (-x) * (-y)
     assert op_names(rewrite([x, y], [out])) == {"mul": 1}

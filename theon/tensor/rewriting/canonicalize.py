@@ -2,10 +2,19 @@
 
 - A product tree (``mul``, ``true_div``, ``neg``, ``reciprocal``) becomes
   ``c * prod(num) / prod(den)``: nested nodes are flattened, terms common to both
-  sides cancel (``x*y/y -> x``, ``x/x -> ones``), constants combine
-  (``2*x*3 -> 6*x``) and a factor ``-1`` becomes ``neg``.
+  sides cancel (``x*y/y -> x``, ``x/x -> ones``), constants combine where that
+  is exact (``2*x*3 -> 6*x``, ``x*2/4 -> x*0.5``) and a factor ``-1`` becomes ``neg``.
 - A sum tree (``add``, ``sub``, ``neg``) becomes ``(c + sum(pos)) - sum(neg)``:
-  ``x - x -> zeros``, ``x + y - y -> x``, ``1 + x + 2 -> 3 + x``.
+  ``x - x -> zeros``, ``x + y - y -> x``, ``x + 1 - 1 -> x``.
+
+Exactness: a division by a constant stays a division unless the constant is a
+power of two (``x / 49`` is NumPy's ``x / 49``; ``x * (1/49)`` differs in a third
+of the results), and float constants are never regrouped in a way that rounds
+differently from the graph (``(x+1)+2`` and ``3*x*5`` stay as they are).  What
+does change results are the cancellations (``x*y/y -> x``, ``x - x -> 0``, also
+between equal constants) and the order in which the non-constant terms of one
+sum or product are combined (``(x/y)*z -> (x*z)/y``, ``1/(1/x) -> x``), as in
+Theano; see :func:`theon.tensor.rewriting.utils.product_const`.
 - DimShuffles are lifted above elementwise ops and merged, and nested reductions
   with the same scalar op become one.
 
@@ -38,14 +47,15 @@ from theon.tensor.rewriting.utils import (
     Terms,
     additive_terms,
     client_count,
-    combined_const,
     dtype_kind,
     fit,
     materialize,
     multiplicative_terms,
+    product_const,
     product_spec,
     spec_const,
     spec_matches,
+    sum_const,
     sum_spec,
 )
 
@@ -147,10 +157,13 @@ def _has_shared_term(fgraph: FunctionGraph, t: Terms, family: frozenset[type]) -
 
 def _canonical_spec(t: Terms, like: Variable, additive: bool) -> Any:
     """Spec of the canonical form of ``t`` (see sum_form / product_form); None if unsafe."""
-    c = combined_const(t, additive=additive)
-    if c is None:
+    if additive:
+        c = sum_const(t)
+        return None if c is None else sum_form(t.pos, t.neg, c, like)
+    got = product_const(t)
+    if got is None:
         return None
-    return (sum_form if additive else product_form)(t.pos, t.neg, c, like)
+    return product_form(t.pos, t.neg, got[0], like, div=got[1])
 
 
 def _canonize(fgraph: FunctionGraph, node: Apply, additive: bool) -> Any:
@@ -188,15 +201,23 @@ def _canonize(fgraph: FunctionGraph, node: Apply, additive: bool) -> Any:
 
 
 # ------------------------------------------------------------------------------ products
-def product_form(pos: list[Variable], neg: list[Variable], c: Any, like: Variable) -> Any:
-    """Spec of ``c * prod(pos) / prod(neg)`` in ``like``'s dtype (``c`` = -1 gives ``neg``)."""
+def product_form(
+    pos: list[Variable], neg: list[Variable], c: Any, like: Variable, div: Any = None
+) -> Any:
+    """Spec of ``c * prod(pos) / prod(neg)`` in ``like``'s dtype (``c`` = -1 gives ``neg``).
+
+    With a constant divisor ``div``: ``c * prod(pos) / (prod(neg) * div)``.
+    """
     dtype = like.type.dtype  # type: ignore[attr-defined]
     minus = c == -1
     num_terms: list[Any] = list(pos)
     if not (c == 1 or minus):
         num_terms.append(spec_const(c, like))
     n = product_spec(num_terms, dtype)
-    d = product_spec(neg, dtype)
+    den_terms: list[Any] = list(neg)
+    if div is not None:
+        den_terms.append(spec_const(div, like))
+    d = product_spec(den_terms, dtype)
     if n is None and d is None:
         base: Any = spec_const(1, like)
     elif d is None:

@@ -13,6 +13,7 @@ True
 
 from __future__ import annotations
 
+import cmath
 import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -47,12 +48,15 @@ __all__ = [
     "sum_spec",
     "additive_terms",
     "client_count",
+    "combined_const",
     "elemwise_node",
     "fit",
     "is_float",
     "multiplicative_terms",
+    "product_const",
     "scalar_const",
     "size1_constant",
+    "sum_const",
 ]
 
 ADDITIVE = (ts.add, ts.sub, ts.neg)
@@ -307,22 +311,155 @@ def multiplicative_terms(
 
 
 def combined_const(t: Terms, additive: bool = True) -> Any:
-    """The terms' constants combined (a NumPy scalar of the terms' dtype), or None if unsafe."""
+    """The terms' constants combined into one (a NumPy scalar of the terms' dtype), or None.
+
+    ``c`` such that ``sum(pos) - sum(neg) + c`` (``c * prod(pos) / prod(neg)``)
+    computes what the graph does.  Integer constants combine freely (wrap-around
+    is associative).  Float constants combine only where that is exact: see
+    :func:`sum_const` and :func:`product_const`.  None when it is not, and for a
+    product whose constant must stay a divisor (``x / 49``).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> float(combined_const(multiplicative_terms(None, 2.0 * x * 3.0), additive=False))
+    6.0
+    >>> combined_const(multiplicative_terms(None, 3.0 * x * 5.0), additive=False) is None
+    True
+    """
+    if additive:
+        return sum_const(t)
+    got = product_const(t)
+    if got is None or got[1] is not None:
+        return None
+    return got[0]
+
+
+def _const_values(t: Terms) -> list[tuple[Any, bool]] | None:
+    """The constants as Python numbers of the terms' dtype; None if one is inf or nan."""
     dt = np.dtype(t.dtype)
-    if not t.consts and dt.kind in "biufc":
-        # nothing to combine: the neutral element (what the general code gives too)
-        if additive:
-            return dt.type(0)
-        if t.sign == 1:
-            return dt.type(1)
-        if dt.kind in "fc":
-            return dt.type(-1)
-    if len(t.consts) == 1 and t.sign == 1 and t.consts[0][1]:
-        c0 = t.consts[0][0]
-        acc = (c0 if c0.dtype == dt else c0.astype(dt))[()]
-        return None if dt.kind in "fc" and not np.isfinite(acc) else acc
-    if dt == _F64 and all(c.dtype.kind in "biuf" for c, _ in t.consts):
-        return _combined_f64(t, additive)
+    out: list[tuple[Any, bool]] = []
+    for c, side in t.consts:
+        v = np.asarray(c).astype(dt)[()].item()
+        if dt.kind in "fc" and not cmath.isfinite(v):
+            return None
+        out.append((v, side))
+    return out
+
+
+def _cancel_equal(vals: list[tuple[Any, bool]]) -> list[tuple[Any, bool]]:
+    """``vals`` without the pairs of equal constants on opposite sides (``c - c``, ``c / c``)."""
+    pos = [v for v, s in vals if s]
+    left: list[tuple[Any, bool]] = []
+    for v, s in vals:
+        if s:
+            continue
+        if v in pos:
+            pos.remove(v)
+        else:
+            left.append((v, False))
+    return [(v, True) for v in pos] + left
+
+
+def sum_const(t: Terms) -> Any:
+    """The constant of a sum, ``c`` in ``sum(pos) - sum(neg) + c``, or None if not exact.
+
+    Float sums: equal constants on the two sides cancel (as ``x - x -> 0``) and
+    zeros drop out; a single constant may remain.  Two would be added in another
+    order than the graph adds them (``(x + 1) + 2`` is not ``x + 3`` in floats),
+    so then this is None.
+    """
+    dt = np.dtype(t.dtype)
+    if dt.kind not in "fc":
+        return _int_const(t, dt, additive=True)
+    vals = _const_values(t)
+    if vals is None:
+        return None
+    vals = [(v, s) for v, s in _cancel_equal(vals) if v != 0]
+    if len(vals) > 1:
+        return None
+    if not vals:
+        return dt.type(0)
+    v, side = vals[0]
+    return dt.type(v if side else -v)
+
+
+def _pow2_exponent(v: Any) -> int | None:
+    """``k`` when ``abs(v) == 2**k`` (a real number), else None."""
+    if isinstance(v, complex):
+        if v.imag != 0:
+            return None
+        v = v.real
+    m, e = math.frexp(abs(v))
+    return e - 1 if m == 0.5 else None
+
+
+def _scaled(v: Any, k: int, dt: np.dtype) -> Any:
+    """``v * 2**k`` in ``dt`` when that is exact (no part leaves the normal range), else None."""
+    fi = np.finfo(dt)
+    tiny, big = float(fi.tiny), float(fi.max)
+    parts = [v.real, v.imag] if isinstance(v, complex) else [v]
+    out = []
+    for a in parts:
+        try:
+            r = math.ldexp(a, k)
+        except OverflowError:
+            return None
+        if a != 0 and not tiny <= abs(r) <= big:
+            return None
+        out.append(r)
+    return dt.type(complex(*out) if isinstance(v, complex) else out[0])
+
+
+def product_const(t: Terms) -> tuple[Any, Any] | None:
+    """The constants of a product as ``(c, d)``: ``c * prod(pos) / prod(neg) / d``; None if unsafe.
+
+    ``d`` is None when there is no divisor.  For floats only exact combinations
+    are made, so that ``x / 49`` stays a division (``x * (1/49)`` differs from
+    NumPy's ``x / 49`` in about a third of the results): equal constants on the
+    two sides cancel (as ``x / x -> 1``), powers of two combine with everything
+    (scaling by ``2**k`` is exact when nothing over- or underflows), and at
+    most one other constant may remain, a multiplier or a divisor as in the
+    graph.  ``x * 2 / 4 -> x * 0.5``, ``x / 3 * 2 -> x / 1.5``; ``x * 3 / 7`` is None.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> c, d = product_const(multiplicative_terms(None, x / 3.0 * 2.0))
+    >>> float(c), float(d)
+    (1.0, 1.5)
+    """
+    dt = np.dtype(t.dtype)
+    if dt.kind not in "fc":
+        c = _int_const(t, dt, additive=False)
+        return None if c is None else (c, None)
+    vals = _const_values(t)
+    if vals is None or any(v == 0 and not s for v, s in vals):
+        return None
+    sign = t.sign
+    exp2 = 0
+    other: list[tuple[Any, bool]] = []
+    for v, s in _cancel_equal(vals):
+        k = _pow2_exponent(v)
+        if k is None:
+            other.append((v, s))
+            continue
+        if (v.real if isinstance(v, complex) else v) < 0:
+            sign = -sign
+        exp2 += k if s else -k
+    if not other:
+        c = _scaled(1.0 if dt.kind == "f" else complex(1.0), exp2, dt)
+        return None if c is None else (dt.type(sign * c), None)
+    if len(other) > 1:
+        return None
+    v, side = other[0]
+    if side:
+        c = _scaled(v, exp2, dt)
+        return None if c is None else (dt.type(sign * c), None)
+    d = _scaled(v, -exp2, dt)
+    return None if d is None else (dt.type(1), dt.type(sign * d))
+
+
+def _int_const(t: Terms, dt: np.dtype, additive: bool) -> Any:
+    """The combined constant of integer (or bool) terms, in ``dt``; None if unsafe."""
     with np.errstate(all="ignore"):
         if additive:
             acc = np.zeros((), dtype=dt)
@@ -338,37 +475,7 @@ def combined_const(t: Terms, additive: bool = True) -> Any:
                 if not side and cv == 0:
                     return None
                 acc = acc * cv if side else acc / cv
-    acc = np.asarray(acc, dtype=dt)[()]
-    if dt.kind in "fc" and not np.isfinite(acc):
-        return None
-    return acc
-
-
-_F64 = np.dtype("float64")
-
-
-def _combined_f64(t: Terms, additive: bool) -> Any:
-    """:func:`combined_const` for float64 terms with real constants, in Python floats.
-
-    Python floats are IEEE doubles, so every step rounds as NumPy's float64 would
-    (no floating-point flags to silence: overflow gives inf, and a zero divisor is
-    refused before dividing).
-    """
-    if additive:
-        acc = 0.0
-        for c, side in t.consts:
-            cv = float(c.astype(_F64))
-            acc = acc + cv if side else acc - cv
-    else:
-        acc = float(t.sign)
-        for c, side in t.consts:
-            cv = float(c.astype(_F64))
-            if not side and cv == 0:
-                return None
-            acc = acc * cv if side else acc / cv
-    if not math.isfinite(acc):
-        return None
-    return np.float64(acc)
+    return np.asarray(acc, dtype=dt)[()]
 
 
 # -------------------------------------------------------------------------------- specs
