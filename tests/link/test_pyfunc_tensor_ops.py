@@ -185,3 +185,20 @@ def test_core_ops_are_emitted_inline(name):
     ins = make_inputs()
     run, _ = runners(ins, build(*ins))
     assert "_perform" not in run.source, run.source
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32"])
+def test_inplace_negate_of_a_strided_column(dtype):
+    """``-(exp(m)[:, j])`` negates a column view of a dead buffer in place: NumPy 2.4's
+    ``np.negative(v, out=v)`` is wrong for column strides of 4 and 8 elements, so the
+    emitted call checks the buffer and computes a new array there."""
+    import theon
+
+    m = T.matrix("m", dtype=dtype)
+    for cols in range(1, 18):
+        j = cols // 2
+        f = theon.function([m], -((m * 3)[:, j]))
+        src = f.maker.linker.make_function(f.maker.fgraph).source
+        mv = (rng.normal(size=(9, cols)) * 10).astype(dtype)
+        np.testing.assert_array_equal(f(mv), -(mv * 3)[:, j])
+        assert "flags.forc" in src

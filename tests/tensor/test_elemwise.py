@@ -425,3 +425,42 @@ def test_composite_ignoring_an_input_still_broadcasts() -> None:
     for mode in ("REFERENCE", "FAST_RUN"):
         res = theon.function([x, m], out, mode=mode)(xv, mv)
         np.testing.assert_array_equal(res, np.ones((4, 3)))
+
+
+@pytest.mark.parametrize("sop, dtype", [("neg", "float64"), ("neg", "float32"),
+                                        ("neg", "int64"), ("sqr", "complex128")])
+def test_inplace_perform_on_a_strided_view(sop: str, dtype: str) -> None:
+    """An inplace ufunc not proven safe on a strided buffer (``np.negative`` is wrong
+    there in NumPy 2.4 for column strides of 4 and 8 elements) is computed out of place
+    and copied: the result is NumPy's, and it is still written into the buffer."""
+    import theon.scalar as ts
+
+    op = Elemwise(getattr(ts, sop), {0: 0})
+    x = tt.TensorType(dtype, shape=(None,))("x")
+    node = op.make_node(x)
+    ufunc = {"neg": np.negative, "sqr": np.square}[sop]
+    for cols in range(1, 18):
+        base = (rng.normal(size=(9, cols)) * 10).astype(dtype)
+        if dtype.startswith("complex"):
+            base = base + 1j * rng.normal(size=(9, cols))
+        v = base[:, cols // 2]
+        ref = ufunc(v)
+        cell: list[Any] = [None]
+        op.perform(node, [v], [cell])
+        np.testing.assert_array_equal(cell[0], ref)
+        assert np.shares_memory(cell[0], base)
+        np.testing.assert_array_equal(base[:, cols // 2], ref)
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "vm"])
+def test_negated_column_of_log_softmax(mode: str) -> None:
+    """The issue's example: ``-(log_softmax(z)[:, 3])`` on a 5x8 matrix negates a view
+    with a stride of 8 elements in place."""
+    from theon.compile.mode import Mode
+
+    m = Mode(linker="vm", optimizer="fast_run") if mode == "vm" else mode
+    z = tt.dmatrix("z")
+    f = theon.function([z], -(tt.special.log_softmax(z, axis=-1)[:, 3]), mode=m)
+    for cols in (8, 4, 5, 16):
+        zv = np.random.default_rng(cols).normal(size=(5, cols))
+        np.testing.assert_allclose(f(zv), -sps.log_softmax(zv, axis=-1)[:, 3], rtol=1e-13)

@@ -34,6 +34,7 @@ from theon.tensor.basic import (
 )
 from theon.tensor.elemwise_grad import grad_template, plain_elemwise
 from theon.tensor.type import TensorType, discrete_dtypes
+from theon.tensor.ufunc_safety import out_ok
 from theon.tensor.variable import TensorConstant
 
 __all__ = ["DimShuffle", "Elemwise", "FrozenDict", "fill_like", "plain_elemwise", "sum_to_type"]
@@ -470,10 +471,14 @@ class Elemwise(Op):
         # No np.errstate here: it costs microseconds per call.  NumPy's inf/nan results
         # are the semantics; linkers may silence floating-point warnings once per call.
         pattern = self.inplace_pattern
-        if pattern and self._is_np_ufunc and len(inputs) == self._ufunc_nin:
+        if pattern and self._is_np_ufunc and len(inputs) == self._ufunc_nin and all(
+            out_ok(self._ufunc, inputs[i]) for i in pattern.values()
+        ):
             outs = tuple(inputs[pattern[o]] if o in pattern else None for o in range(self.nout))
             res = self._ufunc(*inputs, out=outs)  # type: ignore[misc]
         elif self._direct:
+            # (also an inplace ufunc not proven safe on a strided buffer: the result is
+            # computed out of place and copied into the buffer below)
             res = self._ufunc(*inputs)  # type: ignore[misc]
         elif self._ufunc is not None and len(inputs) == self._ufunc_nin:
             res = self._ufunc(*inputs)

@@ -4,8 +4,10 @@ Each emitter reproduces its op's ``perform`` exactly (values, dtypes, errors),
 minus the interpretation overhead:
 
 - ``Elemwise``: one direct ufunc call; ``out=`` into a dead input buffer that
-  the function owns (or into the destroyed input of an inplace op); the
-  runtime broadcasting check only where shapes are not already known equal.
+  the function owns (or into the destroyed input of an inplace op), checked at
+  run time to be contiguous unless the ufunc is proven safe on strided outputs
+  (:mod:`theon.tensor.ufunc_safety`); the runtime broadcasting check only where
+  shapes are not already known equal.
   ``Elemwise(Composite)`` on arrays becomes a blocked, threaded kernel
   (:mod:`theon.link.pyfunc.fused`).
 - ``DimShuffle``: the same squeeze/transpose/index view, inline.
@@ -38,6 +40,7 @@ from theon.tensor.blas import Dot
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.shape import Shape, Shape_i
 from theon.tensor.type import TensorType
+from theon.tensor.ufunc_safety import strided_out_safe
 
 _FOLDING = (Add, Mul)  # ops whose impl folds a binary ufunc over any number of inputs
 
@@ -215,6 +218,14 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
                 if vt.dtype == want[0] and vt.shape == out_shape and ctx.may_overwrite(i):
                     target[0] = args[i]
                     break
+    # a strided buffer takes the result only from a ufunc proven safe there (see
+    # theon.tensor.ufunc_safety); otherwise a run-time check falls back to a new array
+    guarded = [
+        j for j, t in enumerate(target)
+        if t is not None and not strided_out_safe(ufunc, want[j])
+    ]
+    if guarded and fold:
+        target[0], guarded = None, []
     picked = _inputs_to_check(ctx, node)
     for i in picked:
         ctx.arg(i)
@@ -236,15 +247,21 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
             lines.append(f"{acc} = {f}({acc}, {a}{_out_kw(target[0] and acc)})")
     else:
         call_args = ", ".join(args)
+        plain = f"{f}({call_args})"
+        lhs = names[0] if len(names) == 1 else ", ".join(names)
         if any(t is not None for t in target):
             outs_kw = "(" + ", ".join(t or "None" for t in target) + ",)"
             call = f"{f}({call_args}, out={outs_kw})"
+            if guarded:
+                cond = " and ".join(f"{target[j]}.flags.forc" for j in guarded)
+                lines.append(f"if {cond}: {lhs} = {call}")
+                call = plain
+                lhs = f"else: {lhs}"
         else:
-            call = f"{f}({call_args})"
-        lhs = names[0] if len(names) == 1 else ", ".join(names)
+            call = plain
         lines.append(f"{lhs} = {call}")
     for j, name in enumerate(names):
-        if natural[j] != want[j] and target[j] is None:
+        if natural[j] != want[j] and (target[j] is None or j in guarded):
             dt = ctx.bind(np.dtype(want[j]), "dt")
             lines.append(f"{name} = {ctx.bind(np.asarray, 'asarray')}({name}, {dt})")
     lines.extend(_broadcast_checks(ctx, node, picked, names[0]))
