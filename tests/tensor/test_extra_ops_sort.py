@@ -48,6 +48,65 @@ def test_cum_grads(axis):
     verify_grad(lambda v: extra_ops.cumprod(v, axis=axis), [xv], rng=rng)
 
 
+def _cumprod_grad_ref(xv, gz, axis):
+    """NumPy: g[i] = sum_{j >= i} gz[j] * prod_{k <= j, k != i} x[k], term by term."""
+    if axis is None:
+        return _cumprod_grad_ref(xv.reshape(-1), gz.reshape(-1), 0).reshape(xv.shape)
+    xm, gm = np.moveaxis(xv, axis, 0), np.moveaxis(gz, axis, 0)
+    n = xm.shape[0]
+    g = np.zeros_like(xm)
+    for i in range(n):
+        for j in range(i, n):
+            others = np.delete(xm[: j + 1], i, axis=0)
+            g[i] += gm[j] * np.prod(others, axis=0)
+    return np.moveaxis(g, 0, axis)
+
+
+@pytest.mark.parametrize(
+    "xv",
+    [[2.0, 0.0, 3.0], [0.0, 0.0, 3.0], [2.0, 3.0, 0.0], [0.0, 2.0, 0.0, 5.0], [0.0],
+     [1.5, -2.0, 0.5, 3.0], [0.0, 0.0, 0.0]],
+)
+def test_cumprod_grad_at_zeros(xv):
+    """The issue's example: grad(cumprod(x).sum()) at [2, 0, 3] is [1, 8, 0] (was NaN)."""
+    xv = np.array(xv)
+    x = tt.dvector("x")
+    g = theon.function([x], theon.grad(extra_ops.cumprod(x).sum(), x))(xv)
+    np.testing.assert_allclose(g, _cumprod_grad_ref(xv, np.ones_like(xv), 0), rtol=1e-14)
+    if xv.size > 1:
+        verify_grad(extra_ops.cumprod, [xv], rng=rng)  # a polynomial: smooth at zeros too
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_cumprod_grad_with_zeros_along_axes(axis, dtype):
+    xv = rng.uniform(-1.5, 1.5, size=(4, 5))
+    xv[rng.random((4, 5)) < 0.3] = 0.0
+    xv = xv.astype(dtype)
+    gz = rng.normal(size=(20,) if axis is None else (4, 5)).astype(dtype)
+    x = tt.tensor(dtype, shape=(None, None), name="x")
+    w = tt.tensor(dtype, shape=(None,) * gz.ndim, name="w")
+    out = (extra_ops.cumprod(x, axis=axis) * w).sum()
+    g = theon.function([x, w], theon.grad(out, x))(xv, gz)
+    assert g.dtype == dtype
+    ref = _cumprod_grad_ref(xv.astype("float64"), gz.astype("float64"), axis)
+    np.testing.assert_allclose(g, ref, rtol=1e-5 if dtype == "float32" else 1e-13, atol=1e-6)
+    if dtype == "float64":
+        verify_grad(lambda v: extra_ops.cumprod(v, axis=axis), [xv], rng=rng)
+
+
+def test_cumprod_second_derivative_and_rop_at_zeros():
+    """The gradient's own gradient (a LinearRecurrence) and the R_op divide by nothing either."""
+    xv = np.array([1.5, 0.0, -2.0, 0.0, 0.5])
+    wv = rng.normal(size=5)
+    verify_grad(lambda v: theon.grad((extra_ops.cumprod(v) * wv).sum(), v), [xv], rng=rng)
+    x, ev = tt.dvector("x"), tt.dvector("ev")
+    ev_v = rng.normal(size=5)
+    r = theon.function([x, ev], theon.gradient.Rop(extra_ops.cumprod(x), x, ev))(xv, ev_v)
+    jac = np.stack([_cumprod_grad_ref(xv, np.eye(5)[j], 0) for j in range(5)])  # rows: d out_j
+    np.testing.assert_allclose(r, jac @ ev_v, rtol=1e-14, atol=1e-15)
+
+
 def test_cum_empty_and_errors():
     x = tt.dmatrix("x")
     assert run([x], extra_ops.cumsum(x, 0), np.zeros((0, 2))).shape == (0, 2)

@@ -108,9 +108,14 @@ class CumOp(Op):
         if self.mode == "add":
             g = rev_cumsum(gz)
         else:
-            # d out_j / d x_i = out_j / x_i for j >= i (x without zeros)
+            # g[i] = sum_{j >= i} gz[j] * prod_{k <= j, k != i} x[k] = prod(x[:i]) * s[i]
+            # with s[i] = gz[i] + x[i+1] * s[i+1]: no division, so zeros are exact
+            from theon.tensor.recurrence import LinearRecurrence, shift_along
+
             xf = flatten(x) if self.axis is None else x
-            g = rev_cumsum(gz * out) / xf
+            gz = gz.astype(out.dtype) if gz.dtype != out.dtype else gz  # type: ignore[attr-defined]
+            xc = xf.astype(out.dtype) if xf.dtype != out.dtype else xf  # type: ignore[attr-defined]
+            g = shift_along(out, axis, 1) * LinearRecurrence(axis, reverse=True)(xc, gz)
         if self.axis is None:
             g = reshape(g, x.shape, ndim=x.type.ndim)  # type: ignore[attr-defined]
         return [g.astype(x.type.dtype) if g.dtype != x.type.dtype else g]  # type: ignore[attr-defined]
@@ -120,12 +125,18 @@ class CumOp(Op):
         if ev is None or self.mode != "add":
             if ev is None:
                 return [None]
-            out = self(inputs[0])
+            # (J ev)[j] = sum_{i <= j} ev[i] * prod_{k <= j, k != i} x[k]: the recurrence
+            # t[j] = x[j] * t[j-1] + ev[j] * prod(x[:j]), with no division by x
+            from theon.tensor.recurrence import LinearRecurrence, shift_along
             from theon.tensor.reshaping import flatten
 
+            axis = 0 if self.axis is None else self.axis
+            out = self(inputs[0])
             xf = flatten(inputs[0]) if self.axis is None else inputs[0]
-            evf = flatten(ev) if self.axis is None else ev
-            return [out * CumOp(0 if self.axis is None else self.axis, "add")(evf / xf)]
+            evf = flatten(ev) if self.axis is None else as_tensor_variable(ev)
+            dt = out.dtype  # type: ignore[attr-defined]
+            xf, evf = (v.astype(dt) if v.dtype != dt else v for v in (xf, evf))  # type: ignore[attr-defined]
+            return [LinearRecurrence(axis)(xf, evf * shift_along(out, axis, 1))]
         return [self(ev)]
 
     def __str__(self) -> str:
@@ -157,7 +168,7 @@ def cumsum(x: Any, axis: int | None = None) -> Variable:
 def cumprod(x: Any, axis: int | None = None) -> Variable:
     """Cumulative product along ``axis`` (flattened when None), like ``numpy.cumprod``.
 
-    The gradient assumes ``x`` has no zeros.
+    The gradient divides by nothing: zeros in ``x`` give the exact gradient.
 
     >>> import theon.tensor as tt
     >>> cumprod(tt.dvector("v")).type.ndim
