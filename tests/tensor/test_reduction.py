@@ -198,6 +198,58 @@ def test_max_grad_goes_to_argmax() -> None:
     np.testing.assert_array_equal(run([x], g, xv), [[0.0, 1.0], [1.0, 0.0]])
 
 
+@pytest.mark.parametrize("fn", [tt.max, tt.min])
+def test_grad_of_a_duplicated_extremum(fn) -> None:
+    """The issue's example: ``grad(max(concatenate([x, x])))`` at ``[1, 2]`` is ``[0, 1]``
+    (each copy gets half), as JAX gives; the function is differentiable there."""
+    x = tt.dvector("x")
+    g = theon.grad(fn(tt.concatenate([x, x])), x)
+    want = [0.0, 1.0] if fn is tt.max else [1.0, 0.0]
+    for mode in (MODE, "FAST_RUN"):
+        np.testing.assert_array_equal(run([x], g, np.array([1.0, 2.0]), mode=mode), want)
+    verify_grad(lambda v: fn(tt.concatenate([v, v, v])), [np.array([1.0, 2.0, -0.5])], rng=rng)
+
+
+def _tie_share(xv: np.ndarray, axis: Any, kind: str) -> np.ndarray:
+    """NumPy: 1/k at each of the k positions holding the extremum of their group."""
+    ext = (np.max if kind == "max" else np.min)(xv, axis=axis, keepdims=True)
+    mask = (xv == ext).astype(xv.dtype)
+    return mask / mask.sum(axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize("kind", ["max", "min"])
+@pytest.mark.parametrize("axis", [None, 0, 1, 2, (0, 2), (1, 2)])
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_grad_splits_ties_evenly(kind, axis, keepdims, dtype) -> None:
+    xv = rng.integers(0, 3, size=(3, 4, 2)).astype(dtype)  # many ties
+    x = tt.tensor(dtype, shape=(None, None, None), name="x")
+    out = getattr(tt, kind)(x, axis=axis, keepdims=keepdims)
+    ref_out = getattr(np, kind)(xv, axis=axis, keepdims=keepdims)
+    gz = rng.normal(size=ref_out.shape).astype(dtype)
+    w = tt.tensor(dtype, shape=(None,) * gz.ndim, name="w")
+    g = theon.grad((out * w).sum(), x)
+    gz_full = gz if keepdims else np.expand_dims(gz, axis if axis is not None else (0, 1, 2))
+    want = _tie_share(xv, axis, kind) * gz_full
+    for mode in (MODE, "FAST_RUN"):
+        got = theon.function([x, w], g, mode=mode)(xv, gz)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    # the gradient sums to the output gradient in each group (with or without ties)
+    np.testing.assert_allclose(
+        got.sum(axis=axis, keepdims=True), gz_full.sum(axis=(), keepdims=True), rtol=1e-5
+    )
+
+
+def test_rop_splits_ties_evenly() -> None:
+    x, ev = tt.dmatrix("x"), tt.dmatrix("ev")
+    xv = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])
+    evv = rng.normal(size=(2, 3))
+    out = tt.max(x, axis=1)
+    got = run([x, ev], theon.gradient.Rop(out, x, ev), xv, evv)
+    np.testing.assert_allclose(got, (_tie_share(xv, 1, "max") * evv).sum(axis=1))
+
+
 def test_discrete_and_argmax_grads() -> None:
     from theon.graph.null_type import DisconnectedType
 

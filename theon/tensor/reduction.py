@@ -154,7 +154,8 @@ class Prod(_FixedReduce):
 
 
 class _MaxMin(_FixedReduce):
-    """Max or Min: the gradient flows to the positions that hold the extremum."""
+    """Max or Min: the gradient flows to the positions that hold the extremum, split
+    evenly among ties."""
 
     __props__ = ("axis",)
 
@@ -167,8 +168,19 @@ class _MaxMin(_FixedReduce):
     def _with_axis(self, axis: tuple[int, ...] | None) -> CAReduce:
         return type(self)(axis)
 
-    def _mask(self, x: Variable, out: Variable) -> Variable:
-        return _m().eq(x, self._restore_dims(out, x.type.ndim))  # type: ignore[attr-defined, no-any-return]
+    def _share(self, x: Variable, out: Variable) -> Variable:
+        """Each element's share of the extremum: ``1/k`` at each of ``k`` tied positions.
+
+        Ties split the gradient evenly, as JAX does, so that ``max(concatenate([x, x]))``
+        has gradient 1 (not 2) at the maximum.  A group without a match (a NaN
+        extremum) gets 0 everywhere.
+        """
+        m = _m()
+        nd = x.type.ndim  # type: ignore[attr-defined]
+        mask = cast(m.eq(x, self._restore_dims(out, nd)), x.type.dtype)  # type: ignore[attr-defined]
+        count = self._restore_dims(Sum(self.axis)(mask), nd)
+        one = constant(1, dtype=x.type.dtype)  # type: ignore[attr-defined]
+        return m.true_div(mask, m.maximum(count, one))  # type: ignore[no-any-return]
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[AnyT]:
@@ -176,16 +188,13 @@ class _MaxMin(_FixedReduce):
         if x.type.dtype in discrete_dtypes:  # type: ignore[attr-defined]
             return [disconnected_type()]
         g = self._restore_dims(as_tensor_variable(output_grads[0]), x.type.ndim)  # type: ignore[attr-defined]
-        mask = self._mask(x, outputs[0])
-        return [_cast_like(_m().mul(g, mask), x)]
+        return [_cast_like(_m().mul(g, self._share(x, outputs[0])), x)]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[AnyT]) -> list[AnyT]:
         if eval_points[0] is None:
             return [None]
         (x,) = inputs
-        mask = cast(self._mask(x, self(x)), x.type.dtype)  # type: ignore[attr-defined]
-        num = Sum(self.axis)(_m().mul(mask, eval_points[0]))
-        return [_m().true_div(num, Sum(self.axis)(mask))]
+        return [Sum(self.axis)(_m().mul(self._share(x, self(x)), eval_points[0]))]
 
 
 class Max(_MaxMin):
