@@ -45,8 +45,9 @@ from theon.tensor.reduction import (
 )
 
 __all__ = [
-    "abs", "abs_", "absolute", "add", "all", "and_", "any", "arccos", "arccosh", "arcsin",
-    "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin", "bitwise_and", "bitwise_not",
+    "abs", "abs_", "absolute", "add", "all", "allclose", "and_", "any", "arccos", "arccosh",
+    "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin", "bitwise_and",
+    "bitwise_not",
     "bitwise_or", "bitwise_xor", "cast", "ceil", "clip", "conj", "conjugate", "cos", "cosh",
     "deg2rad", "digamma", "divide", "dot", "eq", "equal", "erf", "erfc", "erfcinv", "erfinv",
     "exp", "exp2", "expit", "expm1", "fill", "floor", "floor_div", "floor_divide", "gamma",
@@ -335,18 +336,44 @@ def isclose(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-8,
             equal_nan: bool = False) -> Variable:
     """Whether ``a`` and ``b`` are equal within tolerance, like ``numpy.isclose``.
 
+    ``|a - b| <= atol + rtol * |b|`` where ``b`` is finite, or ``a == b`` (equal
+    infinities); NaNs are close to each other only with ``equal_nan``.  An
+    integer ``b`` is compared as float64 (no integer overflow in ``a - b``).
+
+    >>> import numpy as np
     >>> import theon.tensor as tt
     >>> v = tt.dvector("v")
     >>> isclose(v, 1.0).eval({v: [1.0, 1.1]})
     array([ True, False])
+    >>> isclose(v, np.inf).eval({v: [np.inf, -np.inf, 1e300]})
+    array([ True, False, False])
     """
     a = as_tensor_variable(a) if not isinstance(a, (int, float, complex)) else a
-    b = as_tensor_variable(b) if not isinstance(b, (int, float, complex)) else b
-    close = le(abs(sub(a, b)), add(atol, mul(rtol, abs(b))))
+    if isinstance(b, int):
+        b = float(b)
+    elif not isinstance(b, (float, complex)):
+        b = as_tensor_variable(b)
+        if b.type.dtype[0] in "biu":  # type: ignore[attr-defined]
+            b = cast(b, "float64")
+    close = and_(le(abs(sub(a, b)), add(atol, mul(rtol, abs(b)))), isfinite(b))
     close = or_(close, eq(a, b))  # equal infinities
     if equal_nan:
         close = or_(close, and_(isnan(a), isnan(b)))
     return close  # type: ignore[no-any-return]
+
+
+def allclose(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-8,
+             equal_nan: bool = False) -> Variable:
+    """Whether all elements of ``a`` and ``b`` are close (:func:`isclose`), like
+    ``numpy.allclose`` (a 0-d boolean tensor).
+
+    >>> import numpy as np
+    >>> import theon.tensor as tt
+    >>> v = tt.dvector("v")
+    >>> allclose(v, [1.0, np.nan], equal_nan=True).eval({v: [1.0, np.nan]})
+    array(True)
+    """
+    return all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 # products (implemented in the products module) -------------------------------------------------
