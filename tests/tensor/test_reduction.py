@@ -268,6 +268,30 @@ def test_float32_stays_float32() -> None:
         assert expr.dtype == "float32"
 
 
+@pytest.mark.parametrize("fn", ["mean", "var", "std"])
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "float16"])
+def test_mean_var_std_accumulate_wide(fn: str, dtype: str) -> None:
+    """The issue's example: ``mean([1e8, 1, -1e8])`` in float32 is 1/3 (was 0): float32
+    accumulates in float64 and the result is cast back (PyTensor's rule)."""
+    wide = {"float32": "float64", "complex64": "complex128", "float16": "float32"}[dtype]
+    big = 1e8 if dtype != "float16" else 1e4
+    xv = np.array([[big, 1.0, -big, 2.0], [3.0, big, 0.5, -big]]).astype(dtype)
+    x = tt.tensor(dtype, shape=(None, None), name="x")
+    for axis, keepdims in [(None, False), (1, False), (1, True), ((0, 1), True)]:
+        out = getattr(tt, fn)(x, axis=axis, keepdims=keepdims)
+        assert out.dtype == getattr(np, fn)(xv).dtype
+        ref = getattr(np, fn)(xv.astype(wide), axis=axis, keepdims=keepdims)
+        ref = ref.astype(out.dtype)
+        for mode in (MODE, "FAST_RUN"):
+            got = theon.function([x], out, mode=mode)(xv)
+            assert got.dtype == out.dtype and got.shape == ref.shape
+            np.testing.assert_allclose(got, ref, rtol=2e-3 if dtype == "float16" else 1e-6)
+    if fn == "mean" and dtype == "float32":
+        v = tt.fvector("v")
+        got = theon.function([v], tt.mean(v))(np.array([1e8, 1, -1e8], "float32"))
+        assert got.dtype == np.float32 and got == np.float32(1 / 3)
+
+
 def test_logsumexp_extremes() -> None:
     x = tt.dmatrix("x")
     xv = np.array([[1000.0, 1000.0], [-np.inf, -np.inf], [np.inf, 1.0], [-1000.0, -1001.0]])

@@ -2,7 +2,8 @@
 
 Dtypes follow NumPy: ``sum``/``prod`` of small ints and bools give int64
 (uint64 for unsigned), ``mean``/``var``/``std`` of ints give float64, float32
-stays float32.  ``axis`` is an int (negative allowed), a tuple, or None.
+stays float32 (accumulated in float64, as PyTensor does).  ``axis`` is an int
+(negative allowed), a tuple, or None.
 
 >>> import theon.tensor as tt
 >>> x = tt.bmatrix("x")
@@ -484,13 +485,20 @@ def _count(x: Variable, axes: tuple[int, ...] | None) -> AnyT:
     return total
 
 
+#: the accumulator of mean/var/std for a result dtype narrower than double precision
+_WIDER = {"float16": "float32", "float32": "float64", "complex64": "complex128"}
+
+
 def _mean_dtypes(dtype: str) -> tuple[str, str]:
-    """(accumulator dtype, result dtype) of ``numpy.mean`` for an input dtype."""
+    """(accumulator dtype, result dtype) of mean/var/std for an input dtype.
+
+    The result dtype is ``numpy.mean``'s; float32 (complex64) accumulates in
+    float64 (complex128) and is cast back, as PyTensor does, so that
+    ``mean([1e8, 1, -1e8])`` is 1/3 and not 0.
+    """
     if dtype in discrete_dtypes:
         return "float64", "float64"
-    if dtype == "float16":
-        return "float32", "float16"
-    return dtype, dtype
+    return _WIDER.get(dtype, dtype), dtype
 
 
 def _divide_by_count(s: Variable, n: AnyT) -> Variable:
@@ -503,6 +511,9 @@ def _divide_by_count(s: Variable, n: AnyT) -> Variable:
 def mean(x: AnyT, axis: AnyT = None, dtype: AnyT = None, keepdims: bool = False) -> Variable:
     """Arithmetic mean over ``axis``, like ``numpy.mean`` (ints give float64).
 
+    float16 and float32 (complex64) are summed in a wider dtype (float32, float64,
+    complex128) and the mean is cast back, as PyTensor does.
+
     >>> import theon.tensor as tt
     >>> x = tt.imatrix("x")
     >>> mean(x, axis=0).eval({x: [[1, 2], [2, 4]]})
@@ -513,20 +524,14 @@ def mean(x: AnyT, axis: AnyT = None, dtype: AnyT = None, keepdims: bool = False)
     acc, res = _mean_dtypes(x.type.dtype)
     if dtype is not None:
         res = np.dtype(dtype).name
-        acc = res if res not in ("float16",) else "float32"
+        acc = _WIDER.get(res, res)
     s = Sum(axes, acc)(x)
     out = cast(_divide_by_count(s, _count(x, axes)), res)
     return _keepdims(out, x.type.ndim, axes) if keepdims else out
 
 
-def var(x: AnyT, axis: AnyT = None, ddof: int = 0, keepdims: bool = False) -> Variable:
-    """Variance over ``axis`` with ``ddof`` delta degrees of freedom, like ``numpy.var``.
-
-    >>> import theon.tensor as tt
-    >>> x = tt.dvector("x")
-    >>> var(x).eval({x: [1.0, 2.0, 3.0, 4.0]})
-    array(1.25)
-    """
+def _variance(x: AnyT, axis: AnyT, ddof: int) -> tuple[Variable, str, AnyT]:
+    """(the variance in the accumulator's real dtype, numpy.var's result dtype, the axes)."""
     m = _m()
     x = as_tensor_variable(x)
     nd = x.type.ndim
@@ -543,20 +548,37 @@ def var(x: AnyT, axis: AnyT = None, ddof: int = 0, keepdims: bool = False) -> Va
         sq = m.sqr(d)
     n = _count(x, axes)
     n = n - ddof if isinstance(n, int) else m.sub(n, ddof)
-    out = _divide_by_count(Sum(axes)(sq), n)
-    out = cast(out, res if not res.startswith("complex") else sq.type.dtype)
-    return _keepdims(out, nd, axes) if keepdims else out
+    real_res = {"complex64": "float32", "complex128": "float64"}.get(res, res)
+    return _divide_by_count(Sum(axes)(sq), n), real_res, axes
+
+
+def var(x: AnyT, axis: AnyT = None, ddof: int = 0, keepdims: bool = False) -> Variable:
+    """Variance over ``axis`` with ``ddof`` delta degrees of freedom, like ``numpy.var``
+    (float32 and complex64 accumulate in double precision, as in :func:`mean`).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> var(x).eval({x: [1.0, 2.0, 3.0, 4.0]})
+    array(1.25)
+    """
+    v, res, axes = _variance(x, axis, ddof)
+    out = cast(v, res)
+    return _keepdims(out, as_tensor_variable(x).type.ndim, axes) if keepdims else out
 
 
 def std(x: AnyT, axis: AnyT = None, ddof: int = 0, keepdims: bool = False) -> Variable:
-    """Standard deviation over ``axis``, like ``numpy.std``.
+    """Standard deviation over ``axis``, like ``numpy.std`` (the square root is taken
+    before the cast to the result dtype, so a float16 variance beyond float16's range
+    still gives the right deviation).
 
     >>> import theon.tensor as tt
     >>> x = tt.dvector("x")
     >>> std(x, ddof=1).eval({x: [1.0, 3.0]})
     array(1.41421356)
     """
-    return _m().sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims))  # type: ignore[no-any-return]
+    v, res, axes = _variance(x, axis, ddof)
+    out = cast(_m().sqrt(v), res)
+    return _keepdims(out, as_tensor_variable(x).type.ndim, axes) if keepdims else out
 
 
 def logsumexp(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
