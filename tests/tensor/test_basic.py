@@ -210,6 +210,37 @@ class TestCast:
         with change_flags(floatX="float32"):
             assert tt.cast(x, "floatX").dtype == "float32"
 
+    @pytest.mark.parametrize("src", ["complex64", "complex128"])
+    @pytest.mark.parametrize("dst", ["float64", "float32", "int32", "bool"])
+    def test_complex_to_real_raises(self, src: str, dst: str) -> None:
+        """The issue's example: ``cast(cvector, 'float64')`` dropped the imaginary part
+        silently; it raises, naming the variable, as PyTensor does."""
+        c = tt.tensor(src, shape=(None,), name="c")
+        with pytest.raises(TypeError, match="'c'.*imaginary part.*real()"):
+            tt.cast(c, dst)
+        with pytest.raises(TypeError, match="imaginary part"):
+            c.astype(dst)
+        with pytest.raises(TypeError, match="imaginary part"):
+            tt.cast(np.array([1 + 2j], dtype=src), dst)
+        # what the user means, said explicitly, is fine and matches NumPy
+        cv = np.array([1.5 + 2j, -3 - 0.5j], dtype=src)
+        for fn, ref in ((tt.real, np.real), (tt.imag, np.imag), (tt.abs, np.abs)):
+            got = run([c], tt.cast(fn(c), dst), cv)
+            np.testing.assert_array_equal(got, ref(cv).astype(dst))
+        # complex to complex is no loss of the imaginary part
+        wide = "complex128" if src == "complex64" else "complex64"
+        np.testing.assert_allclose(run([c], tt.cast(c, wide), cv), cv.astype(wide), rtol=1e-6)
+
+    def test_gradient_of_a_real_input_through_complex_ops(self) -> None:
+        """Gradients reaching a real input from a complex graph take the real part
+        explicitly (no silent cast): ``d real(x * (1+2j)) / dx = 1``."""
+        import theon
+
+        x = tt.dvector("x")
+        g = theon.grad(tt.real(x * (1 + 2j)).sum(), x)
+        assert g.dtype == "float64"
+        np.testing.assert_array_equal(run([x], g, np.array([1.0, -2.0])), [1.0, 1.0])
+
 
 class TestScalarTensor:
     def test_round_trip(self) -> None:

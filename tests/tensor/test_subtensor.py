@@ -369,6 +369,19 @@ def test_inc_dtypes_and_errors() -> None:
         set_subtensor(tt.dmatrix("m"), 1.0)
 
 
+def test_set_complex_into_real_raises() -> None:
+    """Writing complex values into a real tensor would drop their imaginary part (NumPy
+    only warns): an implicit complex-to-real cast, refused like ``cast``."""
+    x, z = tt.dvector("x"), tt.zvector("z")
+    for build in (lambda: set_subtensor(x[:1], z), lambda: set_subtensor(x[[0]], z),
+                  lambda: inc_subtensor(x[:1], z)):
+        with pytest.raises(TypeError, match="'z'"):
+            build()
+    out = set_subtensor(x[:1], tt.real(z))
+    got = run([x, z], out, np.zeros(2), np.array([1.5 + 2j]))
+    np.testing.assert_array_equal(got, [1.5, 0.0])
+
+
 def test_set_through_new_axis() -> None:
     x = tt.dmatrix("x")
     y = tt.dcol("y")

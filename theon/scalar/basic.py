@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from theon.graph.basic import Apply, Variable
+from theon.graph.fg import describe
 from theon.graph.null_type import DisconnectedType, NullType, disconnected_type
 from theon.graph.op import Op, OpContractError
 from theon.scalar.type import (
@@ -50,6 +51,7 @@ __all__ = [
     "bool_out",
     "cast",
     "complex_to_real",
+    "drops_imaginary",
     "exp",
     "float_out",
     "int_out",
@@ -672,6 +674,11 @@ class Cast(UnaryScalarOp):
         return (Cast, (self.o_type,))
 
     def output_types(self, *types: ScalarType) -> list[ScalarType]:
+        if types and drops_imaginary(types[0].dtype, self.o_type.dtype):
+            raise TypeError(
+                f"{self}: casting {types[0].dtype} to {self.o_type.dtype} would drop the "
+                "imaginary part; take real(), imag(), abs() or angle() first"
+            )
         return [self.o_type]
 
     def impl(self, x: Any) -> Any:  # type: ignore[override]
@@ -704,6 +711,16 @@ class Cast(UnaryScalarOp):
         return [_grad_as(output_grads[0], x)]
 
 
+def drops_imaginary(from_dtype: Any, to_dtype: Any) -> bool:
+    """Whether casting ``from_dtype`` to ``to_dtype`` drops an imaginary part (complex to
+    a real, integer or bool dtype), which :func:`cast` refuses as PyTensor does.
+
+    >>> drops_imaginary("complex64", "float64"), drops_imaginary("complex64", "complex128")
+    (True, False)
+    """
+    return np.dtype(from_dtype).kind == "c" and np.dtype(to_dtype).kind != "c"
+
+
 @functools.cache
 def _cast_op(dtype: str) -> Cast:
     return Cast(get_scalar_type(dtype))
@@ -722,6 +739,11 @@ def cast(x: Any, dtype: Any) -> Variable:
     v = as_scalar(x)
     if v.type.dtype == dt:  # type: ignore[attr-defined]
         return v
+    if drops_imaginary(v.type.dtype, dt):  # type: ignore[attr-defined]
+        raise TypeError(
+            f"cast: casting {describe(v)} to {dt} would drop the imaginary part; "
+            "take real(), imag(), abs() or angle() first"
+        )
     return _cast_op(dt)(v)  # type: ignore[no-any-return]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from theon.graph.basic import Apply, Constant, Variable
+from theon.graph.fg import describe
 from theon.graph.op import Op
 from theon.tensor.type import TensorType
 from theon.tensor.variable import TensorConstant, TensorValue, TensorVariable
@@ -303,7 +304,8 @@ def cast(x: Any, dtype: Any) -> TensorVariable:
     """``x`` converted to ``dtype`` (``x`` itself when it already has it).
 
     Conversion follows ``ndarray.astype``: floats are truncated toward zero and
-    integers wrap.  ``'floatX'`` means ``config.floatX``.
+    integers wrap.  ``'floatX'`` means ``config.floatX``.  Complex to a real (or
+    integer) dtype raises ``TypeError``: take ``real`` (``imag``, ``abs``) first.
 
     >>> import theon.tensor as tt
     >>> cast(tt.dvector("v"), "int32").type
@@ -314,11 +316,23 @@ def cast(x: Any, dtype: Any) -> TensorVariable:
     elif isinstance(getattr(dtype, "dtype", None), str):  # a TensorType or ScalarType
         dtype = dtype.dtype
     dt = np.dtype(dtype).name
+    from theon.scalar.basic import drops_imaginary
+
     if not isinstance(x, (Variable, Apply)):
+        if np.iscomplexobj(x) and drops_imaginary("complex128", dt):
+            raise TypeError(
+                f"cast: casting the complex value {x!r} to {dt} would drop the imaginary "
+                "part; take its real part, imaginary part or absolute value first"
+            )
         return constant(x, dtype=dt)
     v = as_tensor_variable(x)
     if v.type.dtype == dt:
         return v
+    if drops_imaginary(v.type.dtype, dt):
+        raise TypeError(
+            f"cast: casting {describe(v)} to {dt} would drop the imaginary part; "
+            "take real(), imag(), abs() or angle() first (PyTensor refuses it too)"
+        )
     from theon.scalar.basic import _cast_op
     from theon.tensor.elemwise import Elemwise
 

@@ -305,6 +305,11 @@ def _check_y(
                 f"{op}: cannot broadcast {describe(y)} of static shape "
                 f"{tuple(y.type.shape)} to the indexed shape {tuple(sub_shape)} of {describe(x)}"
             )
+    if set_ and y.type.dtype[0] == "c" and x.type.dtype[0] != "c":
+        raise TypeError(
+            f"{op}: cannot set {describe(y)} into {describe(x)}: writing complex values "
+            "into a real array would drop their imaginary part; take real() first"
+        )
     if not set_ and not np.can_cast(y.type.dtype, x.type.dtype, "same_kind"):
         raise TypeError(
             f"{op}: cannot add {describe(y)} of dtype {y.type.dtype} into {describe(x)} "
