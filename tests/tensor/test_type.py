@@ -255,3 +255,52 @@ class TestValuesAndRelations:
         assert isinstance(c, tt.TensorConstant) and c.type == tt.dvector
         with pytest.raises(TypeError, match="cannot convert"):
             tt.dvector.filter_variable(tt.fvector("f"))
+
+
+class _PickledT(TensorType):
+    """A TensorType subclass at module level (so that it pickles)."""
+
+
+class TestSubclassInterning:
+    """Interning is keyed by the class too: a subclass gets its own instances, and one
+    created first does not change what ``TensorType(...)`` returns (issue 11, item 12)."""
+
+    @pytest.mark.parametrize("subclass_first", [True, False])
+    def test_both_orders(self, subclass_first: bool) -> None:
+        class MyT(TensorType):
+            pass
+
+        shape = (None, 7) if subclass_first else (7, None)  # fresh keys for each order
+        if subclass_first:
+            sub, plain = MyT("float64", shape), TensorType("float64", shape)
+        else:
+            plain, sub = TensorType("float64", shape), MyT("float64", shape)
+        assert type(sub) is MyT and type(plain) is TensorType
+        assert sub is MyT("float64", shape) and plain is TensorType("float64", shape)
+        assert sub is MyT(np.float64, list(shape))  # the other spellings intern too
+        assert sub != plain and plain == TensorType("float64", shape)
+        assert type(MyT("float64", shape)) is MyT
+        assert type(TensorType("float64", shape)) is TensorType
+
+    def test_subclass_keeps_its_class(self) -> None:
+        import pickle
+
+        t = _PickledT("float32", (3,))
+        assert type(t.clone(dtype="int8")) is _PickledT
+        back = pickle.loads(pickle.dumps(t))
+        assert type(back) is _PickledT and back is t  # unpickling interns again
+        assert str(t) == "_PickledT(float32, shape=(3,))"
+        assert type(t("v").type) is _PickledT
+        assert pickle.loads(pickle.dumps(tt.dvector.clone())) is TensorType("float64", (None,))
+
+    def test_subclass_with_more_props_is_not_interned(self) -> None:
+        class Tagged(TensorType):
+            __props__ = ("dtype", "shape", "tag")
+
+            def __init__(self, dtype: str, shape: tuple[int | None, ...], tag: str) -> None:
+                super().__init__(dtype, shape)
+                self.tag = tag
+
+        a, b = Tagged("float64", (None,), "a"), Tagged("float64", (None,), "b")
+        assert a is not b and (a.tag, b.tag) == ("a", "b")
+        assert type(TensorType("float64", (None,))) is TensorType

@@ -154,7 +154,7 @@ def _is_python_float_data(x: Any) -> bool:
     return seen_float
 
 
-_INTERNED: dict[tuple[Any, Any], TensorType] = {}
+_INTERNED: dict[tuple[Any, Any, Any], TensorType] = {}
 _INTERN_LIMIT = 65536
 
 
@@ -167,13 +167,21 @@ def _plain_shape(shape: tuple[Any, ...]) -> bool:
 
 
 class _TensorTypeMeta(type):
-    """Interns unnamed TensorTypes: equal (dtype, shape) give the same instance.
+    """Interns unnamed TensorTypes: equal (class, dtype, shape) give the same instance.
 
     Types are immutable, so sharing is safe, and it makes building nodes cheap
-    (no re-validation) and type comparisons an identity check.
+    (no re-validation) and type comparisons an identity check.  The class is
+    part of the key: a subclass gets instances of its own, and creating one
+    never changes what ``TensorType(...)`` returns.  A subclass with its own
+    ``__init__`` or other ``__props__`` is not interned.
     """
 
-    def __call__(
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls.__init__ is not _TENSOR_TYPE_INIT or cls.__props__ != ("dtype", "shape"):
+            return super().__call__(*args, **kwargs)  # a subclass with more to it
+        return cls._interned(*args, **kwargs)
+
+    def _interned(
         cls,
         dtype: Any,
         shape: Any = None,
@@ -182,7 +190,7 @@ class _TensorTypeMeta(type):
     ) -> Any:
         if name is None and broadcastable is None and type(shape) is tuple:
             try:
-                t = _INTERNED.get((dtype, shape))
+                t = _INTERNED.get((cls, dtype, shape))
             except TypeError:  # an unhashable dtype or shape entry
                 t = None
             if t is not None and _plain_shape(shape):
@@ -190,7 +198,7 @@ class _TensorTypeMeta(type):
         t = super().__call__(dtype, shape, broadcastable, name)
         if name is not None:
             return t
-        key = (t.dtype, t.shape)
+        key = (cls, t.dtype, t.shape)
         canon = _INTERNED.get(key)
         if canon is None:
             if len(_INTERNED) >= _INTERN_LIMIT:
@@ -199,7 +207,7 @@ class _TensorTypeMeta(type):
         if type(shape) is tuple and _plain_shape(shape) and broadcastable is None and (
             type(dtype) is str and dtype != "floatX" or isinstance(dtype, np.dtype)
         ):
-            _INTERNED[(dtype, shape)] = canon
+            _INTERNED[(cls, dtype, shape)] = canon
         return canon
 
 
@@ -247,7 +255,7 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
         self._float0d = self.ndim == 0 and self.numpy_dtype.kind == "f"
         self._int_lo, self._int_hi = _exact_int_range(self.numpy_dtype)
         self._static_dims = tuple((i, s) for i, s in enumerate(self.shape) if s is not None)
-        self._hash = hash((TensorType, self.dtype, self.shape))
+        self._hash = hash((type(self), self.dtype, self.shape))
 
     # identity -----------------------------------------------------------------
     def __eq__(self, other: object) -> bool:
@@ -263,13 +271,13 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
         return self._hash
 
     def __str__(self) -> str:
-        return f"TensorType({self.dtype}, shape={_shape_text(self.shape)})"
+        return f"{type(self).__name__}({self.dtype}, shape={_shape_text(self.shape)})"
 
     def __repr__(self) -> str:
         return str(self)
 
     def __reduce__(self) -> Any:
-        return (TensorType, (self.dtype, self.shape, None, self.name))
+        return (type(self), (self.dtype, self.shape, None, self.name))
 
     @property
     def broadcastable(self) -> tuple[bool, ...]:
@@ -289,7 +297,7 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
             raise TypeError(f"TensorType.clone got unexpected arguments {sorted(kwargs)}")
         if bc is not None and shape is None:
             shape = tuple(1 if b else None for b in bc)
-        return TensorType(
+        return type(self)(
             self.dtype if dtype is None else dtype, self.shape if shape is None else shape
         )
 
@@ -543,6 +551,9 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
     def __call__(self, name: str | None = None) -> TensorVariable:  # type: ignore[override]
         """A new TensorVariable of this type (the seeds' ``dmatrix('x')``)."""
         return TensorVariable(self, None, None, name)
+
+
+_TENSOR_TYPE_INIT = TensorType.__init__  # (see _TensorTypeMeta)
 
 
 # shortcuts -----------------------------------------------------------------------
