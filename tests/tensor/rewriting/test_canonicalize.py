@@ -152,12 +152,28 @@ def test_constants_are_not_reassociated_inexactly(build, ref) -> None:
     _exact([x], build(x), [XS], ref(XS))
 
 
+@pytest.mark.parametrize(
+    "build",
+    [lambda a, b: (a / 3) * b, lambda a, b: (a * 3) * b / 7, lambda a, b: (a + 1) + b,
+     lambda a, b: (a - 0.1) - b, lambda a, b: (a / 49) / b],
+)
+def test_a_constant_stays_in_place_among_variables(build) -> None:
+    """``(x/3)*y -> (x*y)/3`` would change a third of the results: nothing cancels, so
+    the constant stays where the graph has it."""
+    ys = np.abs(XS[::-1]) + 1
+    _exact([x, y], build(x, y), [XS, ys], build(XS, ys))
+
+
 _POOL = [2.0, 0.5, -4.0, 0.25, 3.0, 7.0, 10.0, 0.1, 49.0, 1.7, -3.3, 1 / 3]
-_STEPS = {
-    "mul": (lambda v, c: v * c, np.multiply), "div": (lambda v, c: v / c, np.divide),
-    "add": (lambda v, c: v + c, np.add), "sub": (lambda v, c: v - c, np.subtract),
-    "rsub": (lambda v, c: c - v, lambda a, c: np.subtract(c, a)),
-    "neg": (lambda v, c: -v, lambda a, c: np.negative(a)),
+_STEPS = {  # (theon, NumPy) of (value so far, constant, second variable)
+    "mul": (lambda v, c, w: v * c, lambda a, c, b: a * c),
+    "div": (lambda v, c, w: v / c, lambda a, c, b: a / c),
+    "add": (lambda v, c, w: v + c, lambda a, c, b: a + c),
+    "sub": (lambda v, c, w: v - c, lambda a, c, b: a - c),
+    "rsub": (lambda v, c, w: c - v, lambda a, c, b: c - a),
+    "neg": (lambda v, c, w: -v, lambda a, c, b: -a),
+    "muly": (lambda v, c, w: v * w, lambda a, c, b: a * b),
+    "addy": (lambda v, c, w: v + w, lambda a, c, b: a + b),
 }
 
 
@@ -168,19 +184,22 @@ _STEPS = {
     st.sampled_from(["float64", "float32"]),
 )
 def test_constant_chains_match_numpy_bit_for_bit(steps, consts, dtype) -> None:
-    """Random chains of arithmetic with distinct constants (nothing cancels) that keep
-    ``x`` a numerator: every rewrite left is exact, so FAST_RUN gives NumPy's results
-    bit for bit.  (``c / (d / x) -> (c/d) * x`` moves ``x`` out of a denominator, the
-    reassociation ``1 / (1 / x) -> x`` also makes.)"""
-    v = tt.vector("v", dtype=dtype)
+    """Random chains of arithmetic with distinct constants and a second variable
+    (nothing cancels) that keep ``x`` a numerator: every rewrite left is exact, so
+    FAST_RUN gives NumPy's results bit for bit.  (``c / (d / x) -> (c/d) * x`` moves
+    ``x`` out of a denominator, the reassociation ``1 / (1 / x) -> x`` also makes.)"""
+    v, w = tt.vector("v", dtype=dtype), tt.vector("w", dtype=dtype)
     xs = XS[::7].astype(dtype)
+    ys = np.abs(xs[::-1]).astype(dtype) + 1
     out, ref = v, xs
     with np.errstate(all="ignore"):
         for step, c in zip(steps, consts):
             cc = np.asarray(c, dtype=dtype)
             build, np_op = _STEPS[step]
-            out, ref = build(out, cc), np_op(ref, cc)
-    _exact([v], out, [xs], ref)
+            out, ref = build(out, cc, w), np_op(ref, cc, ys)
+    got = theon.function([v, w], out, on_unused_input="ignore")(xs, ys)
+    assert got.dtype == ref.dtype
+    np.testing.assert_array_equal(got, ref)
 def test_neg_is_absorbed() -> None:
     out = (-x) * (-y)
     assert op_names(rewrite([x, y], [out])) == {"mul": 1}

@@ -9,18 +9,13 @@
 
 Exactness: a division by a constant stays a division unless the constant is a
 power of two (``x / 49`` is NumPy's ``x / 49``; ``x * (1/49)`` differs in a third
-of the results), and float constants are never regrouped in a way that rounds
-differently from the graph (``(x+1)+2`` and ``3*x*5`` stay as they are).  What
-does change results are the cancellations (``x*y/y -> x``, ``x - x -> 0``, also
-between equal constants) and the order in which the non-constant terms of one
-sum or product are combined (``(x/y)*z -> (x*z)/y``, ``1/(1/x) -> x``), as in
-Theano; see :func:`theon.tensor.rewriting.utils.product_const`.
-- DimShuffles are lifted above elementwise ops and merged, and nested reductions
-  with the same scalar op become one.
-
-Inner nodes are flattened only when the outer node is their only client (so
-nothing is computed twice) and they have its dtype.  The result always has the
-replaced variable's dtype and static shape.
+of the results), and float constants are never combined or regrouped in a way
+that rounds differently from the graph (``(x+1)+2``, ``3*x*5`` and ``(x/3)*y``
+stay as they are) unless terms cancel.  What does change results are the
+cancellations (``x*y/y -> x``, ``x - x -> 0``, also between equal constants) and
+the order in which the non-constant terms of one sum or product are combined
+(``(x/y)*z -> (x*z)/y``, ``1/(1/x) -> x``), as in Theano; see
+:func:`theon.tensor.rewriting.utils.product_const`.
 
 >>> import theon, theon.tensor as tt
 >>> x, y = tt.dvector("x"), tt.dvector("y")
@@ -50,6 +45,7 @@ from theon.tensor.rewriting.utils import (
     dtype_kind,
     fit,
     materialize,
+    moves_a_constant,
     multiplicative_terms,
     product_const,
     product_spec,
@@ -194,6 +190,8 @@ def _canonize(fgraph: FunctionGraph, node: Apply, additive: bool) -> Any:
                     return [fit(materialize(spec), out, deep_removed + deep.fills + node.inputs)]
         if not t.consts and not t.nested and not t.fills:
             return None
+        if moves_a_constant(t, additive):
+            return None  # nothing cancels: leave the constant where the graph has it
     spec = _canonical_spec(t, out, additive)
     if spec is None or spec_matches(spec, out):
         return None

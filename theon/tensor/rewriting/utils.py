@@ -42,6 +42,7 @@ __all__ = [
     "dtype_kind",
     "cast_op",
     "materialize",
+    "moves_a_constant",
     "product_spec",
     "spec_const",
     "spec_matches",
@@ -456,6 +457,32 @@ def product_const(t: Terms) -> tuple[Any, Any] | None:
         return None if c is None else (dt.type(sign * c), None)
     d = _scaled(v, -exp2, dt)
     return None if d is None else (dt.type(1), dt.type(sign * d))
+
+
+def moves_a_constant(t: Terms, additive: bool) -> bool:
+    """Whether rebuilding float terms ``t`` in canonical form could regroup a constant
+    with two or more other terms, which rounds differently from the graph.
+
+    ``(x/3)*y -> (x*y)/3`` and ``(x+1)+y -> (x+y)+1`` change about a third of the
+    results by an ulp.  Powers of two move freely in a product (scaling by ``2**k``
+    is exact), and equal constants on the two sides cancel and do not count.
+
+    >>> import theon.tensor as tt
+    >>> x, y = tt.dvector("x"), tt.dvector("y")
+    >>> moves_a_constant(multiplicative_terms(None, (x / 3.0) * y), additive=False)
+    True
+    >>> moves_a_constant(multiplicative_terms(None, (x / 4.0) * y), additive=False)
+    False
+    """
+    if len(t.pos) + len(t.neg) < 2 or dtype_kind(t.dtype) not in "fc":
+        return False
+    vals = _const_values(t)
+    if vals is None:
+        return False  # not combined at all (see combined_const)
+    for v, _ in _cancel_equal(vals):
+        if (v != 0) if additive else (_pow2_exponent(v) is None):
+            return True
+    return False
 
 
 def _int_const(t: Terms, dt: np.dtype, additive: bool) -> Any:
