@@ -35,6 +35,7 @@ from ._typeutil import (
     ones_like,
     zeros_like,
 )
+from .stable import stable_seeds
 
 __all__ = [
     "DisconnectedInputError",
@@ -389,7 +390,10 @@ def grad(
             seeds[v] = add_terms([seeds[v], g])
         else:
             seeds[v] = g
-    bp = _Backprop(seeds, wrt_list, consider_constant or ())
+    blockers = list(consider_constant or ())
+    # differentiate the stable form of the cost (see theon.gradient.stable)
+    seeds = stable_seeds(seeds, [*wrt_list, *blockers])
+    bp = _Backprop(seeds, wrt_list, blockers)
     bp.run()
     cost_text = describe(cost) if cost is not None else "the known_grads seeds"
     out: list[Any] = []

@@ -49,6 +49,7 @@ __all__ = [
     "local_log_sum_exp",
     "local_one_minus_sigmoid",
     "local_softmax_drop_max",
+    "local_sigmoid_from_exp",
     "local_softmax_manual",
 ]
 
@@ -244,6 +245,53 @@ def local_log1p_neg_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
     if s is None:
         return None
     return [fit(tm.neg(tm.softplus(s.inputs[0])), node.outputs[0])]
+
+
+def _one_plus_exp(fgraph: FunctionGraph, v: Variable) -> Variable | None:
+    """``y`` when ``v`` is ``1 + exp(y)`` (a float sum), else None."""
+    got = _sum_parts(fgraph, v)
+    if got is None:
+        return None
+    t, c = got
+    if c != 1 or t.neg or len(t.pos) != 1:
+        return None
+    e = elemwise_node(t.pos[0], ts.exp)
+    return None if e is None else e.inputs[0]
+
+
+@register_stabilize
+@node_rewriter([ts.true_div, ts.reciprocal, ts.mul])
+def local_sigmoid_from_exp(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``1 / (1 + exp(-x)) -> sigmoid(x)``, ``exp(x) / (1 + exp(x)) -> sigmoid(x)``.
+
+    Also within a larger product: ``a / (1 + exp(y)) -> a * sigmoid(-y)``.
+    """
+    out = node.outputs[0]
+    if not is_float(out) or not _may_divide(node):
+        return None
+    t = multiplicative_terms(fgraph, out, max_depth=1)
+    if t is None:
+        return None
+    for j, d in enumerate(t.neg):
+        y = _one_plus_exp(fgraph, d)
+        if y is None or y.type.dtype != t.dtype:  # type: ignore[attr-defined]
+            continue
+        c = combined_const(t, additive=False)
+        if c is None:
+            return None
+        pos = list(t.pos)
+        for k, p in enumerate(pos):
+            e = elemwise_node(p, ts.exp)
+            if e is not None and e.inputs[0] is y:
+                del pos[k]
+                s = tm.sigmoid(y)
+                break
+        else:
+            s = tm.sigmoid(negate(y))
+        neg = [*t.neg[:j], *t.neg[j + 1:]]
+        new = s if not pos and not neg and c == 1 else rebuild_product([s, *pos], neg, c, out)
+        return [fit(new, out, node.inputs)]
+    return None
 
 
 # ----------------------------------------------------------------------------- softmax
