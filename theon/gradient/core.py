@@ -360,6 +360,15 @@ def grad(
     Variable or list of Variable
         ``d cost / d wrt``, each with the type of its ``wrt``.
 
+    Notes
+    -----
+    The cost is differentiated in its *stabilized* form: the stabilize rewrites
+    (``log(1 + exp(x)) -> softplus(x)``, ``log(softmax(x)) -> log_softmax(x)``, ...)
+    run on a private copy of the graph first, so the gradient of an expression
+    that overflows or cancels when written naively is finite and accurate
+    wherever the stable form's is.  The ``wrt`` and ``consider_constant``
+    variables are kept as they are: a stabilization never looks through them.
+
     Examples
     --------
     >>> import theon, theon.tensor as tt

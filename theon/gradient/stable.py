@@ -35,12 +35,12 @@ from ._typeutil import add_terms
 
 __all__ = ["GRAD_STABILIZE_QUERY", "stable_seeds"]
 
-#: The rewrites run on the cost before differentiating it: the stabilize phase,
-#: without merging and constant folding (they would only rename or precompute nodes
-#: of the private copy, not change what is differentiated).
-GRAD_STABILIZE_QUERY = RewriteQuery(
-    include=("stabilize",), exclude=("merge", "constant_folding")
-)
+#: The rewrites run on the cost before differentiating it: the stabilize phase
+#: (with merge, which lets a pattern spelled with two equal nodes be found:
+#: ``exp(x) / sum(exp(x))``), without constant folding.
+GRAD_STABILIZE_QUERY = RewriteQuery(include=("stabilize",), exclude=("constant_folding",))
+#: Fires of these rewrites alone do not make the copy worth differentiating.
+_NEUTRAL = frozenset({"merge"})
 
 _stabilizer: Any = None
 
@@ -97,7 +97,8 @@ def stable_seeds(
         list(cut_set), keys, copy_inputs=False, copy_orphans=False, memo=memo
     )
     fg = FunctionGraph([*leaves, *back], [equiv.get(k, k) for k in keys], clone=False)
-    if not _get_stabilizer()(fg).total_fires:
+    fires = _get_stabilizer()(fg).fires
+    if not any(n for name, n in fires.items() if name not in _NEUTRAL):
         return seeds
     # the copy's nodes are private: point their placeholder inputs at the real variables
     for ph, v in back.items():
