@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from theon.graph.basic import Apply, Variable
+from theon.graph.collector import gc_paused
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import OpContractError
@@ -379,6 +380,23 @@ def grad(
     """
     if null_gradients not in ("raise", "return"):
         raise ValueError(f"null_gradients must be 'raise' or 'return', not {null_gradients!r}")
+    with gc_paused():
+        return _grad(
+            cost, wrt, consider_constant, disconnected_inputs, known_grads,
+            return_disconnected, null_gradients,
+        )
+
+
+def _grad(
+    cost: Variable | None,
+    wrt: Variable | Sequence[Variable],
+    consider_constant: Iterable[Variable] | None,
+    disconnected_inputs: str,
+    known_grads: Mapping[Variable, Any] | None,
+    return_disconnected: str,
+    null_gradients: str,
+) -> Any:
+    """The body of :func:`grad` (``null_gradients`` checked, collector held back)."""
     wrt_list, single = _as_var_list(wrt, "the wrt elements")
     seeds: dict[Variable, Variable] = {}
     if cost is not None:
