@@ -103,7 +103,7 @@ def test_destroy_handler_arrives_with_its_phase():
 
 @pytest.mark.parametrize("enabled", [True, False])
 def test_compiling_holds_back_the_collector_and_restores_it(enabled):
-    from theon.compile.function import _PAUSED_GEN0
+    from theon.graph.collector import PAUSED_GEN0 as _PAUSED_GEN0
 
     seen = []
 

@@ -23,12 +23,9 @@ to the mode and linked.  The :class:`Function` class (the callable) lives in
 
 from __future__ import annotations
 
-import contextlib
-import gc
-import threading
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from theon.compile.function_module import (
@@ -44,6 +41,7 @@ from theon.compile.profiling import ProfileStats
 from theon.compile.rebuild import rebuild
 from theon.compile.sharedvalue import Container, SharedVariable
 from theon.graph.basic import Constant, Variable
+from theon.graph.collector import gc_paused
 from theon.graph.fg import FunctionGraph, MissingInputError, describe
 from theon.graph.traversal import ancestors
 
@@ -55,40 +53,6 @@ __all__ = [
     "function",
     "outputs_needing_copy",
 ]
-
-
-_gc_lock = threading.Lock()
-_gc_state: dict[str, Any] = {"depth": 0, "threshold": None}
-# While compiling, the collector runs only after this many new container objects:
-# never for ordinary graphs, and every so often for huge ones (bounded memory).
-_PAUSED_GEN0 = 1_000_000
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Hold back the cyclic garbage collector while compiling, then restore it.
-
-    A compile allocates many short-lived, cyclic graph objects; with the
-    collector at its usual pace, its passes over the process heap cost a third of
-    a large graph's compile time.  The first-generation threshold is raised (to
-    :data:`_PAUSED_GEN0`) rather than the collector disabled, so a huge compile
-    still collects now and then.  The garbage is collected as usual afterwards.
-    Nested and concurrent compiles restore the thresholds once the last one ends.
-    """
-    with _gc_lock:
-        if _gc_state["depth"] == 0:
-            saved = gc.get_threshold()
-            _gc_state["threshold"] = saved
-            if saved[0] != 0:  # 0: collection is off; leave it off
-                gc.set_threshold(max(saved[0], _PAUSED_GEN0), *saved[1:])
-        _gc_state["depth"] += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_state["depth"] -= 1
-            if _gc_state["depth"] == 0:
-                gc.set_threshold(*_gc_state["threshold"])
 
 
 def _as_in(x: Any) -> In:
@@ -270,7 +234,7 @@ def function(
     """
     if not rebuild_strict:
         raise NotImplementedError("rebuild_strict=False is not supported: givens keep types")
-    with _gc_paused():
+    with gc_paused():
         return _function(
             inputs, outputs, mode, updates, givens, no_default_updates, accept_inplace, name,
             allow_input_downcast, profile, on_unused_input, trust_input,

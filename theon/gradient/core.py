@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from theon.graph.basic import Apply, Variable
+from theon.graph.collector import gc_paused
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import OpContractError
@@ -35,6 +36,7 @@ from ._typeutil import (
     ones_like,
     zeros_like,
 )
+from .stable import stable_seeds
 
 __all__ = [
     "DisconnectedInputError",
@@ -359,6 +361,15 @@ def grad(
     Variable or list of Variable
         ``d cost / d wrt``, each with the type of its ``wrt``.
 
+    Notes
+    -----
+    The cost is differentiated in its *stabilized* form: the stabilize rewrites
+    (``log(1 + exp(x)) -> softplus(x)``, ``log(softmax(x)) -> log_softmax(x)``, ...)
+    run on a private copy of the graph first, so the gradient of an expression
+    that overflows or cancels when written naively is finite and accurate
+    wherever the stable form's is.  The ``wrt`` and ``consider_constant``
+    variables are kept as they are: a stabilization never looks through them.
+
     Examples
     --------
     >>> import theon, theon.tensor as tt
@@ -369,6 +380,23 @@ def grad(
     """
     if null_gradients not in ("raise", "return"):
         raise ValueError(f"null_gradients must be 'raise' or 'return', not {null_gradients!r}")
+    with gc_paused():
+        return _grad(
+            cost, wrt, consider_constant, disconnected_inputs, known_grads,
+            return_disconnected, null_gradients,
+        )
+
+
+def _grad(
+    cost: Variable | None,
+    wrt: Variable | Sequence[Variable],
+    consider_constant: Iterable[Variable] | None,
+    disconnected_inputs: str,
+    known_grads: Mapping[Variable, Any] | None,
+    return_disconnected: str,
+    null_gradients: str,
+) -> Any:
+    """The body of :func:`grad` (``null_gradients`` checked, collector held back)."""
     wrt_list, single = _as_var_list(wrt, "the wrt elements")
     seeds: dict[Variable, Variable] = {}
     if cost is not None:
@@ -389,7 +417,10 @@ def grad(
             seeds[v] = add_terms([seeds[v], g])
         else:
             seeds[v] = g
-    bp = _Backprop(seeds, wrt_list, consider_constant or ())
+    blockers = list(consider_constant or ())
+    # differentiate the stable form of the cost (see theon.gradient.stable)
+    seeds = stable_seeds(seeds, [*wrt_list, *blockers])
+    bp = _Backprop(seeds, wrt_list, blockers)
     bp.run()
     cost_text = describe(cost) if cost is not None else "the known_grads seeds"
     out: list[Any] = []

@@ -33,7 +33,6 @@ from theon.scalar.basic import (
     mul,
     neg,
     sub,
-    true_div,
     upgrade_to_float_nocomplex,
 )
 from theon.scalar.type import ScalarType
@@ -242,7 +241,8 @@ class Sigmoid(_Special):
     py_template = "_sigmoid({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
-        return mul(out, sub(1, out))
+        # sigmoid(x) * sigmoid(-x), not out * (1 - out): 1 - out cancels to 0 for x > 37
+        return mul(out, sigmoid(neg(x)))
 
 
 def _softplus_np(x: Any) -> Any:
@@ -285,10 +285,9 @@ class Log1mexp(_Special):
     py_template = "_log1mexp({0})"
 
     def deriv(self, x: Variable, out: Variable) -> Variable:
-        # d/dx log(1 - e^x) = -e^x / (1 - e^x) = -1 / expm1(-x)
-        from theon.scalar.transcendental import expm1
-
-        return true_div(-1, expm1(neg(x)))
+        # d/dx log(1 - e^x) = -e^x / (1 - e^x) = -exp(x - out): -inf at 0 (where out is
+        # -inf), as the one-sided limit; no 0/0 or signed-zero trouble near 0
+        return neg(exp(sub(x, out)))
 
 
 erf = Erf()

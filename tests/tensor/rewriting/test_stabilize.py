@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.special as sps
 
 import theon
 import theon.tensor as tt
@@ -138,3 +139,22 @@ def test_non_float_is_left_alone() -> None:
     fg = rewrite([i], [out])
     assert "log" in op_names(fg)
     check_same([i], [out], [np.array([0, 1, 2], dtype="int32")])
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "int64"])
+def test_sigmoid_stabilizations_of_integers_do_not_wrap(dtype) -> None:
+    """``-x`` is taken in the float result dtype, never in x's own integer dtype."""
+    info = np.iinfo(dtype)
+    xv = np.array([info.min, 0, 1, 3, info.max], dtype=dtype)
+    i = tt.vector("i", dtype=dtype)
+    outs = [1 - tt.sigmoid(i), tt.log(tt.sigmoid(i)), tt.log(1 - tt.sigmoid(i)),
+            tt.exp(i) / (1 + tt.exp(i))]
+    got = theon.function([i], outs)(xv)
+    fdt = outs[0].type.dtype
+    x64 = xv.astype("float64")
+    with np.errstate(all="ignore"):
+        want = [sps.expit(-x64), -np.logaddexp(0, -x64), -np.logaddexp(0, x64), sps.expit(x64)]
+    tol = {"float16": 2e-3, "float32": 1e-6, "float64": 1e-12}[fdt]
+    for g, w in zip(got, want):
+        assert g.dtype == fdt
+        np.testing.assert_allclose(g, w.astype(fdt), rtol=tol, atol=tol)

@@ -25,6 +25,7 @@ from theon.tensor.rewriting.canonicalize import rebuild_product, rebuild_sum
 from theon.tensor.rewriting.utils import (
     Terms,
     additive_terms,
+    as_dtype,
     combined_const,
     elemwise_node,
     fit,
@@ -49,12 +50,19 @@ __all__ = [
     "local_log_sum_exp",
     "local_one_minus_sigmoid",
     "local_softmax_drop_max",
+    "local_sigmoid_from_exp",
     "local_softmax_manual",
 ]
 
 
-def negate(v: Variable) -> Variable:
-    """``-v``, with ``--x`` written ``x``."""
+def negate(v: Variable, dtype: str) -> Variable:
+    """``-v`` in the float ``dtype``, with ``--x`` written ``x``.
+
+    An integer ``v`` is cast first: ``-v`` in its own dtype would wrap (``-1`` is
+    255 in uint8, and the most negative int32 is its own negation).
+    """
+    if v.type.dtype != dtype:  # type: ignore[attr-defined]
+        return tm.neg(as_dtype(v, dtype))  # type: ignore[no-any-return]
     inner = elemwise_node(v, ts.neg)
     if inner is not None:
         return inner.inputs[0]
@@ -208,7 +216,8 @@ def local_log_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
     s = elemwise_node(arg, ts.sigmoid)
     if s is None:
         return None
-    return [fit(tm.neg(tm.softplus(negate(s.inputs[0]))), node.outputs[0])]
+    dtype = arg.type.dtype  # type: ignore[attr-defined]
+    return [fit(tm.neg(tm.softplus(negate(s.inputs[0], dtype))), node.outputs[0])]
 
 
 @register_stabilize
@@ -226,7 +235,7 @@ def local_one_minus_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
         s = elemwise_node(v, ts.sigmoid)
         if s is None or not is_float(v):
             continue
-        pos = [tm.sigmoid(negate(s.inputs[0])), *t.pos]
+        pos = [tm.sigmoid(negate(s.inputs[0], v.type.dtype)), *t.pos]  # type: ignore[attr-defined]
         neg = [*t.neg[:k], *t.neg[k + 1:]]
         return [fit(rebuild_sum(pos, neg, 0, out), out, node.inputs)]
     return None
@@ -244,6 +253,54 @@ def local_log1p_neg_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
     if s is None:
         return None
     return [fit(tm.neg(tm.softplus(s.inputs[0])), node.outputs[0])]
+
+
+def _one_plus_exp(fgraph: FunctionGraph, v: Variable) -> Variable | None:
+    """``exp(y)`` when ``v`` is ``1 + exp(y)`` (a float sum), else None."""
+    got = _sum_parts(fgraph, v)
+    if got is None:
+        return None
+    t, c = got
+    if c != 1 or t.neg or len(t.pos) != 1 or elemwise_node(t.pos[0], ts.exp) is None:
+        return None
+    return t.pos[0]
+
+
+@register_stabilize
+@node_rewriter([ts.true_div, ts.reciprocal, ts.mul])
+def local_sigmoid_from_exp(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``1 / (1 + exp(-x)) -> sigmoid(x)``, ``exp(x) / (1 + exp(x)) -> sigmoid(x)``.
+
+    Also within a larger product: ``a / (1 + exp(y)) -> a * sigmoid(-y)``.
+    """
+    out = node.outputs[0]
+    if not is_float(out) or not _may_divide(node):
+        return None
+    t = multiplicative_terms(fgraph, out, max_depth=1)
+    if t is None:
+        return None
+    for j, d in enumerate(t.neg):
+        e = _one_plus_exp(fgraph, d)
+        if e is None:
+            continue
+        c = combined_const(t, additive=False)
+        if c is None:
+            return None
+        y = e.owner.inputs[0]  # type: ignore[union-attr]
+        dtype = e.type.dtype  # type: ignore[attr-defined]
+        pos = list(t.pos)
+        for k, p in enumerate(pos):
+            pe = elemwise_node(p, ts.exp)
+            if pe is not None and pe.inputs[0] is y and p.type == e.type:
+                del pos[k]
+                s = tm.sigmoid(as_dtype(y, dtype))
+                break
+        else:
+            s = tm.sigmoid(negate(y, dtype))
+        neg = [*t.neg[:j], *t.neg[j + 1:]]
+        new = s if not pos and not neg and c == 1 else rebuild_product([s, *pos], neg, c, out)
+        return [fit(new, out, node.inputs)]
+    return None
 
 
 # ----------------------------------------------------------------------------- softmax

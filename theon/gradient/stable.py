@@ -1,0 +1,114 @@
+"""Differentiate the stable form: :func:`grad` first rewrites the cost with the stabilize phase.
+
+A stabilization (``log(1 + exp(x)) -> softplus(x)``, ``log(softmax(x)) ->
+log_softmax(x)``, ...) replaces an expression by an equal one that does not
+overflow or cancel.  Rewriting only the forward graph at compile time is not
+enough: the gradient graph was built from the unstable form (``exp(x) / (1 +
+exp(x))`` is ``inf / inf`` at x = 1000) and no longer contains the pattern.  So
+the backward walk differentiates the stabilized form instead; the derivative
+rules of the stable ops (``softplus' = sigmoid``) are stable themselves.
+
+The rewrite runs on a private copy of the graph between the *cut* variables
+(the ``wrt`` and ``consider_constant`` variables, which must stay in the graph
+as themselves) and the seeds.  When no stabilization applies, the user's own
+graph is differentiated, untouched.
+
+>>> import theon, theon.tensor as tt
+>>> x = tt.dscalar("x")
+>>> g = theon.grad(tt.log(1 + tt.exp(x)), x)
+>>> float(g.eval({x: 1000.0}))
+1.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from theon.graph.basic import Constant, Variable
+from theon.graph.fg import FunctionGraph
+from theon.graph.replace import clone_get_equiv
+from theon.graph.traversal import io_toposort
+from theon.rewriting.db import RewriteQuery, resolve_rewriter
+
+from ._typeutil import add_terms
+
+__all__ = ["GRAD_STABILIZE_QUERY", "stable_seeds"]
+
+#: The rewrites run on the cost before differentiating it: the stabilize phase
+#: (with merge, which lets a pattern spelled with two equal nodes be found:
+#: ``exp(x) / sum(exp(x))``), without constant folding.
+GRAD_STABILIZE_QUERY = RewriteQuery(include=("stabilize",), exclude=("constant_folding",))
+#: Fires of these rewrites alone do not make the copy worth differentiating.
+_NEUTRAL = frozenset({"merge"})
+
+_stabilizer: Any = None
+
+
+def _get_stabilizer() -> Any:
+    """The stabilize-phase rewriter (built on first use, then kept)."""
+    global _stabilizer
+    if _stabilizer is None:
+        _stabilizer = resolve_rewriter(GRAD_STABILIZE_QUERY)
+    return _stabilizer
+
+
+def stable_seeds(
+    seeds: dict[Variable, Variable], cuts: Iterable[Variable]
+) -> dict[Variable, Variable]:
+    """``seeds`` (variable -> its gradient) with each variable replaced by its stable form.
+
+    ``cuts`` are kept as they are (the copy reads them, it never looks past
+    them).  Returns ``seeds`` itself when no stabilization applies.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> cost = tt.log(tt.special.softmax(x))[0]
+    >>> (new,) = stable_seeds({cost: tt.constant(1.0)}, [x])
+    >>> new is cost, str(new.owner.inputs[0].owner.op)
+    (False, 'LogSoftmax{axis=0}')
+    """
+    keys = list(seeds)
+    cut_set = set(cuts)
+    nodes = io_toposort(cut_set, keys)
+    if not nodes:
+        return seeds
+    # cut variables computed by the graph become placeholder inputs of the copy
+    memo: dict[Any, Any] = {}
+    back: dict[Variable, Variable] = {}
+    leaves: dict[Variable, None] = {}
+    for node in nodes:
+        for v in node.inputs:
+            if v in memo or v in leaves or isinstance(v, Constant):
+                continue
+            if v in cut_set and v.owner is not None:
+                ph = v.type()
+                ph.name = v.name
+                memo[v] = ph
+                back[ph] = v
+            elif v.owner is None:
+                leaves[v] = None
+    for k in keys:
+        if k in cut_set and k.owner is not None and k not in memo:
+            ph = k.type()
+            memo[k] = ph
+            back[ph] = k
+    equiv = clone_get_equiv(
+        list(cut_set), keys, copy_inputs=False, copy_orphans=False, memo=memo
+    )
+    fg = FunctionGraph([*leaves, *back], [equiv.get(k, k) for k in keys], clone=False)
+    fires = _get_stabilizer()(fg).fires
+    if not any(n for name, n in fires.items() if name not in _NEUTRAL):
+        return seeds
+    # the copy's nodes are private: point their placeholder inputs at the real variables
+    for ph, v in back.items():
+        for node, i in list(fg.clients.get(ph, ())):
+            if node == "output":
+                fg.outputs[i] = v
+            else:
+                node.inputs[i] = v
+    out: dict[Variable, Variable] = {}
+    for k, new in zip(keys, fg.outputs):
+        g = seeds[k]
+        out[new] = add_terms([out[new], g]) if new in out else g
+    return out
