@@ -316,3 +316,21 @@ def test_user_graph_is_untouched() -> None:
     theon.function([x, y], out)
     after = theon.graph.traversal.io_toposort([x, y], [out])
     assert [(n.op, list(n.inputs), list(n.outputs)) for n in after] == snapshot
+
+
+def test_terms_are_not_regrouped_when_nothing_cancels() -> None:
+    """``(-(v + w)) + a + b`` is not rebuilt as ``(a + b) - (v + w)``, nor ``(x/y)*z`` as
+    ``(x*z)/y``: a different grouping rounds differently (found by hypothesis)."""
+    v, w, a, b = (tt.dvector(n) for n in "vwab")
+    vals = [XS[::7] * k + 0.1 * k for k in (1.0, -2.0, 3.0, 0.5)]
+    va, wa, aa, ba = vals
+    _exact([v, w, a, b], (-(v + w) + a) + b, vals, (-(va + wa) + aa) + ba)
+    _exact([v, w, a], (v / w) * a, vals[:3], (va / wa) * aa)
+    _exact([v, w, a], v / (w / a), vals[:3], va / (wa / aa))
+    _exact([v, w, a, b], (v - (w - a)) - b, vals, (va - (wa - aa)) - ba)
+    # a chain grouped as the canonical form would group it is still flattened
+    fg = rewrite([v, w, a], [(v + w) + a])
+    assert op_names(fg) == {"add": 1}
+    # and terms that cancel still do (the documented identity x - x -> 0)
+    fg = rewrite([v, w, a], [(v + w) + a - w])
+    assert op_names(fg) == {"add": 1}

@@ -37,6 +37,7 @@ from theon.rewriting import node_rewriter, register_canonicalize
 from theon.tensor import math as tm
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.rewriting.utils import (
+    _SECOND_T,
     ADDITIVE,
     MULTIPLICATIVE,
     Terms,
@@ -162,6 +163,96 @@ def _canonical_spec(t: Terms, like: Variable, additive: bool) -> Any:
     return product_form(t.pos, t.neg, got[0], like, div=got[1])
 
 
+_TRANSPARENT = frozenset({type(ts.neg)})  # exact: rounding is symmetric
+_PAIRWISE = frozenset({type(ts.sub), type(ts.true_div)})
+_ROUNDING_UNARY = frozenset({type(ts.reciprocal)})
+
+
+def _pair(a: Any, b: Any) -> Any:
+    """The grouping of one rounding operation on groupings ``a`` and ``b`` (in any order)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return ("n", a, b) if a <= b else ("n", b, a)
+
+
+def _fold(children: list[Any]) -> Any:
+    acc = None
+    for c in children:
+        acc = _pair(acc, c)
+    return acc
+
+
+def _combine(kind: type | str, children: list[Any]) -> Any:
+    """The grouping of an operation of ``kind`` (a scalar op class) on ``children``."""
+    if kind in _TRANSPARENT or kind == "cast":
+        return children[0]
+    if kind in _ROUNDING_UNARY:
+        return None if children[0] is None else ("r", children[0])
+    return _fold(children)
+
+
+def _tree_grouping(root: Variable, t: Terms) -> Any:
+    """How the tree at ``root`` groups the terms of ``t`` into rounding operations.
+
+    Constants are left out (:func:`moves_a_constant` judges them), signs too (negating
+    is exact).  Two trees with the same grouping, commutativity aside, compute
+    the same roundings: the same result bit for bit.
+    """
+    ids: dict[Variable, int] = {}
+    for v in (*t.pos, *t.neg):
+        ids.setdefault(v, len(ids))
+    done: dict[Variable, Any] = {}
+    stack: list[tuple[Variable, bool]] = [(root, False)]
+    while stack:
+        v, expanded = stack.pop()
+        if v in done:
+            continue
+        if v is not root and v in ids:
+            done[v] = ("l", ids[v])
+            continue
+        node = v.owner
+        if node is None or not isinstance(node.op, Elemwise):
+            done[v] = None  # a constant
+            continue
+        sop = type(node.op.scalar_op)
+        ins = node.inputs[1:] if sop is _SECOND_T else node.inputs
+        if not expanded:
+            stack.append((v, True))
+            stack.extend((i, False) for i in reversed(ins))
+            continue
+        done[v] = _combine("cast" if sop is _SECOND_T else sop, [done[i] for i in ins])
+    return done[root]
+
+
+def _spec_grouping(spec: Any, t: Terms) -> Any:
+    """:func:`_tree_grouping` of what ``spec`` would build."""
+    ids: dict[Variable, int] = {}
+    for v in (*t.pos, *t.neg):
+        ids.setdefault(v, len(ids))
+    out: list[Any] = []
+    stack: list[tuple[Any, bool]] = [(spec, False)]
+    while stack:
+        sp, expanded = stack.pop()
+        if isinstance(sp, Variable):
+            out.append(("l", ids[sp]) if sp in ids else None)
+            continue
+        if sp[0] == "const":
+            out.append(None)
+            continue
+        children = sp[1:]
+        if not expanded:
+            stack.append((sp, True))
+            stack.extend((c, False) for c in reversed(children))
+            continue
+        got = out[len(out) - len(children):]
+        del out[len(out) - len(children):]
+        sop = type(sp[0].scalar_op)
+        out.append(_combine("cast" if sop.__name__ == "Cast" else sop, got))
+    return out[0]
+
+
 def _canonize(fgraph: FunctionGraph, node: Apply, additive: bool) -> Any:
     """The body of both canonizers: ``node``'s sum (product) tree in canonical form, or None.
 
@@ -195,6 +286,13 @@ def _canonize(fgraph: FunctionGraph, node: Apply, additive: bool) -> Any:
     spec = _canonical_spec(t, out, additive)
     if spec is None or spec_matches(spec, out):
         return None
+    if (
+        not removed
+        and t.nested
+        and dtype_kind(t.dtype) in "fc"
+        and _spec_grouping(spec, t) != _tree_grouping(out, t)
+    ):
+        return None  # nothing cancels: regrouping float terms would round differently
     return [fit(materialize(spec), out, removed + t.fills + node.inputs)]
 
 
