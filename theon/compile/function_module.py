@@ -440,20 +440,25 @@ class Function:
     ) -> Function:
         """A copy of this function, without recompiling.
 
+        The copy reads and updates the same shared variables as this function
+        (their storage is the variables' own), except those given in ``swap``.
+        Arguments' defaults and state inputs (``In(value=..., update=...)``) start
+        from this function's current values but are the copy's own: setting
+        ``copy[name]`` or advancing the copy's state leaves this function alone.
+
         Parameters
         ----------
         share_memory
-            ``True``: the copy shares everything with this function (linked code
-            and the stored values of every input, state and shared variable).
-            ``False``: the copy gets its own linked code and its own copies of the
-            values of inputs that are updated (state, updated shared variables), so
-            its updates do not reach the original's shared variables; read them
-            with ``copy[var]``.  Shared variables that are only read stay shared.
+            ``True``: the copy reuses this function's linked code (and whatever
+            storage for intermediate results it keeps).  ``False``: it gets its own.
+            Which inputs are shared does not depend on it.
         swap
-            ``{old_shared: new_shared}``: the copy uses ``new_shared``'s storage in
-            place of ``old_shared`` (same type required).
+            ``{old_shared: new_shared}``: the copy reads and updates ``new_shared``
+            in place of ``old_shared`` (same type required); give a copy its own
+            state this way.
         delete_updates
-            The copy computes the outputs only, without updates.
+            The copy computes the outputs only, without updates (it still reads
+            the shared variables' current values).
         name, profile
             The copy's name and profiling (as in ``function``).
 
@@ -489,8 +494,8 @@ class Function:
             if i.variable in swap:
                 ni.variable = swap[i.variable]
                 c = swap[i.variable].container
-            elif not share_memory and (i.update is not None or not i.shared):
-                c = c.copy()
+            elif not i.shared:
+                c = c.copy()  # defaults and state are the copy's own
             new_inputs.append(ni)
             storage.append(c)
         new_maker = FunctionMaker(fg, new_inputs, maker.outputs, maker.mode, maker.unpack_single)
@@ -501,6 +506,10 @@ class Function:
             runner = maker.mode.linker.make_function(fg, profile=prof)
         return Function(new_maker, runner, name=name or self.name, trust_input=self.trust_input,
                         input_storage=storage, profile=prof)
+
+    def __copy__(self) -> Function:
+        """``copy.copy(f)`` is ``f.copy()``."""
+        return self.copy()
 
     def __reduce__(self) -> tuple[Any, ...]:
         from theon.compile.pickling import function_state, load_function
