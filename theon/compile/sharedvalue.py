@@ -159,8 +159,8 @@ class SharedVariable(Variable):
         """The current value.
 
         With ``borrow=False`` (the default) it is a copy the caller owns.  With
-        ``borrow=True`` it may be the internal storage, which later calls of
-        functions that update this variable may overwrite in place.
+        ``borrow=True`` it may be the internal storage: the caller must not change
+        it (compiled functions do not write into it; an update stores a new value).
 
         >>> s = shared([1, 2])
         >>> v = s.get_value(); v.append(3); s.get_value()
@@ -318,8 +318,7 @@ def shared(
     allow_downcast
         Accept lossy conversions of later values.
     borrow
-        Keep ``value`` itself instead of a copy (the caller must then not change it,
-        and it may be changed in place by functions that update the variable).
+        Keep ``value`` itself instead of a copy (the caller must then not change it).
     shape
         Static shape for tensor values (``None`` entries for unknown lengths).
 
