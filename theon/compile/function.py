@@ -235,6 +235,7 @@ def function(
         ``{shared_variable: new_value}`` or a list of pairs.  All new values are
         computed first, then stored together after the outputs, so every output
         sees the old values.  A new value must have the shared variable's type.
+        A call with updates is atomic, also between threads (see ``Function``).
     givens
         ``{variable: replacement}`` or pairs: substituted in the graph before
         compiling (replacements must have the same type).
