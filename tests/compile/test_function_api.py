@@ -99,8 +99,10 @@ def test_protected_and_mutable_inputs_are_marked_on_the_graph():
                        mode="REFERENCE")
     fg = f.maker.fgraph
     names = {str(v) for v in fg.protected_inputs}
-    assert names == {"y", "r"}
-    assert {str(v) for v in fg.mutable_inputs} == {"x", "s"}
+    # an updated shared variable is not overwritten in place: its new value is
+    # stored when the call has finished (a failing call changes nothing)
+    assert names == {"y", "r", "s"}
+    assert {str(v) for v in fg.mutable_inputs} == {"x"}
     assert fg.update_mapping == {1: 2}
 
 
@@ -157,19 +159,21 @@ def test_stored_values_by_name_and_variable():
         f["nope"]
 
 
-def test_copy_private_state_swap_and_share_memory():
+def test_copy_shares_shared_variables_swap_and_share_memory():
     c = SharedVariable("c", it, 0)
     ro = SharedVariable("ro", it, 100)
     f = theon.function([], iadd(c, ro), updates=[(c, iadd(c, 1))])
     g = f.copy()
     assert g() == 100 and g() == 101
-    assert c.get_value() == 0 and g[c] == 2  # the copy's state is its own
+    assert c.get_value() == 2 and g[c] == 2  # the copy updates the shared variable
     ro.set_value(200)
     assert g() == 202  # read-only shared values stay shared
+    assert f() == 203 and c.get_value() == 4
+    c.set_value(0)
     h = f.copy(share_memory=True)
     assert h() == 200 and c.get_value() == 1
     d = SharedVariable("d", it, 50)
-    k = f.copy(swap={c: d})
+    k = f.copy(swap={c: d})  # a copy with its own state
     assert k() == 250 and d.get_value() == 51 and c.get_value() == 1
     with pytest.raises(TypeError, match="'?c'?.*type IntT"):
         f.copy(swap={c: SharedVariable("v", vt, np.zeros(1))})

@@ -47,10 +47,12 @@ def test_pickled_function_runs_in_fresh_process(tmp_path, mode):
     path.write_bytes(pickle.dumps(f))
 
     expected = []
-    ref = f.copy()  # private state, same starting point as the pickle
+    # private state (shared variables of its own), same starting point as the pickle
+    w2, c2 = SharedVariable("w", vt, w.get_value()), SharedVariable("count", it, c.get_value())
+    ref = f.copy(swap={w: w2, c: c2})
     for v in ([0.5, 1.0, 2.0], [3.0, 1.0, 0.0]):
         r = ref(np.array(v))
-        expected.append([r[0].tolist(), r[1], ref[w].tolist(), ref[c], ref["acc"]])
+        expected.append([r[0].tolist(), r[1], ref[w2].tolist(), ref[c2], ref["acc"]])
 
     out_text = _run_child(
         """

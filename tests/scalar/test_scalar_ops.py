@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.special as sps
 
+from tests.seeding import stable_seed
 from theon import scalar as ts
 from theon.scalar.basic import ScalarOp
 from theon.scalar.pyimpl import py_namespace
@@ -86,7 +87,7 @@ def _value_dtypes(spec: Spec) -> list[str]:
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_values_match_numpy(name: str) -> None:
     spec = SPECS[name]
-    rng = np.random.default_rng(abs(hash(name)) % 2**32)
+    rng = np.random.default_rng(stable_seed(name))
     for dtype in _value_dtypes(spec):
         rtol = {"float64": 1e-13, "float32": 2e-6, "float16": 2e-3}.get(dtype, 0)
         for point in sample(spec, rng, 6):
@@ -272,7 +273,8 @@ def test_semantics_details() -> None:
     assert c(5.0, 3.0, 1.0) == np.clip(5.0, 3.0, 1.0) == 1.0
     assert c(-5.0, 3.0, 1.0) == 1.0
     sp = f([x], ts.softplus(x))
-    assert sp(1000.0) == 1000.0 and sp(-1000.0) == 0.0 and sp(0.0) == math.log(2)
+    assert sp(1000.0) == 1000.0 and sp(-1000.0) == 0.0
+    assert math.isclose(sp(0.0), math.log(2), rel_tol=1e-15)  # libms differ in the last bit
     l1 = f([x], ts.log1mexp(x))
     assert math.isclose(l1(-50.0), -math.exp(-50.0), rel_tol=1e-12)
     assert math.isclose(l1(-1e-20), math.log(1e-20), rel_tol=1e-12)

@@ -199,6 +199,7 @@ def function(
         ``{shared_variable: new_value}`` or a list of pairs.  All new values are
         computed first, then stored together after the outputs, so every output
         sees the old values.  A new value must have the shared variable's type.
+        A call with updates is atomic, also between threads (see ``Function``).
     givens
         ``{variable: replacement}`` or pairs: substituted in the graph before
         compiling (replacements must have the same type).
@@ -316,25 +317,21 @@ def _function(
                     f"default value of input {describe(i.variable)} does not fit its type: {e}"
                 ) from None
         storage.append(Container(i.variable.type, value, i.name, i.strict, i.allow_downcast))
-    containers_seen: dict[int, int] = {}
     for sv in rb.shared_inputs:
         upd = rb.updates.get(sv)
+        # not mutable: an update is computed into new memory and stored when the
+        # call has finished, so a call that fails changes no shared variable and
+        # other threads never see a half-written value
         maker_inputs.append(
-            In(sv, name=sv.name, update=upd, mutable=upd is not None, borrow=True,
-               implicit=True, shared=True)
+            In(sv, name=sv.name, update=upd, borrow=True, implicit=True, shared=True)
         )
         storage.append(sv.container)
-        containers_seen[id(sv.container)] = containers_seen.get(id(sv.container), 0) + 1
 
     t0 = time.perf_counter()
     fgraph = FunctionGraph(fg_inputs, fg_outputs, clone=True, update_mapping=update_mapping)
     # Inputs the inplace machinery must not overwrite: all but declared-mutable
-    # arguments and updated shared variables (whose old value is replaced anyway);
-    # a storage cell seen through two inputs is never overwritten.
-    mutable = set()
-    for k, i in enumerate(maker_inputs):
-        if i.mutable and containers_seen.get(id(storage[k]), 1) == 1:
-            mutable.add(fgraph.inputs[k])
+    # arguments (shared variables never are).
+    mutable = {fgraph.inputs[k] for k, i in enumerate(maker_inputs) if i.mutable}
     fgraph.mutable_inputs = mutable  # type: ignore[attr-defined]
     fgraph.protected_inputs = {v for v in fgraph.inputs if v not in mutable}  # type: ignore[attr-defined]
     _check_inplace(fgraph, accept_inplace)

@@ -16,6 +16,7 @@ needs none of it costs one Python call plus the linker's runner.
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -168,17 +169,18 @@ def _build_call(
     out_copy: Sequence[bool],
     unpack: bool,
     profile: Any,
+    locks: Sequence[Any] = (),
 ) -> tuple[Any, str]:
     """A ``__call__`` doing exactly what this function needs, unrolled, and its source.
 
     Everything it uses (runner, filters, storage cells) is bound as a global of the
     generated code, so a call does no attribute or dict lookups on the Function.
+    ``locks`` are held, in order, from binding the arguments to storing the updates.
     """
     ns: dict[str, Any] = {"_runner": runner, "_copy": copy_value, "_perf": time.perf_counter,
                           "_prof": profile}
     a = [f"a{k}" for k in range(n_args)]
     s = [
-        "def __call__(self, *args, **kwargs):",
         f"    if kwargs or len(args) != {n_args}:",
         "        args = self._bind(args, kwargs)",
     ]
@@ -215,6 +217,12 @@ def _build_call(
     for n, (_, cell, _) in enumerate(update_plan):
         ns[f"_u{n}"] = cell
         s.append(f"    _u{n}[0] = u{n}")
+    # the locked part: acquire each lock, then run the rest under try/finally
+    for n in reversed(range(len(locks))):
+        ns[f"_acq{n}"], ns[f"_rel{n}"] = locks[n].acquire, locks[n].release
+        s = [f"    _acq{n}()", "    try:", *("    " + ln for ln in s),
+             "    finally:", f"        _rel{n}()"]
+    s.insert(0, "def __call__(self, *args, **kwargs):")
     n_out = len(out_copy)
     items = [f"_copy(outs[{k}])" if c else f"outs[{k}]" for k, c in enumerate(out_copy)]
     if unpack:
@@ -241,6 +249,26 @@ class Function:
     ``f[name_or_var] = v`` sets it.  Compiled functions pickle (see
     :mod:`theon.compile.pickling`) and :meth:`copy`.
 
+    Threads: a compiled function may be called from several threads at once.
+
+    - Calls do not share intermediate results.  The default linker keeps them in
+      the locals of its generated code, so calls without updates run unlocked
+      and in parallel; a function whose runner keeps them between steps (the
+      reference VM, ``mode="REFERENCE"``) runs one call at a time, together with
+      its ``copy(share_memory=True)``.
+    - A call with updates is atomic.  It holds the locks of the shared variables
+      and state inputs it updates from reading their values to storing the new
+      ones: concurrent calls of functions updating the same variable lose no
+      update, and ``set_value`` or ``f[name] = v`` wait for such a call.
+    - New values are stored only when the call succeeds, into new memory (a
+      call never writes into a shared variable's array): a call that raises
+      changes no shared variable or state.
+    - A call that only reads a shared variable takes no lock and sees its old
+      or its new value, never a half-written one; when another thread's call
+      updates several variables, it may see some old and some new.
+    - Results belong to the caller (except ``Out(v, borrow=True)`` outputs);
+      profiling counts may miss some of the concurrent calls.
+
     >>> import theon
     >>> from theon.compile.io import In
     >>> from theon.graph.type import Generic
@@ -258,11 +286,16 @@ class Function:
         trust_input: bool = False,
         input_storage: list[Container] | None = None,
         profile: Any = None,
+        runner_lock: Any = None,
     ) -> None:
         self.maker = maker
         self.name = name
         self._runner = runner
         self.profile = profile
+        # a runner that keeps intermediates between its steps (the reference VM)
+        # runs one call at a time; copies that share it share this lock
+        self._runner_lock = None if getattr(runner, "reentrant", False) else (
+            runner_lock if runner_lock is not None else threading.RLock())
         if input_storage is None:
             input_storage = [
                 Container(i.variable.type, i.value if i.has_default else None, i.name,
@@ -298,6 +331,10 @@ class Function:
             (k, self.input_storage[j].storage, upd_copy[k])
             for k, j in sorted(fg.update_mapping.items())
         ]
+        updated = {id(c): c for c in (self.input_storage[j] for j in fg.update_mapping.values())}
+        locks = [c.lock for c in sorted(updated.values(), key=lambda c: c.order)]
+        if self._runner_lock is not None:
+            locks.append(self._runner_lock)
         self._unpack = maker.unpack_single
         filters = [
             None if self._trust_input or _identity_filter(i.variable.type)
@@ -306,7 +343,7 @@ class Function:
         ]
         call, self._call_source = _build_call(
             n, filters, self._runner, self._implicit_cells, self._update_plan, out_copy,
-            self._unpack, self.profile,
+            self._unpack, self.profile, locks,
         )
         call.__qualname__ = "Function.__call__"
         call.__doc__ = Function.__call__.__doc__
@@ -440,20 +477,25 @@ class Function:
     ) -> Function:
         """A copy of this function, without recompiling.
 
+        The copy reads and updates the same shared variables as this function
+        (their storage is the variables' own), except those given in ``swap``.
+        Arguments' defaults and state inputs (``In(value=..., update=...)``) start
+        from this function's current values but are the copy's own: setting
+        ``copy[name]`` or advancing the copy's state leaves this function alone.
+
         Parameters
         ----------
         share_memory
-            ``True``: the copy shares everything with this function (linked code
-            and the stored values of every input, state and shared variable).
-            ``False``: the copy gets its own linked code and its own copies of the
-            values of inputs that are updated (state, updated shared variables), so
-            its updates do not reach the original's shared variables; read them
-            with ``copy[var]``.  Shared variables that are only read stay shared.
+            ``True``: the copy reuses this function's linked code (and whatever
+            storage for intermediate results it keeps).  ``False``: it gets its own.
+            Which inputs are shared does not depend on it.
         swap
-            ``{old_shared: new_shared}``: the copy uses ``new_shared``'s storage in
-            place of ``old_shared`` (same type required).
+            ``{old_shared: new_shared}``: the copy reads and updates ``new_shared``
+            in place of ``old_shared`` (same type required); give a copy its own
+            state this way.
         delete_updates
-            The copy computes the outputs only, without updates.
+            The copy computes the outputs only, without updates (it still reads
+            the shared variables' current values).
         name, profile
             The copy's name and profiling (as in ``function``).
 
@@ -489,18 +531,22 @@ class Function:
             if i.variable in swap:
                 ni.variable = swap[i.variable]
                 c = swap[i.variable].container
-            elif not share_memory and (i.update is not None or not i.shared):
-                c = c.copy()
+            elif not i.shared:
+                c = c.copy()  # defaults and state are the copy's own
             new_inputs.append(ni)
             storage.append(c)
         new_maker = FunctionMaker(fg, new_inputs, maker.outputs, maker.mode, maker.unpack_single)
         prof = _make_profile(profile, name or self.name) if profile is not None else None
         if share_memory and fg is maker.fgraph and prof is None:
-            runner = self._runner
+            runner, lock = self._runner, self._runner_lock
         else:
-            runner = maker.mode.linker.make_function(fg, profile=prof)
+            runner, lock = maker.mode.linker.make_function(fg, profile=prof), None
         return Function(new_maker, runner, name=name or self.name, trust_input=self.trust_input,
-                        input_storage=storage, profile=prof)
+                        input_storage=storage, profile=prof, runner_lock=lock)
+
+    def __copy__(self) -> Function:
+        """``copy.copy(f)`` is ``f.copy()``."""
+        return self.copy()
 
     def __reduce__(self) -> tuple[Any, ...]:
         from theon.compile.pickling import function_state, load_function

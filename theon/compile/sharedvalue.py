@@ -18,6 +18,8 @@ shared variable).
 from __future__ import annotations
 
 import copy
+import itertools
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -50,18 +52,24 @@ def copy_value(x: Any) -> Any:
     return copy.deepcopy(x)
 
 
+_container_order = itertools.count()
+
+
 class Container:
     """A one-element storage cell with the Type that filters what goes in it.
 
     ``storage`` is the cell itself (a list of length one), which compiled
-    functions read and write directly.
+    functions read and write directly.  ``lock`` (reentrant) is held by a call
+    of a function that updates the cell, from reading its value to storing the
+    new one, and by :attr:`value` assignments; a call that updates several cells
+    takes their locks by increasing ``order``, so no two calls wait for each other.
 
     >>> c = Container(Generic(), 3, name="x")
     >>> c.value, c.storage
     (3, [3])
     """
 
-    __slots__ = ("allow_downcast", "name", "storage", "strict", "type")
+    __slots__ = ("allow_downcast", "lock", "name", "order", "storage", "strict", "type")
 
     def __init__(
         self,
@@ -76,6 +84,8 @@ class Container:
         self.strict = strict
         self.allow_downcast = allow_downcast
         self.storage: list[Any] = [value]
+        self.lock = threading.RLock()
+        self.order = next(_container_order)
 
     @property
     def value(self) -> Any:
@@ -84,7 +94,9 @@ class Container:
 
     @value.setter
     def value(self, v: Any) -> None:
-        self.storage[0] = self.type.filter(v, self.strict, self.allow_downcast)
+        v = self.type.filter(v, self.strict, self.allow_downcast)
+        with self.lock:
+            self.storage[0] = v
 
     def copy(self) -> Container:
         """A container of the same type holding an independent copy of the value."""
@@ -93,11 +105,13 @@ class Container:
         )
 
     def __getstate__(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__slots__}
+        return {k: getattr(self, k) for k in self.__slots__ if k not in ("lock", "order")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():
             setattr(self, k, v)
+        self.lock = threading.RLock()
+        self.order = next(_container_order)
 
     def __repr__(self) -> str:
         return f"Container({self.name or ''}: {self.type})"
@@ -159,8 +173,8 @@ class SharedVariable(Variable):
         """The current value.
 
         With ``borrow=False`` (the default) it is a copy the caller owns.  With
-        ``borrow=True`` it may be the internal storage, which later calls of
-        functions that update this variable may overwrite in place.
+        ``borrow=True`` it may be the internal storage: the caller must not change
+        it (compiled functions do not write into it; an update stores a new value).
 
         >>> s = shared([1, 2])
         >>> v = s.get_value(); v.append(3); s.get_value()
@@ -188,7 +202,8 @@ class SharedVariable(Variable):
             ) from None
         if not borrow and v is new_value:
             v = copy_value(v)
-        c.storage[0] = v
+        with c.lock:  # after any call that is updating this variable
+            c.storage[0] = v
 
     @property
     def value(self) -> Any:
@@ -318,8 +333,7 @@ def shared(
     allow_downcast
         Accept lossy conversions of later values.
     borrow
-        Keep ``value`` itself instead of a copy (the caller must then not change it,
-        and it may be changed in place by functions that update the variable).
+        Keep ``value`` itself instead of a copy (the caller must then not change it).
     shape
         Static shape for tensor values (``None`` entries for unknown lengths).
 

@@ -586,8 +586,8 @@ def logsumexp(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
 
     >>> import theon.tensor as tt
     >>> x = tt.dvector("x")
-    >>> float(logsumexp(x).eval({x: [1000.0, 1000.0]}))
-    1000.6931471805599
+    >>> round(float(logsumexp(x).eval({x: [1000.0, 1000.0]})), 6)
+    1000.693147
     """
     m = _m()
     x = as_tensor_variable(x)

@@ -91,9 +91,11 @@ class PyLinker(Linker):
         Carry 0-d float64 values as Python floats where possible.
 
     The runner has ``order`` (the nodes in run order), ``source`` (the generated
-    code) and ``float_inputs``: the positions of 0-d float64 inputs that are only
+    code), ``float_inputs``: the positions of 0-d float64 inputs that are only
     read through ``float()``, to which a caller may pass a Python float as is
-    (skipping the argument filter exactly preserves the result).
+    (skipping the argument filter exactly preserves the result), and
+    ``reentrant = True``: intermediates live in the locals of the generated
+    function, so several threads may run it at once.
 
     Examples
     --------
@@ -175,6 +177,7 @@ def _build(
     run.order = code.order
     run.source = text
     run.float_inputs = code.float_inputs if fallback is not None else frozenset()
+    run.reentrant = True
     return run  # type: ignore[no-any-return]
 
 
