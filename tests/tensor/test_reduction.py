@@ -15,7 +15,7 @@ import theon.tensor as tt
 from tests.tensor.core_checks import MODE, check_infer_shape, run
 from theon.gradient import verify_grad
 from theon.tensor.elemwise import CAReduce
-from theon.tensor.reduction import All, Argmax, Max, Prod, Sum
+from theon.tensor.reduction import All, Argmax, Max, Min, Prod, Sum
 
 rng = np.random.default_rng(7)
 
@@ -340,3 +340,41 @@ def test_random_axes(shape: tuple[int, ...], data: Any, keepdims: bool, name: st
     got = run([x], out, xv)
     assert got.shape == ref.shape
     np.testing.assert_allclose(got, ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", MODE])
+@pytest.mark.parametrize(("shape", "axis"), [((2, 0), 1), ((0, 3), 0), ((0,), None),
+                                             ((2, 0, 3), (1, 2)), ((0, 0), None)])
+def test_logsumexp_over_an_empty_axis_is_minus_inf(mode, shape, axis) -> None:
+    """As NumPy evaluates ``log(sum(exp(x)))``: the log of an empty sum is ``-inf``; the
+    manual form, which the stabilize phase rewrites, gives the same."""
+    x = tt.tensor("float64", shape=(None,) * len(shape), name="x")
+    xv = np.zeros(shape)
+    with np.errstate(divide="ignore"):
+        want = np.log(np.sum(np.exp(xv), axis=axis))
+    for out in (tt.logsumexp(x, axis=axis), tt.log(tt.sum(tt.exp(x), axis=axis))):
+        got = theon.function([x], out, mode=mode)(xv)
+        np.testing.assert_array_equal(got, want)
+        g = theon.function([x], theon.grad(tt.sum(out), x), mode=mode)(xv)
+        assert g.shape == shape
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", MODE])
+def test_max_with_initial(mode) -> None:
+    x = tt.dmatrix("x")
+    for op, npf in ((Max(axis=(1,), initial=-np.inf), np.max), (Min(axis=(1,), initial=5.0),
+                                                                 np.min)):
+        f = theon.function([x], op(x), mode=mode)
+        for xv in (np.zeros((3, 0)), np.array([[1.0, 7.0], [np.nan, 1.0], [9.0, 4.0]])):
+            np.testing.assert_array_equal(f(xv), npf(xv, axis=1, initial=op.initial))
+    # without an initial value an empty max raises, as in NumPy
+    with pytest.raises(ValueError):
+        theon.function([x], Max(axis=(1,))(x), mode=mode)(np.zeros((3, 0)))
+    assert Max((1,), -np.inf) == Max((1,), -np.inf) != Max((1,))
+    assert "initial=-inf" in str(Max((1,), -np.inf))
+    with pytest.raises(TypeError, match="float input"):
+        Max((0,), 0.0)(tt.ivector("i"))
+    with pytest.raises(ValueError, match="nan"):
+        Max((0,), np.nan)
+    verify_grad(lambda a: Max((1,), -np.inf)(a), [np.array([[1.0, 3.0], [2.0, -1.0]])],
+                rng=np.random.default_rng(3))

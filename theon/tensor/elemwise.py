@@ -753,7 +753,11 @@ class CAReduce(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         dt = node.outputs[0].type.numpy_dtype  # type: ignore[attr-defined]
         x = inputs[0]
-        r = self._reduce(x, axis=self.axis, dtype=dt)
+        initial = getattr(self, "initial", None)
+        if initial is None:
+            r = self._reduce(x, axis=self.axis, dtype=dt)
+        else:
+            r = self._reduce(x, axis=self.axis, dtype=dt, initial=initial)
         if type(r) is not np.ndarray or r.dtype != dt:
             r = np.asarray(r, dtype=dt)
         output_storage[0][0] = r

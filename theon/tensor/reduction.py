@@ -34,7 +34,7 @@ from theon.tensor.elemwise import (
     normalize_axis,
 )
 from theon.tensor.elemwise import _restore_axes as _keepdims  # put reduced axes back as 1s
-from theon.tensor.type import TensorType, discrete_dtypes
+from theon.tensor.type import TensorType, discrete_dtypes, float_dtypes
 
 __all__ = [
     "All",
@@ -158,16 +158,33 @@ class _MaxMin(_FixedReduce):
     """Max or Min: the gradient flows to the positions that hold the extremum, split
     evenly among ties."""
 
-    __props__ = ("axis",)
+    __props__ = ("axis", "initial")
 
-    def __init__(self, axis: AnyT = None) -> None:
+    def __init__(self, axis: AnyT = None, initial: float | None = None) -> None:
         super().__init__(axis, None)
+        if initial is not None:
+            initial = float(initial)
+            if initial != initial:
+                raise ValueError(f"{type(self).__name__}: initial must not be nan")
+        self.initial = initial
 
     def _init_args(self) -> tuple[AnyT, ...]:
-        return (self.axis,)
+        return (self.axis, self.initial)
 
     def _with_axis(self, axis: tuple[int, ...] | None) -> CAReduce:
-        return type(self)(axis)
+        return type(self)(axis, self.initial)
+
+    def make_node(self, x: AnyT) -> Apply:
+        node = super().make_node(x)
+        if self.initial is not None and node.inputs[0].type.dtype not in float_dtypes:  # type: ignore[attr-defined]
+            raise TypeError(
+                f"{self}: an initial value needs a float input, got {node.inputs[0].type}"
+            )
+        return node
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        return text if self.initial is None else f"{text[:-1]}, initial={self.initial}}}"
 
     def _share(self, x: Variable, out: Variable) -> Variable:
         """Each element's share of the extremum: ``1/k`` at each of ``k`` tied positions.
@@ -201,10 +218,16 @@ class _MaxMin(_FixedReduce):
 class Max(_MaxMin):
     """Maximum over ``axis`` (``numpy.maximum.reduce``; NaN propagates).
 
+    Over no elements it raises, as NumPy does, unless built with an ``initial``
+    value (floats only), which it then gives, as ``numpy.max(x, initial=...)``.
+
+    >>> import numpy as np
     >>> import theon.tensor as tt
     >>> x = tt.dmatrix("x")
     >>> Max(axis=(0,))(x).eval({x: [[1.0, 5.0], [3.0, 4.0]]})
     array([3., 5.])
+    >>> Max(axis=(1,), initial=-np.inf)(x).eval({x: np.zeros((2, 0))})
+    array([-inf, -inf])
     """
 
     _scalar_name = "maximum"
@@ -593,7 +616,9 @@ def logsumexp(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
     x = as_tensor_variable(x)
     nd = x.type.ndim
     axes = normalize_axis(axis, nd)
-    mx = _keepdims(Max(axes)(x), nd, axes)
+    # -inf over an empty axis, as scipy.special.logsumexp gives (a plain max raises there)
+    initial = -np.inf if x.type.dtype in float_dtypes else None
+    mx = _keepdims(Max(axes, initial)(x), nd, axes)
     safe = m.switch(m.isinf(mx), constant(0, dtype=mx.type.dtype), mx)  # type: ignore[attr-defined]
     inner = m.exp(m.sub(x, safe))
     out = m.add(m.log(_keepdims(Sum(axes)(inner), nd, axes)), safe)

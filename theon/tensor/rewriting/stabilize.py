@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 import theon.scalar as ts
 from theon.graph.basic import Apply, Variable
 from theon.rewriting import node_rewriter, register_stabilize
@@ -470,7 +472,7 @@ def local_log_sum_exp(fgraph: FunctionGraph, node: Apply) -> Any:
     x = e.inputs[0]
     if not is_float(x) or _is_max_shifted(x):
         return None
-    mx = Max(red.op.axis)(x)
+    mx = Max(red.op.axis, -np.inf)(x)  # -inf over an empty axis: log(0)
     zero = size1_zero(mx)
     safe = tm.switch(tm.isinf(mx), zero, mx)
     safe_k = _restore_axes(safe, x.type.ndim, red.op.axis)  # type: ignore[attr-defined]
