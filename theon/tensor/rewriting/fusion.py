@@ -219,12 +219,15 @@ class FusionRewriter(GraphRewriter):
         if op is None:
             return False
         outer_outputs = [members[j].outputs[0] for j in out_pos]
-        new = op.make_node(*outer_inputs).outputs
-        pairs = []
-        for old, nv in zip(outer_outputs, new):
-            if nv.type is not old.type and nv.type != old.type:
-                nv = old.type.filter_variable(nv)
-            pairs.append((old, nv))
+        node = op.make_node(*outer_inputs)
+        if any(nv.type != old.type for nv, old in zip(node.outputs, outer_outputs)):
+            # make_node gives every output the static shape of all the inputs together,
+            # which may be more specific than what an output replaced here promised
+            # (``exp(x)`` fused with ``exp(x) * y``, y of static length 3): each output
+            # keeps the type of the variable it replaces (dtypes are equal, see
+            # _fused_op; the values are the same as before fusion)
+            node = Apply(op, list(node.inputs), [old.type() for old in outer_outputs])
+        pairs = list(zip(outer_outputs, node.outputs))
         return apply_replacements(fgraph, pairs, self, members[-1])
 
     @staticmethod
