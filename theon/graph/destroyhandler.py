@@ -124,10 +124,11 @@ class DestroyHandler(Feature):
         # var -> its direct views (an ordered set)
         self.view_children: dict[Variable, dict[Variable, None]] = {}
         self.destroyers_set: dict[Apply, None] = {}
-        # destroyed root -> {(destroyer, input index): None}; rebuilt when views change
+        # destroyed root -> {(destroyer, input index): None}, kept up to date: a
+        # destroyer's entries are recomputed when its input, or a view between that
+        # input and its roots, changes (see _refresh_destroyers_below)
         self._droots: dict[Variable, dict[tuple[Apply, int], None]] = {}
         self._d_entries: dict[Apply, list[tuple[Variable, int]]] = {}
-        self._droots_stale = False
         self.pos: dict[Apply, float] = {}
         self.pos_valid = False
         # changed nodes -> indices of their changed inputs (None: all, a new node)
@@ -170,7 +171,6 @@ class DestroyHandler(Feature):
             self.view_parents[out] = parents
             for p in parents:
                 self.view_children.setdefault(p, {})[out] = None
-        self._droots_stale = True
 
     def _unlink_views(self, node: Apply) -> None:
         vm = node.op.view_map
@@ -184,12 +184,29 @@ class DestroyHandler(Feature):
                     ch.pop(out, None)
                     if not ch:
                         del self.view_children[p]
-        self._droots_stale = True
+
+    def _refresh_destroyers_below(self, node: Apply) -> None:
+        """Recompute the entries of the destroyers of (views of) ``node``'s view outputs.
+
+        Called when an input of the view node ``node`` changed, which changes the
+        roots of everything viewing its outputs.  (A view node imported or pruned
+        changes no destroyer's roots: its outputs have no reader yet, or no more.)
+        """
+        fg = self.fgraph
+        assert fg is not None
+        destroyers = self.destroyers_set
+        affected: dict[Apply, None] = {}
+        for o in node.op.view_map:
+            for a in self.aliases(node.outputs[o]):
+                for c, _ in fg.clients.get(a, ()):
+                    if c in destroyers and c is not node:
+                        affected[c] = None
+        for d in affected:
+            self._remove_destroyer(d)
+            self._add_destroyer(d)
 
     def _add_destroyer(self, node: Apply) -> None:
         self.destroyers_set[node] = None
-        if self._droots_stale:
-            return
         entries = []
         for idx in node.op.destroy_map.values():
             for i in idx:
@@ -215,12 +232,6 @@ class DestroyHandler(Feature):
 
     def destroyed_roots(self) -> dict[Variable, dict[tuple[Apply, int], None]]:
         """``{root: {(destroyer, input index): None}}`` for every destroyed root."""
-        if self._droots_stale:
-            self._droots = {}
-            self._d_entries = {}
-            self._droots_stale = False
-            for d in self.destroyers_set:
-                self._add_destroyer(d)
         return self._droots
 
     # feature callbacks ---------------------------------------------------------------
@@ -249,6 +260,7 @@ class DestroyHandler(Feature):
         if node.op.view_map:
             self._unlink_views(node)
             self._link_views(node)
+            self._refresh_destroyers_below(node)
         if node.op.destroy_map:
             self._remove_destroyer(node)
             self._add_destroyer(node)
