@@ -209,6 +209,33 @@ def test_incremental_validation_is_cheap_on_long_chains():
     assert run(fg, [0.0, 1.0]) == [2 * 301 + 1.0]
 
 
+def test_can_destroy_on_every_node_costs_linear_work():
+    # a_k is also read by r_k = a_k + a_n: overwriting a_k in shift(a_k) is illegal,
+    # and proving it means walking the chain down to a_n (O(n) per node); the
+    # searches together may visit only DestroyHandler.search_per_node nodes per node
+    def succ_calls(n):
+        x = at("x")
+        chain = [shift(x)]
+        for _ in range(n):
+            chain.append(shift(chain[-1]))
+        fg = FunctionGraph([x], [asum(aadd(a, chain[-1])) for a in chain[:-1]], clone=False)
+        dh = attach(fg)
+        calls = [0]
+        succ = dh._succ
+
+        def counting(*args):
+            calls[0] += 1
+            return succ(*args)
+
+        dh._succ = counting
+        shifts = [a.owner for a in chain[1:]]
+        assert not any(can_destroy(fg, node, 0) for node in shifts)
+        return calls[0]
+
+    small, large = succ_calls(200), succ_calls(400)
+    assert large <= 2.3 * small, (small, large)
+
+
 def test_readers_numbered_late_are_moved_before_the_destroyer_locally():
     x = at("x")
     y = shift(x)

@@ -107,6 +107,9 @@ class DestroyHandler(Feature):
 
     # nodes a local reordering or a can_destroy search may visit before giving up
     max_local_search = 2048
+    # and all of them together, per node of the graph: a search can cost as much as
+    # the graph, and one per node would make a pass over the graph O(n**2)
+    search_per_node = 32
 
     def __init__(self, mutable_inputs: Iterable[Variable] | None = None) -> None:
         self._mutable_arg = None if mutable_inputs is None else set(mutable_inputs)
@@ -134,6 +137,8 @@ class DestroyHandler(Feature):
         # changed nodes -> indices of their changed inputs (None: all, a new node)
         self.touched: dict[Apply, set[int] | None] = {}
         self.outputs_touched: set[int] = set()
+        # node visits left to the searches (can_destroy, reordering); grows with the graph
+        self.search_pool = self.max_local_search
         for node in fgraph.apply_nodes:
             self._add_node(node)
         fgraph.destroy_handler = self  # type: ignore[attr-defined]
@@ -225,6 +230,7 @@ class DestroyHandler(Feature):
                     del self._droots[r]
 
     def _add_node(self, node: Apply) -> None:
+        self.search_pool += self.search_per_node
         self._link_views(node)
         if node.op.destroy_map:
             self._add_destroyer(node)
@@ -414,6 +420,15 @@ class DestroyHandler(Feature):
         False on a cycle, an unknown node, or a region too large to be worth it
         (the caller then renumbers everything).
         """
+        visits = [0]
+        try:
+            return self._reorder_region(fgraph, u, v, droots, moved, visits)
+        finally:  # (what it costs is taken from the search pool, never below 0)
+            self.search_pool = max(0, self.search_pool - visits[0])
+
+    def _reorder_region(self, fgraph: FunctionGraph, u: Apply, v: Apply, droots: Any,
+                        moved: dict[Apply, float], visits: list[int]) -> bool:
+        """The body of ``_reorder``; counts the nodes it visits in ``visits[0]``."""
         pos = self.pos
         lb, ub = pos[v], pos[u]
         fwd: list[Apply] = []
@@ -423,6 +438,7 @@ class DestroyHandler(Feature):
         while stack:
             n = stack.pop()
             fwd.append(n)
+            visits[0] += 1
             budget -= 1
             if budget < 0:
                 return False
@@ -441,6 +457,7 @@ class DestroyHandler(Feature):
         while stack:
             n = stack.pop()
             back.append(n)
+            visits[0] += 1
             budget -= 1
             if budget < 0:
                 return False
@@ -632,7 +649,10 @@ def can_destroy(fgraph: FunctionGraph, node: Apply, i: int) -> bool:
     A cheap check made before trying a destructive variant of ``node``; the
     replacement itself should still go through :func:`try_replace`.  Needs an
     attached DestroyHandler.  Exact, except that it answers False when deciding
-    would take a search of more than ``DestroyHandler.max_local_search`` nodes.
+    would take a search of more than ``DestroyHandler.max_local_search`` nodes, or
+    more than the searches on this graph have left (``search_per_node`` node visits
+    per node of the graph, for all of them together: so a pass calling it on every
+    node stays linear in the graph's size).
 
     >>> from theon.graph.type import Generic
     >>> from theon.graph.op import Op
@@ -683,19 +703,23 @@ def can_destroy(fgraph: FunctionGraph, node: Apply, i: int) -> bool:
     targets = set(readers)
     seen = {node}
     stack = [node]
-    budget = dh.max_local_search
-    while stack:
-        n = stack.pop()
-        budget -= 1
-        if budget < 0:
-            return False  # too far to tell cheaply: do not risk a full renumbering
-        for c in dh._succ(fgraph, n, droots):
-            if c in targets:
-                return False
-            if c not in seen and pos[c] < last:
-                seen.add(c)
-                stack.append(c)
-    return True
+    limit = min(dh.max_local_search, dh.search_pool)
+    budget = limit
+    try:
+        while stack:
+            n = stack.pop()
+            budget -= 1
+            if budget < 0:
+                return False  # too far to tell cheaply: do not risk a full renumbering
+            for c in dh._succ(fgraph, n, droots):
+                if c in targets:
+                    return False
+                if c not in seen and pos[c] < last:
+                    seen.add(c)
+                    stack.append(c)
+        return True
+    finally:
+        dh.search_pool -= min(limit, limit - budget)
 
 
 def try_replace(
