@@ -105,3 +105,20 @@ def test_fused_node_with_a_long_inner_sum():
 
 def test_ast_depth_helper():
     assert ast_depth("a = 1") < ast_depth("a = ((1 + 2) + 3) + 4")
+
+
+def test_composite_inside_a_composite_with_a_long_sum():
+    from theon import scalar as ts
+    from theon.scalar.composite import Composite
+    from theon.tensor.elemwise import Elemwise
+
+    a = ts.float64("a")
+    n = 2 * MAX_EXPR_ARGS + 5
+    inner = Composite([a], [ts.add(*[ts.mul(a, float(k + 1)) for k in range(n)])])
+    b = ts.float64("b")
+    outer = Composite([b], [ts.sin(inner(b))])
+    x = tt.dscalar("x")
+    f = theon.function([x], Elemwise(outer)(x))
+    ref = np.sin(left_fold(operator.add, [0.3 * (k + 1) for k in range(n)]))
+    np.testing.assert_allclose(f(0.3), ref, rtol=1e-12)
+    assert ast_depth(f._runner.source) <= DEPTH_BOUND

@@ -175,6 +175,16 @@ def composite_block(comp: Composite) -> PyBlockBuilder | None:
         lines = []
         for inner in comp.inner_nodes:
             inner_args = [ref(v) for v in inner.inputs]
+            if isinstance(inner.op, Composite):
+                # a composite inside: its statements, not its one-expression py_expr
+                # (whose inner sums would not be cut into chunks)
+                sub = cached_composite_block(inner.op)
+                if sub is None:
+                    raise _NoExpr
+                sub_lines, (out,) = sub(inner_args, new_name)
+                lines.extend(sub_lines)
+                names[inner.outputs[0]] = out
+                continue
             name = new_name()
             names[inner.outputs[0]] = name
             if len(inner_args) <= MAX_EXPR_ARGS:
