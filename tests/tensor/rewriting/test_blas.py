@@ -139,3 +139,33 @@ def test_sum_of_many_products_becomes_one_gemm_chain(signs) -> None:
         ref = ref + term if sign == "+" else ref - term
     f = theon.function(ins, out)
     np.testing.assert_allclose(f(zv, wv, 0.7, *xv, *yv), ref, rtol=1e-12, atol=1e-12)
+
+
+def test_gemm_rewrite_of_a_long_sum_is_linear() -> None:
+    # one product per rewrite rebuilt the rest of the sum each time: O(n**2) work
+    import theon.tensor.rewriting.canonicalize as canonicalize
+    import theon.tensor.rewriting.utils as utils
+
+    def built(n):
+        ins = [tt.dmatrix("z")]
+        out = ins[0]
+        for k in range(n):
+            ins += [tt.dmatrix(f"x{k}"), tt.dmatrix(f"y{k}")]
+            out = out + tt.dot(ins[-2], ins[-1])
+        count = [0]
+        materialize = utils.materialize
+
+        def counting(spec):
+            count[0] += 1  # (a spec's parts are built by recursive calls: all counted)
+            return materialize(spec)
+
+        utils.materialize = canonicalize.materialize = counting
+        try:
+            fg = rewrite(ins, [out])
+        finally:
+            utils.materialize = canonicalize.materialize = materialize
+        assert op_names(fg).get("Gemm") == n and "Dot" not in op_names(fg)
+        return count[0]
+
+    small, large = built(40), built(80)
+    assert large <= 2.3 * small, (small, large)
