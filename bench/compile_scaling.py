@@ -16,22 +16,28 @@ For each case and size it prints the time spent inside ``theon.function``, and f
 the ratio to the previous size (a linear compiler gives about 2x per doubling),
 as a markdown table.  The last line of each case gives the growth from its
 smallest to its largest size.  The first result of every function is checked
-against NumPy.  All sizes run in this process, after a small warm-up compile of
-each case; each time is the best of ``--repeat`` runs.  Once one size of a case
-takes more than ``--limit`` seconds, its larger sizes are skipped.
+against NumPy.  Every measurement runs in a fresh process (after a small warm-up
+compile of the same case there), so it is the first compile of that graph, with
+no cache filled by a larger one and no memory left over by it; each time is the
+best of ``--repeat`` such runs.  Once one size of a case takes more than
+``--limit`` seconds, its larger sizes are skipped.
 
 Times are this process's CPU time by default (``--clock cpu``), which other
 processes on a busy machine disturb much less than wall time (``--clock wall``;
-compiling is single-threaded, so on an idle machine both agree).  Each run starts
-with the objects of earlier runs collected and frozen (``gc.freeze``), so the
-garbage collector's passes during a run depend on that run's graph only.
+compiling is single-threaded, so on an idle machine both agree).  The objects that
+exist before the timed part (imports, the user's graph) are frozen out of the
+garbage collector's passes (``gc.freeze``), so what is timed depends on the graph
+being compiled, not on what else the process holds.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
+import json
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -131,22 +137,21 @@ CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time
 
 
 def run_once(case: str, n: int, clock: Callable[[], float]) -> Row:
-    """Build, time (grad and compile), call once and check against NumPy."""
+    """Build, time (grad and compile), call once and check against NumPy (this process)."""
+    c = CASES[case](n)
+    row = Row(n)
+    outputs = c.outputs
+    # the objects made so far (imports, the warm-up, the user's graph) are left out of
+    # the collector's passes in the timed part: its cost is this graph's only
     gc.collect()
     gc.freeze()
-    try:
-        c = CASES[case](n)
-        row = Row(n)
-        outputs = c.outputs
-        if callable(outputs):
-            t0 = clock()
-            outputs = outputs()
-            row.grad_s = clock() - t0
+    if callable(outputs):
         t0 = clock()
-        f = theon.function(c.inputs, outputs)
-        row.compile_s = clock() - t0
-    finally:
-        gc.unfreeze()
+        outputs = outputs()
+        row.grad_s = clock() - t0
+    t0 = clock()
+    f = theon.function(c.inputs, outputs)
+    row.compile_s = clock() - t0
     got = f(*c.args)
     row.ok = all(
         np.allclose(g, r, rtol=1e-9, atol=1e-12) for g, r in zip(got, c.reference, strict=True)
@@ -154,14 +159,30 @@ def run_once(case: str, n: int, clock: Callable[[], float]) -> Row:
     return row
 
 
-def measure(case: str, n: int, repeat: int, clock: Callable[[], float]) -> Row:
-    """The run with the least compile time out of ``repeat``, or the error of a failed one."""
+def one(case: str, n: int, clock_name: str) -> Row:
+    """``run_once`` after a warm-up compile of the case at size 10 (imports, first use)."""
+    clock = CLOCKS[clock_name]
+    try:
+        run_once(case, 10, clock)
+        return run_once(case, n, clock)
+    except Exception as exc:  # a crash is a result too
+        return Row(n, error=f"{type(exc).__name__}: {str(exc)[:80]}")
+
+
+def measure(case: str, n: int, repeat: int, clock_name: str) -> Row:
+    """The run with the least compile time out of ``repeat``, each in a fresh process."""
     best: Row | None = None
     for _ in range(repeat):
+        cmd = [sys.executable, os.path.abspath(__file__), "--one", case, str(n),
+               "--clock", clock_name]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
         try:
-            row = run_once(case, n, clock)
-        except Exception as exc:  # a crash is a result too
-            return Row(n, error=f"{type(exc).__name__}: {str(exc)[:80]}")
+            row = Row(**json.loads(proc.stdout.strip().splitlines()[-1]))
+        except (IndexError, ValueError):
+            tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            return Row(n, error=f"exit {proc.returncode}: {tail[:80]}")
+        if row.error is not None:
+            return row
         if best is None or row.compile_s < best.compile_s:
             best = row
     assert best is not None
@@ -216,15 +237,16 @@ def main(argv: Sequence[str]) -> int:
         "--limit", type=float, default=120.0, help="skip larger sizes after a slower one (s)"
     )
     p.add_argument("--clock", choices=sorted(CLOCKS), default="cpu", help="what time is measured")
+    p.add_argument("--one", nargs=2, metavar=("CASE", "N"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    clock = CLOCKS[args.clock]
+    if args.one:  # one measurement, in this (fresh) process: a JSON line
+        print(json.dumps(dataclasses.asdict(one(args.one[0], int(args.one[1]), args.clock))))
+        return 0
     sizes = [int(s) for s in args.sizes.split(",") if s]
     cases = [c for c in args.cases.split(",") if c]
     unknown = set(cases) - set(CASES)
     if unknown:
         p.error(f"unknown cases {sorted(unknown)}; known: {', '.join(CASES)}")
-    for case in cases:  # warm-up: imports, caches, first-compile costs
-        measure(case, 10, 1, clock)
     results: dict[str, list[Row]] = {}
     for case in cases:
         rows = results.setdefault(case, [])
@@ -233,7 +255,7 @@ def main(argv: Sequence[str]) -> int:
             if too_slow is not None:
                 rows.append(Row(n, error=f"skipped ({too_slow.n} took over {args.limit:g} s)"))
                 continue
-            row = measure(case, n, args.repeat, clock)
+            row = measure(case, n, args.repeat, args.clock)
             rows.append(row)
             print(f"{case} n={n}: {row}", file=sys.stderr, flush=True)
             if row.error is None and row.compile_s + (row.grad_s or 0.0) > args.limit:
