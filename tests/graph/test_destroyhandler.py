@@ -209,6 +209,33 @@ def test_incremental_validation_is_cheap_on_long_chains():
     assert run(fg, [0.0, 1.0]) == [2 * 301 + 1.0]
 
 
+def test_can_destroy_on_every_node_costs_linear_work():
+    # a_k is also read by r_k = a_k + a_n: overwriting a_k in shift(a_k) is illegal,
+    # and proving it means walking the chain down to a_n (O(n) per node); the
+    # searches together may visit only DestroyHandler.search_per_node nodes per node
+    def succ_calls(n):
+        x = at("x")
+        chain = [shift(x)]
+        for _ in range(n):
+            chain.append(shift(chain[-1]))
+        fg = FunctionGraph([x], [asum(aadd(a, chain[-1])) for a in chain[:-1]], clone=False)
+        dh = attach(fg)
+        calls = [0]
+        succ = dh._succ
+
+        def counting(*args):
+            calls[0] += 1
+            return succ(*args)
+
+        dh._succ = counting
+        shifts = [a.owner for a in chain[1:]]
+        assert not any(can_destroy(fg, node, 0) for node in shifts)
+        return calls[0]
+
+    small, large = succ_calls(200), succ_calls(400)
+    assert large <= 2.3 * small, (small, large)
+
+
 def test_readers_numbered_late_are_moved_before_the_destroyer_locally():
     x = at("x")
     y = shift(x)
@@ -234,6 +261,33 @@ def _numbering_ok(fg, dh):
             if i.owner is not None and not pos[i.owner] < pos[n]:
                 return False
     return all(pos[r] < pos[d] for d, rs in dh.orderings(fg).items() for r in rs)
+
+
+def _destroyed_roots_ok(fg, dh):
+    """dh's destroyed roots (kept up to date change by change) equal a recount."""
+    want: dict = {}
+    for n in fg.apply_nodes:
+        for idx in n.op.destroy_map.values():
+            for i in idx:
+                for r in view_roots(n.inputs[i]):
+                    want.setdefault(r, set()).add((n, i))
+    return {r: set(e) for r, e in dh.destroyed_roots().items()} == want
+
+
+def test_destroyer_of_a_view_follows_when_the_view_is_moved_onto_another_value():
+    # d overwrites a view of a; the view is then moved onto b, which another node
+    # reads: d now destroys b, so that reader must run first
+    x = at("x")
+    a, b = shift(x, 1.0), shift(x, 2.0)
+    d = shift_i(AView(4)(a), 10.0)
+    fg = FunctionGraph([x], [asum(d), asum(b)], clone=False)
+    dh = attach(fg)
+    assert try_replace(fg, [(a, b)])
+    assert dh.destroyers(b) == [d.owner]
+    assert _destroyed_roots_ok(fg, dh)
+    assert fg.outputs[1].owner in dh.orderings(fg)[d.owner]
+    xv = [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert run(fg, xv) == [sum(v + 2.0 + 10.0 for v in xv[:4]), sum(v + 2.0 for v in xv)]
 
 
 # --- random graphs: the incremental verdict equals a from-scratch check -------------
@@ -304,6 +358,7 @@ def test_incremental_verdicts_match_a_full_check(graph, rnd):
         fg.check_integrity()
         fg.destroy_handler.refresh(fg)
         assert _numbering_ok(fg, fg.destroy_handler)
+        assert _destroyed_roots_ok(fg, fg.destroy_handler)
     got = run(fg, *vals)
     for w, g in zip(want, got):
         np.testing.assert_allclose(g, w)

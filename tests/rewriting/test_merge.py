@@ -6,8 +6,9 @@ from hypothesis import strategies as st
 
 import theon
 from theon.compile.mode import Mode
-from theon.graph.basic import Constant
+from theon.graph.basic import Apply, Constant
 from theon.graph.fg import FunctionGraph
+from theon.graph.op import Op
 from theon.rewriting import MergeFeature, constant_folding, in2out, merge_rewriter
 
 from .toy import AAdd, Binary, add, at, exp, ft, mul, neg, nofold, split, sub
@@ -91,7 +92,8 @@ def test_merge_is_incremental_after_rewrites():
     from .test_walkers import neg_neg
 
     in2out(neg_neg)(fg)
-    assert len(mf.pending) == 1
+    # only the node whose input changed is looked at again (re-keyed when merge runs)
+    assert list(mf.dirty) == [fg.outputs[0].owner] and not mf.pending
     merge_rewriter(fg)
     assert fg.outputs[0] is fg.outputs[1]
 
@@ -181,3 +183,43 @@ def test_merge_and_folding_keep_values(graph, xv, yv):
     keys = [(n.op, *map(id, n.inputs)) for n in nodes]
     assert len(set(keys)) == len(keys)
     assert not any(all(isinstance(i, Constant) for i in n.inputs) for n in nodes)
+
+
+class Total(Op):
+    """A sum of any number of FloatT values: one node with many inputs."""
+
+    __props__ = ()
+
+    def make_node(self, *xs):
+        return Apply(self, list(xs), [ft()])
+
+    def perform(self, node, inputs, out):
+        out[0][0] = float(sum(inputs))
+
+
+def test_merge_rekeys_a_node_once_however_many_of_its_inputs_change():
+    # a node's key holds all its k inputs; re-keying it on each of k input changes
+    # cost O(k**2) (the sum of 10^4 terms of issue 11, item 8)
+    from .test_walkers import neg_neg
+
+    def key_work(k):
+        xs = [ft(f"x{i}") for i in range(k)]
+        fg = FunctionGraph(xs, [Total()(*[neg(neg(x)) for x in xs])])
+        mf = MergeFeature()
+        fg.attach_feature(mf)
+        merge_rewriter(fg)
+        work = [0]
+        register = mf._register
+
+        def counting(node):
+            work[0] += len(node.inputs)  # the size of the key it builds
+            register(node)
+
+        mf._register = counting
+        in2out(neg_neg)(fg)
+        merge_rewriter(fg)
+        assert fg.outputs[0].owner.inputs == fg.inputs
+        return work[0]
+
+    small, large = key_work(200), key_work(400)
+    assert large <= 2.3 * small, (small, large)

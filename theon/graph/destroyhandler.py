@@ -107,6 +107,9 @@ class DestroyHandler(Feature):
 
     # nodes a local reordering or a can_destroy search may visit before giving up
     max_local_search = 2048
+    # and all of them together, per node of the graph: a search can cost as much as
+    # the graph, and one per node would make a pass over the graph O(n**2)
+    search_per_node = 32
 
     def __init__(self, mutable_inputs: Iterable[Variable] | None = None) -> None:
         self._mutable_arg = None if mutable_inputs is None else set(mutable_inputs)
@@ -124,15 +127,18 @@ class DestroyHandler(Feature):
         # var -> its direct views (an ordered set)
         self.view_children: dict[Variable, dict[Variable, None]] = {}
         self.destroyers_set: dict[Apply, None] = {}
-        # destroyed root -> {(destroyer, input index): None}; rebuilt when views change
+        # destroyed root -> {(destroyer, input index): None}, kept up to date: a
+        # destroyer's entries are recomputed when its input, or a view between that
+        # input and its roots, changes (see _refresh_destroyers_below)
         self._droots: dict[Variable, dict[tuple[Apply, int], None]] = {}
         self._d_entries: dict[Apply, list[tuple[Variable, int]]] = {}
-        self._droots_stale = False
         self.pos: dict[Apply, float] = {}
         self.pos_valid = False
         # changed nodes -> indices of their changed inputs (None: all, a new node)
         self.touched: dict[Apply, set[int] | None] = {}
         self.outputs_touched: set[int] = set()
+        # node visits left to the searches (can_destroy, reordering); grows with the graph
+        self.search_pool = self.max_local_search
         for node in fgraph.apply_nodes:
             self._add_node(node)
         fgraph.destroy_handler = self  # type: ignore[attr-defined]
@@ -170,7 +176,6 @@ class DestroyHandler(Feature):
             self.view_parents[out] = parents
             for p in parents:
                 self.view_children.setdefault(p, {})[out] = None
-        self._droots_stale = True
 
     def _unlink_views(self, node: Apply) -> None:
         vm = node.op.view_map
@@ -184,12 +189,29 @@ class DestroyHandler(Feature):
                     ch.pop(out, None)
                     if not ch:
                         del self.view_children[p]
-        self._droots_stale = True
+
+    def _refresh_destroyers_below(self, node: Apply) -> None:
+        """Recompute the entries of the destroyers of (views of) ``node``'s view outputs.
+
+        Called when an input of the view node ``node`` changed, which changes the
+        roots of everything viewing its outputs.  (A view node imported or pruned
+        changes no destroyer's roots: its outputs have no reader yet, or no more.)
+        """
+        fg = self.fgraph
+        assert fg is not None
+        destroyers = self.destroyers_set
+        affected: dict[Apply, None] = {}
+        for o in node.op.view_map:
+            for a in self.aliases(node.outputs[o]):
+                for c, _ in fg.clients.get(a, ()):
+                    if c in destroyers and c is not node:
+                        affected[c] = None
+        for d in affected:
+            self._remove_destroyer(d)
+            self._add_destroyer(d)
 
     def _add_destroyer(self, node: Apply) -> None:
         self.destroyers_set[node] = None
-        if self._droots_stale:
-            return
         entries = []
         for idx in node.op.destroy_map.values():
             for i in idx:
@@ -208,6 +230,7 @@ class DestroyHandler(Feature):
                     del self._droots[r]
 
     def _add_node(self, node: Apply) -> None:
+        self.search_pool += self.search_per_node
         self._link_views(node)
         if node.op.destroy_map:
             self._add_destroyer(node)
@@ -215,12 +238,6 @@ class DestroyHandler(Feature):
 
     def destroyed_roots(self) -> dict[Variable, dict[tuple[Apply, int], None]]:
         """``{root: {(destroyer, input index): None}}`` for every destroyed root."""
-        if self._droots_stale:
-            self._droots = {}
-            self._d_entries = {}
-            self._droots_stale = False
-            for d in self.destroyers_set:
-                self._add_destroyer(d)
         return self._droots
 
     # feature callbacks ---------------------------------------------------------------
@@ -249,6 +266,7 @@ class DestroyHandler(Feature):
         if node.op.view_map:
             self._unlink_views(node)
             self._link_views(node)
+            self._refresh_destroyers_below(node)
         if node.op.destroy_map:
             self._remove_destroyer(node)
             self._add_destroyer(node)
@@ -402,6 +420,15 @@ class DestroyHandler(Feature):
         False on a cycle, an unknown node, or a region too large to be worth it
         (the caller then renumbers everything).
         """
+        visits = [0]
+        try:
+            return self._reorder_region(fgraph, u, v, droots, moved, visits)
+        finally:  # (what it costs is taken from the search pool, never below 0)
+            self.search_pool = max(0, self.search_pool - visits[0])
+
+    def _reorder_region(self, fgraph: FunctionGraph, u: Apply, v: Apply, droots: Any,
+                        moved: dict[Apply, float], visits: list[int]) -> bool:
+        """The body of ``_reorder``; counts the nodes it visits in ``visits[0]``."""
         pos = self.pos
         lb, ub = pos[v], pos[u]
         fwd: list[Apply] = []
@@ -411,6 +438,7 @@ class DestroyHandler(Feature):
         while stack:
             n = stack.pop()
             fwd.append(n)
+            visits[0] += 1
             budget -= 1
             if budget < 0:
                 return False
@@ -429,6 +457,7 @@ class DestroyHandler(Feature):
         while stack:
             n = stack.pop()
             back.append(n)
+            visits[0] += 1
             budget -= 1
             if budget < 0:
                 return False
@@ -620,7 +649,10 @@ def can_destroy(fgraph: FunctionGraph, node: Apply, i: int) -> bool:
     A cheap check made before trying a destructive variant of ``node``; the
     replacement itself should still go through :func:`try_replace`.  Needs an
     attached DestroyHandler.  Exact, except that it answers False when deciding
-    would take a search of more than ``DestroyHandler.max_local_search`` nodes.
+    would take a search of more than ``DestroyHandler.max_local_search`` nodes, or
+    more than the searches on this graph have left (``search_per_node`` node visits
+    per node of the graph, for all of them together: so a pass calling it on every
+    node stays linear in the graph's size).
 
     >>> from theon.graph.type import Generic
     >>> from theon.graph.op import Op
@@ -641,23 +673,23 @@ def can_destroy(fgraph: FunctionGraph, node: Apply, i: int) -> bool:
                          "(see ensure_destroy_handler)")
     droots = dh.destroyed_roots()
     x = node.inputs[i]
-    other_roots: set[Variable] = set()
     tolerated = getattr(node.op, "destroyhandler_tolerate_same", ())
-    for j, inp in enumerate(node.inputs):
-        if j != i and not (inp is x and (i, j) in tolerated):
-            other_roots.update(view_roots(inp))
     readers: list[Apply] = []
     for r in view_roots(x):
-        if dh.is_protected(r) or r in other_roots:
+        if dh.is_protected(r):
             return False
         if any(d is not node for d, _ in droots.get(r, ())):
             return False
+        # every variable sharing r's memory, and who reads it: found from r's side, so
+        # the cost does not grow with node's other inputs (a sum of 10^4 inputs)
         for a in dh.aliases(r):
-            for c, _ in fgraph.clients.get(a, ()):
+            for c, j in fgraph.clients.get(a, ()):
                 if not isinstance(c, Apply):
                     return False
                 if c is not node:
                     readers.append(c)
+                elif j != i and not (node.inputs[j] is x and (i, j) in tolerated):
+                    return False  # another input of node uses the same memory
     if not readers:
         return True
     dh.refresh(fgraph)
@@ -671,19 +703,23 @@ def can_destroy(fgraph: FunctionGraph, node: Apply, i: int) -> bool:
     targets = set(readers)
     seen = {node}
     stack = [node]
-    budget = dh.max_local_search
-    while stack:
-        n = stack.pop()
-        budget -= 1
-        if budget < 0:
-            return False  # too far to tell cheaply: do not risk a full renumbering
-        for c in dh._succ(fgraph, n, droots):
-            if c in targets:
-                return False
-            if c not in seen and pos[c] < last:
-                seen.add(c)
-                stack.append(c)
-    return True
+    limit = min(dh.max_local_search, dh.search_pool)
+    budget = limit
+    try:
+        while stack:
+            n = stack.pop()
+            budget -= 1
+            if budget < 0:
+                return False  # too far to tell cheaply: do not risk a full renumbering
+            for c in dh._succ(fgraph, n, droots):
+                if c in targets:
+                    return False
+                if c not in seen and pos[c] < last:
+                    seen.add(c)
+                    stack.append(c)
+        return True
+    finally:
+        dh.search_pool -= min(limit, limit - budget)
 
 
 def try_replace(

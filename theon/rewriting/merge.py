@@ -55,6 +55,10 @@ class MergeFeature(Feature):
         self.node_key: dict[Apply, tuple[Any, ...]] = {}
         self.consts: dict[tuple[Any, Any], Constant] = {}
         self.pending: deque[tuple[Any, Any]] = deque()
+        # nodes whose inputs changed since merge last ran, re-keyed when it next runs:
+        # a key holds every input, so re-keying on each change would cost O(k**2)
+        # for a node of k inputs that all get replaced (a sum of 10^4 terms)
+        self.dirty: dict[Apply, None] = {}
         # pairs a validator refused to merge; never proposed again
         self.refused: set[tuple[Any, Any]] = set()
 
@@ -124,6 +128,7 @@ class MergeFeature(Feature):
 
     def on_prune(self, fgraph: FunctionGraph, node: Apply, reason: str | None) -> None:
         self._unregister(node)
+        self.dirty.pop(node, None)
 
     def on_change_input(
         self,
@@ -137,8 +142,16 @@ class MergeFeature(Feature):
         if isinstance(new, Constant):
             self._see_const(new)
         if isinstance(node, Apply):
-            self._unregister(node)
-            self._register(node)
+            self.dirty[node] = None
+
+    def flush(self, fgraph: FunctionGraph) -> None:
+        """Re-key the nodes whose inputs changed (queueing the duplicates this reveals)."""
+        dirty, self.dirty = self.dirty, {}
+        apply_nodes = fgraph.apply_nodes
+        for node in dirty:
+            if node in apply_nodes:
+                self._unregister(node)
+                self._register(node)
 
 
 def _same_node(a: Apply, b: Apply) -> bool:
@@ -169,36 +182,43 @@ class MergeRewriter(GraphRewriter):
         pending = mf.pending
         apply_nodes = fgraph.apply_nodes
         variables = fgraph.variables
-        while pending:
-            a, b = pending.popleft()
-            stats.attempts += 1
-            if (a, b) in mf.refused:
-                continue
-            if isinstance(a, Constant):
-                if a is b or a not in variables:
+        while True:
+            # merging nodes gives their readers equal inputs: re-key those, merge again
+            mf.flush(fgraph)
+            if not pending:
+                break
+            while pending:
+                a, b = pending.popleft()
+                stats.attempts += 1
+                if (a, b) in mf.refused:
                     continue
-                if b not in variables:  # the kept constant left the graph: a takes its place
-                    mf.consts[(a.type, a.signature())] = a
+                if isinstance(a, Constant):
+                    if a is b or a not in variables:
+                        continue
+                    if b not in variables:  # the kept constant left the graph: a takes its place
+                        mf.consts[(a.type, a.signature())] = a
+                        continue
+                    if apply_replacements(fgraph, [(a, b)], self):
+                        stats.fires["merge"] += 1
+                    else:
+                        mf.refused.add((a, b))
                     continue
-                if apply_replacements(fgraph, [(a, b)], self):
+                if a not in apply_nodes:
+                    continue
+                if b not in apply_nodes or not _same_node(a, b):
+                    # the kept node is gone or changed: a may become the representative
+                    if b in mf.dirty:
+                        mf.flush(fgraph)  # (b's entry in the table is stale)
+                    mf._unregister(a)
+                    mf._register(a)
+                    continue
+                pairs = [(o, n) for o, n in zip(a.outputs, b.outputs) if o in variables]
+                if not pairs:
+                    continue
+                if apply_replacements(fgraph, pairs, self, a):
                     stats.fires["merge"] += 1
                 else:
                     mf.refused.add((a, b))
-                continue
-            if a not in apply_nodes:
-                continue
-            if b not in apply_nodes or not _same_node(a, b):
-                # the kept node is gone or changed: a may become the representative
-                mf._unregister(a)
-                mf._register(a)
-                continue
-            pairs = [(o, n) for o, n in zip(a.outputs, b.outputs) if o in variables]
-            if not pairs:
-                continue
-            if apply_replacements(fgraph, pairs, self, a):
-                stats.fires["merge"] += 1
-            else:
-                mf.refused.add((a, b))
         return stats
 
 

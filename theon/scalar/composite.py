@@ -31,6 +31,8 @@ from theon.scalar.type import ScalarType, as_scalar, constant, is_weak_scalar
 __all__ = ["Composite"]
 
 _walrus_ids = itertools.count()
+# the longest inner expression the name writes out in place (longer ones get a name)
+_MAX_INLINE = 200
 
 
 class Composite(ScalarOp):
@@ -169,7 +171,9 @@ class Composite(ScalarOp):
             expr = f"{node.op}({', '.join(show(v) for v in node.inputs)})"
             for j, o in enumerate(node.outputs):
                 e = expr if len(node.outputs) == 1 else f"{expr}[{j}]"
-                if uses.get(o, 0) > 1 or len(node.outputs) > 1:
+                # a long expression is bound too, so that text does not nest without
+                # bound (a chain of n ops would print in O(n**2) time)
+                if uses.get(o, 0) > 1 or len(node.outputs) > 1 or len(e) > _MAX_INLINE:
                     lets.append(f"{names[o]}={e}")
                     text[o] = names[o]
                 else:

@@ -111,3 +111,61 @@ def test_gemv_on_c_and_fortran_ordered_matrices():
     vv, zv = rng.normal(size=3), rng.normal(size=4)
     for xm in (xc, np.asfortranarray(xc), rng.normal(size=(3, 4)).T):
         np.testing.assert_allclose(f(zv, xm, vv), 0.5 * zv + 2.0 * xm @ vv)
+
+
+@pytest.mark.parametrize("signs", ["+++++", "+-+-+"])
+def test_sum_of_many_products_becomes_one_gemm_chain(signs) -> None:
+    # all the products of a sum join one chain in one rewrite (one rewrite per
+    # product rebuilt the whole sum each time: quadratic in the number of products)
+    z, w = tt.dmatrix("z"), tt.dmatrix("w")
+    s = tt.dscalar("s")
+    xs = [tt.dmatrix(f"x{k}") for k in range(5)]
+    ys = [tt.dmatrix(f"y{k}") for k in range(5)]
+    scales = [2.0, 1.0, s, 3.0, 1.0]
+    out = z + w
+    for k, sign in enumerate(signs):
+        term = tt.dot(xs[k], ys[k]) * scales[k]
+        out = out + term if sign == "+" else out - term
+    ins = [z, w, s, *xs, *ys]
+    names = op_names(rewrite(ins, [out]))
+    if signs == "+++++":
+        assert names.get("Gemm") == 5 and "Dot" not in names, names
+    zv, wv = rng.normal(size=(3, 5)), rng.normal(size=(3, 5))
+    xv = [rng.normal(size=(3, 4)) for _ in xs]
+    yv = [rng.normal(size=(4, 5)) for _ in ys]
+    ref = zv + wv
+    for k, sign in enumerate(signs):
+        term = (xv[k] @ yv[k]) * (0.7 if k == 2 else scales[k])
+        ref = ref + term if sign == "+" else ref - term
+    f = theon.function(ins, out)
+    np.testing.assert_allclose(f(zv, wv, 0.7, *xv, *yv), ref, rtol=1e-12, atol=1e-12)
+
+
+def test_gemm_rewrite_of_a_long_sum_is_linear() -> None:
+    # one product per rewrite rebuilt the rest of the sum each time: O(n**2) work
+    import theon.tensor.rewriting.canonicalize as canonicalize
+    import theon.tensor.rewriting.utils as utils
+
+    def built(n):
+        ins = [tt.dmatrix("z")]
+        out = ins[0]
+        for k in range(n):
+            ins += [tt.dmatrix(f"x{k}"), tt.dmatrix(f"y{k}")]
+            out = out + tt.dot(ins[-2], ins[-1])
+        count = [0]
+        materialize = utils.materialize
+
+        def counting(spec):
+            count[0] += 1  # (a spec's parts are built by recursive calls: all counted)
+            return materialize(spec)
+
+        utils.materialize = canonicalize.materialize = counting
+        try:
+            fg = rewrite(ins, [out])
+        finally:
+            utils.materialize = canonicalize.materialize = materialize
+        assert op_names(fg).get("Gemm") == n and "Dot" not in op_names(fg)
+        return count[0]
+
+    small, large = built(40), built(80)
+    assert large <= 2.3 * small, (small, large)

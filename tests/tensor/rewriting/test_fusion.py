@@ -159,3 +159,34 @@ def test_constants_are_operands_unless_inputs_run_out():
     for k, v in enumerate(vals[1:]):
         want = np.exp(want * (k + 1.5)) + v
     np.testing.assert_allclose(f(*vals), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", [None, VM_FAST])
+def test_outputs_of_a_fused_node_keep_their_own_static_shapes(mode):
+    # issue 11 item 4: exp(x) (length unknown) and exp(x) * y (y of static length 3)
+    # fuse into one node; each of its outputs keeps its own type
+    x = tt.dvector("x")
+    y = tt.tensor("float64", shape=(3,), name="y")
+    a = tt.exp(x)
+    b = a * y
+    f = theon.function([x, y], [a, b, b + tt.sin(a)], mode=mode)
+    assert len(f.maker.fgraph.apply_nodes) == 1 and len(composites(f)) == 1
+    out_types = [o.type.shape for o in f.maker.fgraph.outputs]
+    assert out_types == [(None,), (3,), (3,)]
+    xv, yv = np.array([0.1, -0.5, 2.0]), np.array([1.5, 2.0, -3.0])
+    r = f(xv, yv)
+    np.testing.assert_allclose(r[0], np.exp(xv), rtol=1e-15)
+    np.testing.assert_allclose(r[1], np.exp(xv) * yv, rtol=1e-15)
+    np.testing.assert_allclose(r[2], np.exp(xv) * yv + np.sin(np.exp(xv)), rtol=1e-15)
+    f.maker.fgraph.check_integrity()
+
+
+def test_issue_example_exp_and_product_with_static_length():
+    x = tt.dvector()
+    y = tt.tensor("float64", shape=(3,))
+    a = tt.exp(x)
+    f = theon.function([x, y], [a, a * y])
+    xv, yv = np.array([0.25, -1.0, 3.0]), np.array([2.0, -0.5, 4.0])
+    ra, rb = f(xv, yv)
+    np.testing.assert_allclose(ra, np.exp(xv), rtol=1e-15)
+    np.testing.assert_allclose(rb, np.exp(xv) * yv, rtol=1e-15)

@@ -24,6 +24,7 @@ import numpy as np
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
 from theon.link.pyfunc.dispatch import (
+    MAX_EXPR_ARGS,
     ValueInfo,
     py_emit,
     py_globals,
@@ -403,7 +404,8 @@ class _Generator:
         builder = py_scalar_block(node.op, node)
         if builder is not None:
             found = ("block", builder)
-        elif len(node.outputs) == 1:
+        elif len(node.outputs) == 1 and len(node.inputs) <= MAX_EXPR_ARGS:
+            # (more operands could nest too deep for compile(): NumPy level instead)
             marks = [f"__arg{i}__" for i in range(len(node.inputs))]
             expr = py_scalar_expr(node.op, node, marks)
             if expr is not None:

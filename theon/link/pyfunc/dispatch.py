@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from theon.link.pyfunc.codegen import NodeEmitter
 
 __all__ = [
+    "MAX_EXPR_ARGS",
     "PyBlockBuilder",
     "ValueInfo",
     "py_emit",
@@ -45,6 +46,13 @@ __all__ = [
 
 #: ``builder(arg_names, new_name) -> (lines, output_exprs)``: see :func:`py_scalar_block`.
 PyBlockBuilder = Callable[[list[str], Callable[[], str]], tuple[list[str], list[str]]]
+
+#: At most this many operands go into one generated expression.  An expression
+#: nests deeper with its operands (``a + b + c`` is ``(a + b) + c``) and Python's
+#: compiler recurses on nesting, so a node with more operands is spelled as
+#: several statements (a :func:`py_scalar_block`) or at the NumPy level, one call
+#: per line: generated code nests no deeper than a fixed bound, whatever the graph.
+MAX_EXPR_ARGS = 32
 
 #: Names that :func:`py_scalar_expr` expressions may use (``math``, helpers);
 #: backends add to it when they are imported.

@@ -67,9 +67,12 @@ def _elemwise_expr(op: Elemwise, node: Apply, args: list[str]) -> str | None:
 
 @py_scalar_block.register(Elemwise)
 def _elemwise_block(op: Elemwise, node: Apply) -> PyBlockBuilder | None:
-    """A 0-d fused node (Elemwise of a Composite), one statement per inner op."""
-    if type(op).perform is not Elemwise.perform or not isinstance(op.scalar_op, Composite):
+    """A 0-d fused node (Elemwise of a Composite), one statement per inner op; or the
+    scalar op's own block (a sum of many operands, in chunks)."""
+    if type(op).perform is not Elemwise.perform:
         return None
+    if not isinstance(op.scalar_op, Composite):
+        return py_scalar_block(op.scalar_op, node)
     return cached_composite_block(op.scalar_op)
 
 

@@ -216,29 +216,48 @@ def local_gemm(fgraph: FunctionGraph, node: Apply) -> Any:
             and all(s != 1 or o == 1 for s, o in zip(v.type.shape, out.type.shape))  # type: ignore[attr-defined]
         )
 
-    terms = [(v, True) for v in t.pos] + [(v, False) for v in t.neg]
-    for k, (v, vpos) in enumerate(terms):
+    def operands(v: Variable) -> tuple[Variable, Variable, Any] | None:
+        """``(x, y, s)`` when ``v`` is ``s * dot(x, y)`` and may join a gemm."""
         got = _scaled_dot(fgraph, v)
         if got is None:
-            continue
+            return None
         dnode, scale = got
         x, y = dnode.inputs
         if x.type.ndim != 2 or y.type.ndim != nd or not full(dnode.outputs[0]):  # type: ignore[attr-defined]
-            continue
+            return None
         if x.type.dtype != dt or y.type.dtype != dt:  # type: ignore[attr-defined]
-            continue
+            return None
         if scale is not None and scale.type.dtype != dt:
+            return None
+        return x, y, scale
+
+    def alpha_of(scale: Any, positive: bool) -> Variable:
+        alpha = _as_0d(scale, dt)
+        return alpha if positive else tm.neg(alpha)
+
+    op = gemm if nd == 2 else gemv
+    terms = [(v, True) for v in t.pos] + [(v, False) for v in t.neg]
+    for k, (v, vpos) in enumerate(terms):
+        got = operands(v)
+        if got is None:
             continue
+        x, y, scale = got
         for j, (z, zpos) in enumerate(terms):
             if j == k or not full(z):
                 continue
-            alpha = _as_0d(scale, dt)
-            if not vpos:
-                alpha = tm.neg(alpha)
             beta = constant(np.asarray(1 if zpos else -1, dtype=dt))
-            op = gemm if nd == 2 else gemv
-            new = op(z, alpha, x, y, beta)
-            rest_pos = [w for i, (w, p) in enumerate(terms) if p and i not in (j, k)]
-            rest_neg = [w for i, (w, p) in enumerate(terms) if not p and i not in (j, k)]
+            new = op(z, alpha_of(scale, vpos), x, y, beta)
+            # the sum's other products join the same chain now, as this rewrite would
+            # do one by one on the rebuilt sum (which costs O(n**2) for n products)
+            rest = [(w, p) for i, (w, p) in enumerate(terms) if i not in (j, k)]
+            rest_pos: list[Variable] = []
+            rest_neg: list[Variable] = []
+            one = constant(np.asarray(1, dtype=dt))
+            for w, p in [r for r in rest if r[1]] + [r for r in rest if not r[1]]:
+                more = operands(w)
+                if more is not None:
+                    new = op(new, alpha_of(more[2], p), more[0], more[1], one)
+                else:
+                    (rest_pos if p else rest_neg).append(w)
             return [fit(rebuild_sum([new, *rest_pos], rest_neg, c, out), out, node.inputs)]
     return None

@@ -112,37 +112,43 @@ class FusionRewriter(GraphRewriter):
                 got = patterns[t] = t.broadcastable
             return got
 
+        # distinct nodes reading a node's output (a graph output may also be an output
+        # of the fused node), cached: the graph does not change while groups are collected
+        n_clients: dict[Apply, int] = {}
+
+        def client_count(p: Apply) -> int:
+            got = n_clients.get(p)
+            if got is None:
+                got = n_clients[p] = len(
+                    {c: None for c, _ in clients.get(p.outputs[0], ()) if c != "output"}
+                )
+            return got
+
         for root in reversed(order):
             if root in assigned or not fusable(root):
                 continue
             bcast = pattern(root.outputs[0].type)
-            group = {root}
             members = [root]
             assigned.add(root)
-            frontier = [i.owner for i in root.inputs if i.owner is not None]
-            pending: list[Apply] = []
-            changed = True
-            while changed:
-                changed = False
-                cands = frontier + pending
-                frontier, pending = [], []
-                for p in cands:
-                    if p in assigned or not fusable(p):  # (group is part of assigned)
+            # a producer joins once all its clients are members: count the members
+            # reading it (each member counted once), so every node and edge is seen
+            # once per group instead of rescanning the waiting producers
+            readers: dict[Apply, int] = {}
+            k = 0
+            while k < len(members):
+                node = members[k]
+                k += 1
+                for p in {i.owner: None for i in node.inputs if i.owner is not None}:
+                    if p in assigned or not fusable(p):  # (members are assigned)
                         continue
-                    out = p.outputs[0]
-                    if pattern(out.type) != bcast:
+                    if pattern(p.outputs[0].type) != bcast:
                         continue
                     # (an Elemwise output is never an inlinable constant: no check needed)
-                    for c, _ in clients.get(out, ()):
-                        if c != "output" and c not in group:
-                            pending.append(p)  # a client may join the group later
-                            break
-                    else:
-                        group.add(p)
+                    seen = readers.get(p, 0) + 1
+                    readers[p] = seen
+                    if seen == client_count(p):
                         members.append(p)
                         assigned.add(p)
-                        changed = True
-                        frontier.extend([i.owner for i in p.inputs if i.owner is not None])
             if len(members) > 1:
                 groups.append(members)
         pos = {n: k for k, n in enumerate(order)}
@@ -219,12 +225,15 @@ class FusionRewriter(GraphRewriter):
         if op is None:
             return False
         outer_outputs = [members[j].outputs[0] for j in out_pos]
-        new = op.make_node(*outer_inputs).outputs
-        pairs = []
-        for old, nv in zip(outer_outputs, new):
-            if nv.type is not old.type and nv.type != old.type:
-                nv = old.type.filter_variable(nv)
-            pairs.append((old, nv))
+        node = op.make_node(*outer_inputs)
+        if any(nv.type != old.type for nv, old in zip(node.outputs, outer_outputs)):
+            # make_node gives every output the static shape of all the inputs together,
+            # which may be more specific than what an output replaced here promised
+            # (``exp(x)`` fused with ``exp(x) * y``, y of static length 3): each output
+            # keeps the type of the variable it replaces (dtypes are equal, see
+            # _fused_op; the values are the same as before fusion)
+            node = Apply(op, list(node.inputs), [old.type() for old in outer_outputs])
+        pairs = list(zip(outer_outputs, node.outputs))
         return apply_replacements(fgraph, pairs, self, members[-1])
 
     @staticmethod

@@ -55,10 +55,12 @@ class InplaceElemwise(GraphRewriter):
             out_t = node.outputs[0].type
             if out_t.ndim == 0:
                 continue  # a 0-d result costs nothing to allocate
+            earlier: set[Any] = set()  # (a set: a sum may have 10^4 inputs)
             for i, inp in enumerate(node.inputs):
-                if isinstance(inp, Constant) or inp.type != out_t:
+                if inp in earlier:
                     continue
-                if any(inp is other for other in node.inputs[:i]):
+                earlier.add(inp)
+                if isinstance(inp, Constant) or inp.type != out_t:
                     continue
                 if not can_destroy(fgraph, node, i):
                     continue
