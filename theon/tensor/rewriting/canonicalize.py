@@ -60,6 +60,8 @@ if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
 
 __all__ = [
+    "ADDITIVE_FAMILY",
+    "absorbed_by_client",
     "local_add_canonizer",
     "product_form",
     "sum_form",
@@ -71,7 +73,7 @@ __all__ = [
 ]
 
 
-def _absorbed_by_client(fgraph: FunctionGraph, v: Variable, family: frozenset[type]) -> bool:
+def absorbed_by_client(fgraph: FunctionGraph, v: Variable, family: frozenset[type]) -> bool:
     """Whether ``v``'s only client is a node of ``family`` that will flatten it.
 
     ``family``: the classes of the (parameterless) scalar ops that flatten.
@@ -102,7 +104,7 @@ def _family_node(v: Variable, family: frozenset[type]) -> bool:
 
 
 # The scalar ops of sums and products have no parameters: their classes identify them.
-_ADDITIVE_T = frozenset(type(s) for s in ADDITIVE if not s.__props__)
+_ADDITIVE_T = ADDITIVE_FAMILY = frozenset(type(s) for s in ADDITIVE if not s.__props__)
 _MULTIPLICATIVE_T = frozenset(type(s) for s in MULTIPLICATIVE if not s.__props__)
 assert len(_ADDITIVE_T) == len(ADDITIVE) and len(_MULTIPLICATIVE_T) == len(MULTIPLICATIVE)
 
@@ -164,93 +166,95 @@ def _canonical_spec(t: Terms, like: Variable, additive: bool) -> Any:
 
 
 _TRANSPARENT = frozenset({type(ts.neg)})  # exact: rounding is symmetric
-_PAIRWISE = frozenset({type(ts.sub), type(ts.true_div)})
 _ROUNDING_UNARY = frozenset({type(ts.reciprocal)})
 
 
-def _pair(a: Any, b: Any) -> Any:
-    """The grouping of one rounding operation on groupings ``a`` and ``b`` (in any order)."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return ("n", a, b) if a <= b else ("n", b, a)
+class _Grouping:
+    """How a sum (product) groups the terms of ``t`` into rounding operations.
 
-
-def _fold(children: list[Any]) -> Any:
-    acc = None
-    for c in children:
-        acc = _pair(acc, c)
-    return acc
-
-
-def _combine(kind: type | str, children: list[Any]) -> Any:
-    """The grouping of an operation of ``kind`` (a scalar op class) on ``children``."""
-    if kind in _TRANSPARENT or kind == "cast":
-        return children[0]
-    if kind in _ROUNDING_UNARY:
-        return None if children[0] is None else ("r", children[0])
-    return _fold(children)
-
-
-def _tree_grouping(root: Variable, t: Terms) -> Any:
-    """How the tree at ``root`` groups the terms of ``t`` into rounding operations.
-
-    Constants are left out (:func:`moves_a_constant` judges them), signs too (negating
-    is exact).  Two trees with the same grouping, commutativity aside, compute
-    the same roundings: the same result bit for bit.
+    A grouping is a number: each term has one, and each rounding operation on
+    two groupings (in either order: the ops are commutative up to an exact sign)
+    or on one (a reciprocal) gets one, interned, so that comparing two
+    groupings is comparing two numbers, however deep the trees.  Constants are
+    left out (:func:`moves_a_constant` judges them), signs too (negating is
+    exact).  Two trees with the same grouping compute the same roundings: the
+    same result bit for bit.
     """
-    ids: dict[Variable, int] = {}
-    for v in (*t.pos, *t.neg):
-        ids.setdefault(v, len(ids))
-    done: dict[Variable, Any] = {}
-    stack: list[tuple[Variable, bool]] = [(root, False)]
-    while stack:
-        v, expanded = stack.pop()
-        if v in done:
-            continue
-        if v is not root and v in ids:
-            done[v] = ("l", ids[v])
-            continue
-        node = v.owner
-        if node is None or not isinstance(node.op, Elemwise):
-            done[v] = None  # a constant
-            continue
-        sop = type(node.op.scalar_op)
-        ins = node.inputs[1:] if sop is _SECOND_T else node.inputs
-        if not expanded:
-            stack.append((v, True))
-            stack.extend((i, False) for i in reversed(ins))
-            continue
-        done[v] = _combine("cast" if sop is _SECOND_T else sop, [done[i] for i in ins])
-    return done[root]
 
+    def __init__(self, t: Terms) -> None:
+        self.ids: dict[Variable, int] = {}
+        for v in (*t.pos, *t.neg):
+            self.ids.setdefault(v, len(self.ids))
+        self.table: dict[tuple[Any, ...], int] = {}
 
-def _spec_grouping(spec: Any, t: Terms) -> Any:
-    """:func:`_tree_grouping` of what ``spec`` would build."""
-    ids: dict[Variable, int] = {}
-    for v in (*t.pos, *t.neg):
-        ids.setdefault(v, len(ids))
-    out: list[Any] = []
-    stack: list[tuple[Any, bool]] = [(spec, False)]
-    while stack:
-        sp, expanded = stack.pop()
-        if isinstance(sp, Variable):
-            out.append(("l", ids[sp]) if sp in ids else None)
-            continue
-        if sp[0] == "const":
-            out.append(None)
-            continue
-        children = sp[1:]
-        if not expanded:
-            stack.append((sp, True))
-            stack.extend((c, False) for c in reversed(children))
-            continue
-        got = out[len(out) - len(children):]
-        del out[len(out) - len(children):]
-        sop = type(sp[0].scalar_op)
-        out.append(_combine("cast" if sop.__name__ == "Cast" else sop, got))
-    return out[0]
+    def _intern(self, key: tuple[Any, ...]) -> int:
+        got = self.table.get(key)
+        if got is None:
+            got = self.table[key] = len(self.ids) + len(self.table)
+        return got
+
+    def combine(self, kind: Any, children: list[int | None]) -> int | None:
+        """The grouping of an operation of ``kind`` (a scalar op class) on ``children``."""
+        if kind in _TRANSPARENT or kind == "cast":
+            return children[0]
+        if kind in _ROUNDING_UNARY:
+            return None if children[0] is None else self._intern(("r", children[0]))
+        acc: int | None = None
+        for c in children:  # an n-ary op folds left to right
+            if acc is None:
+                acc = c
+            elif c is not None:
+                acc = self._intern(("n", acc, c) if acc <= c else ("n", c, acc))
+        return acc
+
+    def of_tree(self, root: Variable) -> int | None:
+        """The grouping of the tree at ``root`` (the one ``t`` was walked from)."""
+        ids = self.ids
+        done: dict[Variable, int | None] = {}
+        stack: list[tuple[Variable, bool]] = [(root, False)]
+        while stack:
+            v, expanded = stack.pop()
+            if v in done:
+                continue
+            if v is not root and v in ids:
+                done[v] = ids[v]
+                continue
+            node = v.owner
+            if node is None or not isinstance(node.op, Elemwise):
+                done[v] = None  # a constant
+                continue
+            sop = type(node.op.scalar_op)
+            ins = node.inputs[1:] if sop is _SECOND_T else node.inputs
+            if not expanded:
+                stack.append((v, True))
+                stack.extend((i, False) for i in reversed(ins))
+                continue
+            kind = "cast" if sop is _SECOND_T else sop
+            done[v] = self.combine(kind, [done[i] for i in ins])
+        return done[root]
+
+    def of_spec(self, spec: Any) -> int | None:
+        """The grouping of what ``spec`` would build."""
+        out: list[int | None] = []
+        stack: list[tuple[Any, bool]] = [(spec, False)]
+        while stack:
+            sp, expanded = stack.pop()
+            if isinstance(sp, Variable):
+                out.append(self.ids.get(sp))
+                continue
+            if sp[0] == "const":
+                out.append(None)
+                continue
+            children = sp[1:]
+            if not expanded:
+                stack.append((sp, True))
+                stack.extend((c, False) for c in reversed(children))
+                continue
+            got = out[len(out) - len(children):]
+            del out[len(out) - len(children):]
+            sop = type(sp[0].scalar_op)
+            out.append(self.combine("cast" if sop.__name__ == "Cast" else sop, got))
+        return out[0]
 
 
 def _canonize(fgraph: FunctionGraph, node: Apply, additive: bool) -> Any:
@@ -264,7 +268,7 @@ def _canonize(fgraph: FunctionGraph, node: Apply, additive: bool) -> Any:
     """
     family = _ADDITIVE_T if additive else _MULTIPLICATIVE_T
     out = node.outputs[0]
-    if not _family_node(out, family) or _absorbed_by_client(fgraph, out, family):
+    if not _family_node(out, family) or absorbed_by_client(fgraph, out, family):
         return None
     walk = additive_terms if additive else multiplicative_terms
     t = walk(fgraph, out)
@@ -290,7 +294,7 @@ def _canonize(fgraph: FunctionGraph, node: Apply, additive: bool) -> Any:
         not removed
         and t.nested
         and dtype_kind(t.dtype) in "fc"
-        and _spec_grouping(spec, t) != _tree_grouping(out, t)
+        and (g := _Grouping(t)).of_spec(spec) != g.of_tree(out)
     ):
         return None  # nothing cancels: regrouping float terms would round differently
     return [fit(materialize(spec), out, removed + t.fills + node.inputs)]

@@ -23,7 +23,12 @@ from theon.rewriting import node_rewriter, register_stabilize
 from theon.tensor import math as tm
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise, _restore_axes
 from theon.tensor.reduction import Max, Sum
-from theon.tensor.rewriting.canonicalize import rebuild_product, rebuild_sum
+from theon.tensor.rewriting.canonicalize import (
+    ADDITIVE_FAMILY,
+    absorbed_by_client,
+    rebuild_product,
+    rebuild_sum,
+)
 from theon.tensor.rewriting.utils import (
     Terms,
     additive_terms,
@@ -133,6 +138,8 @@ def local_log1p(fgraph: FunctionGraph, node: Apply) -> Any:
 def local_exp_minus_one(fgraph: FunctionGraph, node: Apply) -> Any:
     """``exp(x) - 1 -> expm1(x)`` and ``1 - exp(x) -> -expm1(x)`` (within a larger sum too)."""
     out = node.outputs[0]
+    if absorbed_by_client(fgraph, out, ADDITIVE_FAMILY):
+        return None  # the sum it belongs to is looked at whole
     got = _sum_parts(fgraph, out)
     if got is None:
         return None
@@ -227,6 +234,8 @@ def local_log_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
 def local_one_minus_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
     """``1 - sigmoid(x) -> sigmoid(-x)`` (within a larger sum too)."""
     out = node.outputs[0]
+    if absorbed_by_client(fgraph, out, ADDITIVE_FAMILY):
+        return None  # the sum it belongs to is looked at whole
     got = _sum_parts(fgraph, out)
     if got is None:
         return None
