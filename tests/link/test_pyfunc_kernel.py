@@ -178,3 +178,40 @@ def test_thread_pool_survives_fork():
         p.kill()
     assert not alive, "the kernel hung in the forked child"
     assert q.get(timeout=5) is True
+
+
+# a fold of 3+ operands writes its first partial result before it reads operand 3:
+# that result must not go into the scratch block of an operand still to be read
+FOLD = KernelSpec(
+    3,
+    [
+        KStep(np.exp, (2,), "float64"),  # 3
+        KStep(np.sin, (0,), "float64"),  # 4
+        KStep(np.multiply, (0, 1, 3), "float64", fold=True),  # 5: x*y*exp(z)
+        KStep(np.add, (1, 0, 4, 4), "float64", fold=True),  # 6: y+x+sin(x)+sin(x)
+        KStep(np.multiply, (5, 6), "float64"),  # 7
+    ],
+    [7],
+    ["float64"],
+)
+
+
+@pytest.mark.parametrize("block,threads,threshold", [(16384, 1, 10**9), (3, 1, 10**9), (5, 2, 0)])
+def test_fold_never_overwrites_an_operand_it_still_reads(block, threads, threshold):
+    rng = np.random.default_rng(4)
+    x, y, z = (rng.normal(size=50_000) for _ in range(3))
+    k = build_kernel(FOLD, block=block, threads=threads, threshold=threshold)
+    (got,) = k(x, y, z)
+    want = (x * y * np.exp(z)) * (y + x + np.sin(x) + np.sin(x))
+    assert np.array_equal(got, want)
+
+
+def test_fused_product_of_three_on_large_arrays():
+    """The issue's differential find: ``x*y*exp(z) + y`` with the default block size."""
+    import theon
+    import theon.tensor as tt
+
+    x, y, z = tt.dvectors("x", "y", "z")
+    f = theon.function([x, y, z], x * y * tt.exp(z) + y)
+    X, Y, Z = (np.random.default_rng(0).normal(size=40_000) for _ in range(3))
+    np.testing.assert_array_equal(f(X, Y, Z), X * Y * np.exp(Z) + Y)

@@ -188,9 +188,14 @@ def _chunk_source(spec: KernelSpec) -> tuple[str, dict[str, Any]]:
             names[r] = f"t{r}"
             assign = f"t{r} = "
         elif st.use_out:
-            # reuse the slot of an operand that dies here (ufuncs allow out == input)
+            # reuse the slot of an operand that dies here (ufuncs allow out == input);
+            # a fold writes its first result before it reads operands 3.., so only
+            # the first two operands qualify, and only if not read again later
+            reusable = st.args
+            if st.fold and len(st.args) > 2:
+                reusable = [a for a in st.args[:2] if a not in st.args[2:]]
             slot = None
-            for a in st.args:
+            for a in reusable:
                 if (
                     isinstance(a, int)
                     and a in slot_of
