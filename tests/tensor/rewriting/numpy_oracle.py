@@ -1,0 +1,437 @@
+"""Evaluate a graph's NumPy program (no theon involved) and judge theon's results by it.
+
+The program (``Graph.program``, built beside the theon graph from the op table)
+is evaluated in several *worlds*:
+
+- **strict**: NumPy on the graph's own dtypes.  Its dtypes are the reference:
+  theon's casting rules are NumPy 2's (``np.result_type``; Python numbers are
+  weak, NEP 50), so ``int32 + float32`` is float64, ``float32 + 2.5`` float32,
+  ``int8 + float32`` float32, ``sum(int32)`` int64, ``mean(int32)`` float64,
+  ``exp(int8)`` float16 (:func:`~tests.tensor.rewriting.optable.float_of` for
+  SciPy's functions).  Result dtypes must match exactly.
+- **rounding runs**: strict, with every operation's arguments and result moved
+  by random signs times its error budget (``OpSpec.err``: 0 for operations both
+  sides compute with one correctly rounded IEEE operation, 1 ulp inside sum and
+  product trees the canonicalizer may reassociate, a few ulps for libm
+  functions, ``n`` ulps of backward error for a sum of ``n`` terms).  How far
+  they move an output (its *spread*) is the tolerance: ``F * spread`` for
+  floats (0 for an exactly computed result: bit for bit), and any value they
+  produce is accepted for an integer, boolean or nan/inf entry that rounding
+  decides (``floor(x/y)`` at an exact quotient).
+- **precise**: floats in extended precision (``np.longdouble``): a rewrite may be
+  more accurate than NumPy (``log(1 + x) -> log1p(x)``, softmax without
+  overflow, float64 accumulation of a float32 mean).
+- **identity**: precise, with the documented identities theon applies (README,
+  "Rewrites that change results"): sums and products in canonical form (``x -
+  x -> 0``, ``x/x -> 1``, ``x*y/y -> x``, ``(x + y) - y -> x``, ``2*x*3 ->
+  6*x``, ``x + 0 -> x``), and ``log(exp(x)) -> x``.
+
+An entry is right when it matches one world: equal nan/inf status (a nan where
+the world has nan, an inf of the same sign), and within the tolerance.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tests.tensor.rewriting import optable as ot
+from tests.tensor.rewriting.graphgen import Const, Graph, Step
+
+__all__ = ["Verdict", "evaluate", "judge"]
+
+F = 2.0  # safety factor on the spread of the rounding runs
+K_PRECISE = 8.0  # ulps allowed against the precise / identity worlds
+N_RUNS = 4  # rounding runs
+SUM_FAMILY = {"add", "sub", "neg"}
+PROD_FAMILY = {"mul", "div", "neg", "recip"}
+EXT = np.longdouble
+
+
+def _ext(x: Any) -> Any:
+    a = np.asarray(x)
+    return a.astype(EXT) if a.dtype.kind == "f" else a
+
+
+def _eps(dtype: Any) -> float:
+    dt = np.dtype(dtype)
+    return float(np.finfo(dt).eps) if dt.kind == "f" else 0.0
+
+
+def _jiggle(x: Any, ulps: float, eps: float, rng: np.random.Generator, floor: float = 0.0
+            ) -> Any:
+    """``x + s * ulps * eps * max(|x|, floor)`` with random signs ``s`` (finite floats only)."""
+    a = np.asarray(x)
+    if a.dtype.kind != "f" or ulps == 0 or eps == 0:
+        return a
+    s = rng.choice(np.array([-1.0, 1.0]), size=a.shape)
+    delta = s * (ulps * eps) * np.maximum(np.abs(a), floor)
+    return np.where(np.isfinite(a), a + delta, a).astype(a.dtype)
+
+
+def _needed(prog: list[Step], outs: list[int]) -> list[int]:
+    need = set(outs)
+    for k in range(len(prog) - 1, -1, -1):
+        if k in need:
+            need.update(a for a in prog[k].args if isinstance(a, int) and prog[k].op)
+    return sorted(need)
+
+
+def _forms(prog: list[Step], dtypes: dict[int, np.dtype[Any]], clients: Counter[int] | None
+           ) -> tuple[dict[int, Any], ...]:
+    """Canonical sum and product forms ``(pos, neg, const)`` of the family steps.
+
+    Sums: ``add``, ``sub``, ``neg`` of any dtype but bool; products: ``mul``,
+    ``div``, ``neg``, ``recip`` of floats (as theon's canonicalizers).  A term is
+    flattened into its client when it has a form of the same kind and the same
+    dtype and (with ``clients``) no other client: what the canonicalizer
+    flattens.  Constants combine.
+    """
+    sums: dict[int, Any] = {}
+    prods: dict[int, Any] = {}
+    for k, st in enumerate(prog):
+        fam = st.op.family if st.op is not None else None
+        dt = dtypes.get(k)
+        if fam is None or dt is None or dt.kind == "b":
+            continue
+        for forms, family, unit in ((sums, SUM_FAMILY, 0), (prods, PROD_FAMILY, 1)):
+            if fam not in family or (forms is prods and dt.kind != "f"):
+                continue
+            parts = []
+            for a in st.args:
+                if isinstance(a, Const):
+                    parts.append(([], [], a.value))
+                elif a in forms and dtypes.get(a) == dt and (clients is None or clients[a] == 1):
+                    parts.append(forms[a])
+                else:
+                    parts.append(([a], [], unit))
+            with np.errstate(all="ignore"):
+                forms[k] = _combine(fam, parts, forms is prods)
+    return sums, prods
+
+
+def _combine(fam: str, parts: list[Any], product: bool) -> Any:
+    """The sum (product) form of ``fam`` applied to the forms ``parts``."""
+    if fam == "neg":
+        (p0, n0, c0), = parts
+        return (p0, n0, -c0) if product else (n0, p0, -c0)
+    if fam == "recip":
+        (p0, n0, c0), = parts
+        return (n0, p0, 1 / np.float64(c0))
+    (p0, n0, c0), (p1, n1, c1) = parts
+    if fam in ("add", "mul"):
+        c = c0 * c1 if product else c0 + c1
+        return (p0 + p1, n0 + n1, c)
+    c = c0 / np.float64(c1) if product else c0 - c1  # sub, div
+    return (p0 + n1, n0 + p1, c)
+
+
+def _cancel(pos: list[int], neg: list[int]) -> tuple[list[int], list[int]]:
+    both = Counter(pos) & Counter(neg)
+    p, n = Counter(pos) - both, Counter(neg) - both
+    return list(p.elements()), list(n.elements())
+
+
+def _identity_value(form: Any, product: bool, env: dict[int, Any], like: np.ndarray
+                    ) -> np.ndarray:
+    """The canonical form evaluated on the identity world's terms, shaped like ``like``."""
+    pos, neg, c = form
+    pos, neg = _cancel(pos, neg)
+    with np.errstate(all="ignore"):
+        total: Any = c
+        for a in pos:
+            total = total * env[a] if product else total + env[a]
+        if product and neg:
+            den: Any = 1
+            for a in neg:
+                den = den * env[a]
+            total = total / den
+        for a in neg if not product else ():
+            total = total - env[a]
+    return np.broadcast_to(np.asarray(total), like.shape).astype(like.dtype)
+
+
+def _op_of(prog: list[Step], a: Any) -> str | None:
+    """The op name of step ``a`` (None for a constant or an input)."""
+    if not isinstance(a, int) or prog[a].op is None:
+        return None
+    return prog[a].op.name.split("(")[0]  # type: ignore[union-attr]
+
+
+def _arg(prog: list[Step], a: Any, name: str) -> Any:
+    """The first argument of step ``a`` when it is a ``name`` step, else None."""
+    return prog[a].args[0] if _op_of(prog, a) == name else None
+
+
+def _one_minus(prog: list[Step], a: Any, name: str) -> Any:
+    """``z`` when step ``a`` is ``1 - name(z)`` (or ``log1p``'s ``-name(z)``), else None."""
+    st = prog[a] if isinstance(a, int) else None
+    if st is None or _op_of(prog, a) != "sub" or st.args[0] != Const(1):
+        return None
+    return _arg(prog, st.args[1], name)
+
+
+def _softplus(z: Any) -> Any:
+    return np.logaddexp(0, z)
+
+
+def _log1mexp(z: Any) -> Any:
+    return np.where(z > -np.log(2), np.log(-np.expm1(z)), np.log1p(-np.exp(z)))
+
+
+def _stabilized(prog: list[Step], k: int, env: dict[int, Any]) -> Any:
+    """Step ``k``'s value under the documented stabilizations, or None when none applies.
+
+    ``log(exp(z)) -> z``, ``log(sigmoid(z)) -> -softplus(-z)``, ``log(1 + exp(z))``
+    and ``log1p(exp(z)) -> softplus(z)``, ``log(1 - sigmoid(z)) -> -softplus(z)``,
+    ``log(1 - exp(z))``, ``log1p(-exp(z))`` and ``log(-expm1(z)) -> log1mexp(z)``,
+    ``log(sum(exp(z))) -> logsumexp(z)``, ``exp(z) / sum(exp(z))`` and
+    ``log`` of it or of ``softmax(z)``: softmax / log_softmax (all evaluated
+    in extended precision, shifted by the max where it is finite).
+    """
+    st = prog[k]
+    name = _op_of(prog, k)
+    a = st.args[0] if st.args else None
+    if name == "div":
+        sm = _softmax_of(prog, k)
+        return None if sm is None else ot.stable_softmax(env[sm[0]], sm[1])
+    if name == "log1p":
+        if (z := _arg(prog, a, "exp")) is not None:
+            return _softplus(env[z])
+        inner = _arg(prog, a, "neg")
+        if (z := _arg(prog, inner, "exp")) is not None:
+            return _log1mexp(env[z])
+        if (z := _arg(prog, inner, "sigmoid")) is not None:
+            return -_softplus(env[z])
+        return None
+    if name != "log":
+        return None
+    for fn, z in (
+        (lambda v: v, _arg(prog, a, "exp")),
+        (lambda v: -_softplus(-v), _arg(prog, a, "sigmoid")),
+        (lambda v: -_softplus(v), _one_minus(prog, a, "sigmoid")),
+        (_log1mexp, _one_minus(prog, a, "exp")),
+        (_log1mexp, _arg(prog, _arg(prog, a, "neg"), "expm1")),
+    ):
+        if z is not None:
+            return fn(env[z])
+    if _op_of(prog, a) == "add":
+        x, y = prog[a].args
+        for c, e in ((x, y), (y, x)):
+            if c == Const(1) and (z := _arg(prog, e, "exp")) is not None:
+                return _softplus(env[z])
+    if _op_of(prog, a) == "sum" and (z := _arg(prog, prog[a].args[0], "exp")) is not None:
+        p = dict(prog[a].op.params)  # type: ignore[union-attr]
+        return ot.stable_logsumexp(env[z], p["axis"], p["keepdims"])
+    if _op_of(prog, a) == "softmax":
+        z, axis = prog[a].args[0], dict(prog[a].op.params)["axis"]  # type: ignore[union-attr]
+        return env[z] - ot.stable_logsumexp(env[z], axis, keepdims=True)
+    sm = _softmax_of(prog, a) if _op_of(prog, a) == "div" else None
+    if sm is not None:
+        return env[sm[0]] - ot.stable_logsumexp(env[sm[0]], sm[1], keepdims=True)
+    return None
+
+
+def _softmax_of(prog: list[Step], k: Any) -> tuple[int, Any] | None:
+    """``(z, axis)`` when step ``k`` is ``exp(z) / sum(exp(z), axis, keepdims=True)``."""
+    num, den = prog[k].args
+    z = _arg(prog, num, "exp")
+    if z is None or _op_of(prog, den) != "sum":
+        return None
+    p = dict(prog[den].op.params)  # type: ignore[union-attr]
+    if not p["keepdims"] or _arg(prog, prog[den].args[0], "exp") != z:
+        return None
+    return z, p["axis"]
+
+
+def _chains(prog: list[Step], dtypes: dict[int, np.dtype[Any]]) -> set[int]:
+    """Float steps of a sum or product tree with another such step (reassociable)."""
+    out: set[int] = set()
+    for k, st in enumerate(prog):
+        if st.op is None or st.op.family is None or dtypes.get(k, np.dtype("b")).kind != "f":
+            continue
+        for a in st.args:
+            if isinstance(a, int) and prog[a].op is not None and prog[a].op.family:  # type: ignore[union-attr]
+                fa = {prog[a].op.family, st.op.family}  # type: ignore[union-attr]
+                if fa <= SUM_FAMILY or fa <= PROD_FAMILY:
+                    out.update((k, a))
+    return out
+
+
+def evaluate(g: Graph, world: str = "strict", rng: np.random.Generator | None = None,
+             dtypes: dict[int, np.dtype[Any]] | None = None) -> dict[int, Any]:
+    """Every needed step's value in ``world``: "strict", "precise", "identity" (sums and
+    products flattened through terms no other step reads, as theon does) or
+    "identity_deep" (flattened through every term).
+
+    With ``rng``, a rounding run: every operation's arguments and result move by
+    random signs times its error budget (in ulps of the step's strict dtype,
+    ``dtypes``).
+    """
+    prog = g.program
+    precise = world in ("precise", "identity", "identity_deep")
+    needed = _needed(prog, g.outs)
+    clients: Counter[int] = Counter(g.outs)
+    for k in needed:
+        clients.update(a for a in prog[k].args if isinstance(a, int) and prog[k].op)
+    sums, prods = ({}, {})
+    if world.startswith("identity") and dtypes:
+        sums, prods = _forms(prog, dtypes, clients if world == "identity" else None)
+    chains = _chains(prog, dtypes) if rng is not None and dtypes else set()
+    env: dict[int, Any] = {}
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for k in needed:
+            st = prog[k]
+            if st.op is None:
+                x = np.asarray(g.values[st.args[0]])
+                env[k] = _ext(x) if precise else x
+                continue
+            eps = _eps(dtypes[k]) if dtypes else 0.0
+            args = [a.value if isinstance(a, Const) else env[a] for a in st.args]
+            if precise:
+                args = [a if isinstance(st_a, Const) else _ext(a)
+                        for a, st_a in zip(args, st.args)]
+            if rng is not None and st.op.err.inp:
+                args = [a if isinstance(st_a, Const) else
+                        _jiggle(a, st.op.err.inp, _eps(dtypes[st_a]) if dtypes else 0, rng)
+                        for a, st_a in zip(args, st.args)]
+            fn = st.op.precise if precise and st.op.precise else st.op.ref
+            val = np.asarray(fn(*args))
+            fam = st.op.family
+            alt = None
+            if world.startswith("identity") and dtypes and dtypes[k].kind == "f":
+                alt = _stabilized(prog, k, env)
+            if alt is not None:
+                val = np.broadcast_to(np.asarray(alt), val.shape).astype(val.dtype)
+            elif fam in ("add", "sub") and k in sums:
+                val = _identity_value(sums[k], False, env, val)
+            elif fam in ("mul", "div", "recip") and k in prods:
+                val = _identity_value(prods[k], True, env, val)
+            if precise and dtypes and dtypes[k].kind == "f" and dtypes[k].itemsize < 8:
+                # a float32 (float16) result is rounded to its dtype in every world:
+                # only float64 results are kept extended
+                val = val.astype(dtypes[k]).astype(EXT)
+            if rng is not None:
+                ulps = st.op.err.out + (st.op.err.chain if k in chains else 0.0)
+                val = _jiggle(val, ulps, eps, rng, st.op.err.floor)
+            env[k] = val
+    return env
+
+
+@dataclass
+class Verdict:
+    """The outcome for one output: which entries no world explains, and the worlds."""
+
+    bad: np.ndarray
+    worlds: dict[str, np.ndarray]
+    tol: np.ndarray
+    undecided: int = 0  # entries accepted only because rounding decides their nan/inf status
+
+
+def _same_status(t: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return (np.isnan(t) == np.isnan(w)) & (np.isposinf(t) == np.isposinf(w)) & (
+        np.isneginf(t) == np.isneginf(w))
+
+
+def _close(t: np.ndarray, w: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        fin = np.isfinite(t) & np.isfinite(w)
+        diff = np.abs(t.astype(EXT) - w.astype(EXT))
+        return _same_status(t, w) & (~fin | (diff <= tol))
+
+
+class Oracle:
+    """The worlds of a graph (computed once) and the verdict on theon's outputs."""
+
+    def __init__(self, g: Graph, seed: int = 0) -> None:
+        self.g = g
+        strict = evaluate(g)
+        self.dtypes = {k: np.asarray(v).dtype for k, v in strict.items()}
+        self.strict = [np.asarray(strict[k]) for k in g.outs]
+        rng = np.random.default_rng([seed, 7])
+        self.runs = [[np.asarray(r[k]) for k in g.outs]
+                     for r in (evaluate(g, "strict", rng, self.dtypes) for _ in range(N_RUNS))]
+        prec = evaluate(g, "precise", dtypes=self.dtypes)
+        self.precise = [np.asarray(prec[k]) for k in g.outs]
+        ident = evaluate(g, "identity", dtypes=self.dtypes)
+        self.identity = [np.asarray(ident[k]) for k in g.outs]
+        deep = evaluate(g, "identity_deep", dtypes=self.dtypes)
+        self.identity_deep = [np.asarray(deep[k]) for k in g.outs]
+        self.precise_runs = [[np.asarray(r[k]) for k in g.outs] for r in (
+            evaluate(g, "identity", rng, self.dtypes) for _ in range(2))]
+
+    def judge(self, k: int, got: np.ndarray) -> Verdict:
+        """Which entries of theon's output ``k`` (dtype and shape already equal) no world
+        explains."""
+        with np.errstate(all="ignore"):
+            return self._judge(k, got)
+
+    def _judge(self, k: int, got: np.ndarray) -> Verdict:
+        s = self.strict[k]
+        t = np.asarray(got)
+        worlds = {"strict": s, "precise": self.precise[k].astype(s.dtype),
+                  "identity": self.identity[k].astype(s.dtype),
+                  "identity_deep": self.identity_deep[k].astype(s.dtype)}
+        for j, r in enumerate(self.runs):
+            worlds[f"run{j}"] = r[k]
+        for j, r in enumerate(self.precise_runs):
+            worlds[f"identity_run{j}"] = r[k].astype(s.dtype)
+        if s.dtype.kind not in "fc":
+            ok = np.zeros(s.shape, dtype=bool)
+            for w in worlds.values():
+                ok |= t == w
+            return Verdict(~ok, worlds, np.zeros(s.shape))
+        eps = _eps(s.dtype)
+        with np.errstate(all="ignore"):
+            spread = np.zeros(s.shape, dtype=EXT)
+            for run in self.runs:
+                r = run[k]
+                fin = np.isfinite(r) & np.isfinite(s)
+                spread = np.maximum(spread, np.where(fin, np.abs(r.astype(EXT) - s), 0))
+            pspread = np.zeros(s.shape, dtype=EXT)
+            ident = self.identity[k]
+            for run in self.precise_runs:
+                r = run[k]
+                fin = np.isfinite(r) & np.isfinite(ident)
+                pspread = np.maximum(pspread, np.where(fin, np.abs(r.astype(EXT) - ident), 0))
+            tiny = np.finfo(s.dtype).smallest_normal
+            tol = F * spread
+            ptol = F * np.maximum(spread, pspread) + K_PRECISE * eps * np.abs(
+                ident.astype(EXT)) + tiny
+        ok = np.zeros(s.shape, dtype=bool)
+        for name, w in worlds.items():
+            ok |= _close(t, w, ptol if name.startswith(("precise", "identity")) else tol)
+        # an entry whose nan/inf status rounding decides is not compared in value
+        undecided = np.zeros(s.shape, dtype=bool)
+        for run in self.runs:
+            undecided |= ~_same_status(run[k], s)
+        return Verdict(~(ok | undecided), worlds, tol, int(np.sum(undecided & ~ok)))
+
+
+def judge(g: Graph, got: list[np.ndarray], seed: int = 0) -> list[str]:
+    """Problems of theon's outputs ``got`` for graph ``g`` (empty: all right)."""
+    oracle = Oracle(g, seed)
+    problems: list[str] = []
+    for k, (t, s) in enumerate(zip(got, oracle.strict)):
+        t = np.asarray(t)
+        if t.dtype != s.dtype:
+            problems.append(f"output {k}: dtype {t.dtype}, NumPy gives {s.dtype}")
+            continue
+        if t.shape != s.shape:
+            problems.append(f"output {k}: shape {t.shape}, NumPy gives {s.shape}")
+            continue
+        v = oracle.judge(k, t)
+        if v.bad.any():
+            idx = [tuple(int(i) for i in p) for p in np.argwhere(v.bad)[:3]]
+            lines = [f"output {k} ({t.dtype}) differs at {idx}:"]
+            for p in idx:
+                lines.append(f"  at {p}: theon {t[p]!r}; " + ", ".join(
+                    f"{n} {w[p]!r}" for n, w in v.worlds.items()
+                    if n in ("strict", "precise", "identity")) + f"; tol {float(v.tol[p]):.3g}")
+            problems.append("\n".join(lines))
+    return problems
