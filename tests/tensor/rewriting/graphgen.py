@@ -324,7 +324,8 @@ def pow_spec(p: Any) -> OpSpec:
     (``x**10 -> sqr(sqr(sqr(x))) * sqr(x)``), up to about ``|p|`` roundings."""
     exact = p in (0, 1, 2, -1, 0.5)
     err = ot.EXACT if exact else ot.Err(out=abs(p) + 2 if p == int(p) else 4.0)
-    return OpSpec(f"pow({p})", lambda x: x**p, lambda x: x**p, err, domain="pos")
+    return OpSpec(f"pow({p})", lambda x: x**p, lambda x: x**p, err, domain="pos",
+                  noop_if_same=p == 1)
 
 
 def softmax_form(b: Builder, x: Entry, form: str, axis: int) -> Entry:
@@ -358,7 +359,10 @@ def dimshuffle_spec(order: tuple[Any, ...], twice: bool = False) -> OpSpec:
         y = x.dimshuffle(*order)
         return y.T if twice else y
 
-    return ot.shape_spec(f"dimshuffle{order}" + (".T" if twice else ""), build, ref)
+    same = order == tuple(range(len(order))) or (twice and order == (1, 0))
+    m = len(order) - len([o for o in order if o != "x"])
+    pads = not twice and order[:m] == ("x",) * m and order[m:] == tuple(range(len(order) - m))
+    return ot.shape_spec(f"dimshuffle{order}" + (".T" if twice else ""), build, ref, same, pads)
 
 
 @st.composite

@@ -81,22 +81,62 @@ def _needed(prog: list[Step], outs: list[int]) -> list[int]:
     return sorted(need)
 
 
-def _forms(prog: list[Step], dtypes: dict[int, np.dtype[Any]], clients: Counter[int] | None
+def _forms(prog: list[Step], ref: dict[int, Any], clients: Counter[int] | None
            ) -> tuple[dict[int, Any], ...]:
     """Canonical sum and product forms ``(pos, neg, const)`` of the family steps.
 
     Sums: ``add``, ``sub``, ``neg`` of any dtype but bool; products: ``mul``,
-    ``div``, ``neg``, ``recip`` of floats (as theon's canonicalizers).  A term is
+    ``div``, ``neg``, ``recip`` of floats (as theon's canonicalizers), on the
+    steps of ``ref`` (their strict values: dtypes and shapes).  A term is
     flattened into its client when it has a form of the same kind and the same
     dtype and (with ``clients``) no other client: what the canonicalizer
-    flattens.  Constants combine.
+    flattens.  Constants combine.  Terms are compared as theon sees them: steps
+    computing the same thing are one term (theon merges them), a step that gives
+    back its input (``flatten`` of a vector, ``--x``, ``(x + y) - y``) is that
+    input, and ``x.dimshuffle('x', 0)`` is ``x`` (elementwise ops pad their
+    inputs' dims on the left just so).
     """
     sums: dict[int, Any] = {}
     prods: dict[int, Any] = {}
+    dtypes = {k: np.asarray(v).dtype for k, v in ref.items()}
+    shapes = {k: np.shape(v) for k, v in ref.items()}
+    canon: list[int] = []
+    seen: dict[Any, int] = {}
+
+    def same(a: int, b: int) -> bool:
+        return shapes[a] == shapes[b] and dtypes[a] == dtypes[b]
+
+    def atom(a: int) -> int:
+        while prog[a].op is not None and prog[a].op.pads:  # type: ignore[union-attr]
+            x = prog[a].args[0]
+            if shapes[a] != (1,) * (len(shapes[a]) - len(shapes[x])) + shapes[x]:
+                break  # it dropped a dim too
+            a = x
+        return canon[a]
+
     for k, st in enumerate(prog):
-        fam = st.op.family if st.op is not None else None
-        dt = dtypes.get(k)
-        if fam is None or dt is None or dt.kind == "b":
+        canon.append(k)
+        if k not in ref or st.op is None:
+            continue
+        x = st.args[0] if st.args and isinstance(st.args[0], int) else None
+        if x is not None and st.op.noop_if_same and same(x, k):
+            canon[k] = canon[x]
+            continue
+        inner = prog[x] if x is not None else None
+        if inner is not None and st.op.family == "neg" and inner.op is not None \
+                and inner.op.family == "neg" and same(inner.args[0], k):
+            canon[k] = canon[inner.args[0]]  # --x -> x
+            continue
+        if st.op.family == "mul" and Const(1) in st.args:
+            y = st.args[1] if st.args[0] == Const(1) else st.args[0]
+            if isinstance(y, int) and same(y, k):
+                canon[k] = canon[y]  # x * 1 -> x (integers; float products below)
+                continue
+        key = (st.op.name, tuple(canon[a] if isinstance(a, int) else ("const", repr(a.value))
+                                 for a in st.args))
+        canon[k] = seen.setdefault(key, k)
+        fam, dt = st.op.family, dtypes[k]
+        if fam is None or dt.kind == "b" or canon[k] != k:
             continue
         for forms, family, unit in ((sums, SUM_FAMILY, 0), (prods, PROD_FAMILY, 1)):
             if fam not in family or (forms is prods and dt.kind != "f"):
@@ -108,9 +148,15 @@ def _forms(prog: list[Step], dtypes: dict[int, np.dtype[Any]], clients: Counter[
                 elif a in forms and dtypes.get(a) == dt and (clients is None or clients[a] == 1):
                     parts.append(forms[a])
                 else:
-                    parts.append(([a], [], unit))
+                    parts.append(([atom(a)], [], unit))
             with np.errstate(all="ignore"):
                 forms[k] = _combine(fam, parts, forms is prods)
+        own = sums if fam in ("add", "sub") else prods if fam != "neg" else None
+        if own is not None and k in own:
+            pos, neg = _cancel(*own[k][:2])
+            neutral = 1 if own is prods else 0
+            if len(pos) == 1 and not neg and own[k][2] == neutral and same(pos[0], k):
+                canon[k] = pos[0]  # the sum or product is one of its terms
     return sums, prods
 
 
@@ -142,16 +188,25 @@ def _identity_value(form: Any, product: bool, env: dict[int, Any], like: np.ndar
     pos, neg, c = form
     pos, neg = _cancel(pos, neg)
     with np.errstate(all="ignore"):
-        total: Any = c
-        for a in pos:
-            total = total * env[a] if product else total + env[a]
-        if product and neg:
-            den: Any = 1
+        if product:
+            total: Any = c
+            for a in pos:
+                total = total * env[a]
+            if neg:
+                den: Any = 1
+                for a in neg:
+                    den = den * env[a]
+                total = total / den
+        else:
+            total = None
+            for a in pos:
+                total = env[a] if total is None else total + env[a]
             for a in neg:
-                den = den * env[a]
-            total = total / den
-        for a in neg if not product else ():
-            total = total - env[a]
+                total = -env[a] if total is None else total - env[a]
+            if total is None:
+                total = np.asarray(c)
+            elif c != 0:  # (a negative constant subtracted: unsigned terms stay unsigned)
+                total = total - (-c) if c < 0 else total + c
     return np.broadcast_to(np.asarray(total), like.shape).astype(like.dtype)
 
 
@@ -183,7 +238,7 @@ def _log1mexp(z: Any) -> Any:
     return np.where(z > -np.log(2), np.log(-np.expm1(z)), np.log1p(-np.exp(z)))
 
 
-def _stabilized(prog: list[Step], k: int, env: dict[int, Any]) -> Any:
+def _stabilized(prog: list[Step], k: int, env: Any) -> Any:
     """Step ``k``'s value under the documented stabilizations, or None when none applies.
 
     ``log(exp(z)) -> z``, ``log(sigmoid(z)) -> -softplus(-z)``, ``log(1 + exp(z))``
@@ -191,22 +246,23 @@ def _stabilized(prog: list[Step], k: int, env: dict[int, Any]) -> Any:
     ``log(1 - exp(z))``, ``log1p(-exp(z))`` and ``log(-expm1(z)) -> log1mexp(z)``,
     ``log(sum(exp(z))) -> logsumexp(z)``, ``exp(z) / sum(exp(z))`` and
     ``log`` of it or of ``softmax(z)``: softmax / log_softmax (all evaluated
-    in extended precision, shifted by the max where it is finite).
+    in extended precision, shifted by the max where it is finite).  ``env(a)``: the
+    value of step ``a`` (in a rounding run, moved by the stable form's backward error).
     """
     st = prog[k]
     name = _op_of(prog, k)
     a = st.args[0] if st.args else None
     if name == "div":
         sm = _softmax_of(prog, k)
-        return None if sm is None else ot.stable_softmax(env[sm[0]], sm[1])
+        return None if sm is None else ot.stable_softmax(env(sm[0]), sm[1])
     if name == "log1p":
         if (z := _arg(prog, a, "exp")) is not None:
-            return _softplus(env[z])
+            return _softplus(env(z))
         inner = _arg(prog, a, "neg")
         if (z := _arg(prog, inner, "exp")) is not None:
-            return _log1mexp(env[z])
+            return _log1mexp(env(z))
         if (z := _arg(prog, inner, "sigmoid")) is not None:
-            return -_softplus(env[z])
+            return -_softplus(env(z))
         return None
     if name != "log":
         return None
@@ -218,21 +274,23 @@ def _stabilized(prog: list[Step], k: int, env: dict[int, Any]) -> Any:
         (_log1mexp, _arg(prog, _arg(prog, a, "neg"), "expm1")),
     ):
         if z is not None:
-            return fn(env[z])
+            return fn(env(z))
     if _op_of(prog, a) == "add":
         x, y = prog[a].args
         for c, e in ((x, y), (y, x)):
             if c == Const(1) and (z := _arg(prog, e, "exp")) is not None:
-                return _softplus(env[z])
+                return _softplus(env(z))
     if _op_of(prog, a) == "sum" and (z := _arg(prog, prog[a].args[0], "exp")) is not None:
         p = dict(prog[a].op.params)  # type: ignore[union-attr]
-        return ot.stable_logsumexp(env[z], p["axis"], p["keepdims"])
+        return ot.stable_logsumexp(env(z), p["axis"], p["keepdims"])
     if _op_of(prog, a) == "softmax":
         z, axis = prog[a].args[0], dict(prog[a].op.params)["axis"]  # type: ignore[union-attr]
-        return env[z] - ot.stable_logsumexp(env[z], axis, keepdims=True)
+        v = env(z)
+        return v - ot.stable_logsumexp(v, axis, keepdims=True)
     sm = _softmax_of(prog, a) if _op_of(prog, a) == "div" else None
     if sm is not None:
-        return env[sm[0]] - ot.stable_logsumexp(env[sm[0]], sm[1], keepdims=True)
+        v = env(sm[0])
+        return v - ot.stable_logsumexp(v, sm[1], keepdims=True)
     return None
 
 
@@ -246,6 +304,28 @@ def _softmax_of(prog: list[Step], k: Any) -> tuple[int, Any] | None:
     if not p["keepdims"] or _arg(prog, prog[den].args[0], "exp") != z:
         return None
     return z, p["axis"]
+
+
+def _reassociated(val: Any, fam: str, k: int, forms: tuple[dict[int, Any], ...],
+                  env: dict[int, Any], eps: float, rng: np.random.Generator) -> Any:
+    """``val`` moved by the rounding of its sum (product) tree computed in another order:
+    ``n`` terms give ``n eps sum(|term|)`` (``n`` ulps of the product)."""
+    sums, prods = forms
+    if fam in ("add", "sub") and k in sums:
+        pos, neg, c = sums[k]
+        with np.errstate(all="ignore"):
+            scale: Any = abs(c)
+            for a in (*pos, *neg):
+                scale = scale + np.abs(env[a])
+        n = len(pos) + len(neg) + (c != 0)
+        v = np.asarray(val)
+        sgn = rng.choice(np.array([-1.0, 1.0]), size=v.shape)
+        moved = v + sgn * (n * eps) * np.broadcast_to(scale, v.shape)
+        return np.where(np.isfinite(v) & np.isfinite(moved), moved, v).astype(v.dtype)
+    if fam in ("mul", "div", "recip") and k in prods:
+        pos, neg, c = prods[k]
+        return _jiggle(val, len(pos) + len(neg) + 1, eps, rng)
+    return val
 
 
 def _chains(prog: list[Step], dtypes: dict[int, np.dtype[Any]]) -> set[int]:
@@ -263,15 +343,18 @@ def _chains(prog: list[Step], dtypes: dict[int, np.dtype[Any]]) -> set[int]:
 
 
 def evaluate(g: Graph, world: str = "strict", rng: np.random.Generator | None = None,
-             dtypes: dict[int, np.dtype[Any]] | None = None) -> dict[int, Any]:
+             ref: dict[int, Any] | None = None,
+             values: list[Any] | None = None) -> dict[int, Any]:
     """Every needed step's value in ``world``: "strict", "precise", "identity" (sums and
     products flattened through terms no other step reads, as theon does) or
     "identity_deep" (flattened through every term).
 
     With ``rng``, a rounding run: every operation's arguments and result move by
-    random signs times its error budget (in ulps of the step's strict dtype,
-    ``dtypes``).
+    random signs times its error budget (in ulps of the step's strict dtype).
+    ``ref``: the strict values (every world but strict needs them); ``values``:
+    other input values than the graph's.
     """
+    dtypes = {k: np.asarray(v).dtype for k, v in ref.items()} if ref else None
     prog = g.program
     precise = world in ("precise", "identity", "identity_deep")
     needed = _needed(prog, g.outs)
@@ -279,8 +362,10 @@ def evaluate(g: Graph, world: str = "strict", rng: np.random.Generator | None = 
     for k in needed:
         clients.update(a for a in prog[k].args if isinstance(a, int) and prog[k].op)
     sums, prods = ({}, {})
-    if world.startswith("identity") and dtypes:
-        sums, prods = _forms(prog, dtypes, clients if world == "identity" else None)
+    if world.startswith("identity") and ref:
+        sums, prods = _forms(prog, ref, clients if world == "identity" else None)
+    rounding_forms = _forms(prog, ref, None) if rng is not None and ref else ({}, {})
+    inexact: set[int] = set()  # steps that rounding may move (rounding runs)
     chains = _chains(prog, dtypes) if rng is not None and dtypes else set()
     env: dict[int, Any] = {}
     with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -288,7 +373,7 @@ def evaluate(g: Graph, world: str = "strict", rng: np.random.Generator | None = 
         for k in needed:
             st = prog[k]
             if st.op is None:
-                x = np.asarray(g.values[st.args[0]])
+                x = np.asarray((g.values if values is None else values)[st.args[0]])
                 env[k] = _ext(x) if precise else x
                 continue
             eps = _eps(dtypes[k]) if dtypes else 0.0
@@ -305,7 +390,12 @@ def evaluate(g: Graph, world: str = "strict", rng: np.random.Generator | None = 
             fam = st.op.family
             alt = None
             if world.startswith("identity") and dtypes and dtypes[k].kind == "f":
-                alt = _stabilized(prog, k, env)
+                def value(a: int, k: int = k) -> Any:
+                    if rng is None:
+                        return env[a]
+                    return _jiggle(env[a], ot.LOG_COMPOSITE.inp, _eps(dtypes[k]), rng)
+
+                alt = _stabilized(prog, k, value)
             if alt is not None:
                 val = np.broadcast_to(np.asarray(alt), val.shape).astype(val.dtype)
             elif fam in ("add", "sub") and k in sums:
@@ -317,8 +407,14 @@ def evaluate(g: Graph, world: str = "strict", rng: np.random.Generator | None = 
                 # only float64 results are kept extended
                 val = val.astype(dtypes[k]).astype(EXT)
             if rng is not None:
-                ulps = st.op.err.out + (st.op.err.chain if k in chains else 0.0)
-                val = _jiggle(val, ulps, eps, rng, st.op.err.floor)
+                if k in chains or st.op.err != ot.EXACT or any(
+                        isinstance(a, int) and a in inexact for a in st.args):
+                    inexact.add(k)
+                # a result computed from inexact values may round either way: 1 ulp
+                out = max(st.op.err.out, 1.0) if k in inexact else 0.0
+                val = _jiggle(val, out, eps, rng, st.op.err.floor)
+                if k in chains:
+                    val = _reassociated(val, fam, k, rounding_forms, env, eps, rng)
             env[k] = val
     return env
 
@@ -351,19 +447,19 @@ class Oracle:
     def __init__(self, g: Graph, seed: int = 0) -> None:
         self.g = g
         strict = evaluate(g)
-        self.dtypes = {k: np.asarray(v).dtype for k, v in strict.items()}
+        self.ref = strict
         self.strict = [np.asarray(strict[k]) for k in g.outs]
         rng = np.random.default_rng([seed, 7])
         self.runs = [[np.asarray(r[k]) for k in g.outs]
-                     for r in (evaluate(g, "strict", rng, self.dtypes) for _ in range(N_RUNS))]
-        prec = evaluate(g, "precise", dtypes=self.dtypes)
+                     for r in (evaluate(g, "strict", rng, strict) for _ in range(N_RUNS))]
+        prec = evaluate(g, "precise", ref=strict)
         self.precise = [np.asarray(prec[k]) for k in g.outs]
-        ident = evaluate(g, "identity", dtypes=self.dtypes)
+        ident = evaluate(g, "identity", ref=strict)
         self.identity = [np.asarray(ident[k]) for k in g.outs]
-        deep = evaluate(g, "identity_deep", dtypes=self.dtypes)
+        deep = evaluate(g, "identity_deep", ref=strict)
         self.identity_deep = [np.asarray(deep[k]) for k in g.outs]
         self.precise_runs = [[np.asarray(r[k]) for k in g.outs] for r in (
-            evaluate(g, "identity", rng, self.dtypes) for _ in range(2))]
+            evaluate(g, "identity", rng, strict) for _ in range(2))]
 
     def judge(self, k: int, got: np.ndarray) -> Verdict:
         """Which entries of theon's output ``k`` (dtype and shape already equal) no world

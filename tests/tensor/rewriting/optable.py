@@ -36,22 +36,22 @@ class Err:
     """Rounding a correct implementation may add, in units of the eps of the value's dtype.
 
     ``out``: relative error of the result (of ``max(|result|, floor)``: ``log_softmax``
-    computes ``x - max - log(s)``, whose error is absolute); ``inp``: relative error of each float
-    argument (backward error: what an op that computes ``x - max(x)`` or sums in
-    another order may commit); ``chain``: extra relative error of the result when
-    the op is part of a sum or product tree the canonicalizer may reassociate.
-    An operation NumPy and theon both compute with one correctly rounded IEEE
-    operation (``x / c``) gets none: it must agree bit for bit.
+    computes ``x - max - log(s)``, whose error is absolute); ``inp``: relative error
+    of each float argument (backward error: what an op that computes ``x - max(x)``
+    or sums in another order may commit).  An operation NumPy and theon both
+    compute with one correctly rounded IEEE operation (``x / c``) gets none: it must
+    agree bit for bit, unless it is part of a sum or product tree (``family``) that
+    the canonicalizer reassociates (the oracle's rounding runs then move it by the
+    rounding of a sum of its terms in any order).
     """
 
     out: float = 0.0
     inp: float = 0.0
-    chain: float = 0.0
     floor: float = 0.0  # ``out`` is relative to ``max(|result|, floor)``
 
 
 EXACT = Err()
-IEEE = Err(chain=1.0)  # correctly rounded; reassociated inside sum/product trees
+IEEE = Err()  # correctly rounded (bit for bit, unless reassociated: see ``family``)
 TRANS = Err(out=4.0, inp=1.0)  # libm vs NumPy's SIMD loops; blocks vs whole arrays
 COMPOSITE = Err(out=8.0, inp=2.0)  # several roundings inside (sigmoid, softmax, erf)
 LOG_COMPOSITE = Err(out=8.0, inp=2.0, floor=1.0)  # ... ending in ``- log(sum)``
@@ -75,6 +75,8 @@ class OpSpec:
     domain_arg: int = 0  # the argument ``domain`` is about (-1: the difference of two)
     precise: Callable[..., Any] | None = None
     params: tuple[tuple[str, Any], ...] = ()  # e.g. (("axis", 0),), for the oracle's rules
+    noop_if_same: bool = False  # gives back its input when shape and dtype stay (theon drops it)
+    pads: bool = False  # only adds leading length-1 dims (what elementwise ops do anyway)
 
 
 def float_of(dtype: Any) -> np.dtype[Any]:
@@ -148,7 +150,7 @@ UNARY: list[OpSpec] = [
     OpSpec("trunc", tt.trunc, np.trunc, EXACT),
     OpSpec("round", tt.round, np.round, EXACT),
     OpSpec("sign", tt.sign, np.sign, EXACT),
-    OpSpec("copy", tt.tensor_copy, np.copy, EXACT, domain="all"),
+    OpSpec("copy", tt.tensor_copy, np.copy, EXACT, domain="all", noop_if_same=True),
     OpSpec("isnan", tt.isnan, np.isnan, EXACT, kinds="f"),
     OpSpec("isinf", tt.isinf, np.isinf, EXACT, kinds="f"),
     OpSpec("isfinite", tt.isfinite, np.isfinite, EXACT, kinds="f"),
@@ -292,9 +294,15 @@ def cast_spec(dtype: str) -> OpSpec:
         return x.astype(dtype)
 
     return OpSpec(f"cast({dtype})", lambda x: tt.cast(x, dtype),
-                  lambda x: np.asarray(x).astype(dtype), EXACT, precise=precise)
+                  lambda x: np.asarray(x).astype(dtype), EXACT, precise=precise,
+                  noop_if_same=True)
 
 
-def shape_spec(name: str, build: Callable[..., Any], ref: Callable[..., Any]) -> OpSpec:
-    """A structural op (reshape, dimshuffle, indexing, joining): exact, any dtype, smooth."""
-    return OpSpec(name, build, ref, EXACT, kinds="iufb", domain="all")
+def shape_spec(name: str, build: Callable[..., Any], ref: Callable[..., Any],
+               noop_if_same: bool = False, pads: bool = False) -> OpSpec:
+    """A structural op (reshape, dimshuffle, indexing, joining): exact, any dtype, smooth.
+
+    ``noop_if_same``: it gives back its input when the shape stays (a reshape);
+    ``pads``: it only adds leading length-1 dims."""
+    return OpSpec(name, build, ref, EXACT, kinds="iufb", domain="all",
+                  noop_if_same=noop_if_same, pads=pads)
