@@ -57,12 +57,19 @@ def fold_hazard(fgraph: Any) -> bool:
         spec = composite_spec(node.op.scalar_op)
         if spec is None:
             continue
+        n_in, steps = spec.n_inputs, spec.steps
         last: dict[int, int] = {}
-        for k, step in enumerate(spec.steps):
+        for k, step in enumerate(steps):
             last.update((a, k) for a in step.args if isinstance(a, int))
-        for k, step in enumerate(spec.steps):
-            if step.fold and any(isinstance(a, int) and a >= spec.n_inputs and last[a] == k
-                                 for a in step.args[2:]):
+        outs = {r for r in spec.outputs if isinstance(r, int)}
+        for k, step in enumerate(steps):
+            if not step.fold:
+                continue
+            # the scratch block it writes: that of its first operand dying here
+            reused = next((a for a in step.args if isinstance(a, int) and a >= n_in
+                           and last[a] == k and a not in outs and steps[a - n_in].use_out
+                           and steps[a - n_in].dtype == step.dtype), None)
+            if reused is not None and reused in step.args[2:]:
                 return True
     return False
 
