@@ -145,6 +145,8 @@ def _forms(prog: list[Step], ref: dict[int, Any], clients: Counter[int] | None
         fam, dt = st.op.family, dtypes[k]
         if fam is None or dt.kind == "b" or canon[k] != k:
             continue
+        if fam == "div" and _softmax_of(prog, k) is not None:
+            continue  # stabilized into a softmax: a term of its own (see _stabilized)
         for forms, family, unit in ((sums, SUM_FAMILY, 0), (prods, PROD_FAMILY, 1)):
             if fam not in family or (forms is prods and dt.kind != "f"):
                 continue
@@ -194,22 +196,26 @@ def _identity_value(form: Any, product: bool, env: dict[int, Any], like: np.ndar
     """The canonical form evaluated on the identity world's terms, shaped like ``like``."""
     pos, neg, c = form
     pos, neg = _cancel(pos, neg)
+
+    def term(a: int) -> Any:  # (terms are cast to the result's dtype, as by the op)
+        return np.asarray(env[a]).astype(like.dtype)
+
     with np.errstate(all="ignore"):
         if product:
-            total: Any = c
+            total: Any = np.asarray(c, dtype=like.dtype)
             for a in pos:
-                total = total * env[a]
+                total = total * term(a)
             if neg:
-                den: Any = 1
+                den: Any = np.ones((), like.dtype)
                 for a in neg:
-                    den = den * env[a]
+                    den = den * term(a)
                 total = total / den
         else:
             total = None
             for a in pos:
-                total = env[a] if total is None else total + env[a]
+                total = term(a) if total is None else total + term(a)
             for a in neg:
-                total = -env[a] if total is None else total - env[a]
+                total = -term(a) if total is None else total - term(a)
             if total is None:
                 total = np.asarray(c)
             elif c != 0:  # (a negative constant subtracted: unsigned terms stay unsigned)
