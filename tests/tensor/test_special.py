@@ -45,6 +45,24 @@ def test_stability_at_extremes():
         1000 + np.log(2))
 
 
+@pytest.mark.parametrize("row", [[1.0, np.inf, -2.0], [1.0, -np.inf, -2.0],
+                                 [-np.inf, -np.inf, -np.inf], [1.0, np.nan, 0.0]])
+def test_infinities_give_numpys_nan_and_inf(row):
+    """Where ``x`` has infinities, softmax and log_softmax (the ops, and the manual
+    forms the stabilizations rewrite into them) give NumPy's ``exp(x)/sum(exp(x))``."""
+    x = tt.dmatrix("x")
+    e = tt.exp(x)
+    manual = e / tt.sum(e, axis=1, keepdims=True)
+    outs = [special.softmax(x, axis=1), special.log_softmax(x, axis=1), manual, tt.log(manual)]
+    xv = np.array([row, [0.0, 1.0, 2.0]])
+    with np.errstate(all="ignore"):
+        want = np.exp(xv) / np.sum(np.exp(xv), axis=1, keepdims=True)
+        expected = [want, np.log(want), want, np.log(want)]
+        results = run([x], outs, xv)
+    for got, exp in zip(results, expected):
+        np.testing.assert_allclose(got, exp, rtol=1e-12, atol=1e-15)
+
+
 def test_empty_and_errors():
     x = tt.dmatrix("x")
     assert run([x], special.softmax(x), np.zeros((0, 3))).shape == (0, 3)

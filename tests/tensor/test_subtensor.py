@@ -349,6 +349,33 @@ def test_inc_accumulates_repeated() -> None:
     np.testing.assert_array_equal(got, [1.0, 0.0, 1.0])
 
 
+@pytest.mark.parametrize(("shape", "index", "yshape"), [
+    ((4,), [[0, 1], [1, 1]], (2,)),
+    ((4,), [[0, 1], [2, 3]], (2,)),
+    ((3, 4), [[0, 2], [2, 2]], (4,)),
+    ((3, 4), [[0, 2], [2, 2]], (2, 4)),
+    ((3, 4), [[[1]], [[1]]], (4,)),
+])
+def test_inc_nd_index_broadcasts_y(shape: tuple[int, ...], index: Any,
+                                   yshape: tuple[int, ...]) -> None:
+    """Every entry of an index array of 2+ dims gets its y, y broadcast to the indexed
+    shape (NumPy 2.4's ``np.add.at`` gets this wrong when y has fewer dims)."""
+    rng = np.random.default_rng(3)
+    xv, yv, iv = rng.normal(size=shape), rng.normal(size=yshape), np.array(index)
+    x = tt.tensor("float64", shape=(None,) * len(shape), name="x")
+    y = tt.tensor("float64", shape=(None,) * len(yshape), name="y")
+    i = tt.tensor("int64", shape=(None,) * iv.ndim, name="i")
+    expected = xv.copy()
+    flat = expected.reshape(len(xv), -1)
+    ys = np.broadcast_to(yv, iv.shape + shape[1:]).reshape(iv.size, -1)
+    for k, row in enumerate(iv.reshape(-1)):  # one by one: no ufunc.at
+        flat[row] += ys[k]
+    for idx in (i, iv):
+        out = inc_subtensor(x[idx], y)
+        got = run([x, y, i], out, xv, yv, iv)
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
 def test_inc_dtypes_and_errors() -> None:
     x = tt.ivector("x")
     with pytest.raises(TypeError, match="same_kind"):

@@ -282,6 +282,15 @@ class AdvancedSubtensor(Op):
         return [self(eval_points[0], *inputs[1:])]
 
 
+def _sub_ndim(node: Apply, idx_list: Sequence[Entry]) -> int:
+    """The number of dims of ``x[idx]`` for an AdvancedIncSubtensor ``node`` (cached)."""
+    nd = getattr(node.tag, "sub_ndim", None)
+    if nd is None:
+        nd = len(_adv_static_shape(node.inputs[0], idx_list, node.inputs[2:]))
+        node.tag.sub_ndim = nd
+    return int(nd)
+
+
 class AdvancedIncSubtensor(Op):
     """``x`` with ``y`` added to (or written into) ``x[idx]`` for an advanced ``idx``.
 
@@ -335,6 +344,13 @@ class AdvancedIncSubtensor(Op):
             y = np.asarray(y)
             if y.dtype != out.dtype:
                 y = y.astype(out.dtype, casting="same_kind")
+            # NumPy 2.4's ufunc.at broadcasts a y with fewer dims than the indexed
+            # result wrongly when an index array has 2+ dims (np.add.at(zeros(4),
+            # [[0, 1], [1, 1]], [1, 10]) gives [1, 10, 0, 0], not [1, 21, 0, 0]);
+            # leading length-1 dims make it right
+            nd = _sub_ndim(node, self.idx_list)
+            if 0 < y.ndim < nd:
+                y = y.reshape((1,) * (nd - y.ndim) + y.shape)
             np.add.at(out, idx, y)
         output_storage[0][0] = out
 

@@ -85,6 +85,20 @@ def _norm_axis(axis: int | None, ndim: int, what: str) -> int | None:
     return axis % ndim
 
 
+def _finite_max(x: np.ndarray, axis: int | None) -> np.ndarray:
+    """The max along ``axis`` (kept), 0 where it is not finite.
+
+    Shifting by it keeps ``exp`` from overflowing, and where the max is ``+-inf``
+    or nan the unshifted formula gives NumPy's nan and inf (``softmax([1, inf])``
+    is ``[0, nan]``, as ``exp(x) / sum(exp(x))``; shifting by ``inf`` would make
+    every entry nan).  ``logsumexp`` shifts the same way.
+    """
+    m = np.max(x, axis=axis, keepdims=True)
+    if not np.isfinite(m).all():
+        m = np.where(np.isfinite(m), m, np.zeros((), m.dtype))
+    return m
+
+
 class _AlongAxis(Op):
     """Base of softmax-like ops: one float input, an output of its type, one ``axis``."""
 
@@ -110,6 +124,8 @@ class _AlongAxis(Op):
 class Softmax(_AlongAxis):
     """``exp(x - max) / sum(exp(x - max))`` along ``axis`` (None: over all elements).
 
+    The max is taken as 0 where it is infinite or nan (see ``_finite_max``).
+
     >>> import theon.tensor as tt
     >>> x = tt.dvector("x")
     >>> Softmax(0)(x).eval({x: [0.0, 0.0]})
@@ -123,7 +139,7 @@ class Softmax(_AlongAxis):
         if x.size == 0:
             output_storage[0][0] = np.empty_like(x)
             return
-        e = x - np.max(x, axis=self.axis, keepdims=True)
+        e = x - _finite_max(x, self.axis)
         np.exp(e, out=e)
         e /= np.sum(e, axis=self.axis, keepdims=True)
         output_storage[0][0] = e
@@ -146,6 +162,9 @@ class Softmax(_AlongAxis):
 class LogSoftmax(_AlongAxis):
     """``x - max - log(sum(exp(x - max)))`` along ``axis``: a stable log of softmax.
 
+    The max is taken as 0 where it is infinite or nan (see ``_finite_max``), so
+    ``log_softmax([1, inf])`` is ``[-inf, nan]``, NumPy's ``log(softmax)``.
+
     >>> import theon.tensor as tt
     >>> x = tt.dvector("x")
     >>> LogSoftmax(0)(x).eval({x: [0.0, 0.0]})
@@ -159,7 +178,7 @@ class LogSoftmax(_AlongAxis):
         if x.size == 0:
             output_storage[0][0] = np.empty_like(x)
             return
-        e = x - np.max(x, axis=self.axis, keepdims=True)
+        e = x - _finite_max(x, self.axis)
         lse = np.log(np.sum(np.exp(e), axis=self.axis, keepdims=True))
         e -= lse
         output_storage[0][0] = e
