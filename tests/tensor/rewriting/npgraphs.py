@@ -61,10 +61,10 @@ KERNEL_FLAGS: list[tuple[int, int, int] | None] = [None, (1, 0, 0), (3, 0, 2), (
 
 
 def _numpy_inputs() -> list[tuple[Any, Shape]]:
-    # TODO(issue11-item-4): no input with a fully static shape (fusion crash) until fixed;
-    # see also test_numpy_differential.known_crash
     return [
         (tt.dvector("v"), (4,)),
+        (tt.TensorType("float64", shape=(4,))("p"), (4,)),
+        (tt.TensorType("float32", shape=(3, 4))("q"), (3, 4)),
         (tt.dvector("w"), (4,)),
         (tt.dmatrix("m"), (3, 4)),
         (tt.TensorType("float64", shape=(1, None))("r"), (1, 4)),
@@ -141,20 +141,9 @@ def _numeric(e: Entry) -> bool:
     return e.kind in "iuf"
 
 
-def _wraps(e: Entry) -> bool:
-    """Whether negating ``e`` wraps around (unsigned, or the most negative integer)."""
-    if e.kind == "u":
-        return True
-    return e.kind == "i" and bool(np.any(e.value == np.iinfo(e.dtype).min))
-
-
 def _unary(cx: _Ctx, a: Entry) -> Entry | None:
     b = cx.b
     table = [o for o in ot.UNARY if a.kind in o.kinds and (o.domain or not cx.smooth)]
-    if _wraps(a):
-        # TODO(finding-2): the sigmoid stabilizations negate an integer x (1 - sigmoid(x)
-        # -> sigmoid(-x)), which wraps; no sigmoid of such integers until fixed
-        table = [o for o in table if o.name != "sigmoid"]
     if not table:
         return None
     spec = b.choice(table)
@@ -184,8 +173,6 @@ def _pattern(cx: _Ctx, a: Entry) -> Entry | None:
         return None
     if b.coin():
         name, mac = b.choice(UNARY)
-        if "sigmoid" in name and _wraps(a):
-            return None  # TODO(finding-2)
         if cx.smooth:
             x = cx.into(a, PATTERN_DOMAINS.get(name, "none"))
             if x is None:
@@ -260,10 +247,6 @@ def _const(cx: _Ctx, a: Entry) -> Entry | None:
         return None
     c = b.choice(CONSTS)
     sym, name = b.choice(CONST_OPS)
-    if sym == "/" and c != 0 and np.log2(abs(c)) % 1:
-        # TODO(issue11-item-2): x / c is rewritten to x * (1/c) (1 ulp off); only
-        # divisions by powers of two until it is fixed
-        c = 2.0
     if cx.smooth:
         if sym in ("//", "%", "max", "min", "<", "=="):
             return None
@@ -287,8 +270,6 @@ def _pow(cx: _Ctx, a: Entry) -> Entry | None:
     p = b.choice(POWERS)
     if a.kind != "f" and (p < 0 or p != int(p)):
         a = b.ap(ot.cast_spec("float64"), a)
-    if p == -0.5 and np.any(np.isneginf(a.value) | ((a.value == 0) & np.signbit(a.value))):
-        return None  # TODO(finding-1): x**-0.5 -> 1/sqrt(x) is wrong at -inf and -0.0
     if cx.smooth and (p < 0 or p != int(p)):
         x = cx.into(a, "pos")
         if x is None:
@@ -365,12 +346,6 @@ def _reduce(cx: _Ctx, a: Entry) -> Entry | None:
     else:
         red = (axis % nd,)
     n = int(np.prod([sh[d] for d in red]))
-    if cx.smooth and name in ("max", "min"):
-        # TODO(issue11-item-6): max/min gradients with ties; only tie-free slices until fixed
-        moved = np.moveaxis(np.asarray(a.value), red, tuple(range(len(red))))
-        flat = np.sort(moved.reshape(n, -1), axis=0)
-        if n > 1 and np.min(np.diff(flat, axis=0)) < 1e-3:
-            return None
     b.steps.append(f"{name}({a.var}, axis={axis}, keepdims={keep})")
     return b.ap(ot.red_spec(name, axis, keep, n), a)
 
@@ -383,8 +358,6 @@ def _cum(cx: _Ctx, a: Entry) -> Entry | None:
     axis = b.choice([None, *range(len(sh))])
     name = b.choice(["cumsum", "cumprod"])
     n = int(np.prod(sh)) if axis is None else sh[axis]
-    if cx.smooth and name == "cumprod" and np.any(np.abs(a.value) < 1e-2):
-        return None  # TODO(issue11-item-6): cumprod gradient at zeros; none near 0 until fixed
     b.steps.append(f"{name}({a.var}, axis={axis})")
     return b.ap(ot.cum_spec(name, axis, n), a)
 

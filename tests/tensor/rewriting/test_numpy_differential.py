@@ -29,9 +29,6 @@ import theon.tensor as tt
 from tests.tensor.rewriting.graphgen import Graph
 from tests.tensor.rewriting.npgraphs import build_numpy_graph
 from tests.tensor.rewriting.numpy_oracle import judge
-from theon.link.pyfunc.fused import composite_spec
-from theon.scalar.composite import Composite
-from theon.tensor.elemwise import Elemwise
 
 pytestmark = pytest.mark.skipif(
     np.finfo(np.longdouble).eps >= np.finfo(np.float64).eps,
@@ -39,66 +36,17 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def known_crash(e: Exception) -> bool:
-    """TODO(issue11-item-4): fusion gives every output of a fused node one static shape
-    and then fails to replace a less static one; such graphs are not judged until fixed."""
-    msg = str(e)
-    return isinstance(e, TypeError) and "cannot replace" in msg and "elemwise_fusion" in msg
-
-
-def fold_hazard(fgraph: Any) -> bool:
-    """TODO(finding-6): whether a fused kernel folds a sum or product of 3+ operands into
-    the scratch block of a later operand (which the blocked path then overwrites before
-    reading it).  Such graphs are compiled with the default block size until fixed (on
-    these small arrays the kernel then takes its unblocked path, which is right)."""
-    for node in fgraph.apply_nodes:
-        if not (isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, Composite)):
-            continue
-        spec = composite_spec(node.op.scalar_op)
-        if spec is None:
-            continue
-        n_in, steps = spec.n_inputs, spec.steps
-        last: dict[int, int] = {}
-        for k, step in enumerate(steps):
-            last.update((a, k) for a in step.args if isinstance(a, int))
-        outs = {r for r in spec.outputs if isinstance(r, int)}
-        for k, step in enumerate(steps):
-            if not step.fold:
-                continue
-            # the scratch block it writes: that of its first operand dying here
-            reused = next((a for a in step.args if isinstance(a, int) and a >= n_in
-                           and last[a] == k and a not in outs and steps[a - n_in].use_out
-                           and steps[a - n_in].dtype == step.dtype), None)
-            if reused is not None and reused in step.args[2:]:
-                return True
-    return False
-
-
 def compile_graph(inputs: list[Any], outputs: list[Any], flags: dict[str, Any]) -> Any:
-    """``theon.function`` with FAST_RUN under the kernel ``flags`` (None: a known compile
-    crash; see :func:`known_crash` and :func:`fold_hazard`)."""
+    """``theon.function`` with FAST_RUN under the kernel ``flags``."""
     with theon.config.change_flags(**flags), warnings.catch_warnings(), \
             np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)  # constant folding of log(0)
-        try:
-            f = theon.function(inputs, outputs, mode="FAST_RUN", on_unused_input="ignore")
-        except TypeError as e:
-            if known_crash(e):
-                return None
-            raise
-    if flags and fold_hazard(f.maker.fgraph):
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore", RuntimeWarning)
-            f = theon.function(inputs, outputs, mode="FAST_RUN", on_unused_input="ignore")
-    return f
+        return theon.function(inputs, outputs, mode="FAST_RUN", on_unused_input="ignore")
 
 
-def run_graph(g: Graph) -> list[np.ndarray] | None:
-    """Compile ``g`` once with FAST_RUN (under its kernel flags) and call it (None: a
-    known compile crash)."""
+def run_graph(g: Graph) -> list[np.ndarray]:
+    """Compile ``g`` once with FAST_RUN (under its kernel flags) and call it."""
     f = compile_graph(g.inputs, g.outputs, g.flags)
-    if f is None:
-        return None
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         return [np.asarray(o) for o in f(*[np.array(v) for v in g.values])]
@@ -106,8 +54,6 @@ def run_graph(g: Graph) -> list[np.ndarray] | None:
 
 def check_graph(g: Graph) -> None:
     got = run_graph(g)
-    if got is None:
-        return
     problems = judge(g, got)
     if problems:
         lines = [f"FAST_RUN differs from NumPy on {g}", f"flags: {g.flags}",
