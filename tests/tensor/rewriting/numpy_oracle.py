@@ -25,7 +25,7 @@ is evaluated in several *worlds*:
   (``log(1 + x) -> log1p(x)``, softmax without overflow, a float32 mean
   accumulated in float64).
 - **identity** and **identity_deep**: precise, with the identities theon applies
-  (README, "Rewrites that change results"): sums and products in canonical form
+  (README, "Numbers: what FAST_RUN computes"): sums and products in canonical form
   (``x - x -> 0``, ``x/x -> 1``, ``x*y/y -> x``, ``(x + y) - y -> x``,
   ``2*x*3 -> 6*x``), flattened through terms no other step reads (as theon
   does) or through all of them; equal steps merged and no-op steps dropped; the

@@ -9,7 +9,7 @@ block kernel) and its outputs are judged by
 values equal to NumPy's within the rounding the operations allow (bit for bit
 where both compute one correctly rounded operation), nan and inf where NumPy
 has them, unless theon is more accurate (extended precision agrees) or a
-documented identity applies (README, "Rewrites that change results").
+documented identity applies (README, "Numbers: what FAST_RUN computes").
 
 The default run checks 500 graphs; ``pytest -m slow`` runs 10^4.
 """
