@@ -36,6 +36,7 @@ from tests.tensor.rewriting.graphgen import (
     Graph,
     Rejected,
     Shape,
+    _inputs,
     broadcast_shape,
     dimshuffle_spec,
     pow_spec,
@@ -99,14 +100,8 @@ def _numpy_values(rng: np.random.Generator, inputs: list[tuple[Any, Shape]], spe
 
 
 def _smooth_inputs() -> list[tuple[Any, Shape]]:
-    return [
-        (tt.dvector("v"), (4,)),
-        (tt.dvector("w"), (4,)),
-        (tt.dmatrix("m"), (3, 4)),
-        (tt.TensorType("float64", shape=(1, None))("r"), (1, 4)),
-        (tt.TensorType("float64", shape=(None, 1))("c"), (3, 1)),
-        (tt.dscalar("s"), ()),
-    ]
+    """The float64 inputs of the rewrite test's graphs (no float32, no integers)."""
+    return [(v, sh) for v, sh in _inputs() if v.type.dtype == "float64"]
 
 
 class _Ctx:
