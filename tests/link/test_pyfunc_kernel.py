@@ -215,3 +215,14 @@ def test_fused_product_of_three_on_large_arrays():
     f = theon.function([x, y, z], x * y * tt.exp(z) + y)
     X, Y, Z = (np.random.default_rng(0).normal(size=40_000) for _ in range(3))
     np.testing.assert_array_equal(f(X, Y, Z), X * Y * np.exp(Z) + Y)
+
+
+def test_a_pool_in_hand_still_takes_work_after_a_larger_one_replaced_it():
+    """Kernels of different thread counts running at once: one thread holds the pool
+    while another makes a larger one; the first must still be able to submit."""
+    from theon.link.pyfunc import kernel
+
+    small = kernel._get_pool(1)
+    larger = kernel._get_pool(kernel._pool_size + 1)
+    assert larger is not small
+    assert small.submit(lambda: 42).result() == 42

@@ -122,11 +122,11 @@ def _get_pool(workers: int) -> ThreadPoolExecutor:
                 os.register_at_fork(after_in_child=_forget_pool)
                 _fork_hook = True
             if _pool is None or _pool_size < workers:
-                old = _pool
+                # the smaller pool is dropped, not shut down: a kernel in another
+                # thread may have it in hand and still submit to it; its idle
+                # threads end once it is garbage
                 _pool = ThreadPoolExecutor(workers, thread_name_prefix="theon-elemwise")
                 _pool_size = workers
-                if old is not None:
-                    old.shutdown(wait=False)
     return _pool
 
 
