@@ -193,7 +193,7 @@ def _chunk_source(spec: KernelSpec) -> tuple[str, dict[str, Any]]:
             # the first two operands qualify, and only if not read again later
             reusable = st.args
             if st.fold and len(st.args) > 2:
-                reusable = [a for a in st.args[:2] if a not in st.args[2:]]
+                reusable = tuple(a for a in st.args[:2] if a not in st.args[2:])
             slot = None
             for a in reusable:
                 if (
