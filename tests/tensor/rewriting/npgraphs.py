@@ -477,23 +477,18 @@ def _index_spec(b: Builder, a: Entry, smooth: bool = False
 
 
 def _index(cx: _Ctx, a: Entry) -> Entry | None:
-    b = cx.b
-    if not a.shape:
-        return None
-    got = _index_spec(b, a, cx.smooth)
+    got = _index_spec(cx.b, a, cx.smooth) if a.shape else None
     if got is None:
         return None
     spec, extra = got
-    b.steps.append(f"{spec.name} of {a.var}")
-    return b.ap(spec, a, *extra)
+    cx.b.steps.append(f"{spec.name} of {a.var}")
+    return cx.b.ap(spec, a, *extra)
 
 
 def _setinc(cx: _Ctx, a: Entry) -> Entry | None:
     """``set_subtensor``/``inc_subtensor`` through an index of ``a``."""
     b = cx.b
-    if not a.shape:
-        return None
-    got = _index_spec(b, a, cx.smooth)
+    got = _index_spec(b, a, cx.smooth) if a.shape else None
     if got is None:
         return None
     spec, extra = got
