@@ -91,6 +91,7 @@ def stable_seeds(
     for k in keys:
         if k in cut_set and k.owner is not None and k not in memo:
             ph = k.type()
+            ph.name = k.name
             memo[k] = ph
             back[ph] = k
     equiv = clone_get_equiv(

@@ -698,6 +698,9 @@ class CAReduce(Op):
     """
 
     __props__ = ("scalar_op", "axis", "dtype")
+    #: the result over no elements (NumPy's ``initial=``); None: reduce as NumPy does
+    #: without one (Max and Min make it a parameter)
+    initial: float | None = None
 
     def __init__(self, scalar_op: Any, axis: Any = None, dtype: Any = None) -> None:
         self.scalar_op = scalar_op
@@ -753,11 +756,10 @@ class CAReduce(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         dt = node.outputs[0].type.numpy_dtype  # type: ignore[attr-defined]
         x = inputs[0]
-        initial = getattr(self, "initial", None)
-        if initial is None:
+        if self.initial is None:
             r = self._reduce(x, axis=self.axis, dtype=dt)
         else:
-            r = self._reduce(x, axis=self.axis, dtype=dt, initial=initial)
+            r = self._reduce(x, axis=self.axis, dtype=dt, initial=self.initial)
         if type(r) is not np.ndarray or r.dtype != dt:
             r = np.asarray(r, dtype=dt)
         output_storage[0][0] = r

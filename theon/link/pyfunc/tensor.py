@@ -335,8 +335,7 @@ def _emit_careduce(op: CAReduce, node: Apply, ctx: NodeEmitter) -> list[str] | N
     dt = out.type.numpy_dtype  # type: ignore[attr-defined]
     red = ctx.bind(op._reduce, "red")
     x = ctx.arg(0)
-    initial = getattr(op, "initial", None)
-    extra = "" if initial is None else f", initial={ctx.bind(initial, 'init')}"
+    extra = "" if op.initial is None else f", initial={ctx.bind(op.initial, 'init')}"
     call = f"{red}({x}, axis={op.axis!r}, dtype={ctx.bind(dt, 'dt')}{extra})"
     if out.type.ndim == 0:  # type: ignore[attr-defined]
         # a NumPy scalar of the output dtype: boxed only if it leaves the function

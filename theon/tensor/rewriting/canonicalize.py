@@ -34,6 +34,7 @@ import numpy as np
 import theon.scalar as ts
 from theon.graph.basic import Apply, Variable
 from theon.rewriting import node_rewriter, register_canonicalize
+from theon.scalar.basic import Cast
 from theon.tensor import math as tm
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.rewriting.utils import (
@@ -253,7 +254,7 @@ class _Grouping:
             got = out[len(out) - len(children):]
             del out[len(out) - len(children):]
             sop = type(sp[0].scalar_op)
-            out.append(self.combine("cast" if sop.__name__ == "Cast" else sop, got))
+            out.append(self.combine("cast" if issubclass(sop, Cast) else sop, got))
         return out[0]
 
 
