@@ -16,7 +16,7 @@ TensorType(int32, shape=(None,))
 import importlib as _importlib
 from typing import Any as _Any
 
-from theon.compile.function import function
+from theon.compile.pipeline import function
 from theon.compile.io import In, Out
 from theon.compile.mode import Mode
 from theon.compile.sharedvalue import shared

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import theon
-from theon.compile.function import UnusedInputError
+from theon.compile.pipeline import UnusedInputError
 from theon.compile.io import In, Out
 from theon.compile.profiling import ProfileStats
 from theon.compile.sharedvalue import SharedVariable

@@ -3,7 +3,7 @@
 import pytest
 
 import theon
-from theon.compile.function import UnusedInputError
+from theon.compile.pipeline import UnusedInputError
 from theon.graph.basic import Constant
 from theon.graph.fg import MissingInputError
 from theon.graph.traversal import ancestors

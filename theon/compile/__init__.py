@@ -1,6 +1,6 @@
 """Compiling graphs into callables: function, Mode, In/Out, shared variables, profiling."""
 
-from theon.compile.function import Function, function
+from theon.compile.pipeline import Function, function
 from theon.compile.io import In, Out
 from theon.compile.mode import Mode, get_mode
 from theon.compile.profiling import ProfileStats

@@ -1,6 +1,6 @@
 """Pickling compiled functions and graphs.
 
-A compiled :class:`~theon.compile.function.Function` pickles as:
+A compiled :class:`~theon.compile.compiled.Function` pickles as:
 
 - its *rewritten* graph, stored flat (one record per variable and per node, in the
   order the nodes run), so loading never re-runs the rewrite pipeline and deep graphs
@@ -291,7 +291,7 @@ def function_state(f: Any) -> dict[str, Any]:
 
 def load_function(state: dict[str, Any]) -> Any:
     """Rebuild a pickled Function: relink its stored graph (no rewriting)."""
-    from theon.compile.function_module import Function, FunctionMaker
+    from theon.compile.compiled import Function, FunctionMaker
     from theon.compile.io import In, Out
     from theon.compile.mode import Mode
     from theon.compile.profiling import ProfileStats

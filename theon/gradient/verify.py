@@ -140,7 +140,7 @@ def verify_grad(
     >>> verify_grad(lambda x: tt.exp(x) * x, [np.array([0.5, 1.0])])
     """
     import theon.tensor as tt
-    from theon.compile.function import function
+    from theon.compile.pipeline import function
     from theon.gradient.core import grad
 
     if not isinstance(pt, (list, tuple)):

@@ -171,7 +171,7 @@ class Variable(Node):
         >>> Constant(Generic(), 3).eval()
         3
         """
-        from theon.compile.function import function
+        from theon.compile.pipeline import function
 
         inputs_to_values = dict(inputs_to_values or {})
         for k in list(inputs_to_values):

@@ -1,10 +1,10 @@
-"""``theon.function``: compile a graph into a callable.
+"""The compile pipeline behind ``theon.function``: graph in, compiled Function out.
 
 The graph is copied into a FunctionGraph (the user's graph is never
 modified), ``givens`` are substituted, the shared variables it uses become
 implicit inputs and ``updates`` extra outputs; then it is rewritten according
 to the mode and linked.  The :class:`Function` class (the callable) lives in
-:mod:`theon.compile.function_module`.
+:mod:`theon.compile.compiled`.
 
 >>> from theon.graph.type import Generic
 >>> from theon.graph.op import Op
@@ -28,7 +28,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from theon.compile.function_module import (
+from theon.compile.compiled import (
     Function,
     FunctionMaker,
     UnusedInputError,

@@ -505,7 +505,7 @@ class Function:
         >>> theon.function([x], x).copy()(3)
         3
         """
-        from theon.compile.function import _make_profile
+        from theon.compile.pipeline import _make_profile
 
         maker = self.maker
         swap = dict(swap or {})
