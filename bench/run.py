@@ -77,6 +77,7 @@ class Column:
     python: str
     lib: str
     mode: str | None = None
+    src: Path = ROOT  # the checkout whose theon this column imports (lib "theon" only)
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
@@ -137,7 +138,7 @@ def run_process(
     """Run ``cases`` of one column in a subprocess; a record for every case comes back."""
     env = dict(os.environ, NV=str(nv), **thread_env(blas_threads))
     if col.lib == "theon":
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(col.src), env.get("PYTHONPATH")]))
     cmd = col.command(cases)
     if log:
         print(f"[{col.label}] NV={nv} $ {shlex.join(cmd)}", file=sys.stderr, flush=True)
@@ -239,7 +240,7 @@ def ratio(num: float | None, den: float | None) -> float | None:
 
 
 def table(columns: list[Column], cases: list[str], nvs: list[int]) -> list[str]:
-    theon = next((c for c in columns if c.lib == "theon"), None)
+    theon = next((c for c in columns if c.lib == "theon" and c.src == ROOT), None)
     peers = [c for c in columns if c is not theon]
     head = ["workload", "metric", "target"]
     head += [c.label for c in columns]
@@ -411,6 +412,14 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         metavar="N",
         help="set OMP/OPENBLAS/MKL/NUMBA_NUM_THREADS=N for every run",
     )
+    p.add_argument(
+        "--theon-at",
+        action="append",
+        default=[],
+        metavar="LABEL=DIR",
+        help="an extra theon column importing theon from checkout DIR (e.g. an old commit's "
+        "worktree), run with this checkout's workloads; repeatable",
+    )
     p.add_argument("--out", default=str(ROOT / "bench" / "results" / "latest.md"))
     p.add_argument("--quiet", action="store_true", help="do not echo records to stderr")
     return p.parse_args(argv)
@@ -424,6 +433,11 @@ def make_columns(
         columns.append(Column("theon", sys.executable, "theon", args.theon_mode))
         if args.theon_mode:
             columns[-1].label = f"theon[{args.theon_mode}]"
+    for spec in args.theon_at:
+        label, _, where = spec.partition("=")
+        if not where:
+            raise SystemExit(f"--theon-at wants LABEL=DIR, got {spec!r}")
+        columns.append(Column(label, sys.executable, "theon", args.theon_mode, Path(where)))
     pt_modes = [m or None for m in (args.pytensor_mode or [""])]
     for index, python in enumerate(args.peer, start=1):
         info = probes[python]
