@@ -73,7 +73,7 @@ def negate(v: Variable, dtype: str) -> Variable:
     An integer ``v`` is cast first: ``-v`` in its own dtype would wrap (``-1`` is
     255 in uint8, and the most negative int32 is its own negation).
     """
-    if v.type.dtype != dtype:  # type: ignore[attr-defined]
+    if tensor_type(v).dtype != dtype:
         return tm.neg(as_dtype(v, dtype))  # type: ignore[no-any-return]
     inner = elemwise_node(v, ts.neg)
     if inner is not None:
@@ -234,7 +234,7 @@ def local_one_minus_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
         s = elemwise_node(v, ts.sigmoid)
         if s is None or not is_float(v):
             continue
-        pos = [tm.sigmoid(negate(s.inputs[0], v.type.dtype)), *t.pos]  # type: ignore[attr-defined]
+        pos = [tm.sigmoid(negate(s.inputs[0], tensor_type(v).dtype)), *t.pos]
         neg = [*t.neg[:k], *t.neg[k + 1:]]
         return [fit(rebuild_sum(pos, neg, 0, out), out, node.inputs)]
     return None
@@ -272,7 +272,7 @@ def local_sigmoid_from_exp(fgraph: FunctionGraph, node: Apply) -> Any:
         if c is None:
             return None
         y = e.owner.inputs[0]  # type: ignore[union-attr]
-        dtype = e.type.dtype  # type: ignore[attr-defined]
+        dtype = tensor_type(e).dtype
         pos = list(t.pos)
         for k, p in enumerate(pos):
             pe = elemwise_node(p, ts.exp)
@@ -350,7 +350,7 @@ def local_softmax_manual(fgraph: FunctionGraph, node: Apply) -> Any:
     t = multiplicative_terms(fgraph, out, max_depth=1)
     if t is None or not t.neg:
         return None
-    nd = out.type.ndim  # type: ignore[attr-defined]
+    nd = tensor_type(out).ndim
     for j, d in enumerate(t.neg):
         got = _expanded_reduce(d, Sum)
         if got is None:
@@ -359,15 +359,15 @@ def local_softmax_manual(fgraph: FunctionGraph, node: Apply) -> Any:
         e = red.inputs[0]
         if e not in t.pos or elemwise_node(e, ts.exp) is None:
             continue
-        if ds is None and nd != red.outputs[0].type.ndim:  # type: ignore[attr-defined]
+        if ds is None and nd != tensor_type(red.outputs[0]).ndim:
             continue
-        if red.outputs[0].type.dtype != e.type.dtype or e.type.ndim != nd:  # type: ignore[attr-defined]
+        if tensor_type(red.outputs[0]).dtype != tensor_type(e).dtype or tensor_type(e).ndim != nd:
             continue
         ok, axis = _softmax_axis(red.op, ds, nd)
         if not ok:
             continue
         sm = Softmax(axis)(e.owner.inputs[0])  # type: ignore[union-attr]
-        if sm.type.dtype != e.type.dtype:  # type: ignore[attr-defined]
+        if tensor_type(sm).dtype != tensor_type(e).dtype:
             continue
         pos = list(t.pos)
         pos.remove(e)
@@ -396,7 +396,7 @@ def local_softmax_drop_max(fgraph: FunctionGraph, node: Apply) -> Any:
     if got is None or got[0].inputs[0] is not x:
         return None
     red, ds = got
-    nd = x.type.ndim  # type: ignore[attr-defined]
+    nd = tensor_type(x).ndim
     ok, axis = _softmax_axis(red.op, ds, nd)
     if not ok or (axis != node.op.axis and not (nd == 1 and {axis, node.op.axis} <= {0, None})):
         return None
@@ -440,16 +440,18 @@ def local_log_sum_exp(fgraph: FunctionGraph, node: Apply) -> Any:
         return None
     red, ds = got
     e = elemwise_node(red.inputs[0], ts.exp)
-    if e is None or red.outputs[0].type.dtype != red.inputs[0].type.dtype:  # type: ignore[attr-defined]
+    if e is None or tensor_type(red.outputs[0]).dtype != tensor_type(red.inputs[0]).dtype:
         return None
     x = e.inputs[0]
     if not is_float(x) or _is_max_shifted(x):
         return None
-    mx = Max(red.op.axis, -np.inf)(x)  # -inf over an empty axis: log(0)
+    op = red.op
+    assert isinstance(op, Sum)  # (_expanded_reduce said so)
+    mx = Max(op.axis, -np.inf)(x)  # -inf over an empty axis: log(0)
     zero = size1_zero(mx)
     safe = tm.switch(tm.isinf(mx), zero, mx)
-    safe_k = _restore_axes(safe, x.type.ndim, red.op.axis)  # type: ignore[attr-defined]
-    lse = tm.add(tm.log(red.op(tm.exp(tm.sub(x, safe_k)))), safe)
+    safe_k = _restore_axes(safe, tensor_type(x).ndim, op.axis)
+    lse = tm.add(tm.log(op(tm.exp(tm.sub(x, safe_k)))), safe)
     if ds is not None:
         lse = ds(lse)
     return [fit(lse, node.outputs[0])]

@@ -25,7 +25,7 @@ from theon.rewriting import node_rewriter, register_useless
 from theon.rewriting.pattern import OpOf
 from theon.scalar.basic import Cast
 from theon.tensor.basic_ops import Alloc
-from theon.tensor.elemwise import CAReduce, DimShuffle
+from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.math import second
 from theon.tensor.rewriting.patterns import PatternRow, elemwise, register_rows
 from theon.tensor.rewriting.utils import const_like, elemwise_node, fit, scalar_const
@@ -133,7 +133,10 @@ def local_div_one(fgraph: FunctionGraph, node: Apply) -> Any:
     x, y = node.inputs
     if not _is_const(y, 1):
         return None
-    if node.op.scalar_op == ts.int_div and not str(x.type.dtype).startswith(("int", "uint")):  # type: ignore[attr-defined]
+    assert isinstance(node.op, Elemwise)  # (elemwise_node said so)
+    if node.op.scalar_op == ts.int_div and not str(tensor_type(x).dtype).startswith(
+        ("int", "uint")
+    ):
         return None
     return [fit(x, out, [y])]
 
@@ -185,9 +188,9 @@ def local_useless_second(fgraph: FunctionGraph, node: Apply) -> Any:
     if elemwise_node(out, second.scalar_op) is None:
         return None
     a, b = node.inputs
-    if any(sb == 1 and so != 1 for sb, so in zip(b.type.shape, out.type.shape)):  # type: ignore[attr-defined]
+    if any(sb == 1 and so != 1 for sb, so in zip(tensor_type(b).shape, tensor_type(out).shape)):
         return None
-    if b.type.ndim != out.type.ndim:  # type: ignore[attr-defined]
+    if tensor_type(b).ndim != tensor_type(out).ndim:
         return None
     return [fit(b, out)]
 
@@ -246,9 +249,9 @@ def local_useless_reduce(fgraph: FunctionGraph, node: Apply) -> Any:
     """``reduce(x, axes) -> dimshuffle(x)`` (cast) when every axis in ``axes`` has length 1."""
     (x,) = node.inputs
     op = node.op
-    nd = x.type.ndim  # type: ignore[attr-defined]
+    nd = tensor_type(x).ndim
     axes = tuple(range(nd)) if op.axis is None else op.axis
-    if any(x.type.shape[d] != 1 for d in axes):  # type: ignore[attr-defined]
+    if any(tensor_type(x).shape[d] != 1 for d in axes):
         return None
     if nd == 0 and op.axis is None:
         axes = ()
@@ -263,7 +266,7 @@ def _entry_matches(entry: Variable, x: Variable, d: int) -> bool:
     if n is not None and isinstance(n.op, Shape_i) and n.op.i == d and n.inputs[0] is x:
         return True
     c = scalar_const(entry)
-    s = x.type.shape[d]  # type: ignore[attr-defined]
+    s = tensor_type(x).shape[d]
     return c is not None and s is not None and int(c) == s
 
 
@@ -273,7 +276,7 @@ def local_useless_reshape(fgraph: FunctionGraph, node: Apply) -> Any:
     """``reshape(x, x.shape) -> x`` (also with ``-1`` standing for the one remaining size)."""
     x, shp = node.inputs
     out = node.outputs[0]
-    nd = x.type.ndim  # type: ignore[attr-defined]
+    nd = tensor_type(x).ndim
     if node.op.ndim != nd:
         return None
     n = shp.owner
@@ -291,7 +294,7 @@ def local_useless_reshape(fgraph: FunctionGraph, node: Apply) -> Any:
         return None
     if isinstance(shp, Constant):
         vals = np.asarray(shp.data).reshape(-1)
-        static = x.type.shape  # type: ignore[attr-defined]
+        static = tensor_type(x).shape
         unmatched = [d for d in range(nd) if static[d] is None or static[d] != int(vals[d])]
         if not unmatched or (len(unmatched) == 1 and int(vals[unmatched[0]]) == -1):
             return [fit(x, out)]
@@ -316,9 +319,9 @@ def local_useless_alloc(fgraph: FunctionGraph, node: Apply) -> Any:
     """``alloc(x, *x.shape) -> x`` (the function copies outputs that need it)."""
     v, *dims = node.inputs
     out = node.outputs[0]
-    if v.type.ndim != len(dims):  # type: ignore[attr-defined]
+    if tensor_type(v).ndim != len(dims):
         return None
-    if v.type.dtype != out.type.dtype:  # type: ignore[attr-defined]
+    if tensor_type(v).dtype != tensor_type(out).dtype:
         return None
     if not all(_entry_matches(dims[d], v, d) for d in range(len(dims))):
         return None
