@@ -101,11 +101,13 @@ class _PVar:
 
 
 class _PNode:
-    __slots__ = ("head", "args")
+    __slots__ = ("head", "args", "test")
 
     def __init__(self, head: Any, args: list[Any]) -> None:
         self.head = head
         self.args = args
+        # the head's test of an op, chosen once (matching calls it on every try)
+        self.test: Callable[[Op], bool] = _head_test(head)
 
 
 class _PConst:
@@ -177,14 +179,17 @@ def _heads(p: Any) -> list[Any]:
     return out
 
 
-def _head_matches(head: Any, op: Op) -> bool:
+def _head_test(head: Any) -> Callable[[Op], bool]:
+    """How an input-pattern head tests an op."""
     if isinstance(head, OpMatcher):
-        return bool(head.matches(op))
+        return head.matches
     if isinstance(head, Op):
-        return bool(head == op)
+        return lambda op: bool(head == op)
     if isinstance(head, type):
-        return isinstance(op, head)
-    return bool(head(op))
+        return lambda op: isinstance(op, head)
+    if isinstance(head, OpOf):
+        return lambda op: False  # (rejected in input patterns by PatternNodeRewriter)
+    return lambda op: bool(head(op))
 
 
 def _const_equal(var: Variable, value: Any) -> bool:
@@ -294,6 +299,15 @@ class PatternNodeRewriter(NodeRewriter):
         if not isinstance(root, _PNode):
             raise TypeError(f"in_pattern {in_pattern!r} must have an op at its root")
         self._root_head = root.head
+        self._root_test = root.test
+        # the root's node-pattern children: a cheap first rejection, before the walk
+        self._child_tests: list[tuple[int, Callable[[Op], bool]]] = []
+        if len(root.args) <= 8:
+            for k, sub in enumerate(root.args):
+                while isinstance(sub, (_PConstraint, _PNamed)):
+                    sub = sub.pattern
+                if isinstance(sub, _PNode):
+                    self._child_tests.append((k, sub.test))
         if tracks is not None:
             self._tracks = list(tracks)
         elif isinstance(root.head, OpMatcher):
@@ -311,14 +325,23 @@ class PatternNodeRewriter(NodeRewriter):
     # matching --------------------------------------------------------------------
     def match(self, fgraph: FunctionGraph | None, node: Apply) -> dict[str, Variable] | None:
         """The bindings of the pattern variables if ``node`` matches, else None."""
-        if not _head_matches(self._root_head, node.op):
+        if not self._root_test(node.op):
             return None
+        inputs = node.inputs
+        for k, test in self._child_tests:
+            if k >= len(inputs):
+                return None
+            owner = inputs[k].owner
+            if owner is None or not test(owner.op):
+                return None
         binding: dict[str, Variable] = {}
         # explicit stack of (variable, pattern, is_root); constraints are checked
         # after the structure matched, in an order that sees every binding
         stack: list[tuple[Variable, Any, bool]] = [(node.outputs[0], self._in, True)]
         checks: list[tuple[Callable[[Variable], bool], Variable]] = []
-        clients = fgraph.clients if fgraph is not None else None
+        clients = (
+            fgraph.clients if fgraph is not None and not self.allow_multiple_clients else None
+        )
         while stack:
             var, pat, is_root = stack.pop()
             while isinstance(pat, (_PConstraint, _PNamed)):
@@ -342,16 +365,12 @@ class PatternNodeRewriter(NodeRewriter):
                     return None
             else:
                 owner = var.owner
-                if owner is None or not _head_matches(pat.head, owner.op):
+                # (the root's op was tested above)
+                if owner is None or not (is_root or pat.test(owner.op)):
                     return None
                 if len(owner.inputs) != len(pat.args):
                     return None
-                if (
-                    not is_root
-                    and not self.allow_multiple_clients
-                    and clients is not None
-                    and len(clients.get(var, ())) > 1
-                ):
+                if not is_root and clients is not None and len(clients.get(var, ())) > 1:
                     return None
                 for inp, sub in zip(reversed(owner.inputs), reversed(pat.args)):
                     stack.append((inp, sub, False))

@@ -27,18 +27,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from theon.graph.basic import Apply
 from theon.graph.op import Op
 from theon.rewriting import db
-from theon.rewriting.basic import FromFunctionNodeRewriter, Replacement
+from theon.rewriting.basic import FromFunctionNodeRewriter
 from theon.rewriting.pattern import OpMatcher, PatternNodeRewriter
 from theon.tensor.elemwise import Elemwise
 from theon.tensor.rewriting.utils import fit
-
-if TYPE_CHECKING:
-    from theon.graph.fg import FunctionGraph
 
 __all__ = ["PatternRow", "PatternRowRewriter", "elemwise", "register_rows", "row_rewriter"]
 
@@ -116,15 +112,11 @@ class PatternRowRewriter(FromFunctionNodeRewriter):
     """
 
     def __init__(self, row: PatternRow, pattern: PatternNodeRewriter, module: str) -> None:
-        transform = pattern.transform
-
-        def fn(fgraph: FunctionGraph, node: Apply) -> Replacement:
-            return transform(fgraph, node)
-
-        fn.__name__ = fn.__qualname__ = row.name
-        fn.__doc__ = row.math
-        fn.__module__ = module
-        super().__init__(fn, pattern.tracks(), name=row.name)
+        super().__init__(pattern.transform, pattern.tracks(), name=row.name)
+        # named as the row, and defined where its table is
+        self.__name__ = self.__qualname__ = row.name
+        self.__doc__ = row.math
+        self.__module__ = module
         self.row = row
         self.pattern = pattern
 
