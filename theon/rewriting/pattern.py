@@ -6,10 +6,14 @@ A pattern is
   one name must match the same variable (or equal constants);
 - a tuple ``(op, *sub_patterns)``: a node whose op matches and whose inputs match
   the sub-patterns.  In an input pattern ``op`` is an Op (matched by equality),
-  an Op class (``isinstance``) or a predicate ``op -> bool``; in an output
-  pattern it is anything callable that builds a Variable (an Op, or a function
-  like ``tt.mul``);
-- a dict ``{"pattern": p, "constraint": fn}``: ``p`` matches and ``fn(var)`` is true;
+  an Op class (``isinstance``), an :class:`OpMatcher` (a predicate with the
+  dispatch keys to track) or a predicate ``op -> bool``; in an output pattern it
+  is anything callable that builds a Variable (an Op, or a function like
+  ``tt.mul``), or :class:`OpOf` ``(name)``: the op of the node that computed the
+  binding ``name`` (so a row can carry an op's parameters through);
+- a dict ``{"pattern": p, "constraint": fn, "name": n}``: ``p`` matches and
+  ``fn(var)`` is true; with ``"name"``, the matched variable is also bound to
+  ``n`` (an inner node, not only a leaf, can then be used in the output pattern);
 - a Constant or a plain value (int, float, array): a Constant with that value.
 
 >>> from theon.graph.type import Generic
@@ -39,7 +43,54 @@ from theon.rewriting.basic import NodeRewriter, Replacement, TrackEntry
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
 
-__all__ = ["PatternNodeRewriter"]
+__all__ = ["OpMatcher", "OpOf", "PatternNodeRewriter"]
+
+
+class OpMatcher:
+    """An input-pattern head: ops for which ``matches(op)`` is true.
+
+    ``tracks`` are the dispatch keys (ops, op classes or keys registered with
+    :func:`~theon.rewriting.basic.register_track_key`) under which a rewrite
+    whose root has this head is tried, so it only sees nodes of the right op;
+    ``label`` is how the head reads in a rewrite's description.
+
+    >>> from theon.graph.op import Op
+    >>> m = OpMatcher(lambda op: True, [Op], "anything")
+    >>> str(m), m.tracks
+    ('anything', (<class 'theon.graph.op.Op'>,))
+    """
+
+    __slots__ = ("matches", "tracks", "label")
+
+    def __init__(
+        self, matches: Callable[[Op], bool], tracks: Sequence[TrackEntry], label: str
+    ) -> None:
+        self.matches = matches
+        self.tracks = tuple(tracks)
+        self.label = label
+
+    def __str__(self) -> str:
+        return self.label
+
+    __repr__ = __str__
+
+
+class OpOf:
+    """An output-pattern head: apply the op of the node that computed binding ``name``.
+
+    >>> str(OpOf("r"))
+    'op_of(r)'
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __str__(self) -> str:
+        return f"op_of({self.name})"
+
+    __repr__ = __str__
 
 
 class _PVar:
@@ -50,11 +101,13 @@ class _PVar:
 
 
 class _PNode:
-    __slots__ = ("head", "args")
+    __slots__ = ("head", "args", "test")
 
     def __init__(self, head: Any, args: list[Any]) -> None:
         self.head = head
         self.args = args
+        # the head's test of an op, chosen once (matching calls it on every try)
+        self.test: Callable[[Op], bool] = _head_test(head)
 
 
 class _PConst:
@@ -72,6 +125,14 @@ class _PConstraint:
         self.constraint = constraint
 
 
+class _PNamed:
+    __slots__ = ("pattern", "name")
+
+    def __init__(self, pattern: Any, name: str) -> None:
+        self.pattern = pattern
+        self.name = name
+
+
 def _compile(p: Any) -> Any:
     """Turn a user pattern into the internal form (checks its shape)."""
     if isinstance(p, str):
@@ -79,17 +140,24 @@ def _compile(p: Any) -> Any:
     if isinstance(p, dict):
         if "pattern" not in p:
             raise ValueError(f"pattern dict {p!r} needs a 'pattern' key")
-        extra = set(p) - {"pattern", "constraint"}
+        extra = set(p) - {"pattern", "constraint", "name"}
         if extra:
             raise ValueError(f"pattern dict {p!r} has unknown keys {sorted(extra)}")
         inner = _compile(p["pattern"])
         fn = p.get("constraint")
-        return inner if fn is None else _PConstraint(inner, fn)
+        if fn is not None:
+            inner = _PConstraint(inner, fn)
+        name = p.get("name")
+        if name is not None:
+            if not isinstance(name, str):
+                raise TypeError(f"pattern dict {p!r}: 'name' must be a string")
+            inner = _PNamed(inner, name)
+        return inner
     if isinstance(p, tuple):
         if not p:
             raise ValueError("empty tuple in pattern")
         head = p[0]
-        if not callable(head):
+        if not (callable(head) or isinstance(head, (OpMatcher, OpOf))):
             raise TypeError(f"pattern head {head!r} is not an Op, an Op class or a callable")
         return _PNode(head, [_compile(a) for a in p[1:]])
     if isinstance(p, Variable) and not isinstance(p, Constant):
@@ -97,12 +165,31 @@ def _compile(p: Any) -> Any:
     return _PConst(p)
 
 
-def _head_matches(head: Any, op: Op) -> bool:
+def _heads(p: Any) -> list[Any]:
+    """The heads of every node of the compiled pattern ``p``."""
+    out: list[Any] = []
+    stack = [p]
+    while stack:
+        q = stack.pop()
+        while isinstance(q, (_PConstraint, _PNamed)):
+            q = q.pattern
+        if isinstance(q, _PNode):
+            out.append(q.head)
+            stack.extend(q.args)
+    return out
+
+
+def _head_test(head: Any) -> Callable[[Op], bool]:
+    """How an input-pattern head tests an op."""
+    if isinstance(head, OpMatcher):
+        return head.matches
     if isinstance(head, Op):
-        return bool(head == op)
+        return lambda op: bool(head == op)
     if isinstance(head, type):
-        return isinstance(op, head)
-    return bool(head(op))
+        return lambda op: isinstance(op, head)
+    if isinstance(head, OpOf):
+        return lambda op: False  # (rejected in input patterns by PatternNodeRewriter)
+    return lambda op: bool(head(op))
 
 
 def _const_equal(var: Variable, value: Any) -> bool:
@@ -142,7 +229,12 @@ def _describe(p: Any) -> str:
         return _describe(p.get("pattern"))
     if isinstance(p, tuple):
         head = p[0]
-        name = head.__name__ if isinstance(head, type) else getattr(head, "__name__", str(head))
+        if isinstance(head, (OpMatcher, OpOf)):
+            name = str(head)
+        elif isinstance(head, type):
+            name = head.__name__
+        else:
+            name = getattr(head, "__name__", str(head))
         return f"({', '.join([name, *(_describe(a) for a in p[1:])])})"
     return str(p)
 
@@ -161,10 +253,15 @@ class PatternNodeRewriter(NodeRewriter):
     name
         Defaults to ``"in -> out"``.
     tracks
-        Overrides the ops tracked (default: the head of ``in_pattern``).
-
-    The rewrite is skipped when the built variable's type differs from the
-    matched output's type (and cannot be converted to it).
+        Overrides the ops tracked (default: the head of ``in_pattern``, or the
+        ``tracks`` of an :class:`OpMatcher` head).
+    fit
+        ``fit(new, old)`` gives the built variable ``new`` with exactly the type
+        of the matched output ``old``, or None to skip the rewrite (for instance
+        a cast or broadcast the replacement needs).  By default the rewrite is
+        skipped when the types differ and ``old``'s type cannot convert ``new``.
+    doc
+        The rewrite's docstring (its math); defaults to ``"in -> out"``.
 
     Examples
     --------
@@ -181,6 +278,8 @@ class PatternNodeRewriter(NodeRewriter):
         allow_multiple_clients: bool = False,
         name: str | None = None,
         tracks: Sequence[TrackEntry] | None = None,
+        fit: Callable[[Variable, Variable], Variable | None] | None = None,
+        doc: str | None = None,
     ) -> None:
         if not isinstance(in_pattern, (tuple, dict)):
             raise TypeError(f"in_pattern must be a tuple (op, ...) or a dict, got {in_pattern!r}")
@@ -188,16 +287,37 @@ class PatternNodeRewriter(NodeRewriter):
         self.out_pattern = out_pattern
         self._in = _compile(in_pattern)
         self._out = _compile(out_pattern)
+        for head in _heads(self._in):
+            if isinstance(head, OpOf):
+                raise TypeError(f"{head} builds nodes: it belongs in an output pattern")
+        for head in _heads(self._out):
+            if isinstance(head, OpMatcher):
+                raise TypeError(f"{head} matches ops: it belongs in an input pattern")
         root = self._in
-        while isinstance(root, _PConstraint):
+        while isinstance(root, (_PConstraint, _PNamed)):
             root = root.pattern
         if not isinstance(root, _PNode):
             raise TypeError(f"in_pattern {in_pattern!r} must have an op at its root")
         self._root_head = root.head
-        self._tracks = list(tracks) if tracks is not None else [root.head]
+        self._root_test = root.test
+        # the root's node-pattern children: a cheap first rejection, before the walk
+        self._child_tests: list[tuple[int, Callable[[Op], bool]]] = []
+        if len(root.args) <= 8:
+            for k, sub in enumerate(root.args):
+                while isinstance(sub, (_PConstraint, _PNamed)):
+                    sub = sub.pattern
+                if isinstance(sub, _PNode):
+                    self._child_tests.append((k, sub.test))
+        if tracks is not None:
+            self._tracks = list(tracks)
+        elif isinstance(root.head, OpMatcher):
+            self._tracks = list(root.head.tracks)
+        else:
+            self._tracks = [root.head]
         self.allow_multiple_clients = allow_multiple_clients
+        self.fit = fit
         self.name = name or f"{_describe(in_pattern)} -> {_describe(out_pattern)}"
-        self.__doc__ = f"{_describe(in_pattern)} -> {_describe(out_pattern)}"
+        self.__doc__ = doc or f"{_describe(in_pattern)} -> {_describe(out_pattern)}"
 
     def tracks(self) -> list[TrackEntry]:
         return self._tracks
@@ -205,18 +325,34 @@ class PatternNodeRewriter(NodeRewriter):
     # matching --------------------------------------------------------------------
     def match(self, fgraph: FunctionGraph | None, node: Apply) -> dict[str, Variable] | None:
         """The bindings of the pattern variables if ``node`` matches, else None."""
-        if not _head_matches(self._root_head, node.op):
+        if not self._root_test(node.op):
             return None
+        inputs = node.inputs
+        for k, test in self._child_tests:
+            if k >= len(inputs):
+                return None
+            owner = inputs[k].owner
+            if owner is None or not test(owner.op):
+                return None
         binding: dict[str, Variable] = {}
         # explicit stack of (variable, pattern, is_root); constraints are checked
         # after the structure matched, in an order that sees every binding
         stack: list[tuple[Variable, Any, bool]] = [(node.outputs[0], self._in, True)]
         checks: list[tuple[Callable[[Variable], bool], Variable]] = []
-        clients = fgraph.clients if fgraph is not None else None
+        clients = (
+            fgraph.clients if fgraph is not None and not self.allow_multiple_clients else None
+        )
         while stack:
             var, pat, is_root = stack.pop()
-            while isinstance(pat, _PConstraint):
-                checks.append((pat.constraint, var))
+            while isinstance(pat, (_PConstraint, _PNamed)):
+                if isinstance(pat, _PNamed):
+                    bound = binding.get(pat.name)
+                    if bound is None:
+                        binding[pat.name] = var
+                    elif not _bound_equal(bound, var):
+                        return None
+                else:
+                    checks.append((pat.constraint, var))
                 pat = pat.pattern
             if isinstance(pat, _PVar):
                 bound = binding.get(pat.name)
@@ -229,16 +365,12 @@ class PatternNodeRewriter(NodeRewriter):
                     return None
             else:
                 owner = var.owner
-                if owner is None or not _head_matches(pat.head, owner.op):
+                # (the root's op was tested above)
+                if owner is None or not (is_root or pat.test(owner.op)):
                     return None
                 if len(owner.inputs) != len(pat.args):
                     return None
-                if (
-                    not is_root
-                    and not self.allow_multiple_clients
-                    and clients is not None
-                    and len(clients.get(var, ())) > 1
-                ):
+                if not is_root and clients is not None and len(clients.get(var, ())) > 1:
                     return None
                 for inp, sub in zip(reversed(owner.inputs), reversed(pat.args)):
                     stack.append((inp, sub, False))
@@ -254,7 +386,7 @@ class PatternNodeRewriter(NodeRewriter):
         stack: list[tuple[Any, bool]] = [(self._out, False)]
         while stack:
             pat, done = stack.pop()
-            while isinstance(pat, _PConstraint):
+            while isinstance(pat, (_PConstraint, _PNamed)):
                 pat = pat.pattern
             if isinstance(pat, _PVar):
                 if pat.name not in binding:
@@ -269,7 +401,7 @@ class PatternNodeRewriter(NodeRewriter):
                 n = len(pat.args)
                 args = results[len(results) - n:] if n else []
                 del results[len(results) - n:]
-                results.append(pat.head(*args))
+                results.append(self._head_op(pat.head, binding)(*args))
             else:
                 stack.append((pat, True))
                 for sub in reversed(pat.args):
@@ -279,12 +411,29 @@ class PatternNodeRewriter(NodeRewriter):
             out = node.outputs[0].type.filter_variable(out)
         return out
 
+    def _head_op(self, head: Any, binding: dict[str, Variable]) -> Any:
+        """What an output-pattern head calls: itself, or the op an :class:`OpOf` names."""
+        if not isinstance(head, OpOf):
+            return head
+        v = binding.get(head.name)
+        if v is None or v.owner is None:
+            raise KeyError(
+                f"out_pattern of {self.name} uses {head}, but in_pattern binds no node "
+                f"output called {head.name!r}"
+            )
+        return v.owner.op
+
     def transform(self, fgraph: FunctionGraph, node: Apply) -> Replacement:
         binding = self.match(fgraph, node)
         if binding is None:
             return None
         new = self._build(binding, node)
         old = node.outputs[0]
-        if new.type != old.type and old.type.convert_variable(new) is None:
+        if self.fit is not None:
+            fitted = self.fit(new, old)
+            if fitted is None:
+                return None
+            new = fitted
+        elif new.type != old.type and old.type.convert_variable(new) is None:
             return None
         return {old: new}

@@ -17,7 +17,7 @@ import numpy as np
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import describe
 from theon.graph.op import Op
-from theon.tensor.type import TensorType
+from theon.tensor.type import TensorType, tensor_type
 from theon.tensor.variable import TensorConstant, TensorValue, TensorVariable
 
 __all__ = [
@@ -367,7 +367,7 @@ class TensorFromScalar(Op):
         from theon.graph.null_type import disconnected_type
 
         (s,) = inputs
-        if s.type.dtype not in ("float16", "float32", "float64", "complex64", "complex128"):  # type: ignore[attr-defined]
+        if tensor_type(s).dtype not in ("float16", "float32", "float64", "complex64", "complex128"):
             return [disconnected_type()]
         return [scalar_from_tensor(output_grads[0])]
 
@@ -405,7 +405,7 @@ class ScalarFromTensor(Op):
         from theon.graph.null_type import disconnected_type
 
         (t,) = inputs
-        if t.type.dtype not in ("float16", "float32", "float64", "complex64", "complex128"):  # type: ignore[attr-defined]
+        if tensor_type(t).dtype not in ("float16", "float32", "float64", "complex64", "complex128"):
             return [disconnected_type()]
         return [tensor_from_scalar(output_grads[0])]
 

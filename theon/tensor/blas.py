@@ -24,17 +24,17 @@ from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, grad_not_implemented
 from theon.graph.op import Op
 from theon.scalar.type import upcast
-from theon.tensor.basic import as_tensor_variable
-from theon.tensor.type import TensorType
+from theon.tensor.basic import as_tensor_variable, cast
+from theon.tensor.type import TensorType, tensor_type
 
 __all__ = ["Dot", "Einsum", "MatMul", "dot", "einsum", "matmul", "outer", "tensordot"]
 
 
 def _check_dim(a: Variable, b: Variable, ia: int, ib: int, what: str) -> None:
-    na, nb = a.type.shape[ia], b.type.shape[ib]  # type: ignore[attr-defined]
+    na, nb = tensor_type(a).shape[ia], tensor_type(b).shape[ib]
     if na is not None and nb is not None and na != nb:
         raise ValueError(
-            f"{what}: shapes {a.type.shape} and {b.type.shape} are not aligned "  # type: ignore[attr-defined]
+            f"{what}: shapes {tensor_type(a).shape} and {tensor_type(b).shape} are not aligned "
             f"({na} != {nb}) for {describe(a)} and {describe(b)}"
         )
 
@@ -47,11 +47,11 @@ def _input_grads(*pairs: tuple[Variable, Variable]) -> list[Any]:
     """Each input's gradient in its dtype; integer inputs are disconnected."""
     res: list[Any] = []
     for inp, g in pairs:
-        dtype = inp.type.dtype  # type: ignore[attr-defined]
+        dtype = tensor_type(inp).dtype
         if _is_int(dtype):
             res.append(disconnected_type())
         else:
-            res.append(g.astype(dtype) if g.dtype != dtype else g)  # type: ignore[attr-defined]
+            res.append(cast(g, dtype) if tensor_type(g).dtype != dtype else g)
     return res
 
 
@@ -96,7 +96,7 @@ class Dot(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         a, b = inputs
         out = np.dot(a, b)
-        dtype = node.outputs[0].type.numpy_dtype  # type: ignore[attr-defined]
+        dtype = tensor_type(node.outputs[0]).numpy_dtype
         output_storage[0][0] = np.asarray(out, dtype=dtype)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
@@ -106,15 +106,17 @@ class Dot(Op):
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         x, y = inputs
         (gz,) = output_grads
-        xd, yd = x.type.ndim, y.type.ndim  # type: ignore[attr-defined]
+        from theon.tensor.reshaping import transpose
+
+        xd, yd = tensor_type(x).ndim, tensor_type(y).ndim
         if xd == 1 and yd == 1:
             gx, gy = gz * y, gz * x
         elif xd == 2 and yd == 1:
-            gx, gy = outer(gz, y), dot(x.T, gz)  # type: ignore[attr-defined]
+            gx, gy = outer(gz, y), dot(transpose(x), gz)
         elif xd == 1 and yd == 2:
             gx, gy = dot(y, gz), outer(x, gz)
         else:
-            gx, gy = dot(gz, y.T), dot(x.T, gz)  # type: ignore[attr-defined]
+            gx, gy = dot(gz, transpose(y)), dot(transpose(x), gz)
         return _input_grads((x, gx), (y, gy))
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
@@ -182,7 +184,7 @@ class MatMul(Op):
         return Apply(self, [a, b], [out])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        dtype = node.outputs[0].type.numpy_dtype  # type: ignore[attr-defined]
+        dtype = tensor_type(node.outputs[0]).numpy_dtype
         output_storage[0][0] = np.asarray(np.matmul(*inputs), dtype=dtype)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
@@ -192,8 +194,8 @@ class MatMul(Op):
         sa, sb = list(input_shapes[0]), list(input_shapes[1])
         ba, bb = sa[:-2], sb[:-2]
         n = max(len(ba), len(bb))
-        sta = (1,) * (n - len(ba)) + a.type.shape[:-2]  # type: ignore[attr-defined]
-        stb = (1,) * (n - len(bb)) + b.type.shape[:-2]  # type: ignore[attr-defined]
+        sta = (1,) * (n - len(ba)) + tensor_type(a).shape[:-2]
+        stb = (1,) * (n - len(bb)) + tensor_type(b).shape[:-2]
         ba = [None] * (n - len(ba)) + ba
         bb = [None] * (n - len(bb)) + bb
         batch = []
@@ -261,7 +263,7 @@ def matmul(a: Any, b: Any) -> Variable:
 def _normalize_tensordot_axes(
     a: Variable, b: Variable, axes: Any
 ) -> tuple[list[int], list[int]]:
-    na, nb = a.type.ndim, b.type.ndim  # type: ignore[attr-defined]
+    na, nb = tensor_type(a).ndim, tensor_type(b).ndim
     if isinstance(axes, (int, np.integer)):
         k = int(axes)
         if k < 0 or k > na or k > nb:
@@ -305,9 +307,10 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
     bt = transpose(b, ax_b + free_b) if ax_b + free_b != list(range(b.type.ndim)) else b
 
     def size(x: Variable, dims: list[int]) -> Any:
-        st = [x.type.shape[d] for d in dims]  # type: ignore[attr-defined]
-        if all(s is not None for s in st):
-            return int(np.prod(st, dtype=np.int64))
+        st = [tensor_type(x).shape[d] for d in dims]
+        known = [s for s in st if s is not None]
+        if len(known) == len(st):
+            return int(np.prod(known, dtype=np.int64))
         if len(dims) == 1:
             return shape_i(x, dims[0])
         from theon.tensor.shape import make_vector
@@ -400,7 +403,7 @@ class Einsum(Op):
         return Apply(self, ops, [TensorType(dtype, shape=[sizes[c] for c in out])()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        dtype = node.outputs[0].type.numpy_dtype  # type: ignore[attr-defined]
+        dtype = tensor_type(node.outputs[0]).numpy_dtype
         res = np.einsum(self.subscripts, *inputs, optimize=len(inputs) > 2)
         output_storage[0][0] = np.asarray(res, dtype=dtype)
 
@@ -409,20 +412,21 @@ class Einsum(Op):
         where: dict[str, Any] = {}
         for sp, shp, inp in zip(specs, input_shapes, node.inputs):
             for k, c in enumerate(sp):
-                if c not in where or inp.type.shape[k] != 1:  # type: ignore[attr-defined]
+                if c not in where or tensor_type(inp).shape[k] != 1:
                     where.setdefault(c, shp[k])
-                    if inp.type.shape[k] != 1:  # type: ignore[attr-defined]
+                    if tensor_type(inp).shape[k] != 1:
                         where[c] = shp[k]
         return [tuple(where[c] for c in out)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         from theon.tensor.creation import alloc
+        from theon.tensor.shape import shape
 
-        specs, out = _parse_einsum(self.subscripts, [i.type.ndim for i in inputs])  # type: ignore[attr-defined]
+        specs, out = _parse_einsum(self.subscripts, [tensor_type(i).ndim for i in inputs])
         (gz,) = output_grads
         res: list[Any] = []
         for k, (sp, x) in enumerate(zip(specs, inputs)):
-            if _is_int(x.type.dtype):  # type: ignore[attr-defined]
+            if _is_int(tensor_type(x).dtype):
                 res.append(disconnected_type())
                 continue
             if len(set(sp)) != len(sp):
@@ -437,12 +441,13 @@ class Einsum(Op):
                 # indices summed inside x alone: their gradient is broadcast back
                 pattern = [kept.index(c) if c in kept else "x" for c in sp]
                 g = g.dimshuffle(*pattern)
-                g = alloc(g, *[x.shape[i] for i in range(len(sp))])  # type: ignore[attr-defined]
-            if g.type.shape != x.type.shape:  # type: ignore[attr-defined]
+                x_shape: Any = shape(x)  # (what x.shape gives)
+                g = alloc(g, *[x_shape[i] for i in range(len(sp))])
+            if tensor_type(g).shape != tensor_type(x).shape:
                 from theon.tensor.creation import sum_to_shape
 
                 g = sum_to_shape(g, x)
-            res.append(g.astype(x.type.dtype) if g.dtype != x.type.dtype else g)  # type: ignore[attr-defined]
+            res.append(g.astype(tensor_type(x).dtype) if g.dtype != tensor_type(x).dtype else g)
         return res
 
     def __str__(self) -> str:

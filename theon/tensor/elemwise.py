@@ -33,7 +33,7 @@ from theon.tensor.basic import (
     weak_constant_dtype,
 )
 from theon.tensor.elemwise_grad import grad_template, plain_elemwise
-from theon.tensor.type import TensorType, discrete_dtypes
+from theon.tensor.type import TensorType, discrete_dtypes, tensor_type
 from theon.tensor.ufunc_safety import out_ok
 from theon.tensor.variable import TensorConstant
 
@@ -170,7 +170,7 @@ class DimShuffle(Op):
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         (x,) = inputs
-        if x.type.dtype in discrete_dtypes:  # type: ignore[attr-defined]
+        if tensor_type(x).dtype in discrete_dtypes:
             return [disconnected_type()]
         gz = as_tensor_variable(output_grads[0])
         loose = [a for a in self.augment if gz.type.shape[a] != 1]
@@ -193,20 +193,21 @@ class DimShuffle(Op):
 
 def _cast_like(g: Variable, x: Variable) -> Variable:
     """``g`` cast to ``x``'s dtype when they differ."""
-    if g.type.dtype != x.type.dtype:  # type: ignore[attr-defined]
+    if tensor_type(g).dtype != tensor_type(x).dtype:
         from theon.tensor.basic import cast
 
-        if g.type.dtype.startswith("complex") and not x.type.dtype.startswith("complex"):  # type: ignore[attr-defined]
+        g_complex = tensor_type(g).dtype.startswith("complex")
+        if g_complex and not tensor_type(x).dtype.startswith("complex"):
             from theon.tensor.math import real
 
             g = real(g)
-        return cast(g, x.type.dtype)  # type: ignore[attr-defined]
+        return cast(g, tensor_type(x).dtype)
     return g
 
 
 def _expand_to(x: Variable, ndim: int) -> Variable:
     """``x`` with leading broadcastable dimensions up to ``ndim``."""
-    n = x.type.ndim  # type: ignore[attr-defined]
+    n = tensor_type(x).ndim
     if n == ndim:
         return x
     op = _EXPAND_OPS.get((n, ndim))
@@ -243,22 +244,23 @@ def sum_to_type(g: Variable, x: Variable) -> Variable:
     """
     if g.type is x.type:  # the common case: nothing to reduce, fill or cast
         return g
-    nd = x.type.ndim  # type: ignore[attr-defined]
-    gt = g.type
-    if gt.ndim > nd:  # type: ignore[attr-defined]
+    nd = tensor_type(x).ndim
+    gt = tensor_type(g)
+    if gt.ndim > nd:
         from theon.tensor.math import sum as _sum
 
-        lead = gt.ndim - nd  # type: ignore[attr-defined]
+        lead = gt.ndim - nd
         g = _sum(g, axis=tuple(range(lead)))
-        gt = g.type
-    axes = [d for d in range(gt.ndim) if x.type.shape[d] == 1 and gt.shape[d] != 1]  # type: ignore[attr-defined]
+        gt = tensor_type(g)
+    axes = [d for d in range(gt.ndim) if tensor_type(x).shape[d] == 1 and gt.shape[d] != 1]
     if axes:
         from theon.tensor.math import sum as _sum
 
         g = _sum(g, axis=axes, keepdims=True)
-        gt = g.type
-    if gt.ndim < nd or any(  # type: ignore[attr-defined]
-        xs != 1 and gs == 1 for xs, gs in zip(x.type.shape, _expand_to(g, nd).type.shape)  # type: ignore[attr-defined]
+        gt = tensor_type(g)
+    if gt.ndim < nd or any(
+        xs != 1 and gs == 1
+        for xs, gs in zip(tensor_type(x).shape, tensor_type(_expand_to(g, nd)).shape)
     ):
         g = fill_like(x, g)
     return _cast_like(g, x)
@@ -486,7 +488,7 @@ class Elemwise(Op):
             res = self.scalar_op.impl(*inputs)
         if self.nout == 1:
             r = res
-            dt = node.outputs[0].type.numpy_dtype  # type: ignore[attr-defined]
+            dt = tensor_type(node.outputs[0]).numpy_dtype
             if type(r) is not np.ndarray or r.dtype != dt:
                 r = np.asarray(r, dtype=dt)
             if pattern:
@@ -503,7 +505,7 @@ class Elemwise(Op):
             output_storage[0][0] = r
             return
         for o, (cell, r, var) in enumerate(zip(output_storage, res, node.outputs)):
-            dt = var.type.numpy_dtype  # type: ignore[attr-defined]
+            dt = tensor_type(var).numpy_dtype
             if type(r) is not np.ndarray or r.dtype != dt:
                 r = np.asarray(r, dtype=dt)
             if o in pattern:
@@ -533,7 +535,7 @@ class Elemwise(Op):
         for k, (v, a) in enumerate(zip(node.inputs, inputs)):
             if a.shape == out_shape:
                 continue
-            for d, (s, r, o) in enumerate(zip(v.type.shape, a.shape, out_shape)):  # type: ignore[attr-defined]
+            for d, (s, r, o) in enumerate(zip(tensor_type(v).shape, a.shape, out_shape)):
                 if r != o and s != 1:
                     raise ValueError(
                         f"{self}: input {k} {describe(v)} has shape {a.shape} at runtime, which "
@@ -543,12 +545,12 @@ class Elemwise(Op):
                     )
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
-        out_t = node.outputs[0].type
+        out_t = tensor_type(node.outputs[0])
         shape: list[Any] = []
-        for d in range(out_t.ndim):  # type: ignore[attr-defined]
+        for d in range(out_t.ndim):
             pick = None
             for v, sh in zip(node.inputs, input_shapes):
-                if v.type.shape[d] != 1:  # type: ignore[attr-defined]
+                if tensor_type(v).shape[d] != 1:
                     pick = sh[d]
                     break
             shape.append(int_constant(1) if pick is None else pick)
@@ -565,14 +567,14 @@ class Elemwise(Op):
         t_og: list[Variable] = []
         for o, g in zip(outputs, output_grads):
             if g is None or isinstance(g.type, (DisconnectedType, NullType)):
-                g = fill_like(o, constant(0, dtype=o.type.dtype))  # type: ignore[attr-defined]
+                g = fill_like(o, constant(0, dtype=tensor_type(o).dtype))
             else:
                 g = as_tensor_variable(g)
             t_og.append(g)
         template = grad_template(
             self.scalar_op,
-            tuple(x.type.dtype for x in inputs),  # type: ignore[attr-defined]
-            tuple(g.type.dtype for g in t_og),  # type: ignore[attr-defined]
+            tuple(tensor_type(x).dtype for x in inputs),
+            tuple(tensor_type(g).dtype for g in t_og),
         )
         return template.instantiate([*inputs, *outputs, *t_og])
 
@@ -589,7 +591,7 @@ class Elemwise(Op):
                 res.append(disconnected_type())
             elif isinstance(g.type, (DisconnectedType, NullType)):
                 res.append(g)
-            elif x.type.dtype in discrete_dtypes:  # type: ignore[attr-defined]
+            elif tensor_type(x).dtype in discrete_dtypes:
                 res.append(disconnected_type())
             else:
                 res.append(sum_to_type(g, x))
@@ -603,7 +605,7 @@ class Elemwise(Op):
         results: list[Any] = []
         for j, out in enumerate(outs):
             ograds: list[Any] = [
-                fill_like(o, constant(1 if k == j else 0, dtype=o.type.dtype))  # type: ignore[attr-defined]
+                fill_like(o, constant(1 if k == j else 0, dtype=tensor_type(o).dtype))
                 for k, o in enumerate(outs)
             ]
             partials = self._partials(inputs, outs, ograds)
@@ -613,7 +615,7 @@ class Elemwise(Op):
             total = jvp_from_partials(partials, eval_points, mul, add)
             if total is not None and not isinstance(total.type, NullType):
                 total = _cast_like(total, out)
-                if total.type.shape != out.type.shape:  # type: ignore[attr-defined]
+                if tensor_type(total).shape != tensor_type(out).shape:
                     total = fill_like(out, total)
             results.append(total)
         return results
@@ -754,7 +756,7 @@ class CAReduce(Op):
         return Apply(self, [x], [TensorType(self.out_dtype(x.type.dtype), shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        dt = node.outputs[0].type.numpy_dtype  # type: ignore[attr-defined]
+        dt = tensor_type(node.outputs[0]).numpy_dtype
         x = inputs[0]
         if self.initial is None:
             r = self._reduce(x, axis=self.axis, dtype=dt)

@@ -22,7 +22,7 @@ import numpy as np
 from theon.graph.basic import Constant, Variable
 from theon.graph.null_type import DisconnectedType, NullType
 from theon.scalar.type import get_scalar_type
-from theon.tensor.type import TensorType
+from theon.tensor.type import TensorType, tensor_type
 from theon.tensor.variable import TensorConstant
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ class GradTemplate:
 
         def const_step(c: Constant) -> tuple[Any, Any]:
             # a private read-only array, shared by the constants of every replay
-            data = np.array(c.data, dtype=c.type.dtype)  # type: ignore[attr-defined]
+            data = np.array(c.data, dtype=tensor_type(c).dtype)
             data.setflags(write=False)
             return (None, (TensorType(data.dtype, data.shape), data))
 

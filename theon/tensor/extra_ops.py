@@ -19,8 +19,8 @@ from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
-from theon.tensor.basic import as_tensor_variable
-from theon.tensor.type import TensorType
+from theon.tensor.basic import as_tensor_variable, cast
+from theon.tensor.type import TensorType, tensor_type
 
 __all__ = [
     "CumOp",
@@ -94,11 +94,12 @@ class CumOp(Op):
              output_grads: Sequence[Variable]) -> list[Any]:
         from theon.tensor.joining import flip
         from theon.tensor.reshaping import flatten, reshape
+        from theon.tensor.shape import shape
 
         (x,) = inputs
         (out,) = outputs
         (gz,) = output_grads
-        if not _is_float(x.type.dtype):  # type: ignore[attr-defined]
+        if not _is_float(tensor_type(x).dtype):
             return [disconnected_type()]
         axis = 0 if self.axis is None else self.axis
 
@@ -113,12 +114,14 @@ class CumOp(Op):
             from theon.tensor.recurrence import LinearRecurrence, shift_along
 
             xf = flatten(x) if self.axis is None else x
-            gz = gz.astype(out.dtype) if gz.dtype != out.dtype else gz  # type: ignore[attr-defined]
-            xc = xf.astype(out.dtype) if xf.dtype != out.dtype else xf  # type: ignore[attr-defined]
+            dt = tensor_type(out).dtype
+            gz = cast(gz, dt) if tensor_type(gz).dtype != dt else gz
+            xc = cast(xf, dt) if tensor_type(xf).dtype != dt else xf
             g = shift_along(out, axis, 1) * LinearRecurrence(axis, reverse=True)(xc, gz)
         if self.axis is None:
-            g = reshape(g, x.shape, ndim=x.type.ndim)  # type: ignore[attr-defined]
-        return [g.astype(x.type.dtype) if g.dtype != x.type.dtype else g]  # type: ignore[attr-defined]
+            g = reshape(g, shape(x), ndim=tensor_type(x).ndim)
+        x_dt = tensor_type(x).dtype
+        return [cast(g, x_dt) if tensor_type(g).dtype != x_dt else g]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
         (ev,) = eval_points
@@ -134,8 +137,8 @@ class CumOp(Op):
             out = self(inputs[0])
             xf = flatten(inputs[0]) if self.axis is None else inputs[0]
             evf = flatten(ev) if self.axis is None else as_tensor_variable(ev)
-            dt = out.dtype  # type: ignore[attr-defined]
-            xf, evf = (v.astype(dt) if v.dtype != dt else v for v in (xf, evf))  # type: ignore[attr-defined]
+            dt = tensor_type(out).dtype
+            xf, evf = (cast(v, dt) if tensor_type(v).dtype != dt else v for v in (xf, evf))
             return [LinearRecurrence(axis)(xf, evf * shift_along(out, axis, 1))]
         return [self(ev)]
 
@@ -244,29 +247,32 @@ class Repeat(Op):
         sx = list(input_shapes[0])
         if self.axis is None:
             n = prod(make_vector(*sx)) if sx else 1
-            total = n * r if r.type.ndim == 0 else tsum(r)  # type: ignore[attr-defined]
+            total = n * r if tensor_type(r).ndim == 0 else tsum(r)
             return [(total,)]
-        total = sx[self.axis] * r if r.type.ndim == 0 else tsum(r)  # type: ignore[attr-defined]
+        total = sx[self.axis] * r if tensor_type(r).ndim == 0 else tsum(r)
         sx[self.axis] = total
         return [tuple(sx)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         from theon.tensor.creation import arange
         from theon.tensor.reshaping import flatten, reshape
+        from theon.tensor.shape import shape
         from theon.tensor.subtensor import inc_subtensor
 
         x, r = inputs
         (gz,) = output_grads
-        if not _is_float(x.type.dtype):  # type: ignore[attr-defined]
+        if not _is_float(tensor_type(x).dtype):
             return [disconnected_type(), disconnected_type()]
         from theon.tensor.math import zeros_like
 
         if self.axis is None:
             xf = flatten(x)
-            idx = Repeat(0)(arange(xf.shape[0]), r)  # type: ignore[attr-defined]
+            xf_shape: Any = shape(xf)  # (what xf.shape gives)
+            idx = Repeat(0)(arange(xf_shape[0]), r)
             g = inc_subtensor(zeros_like(xf)[idx], gz)
-            return [reshape(g, x.shape, ndim=x.type.ndim), disconnected_type()]  # type: ignore[attr-defined]
-        idx = Repeat(0)(arange(x.shape[self.axis]), r)  # type: ignore[attr-defined]
+            return [reshape(g, shape(x), ndim=tensor_type(x).ndim), disconnected_type()]
+        x_shape: Any = shape(x)
+        idx = Repeat(0)(arange(x_shape[self.axis]), r)
         key = tuple([slice(None)] * self.axis + [idx])
         return [inc_subtensor(zeros_like(x)[key], gz), disconnected_type()]
 

@@ -33,7 +33,7 @@ from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.op import Op
 from theon.tensor.basic import as_tensor_variable
-from theon.tensor.type import TensorType
+from theon.tensor.type import TensorType, tensor_type
 
 __all__ = ["LinearRecurrence", "shift_along"]
 
@@ -132,7 +132,7 @@ class LinearRecurrence(Op):
         if a.shape != b.shape:
             raise ValueError(f"{self}: inputs of shapes {a.shape} and {b.shape} differ")
         out = solve_recurrence(a, b, self.axis, self.reverse)
-        output_storage[0][0] = out.astype(node.outputs[0].type.dtype, copy=False)  # type: ignore[attr-defined]
+        output_storage[0][0] = out.astype(tensor_type(node.outputs[0]).dtype, copy=False)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
         return [tuple(input_shapes[1])]

@@ -15,7 +15,6 @@ TensorType(float32, shape=(1, None))
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Sequence
 from typing import Any as AnyT
 
@@ -34,7 +33,7 @@ from theon.tensor.elemwise import (
     normalize_axis,
 )
 from theon.tensor.elemwise import _restore_axes as _keepdims  # put reduced axes back as 1s
-from theon.tensor.type import TensorType, discrete_dtypes, float_dtypes
+from theon.tensor.type import TensorType, discrete_dtypes, float_dtypes, tensor_type
 
 __all__ = [
     "All",
@@ -100,9 +99,9 @@ class Sum(_FixedReduce):
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[AnyT]:
         (x,) = inputs
-        if x.type.dtype in discrete_dtypes:  # type: ignore[attr-defined]
+        if tensor_type(x).dtype in discrete_dtypes:
             return [disconnected_type()]
-        g = self._restore_dims(as_tensor_variable(output_grads[0]), x.type.ndim)  # type: ignore[attr-defined]
+        g = self._restore_dims(as_tensor_variable(output_grads[0]), tensor_type(x).ndim)
         return [_cast_like(fill_like(x, g), x)]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[AnyT]) -> list[AnyT]:
@@ -128,12 +127,12 @@ class Prod(_FixedReduce):
     def _partial(self, x: Variable, prod_out: Variable) -> Variable:
         """d prod / d x, elementwise, with 0, 1 or several zeros per reduced group."""
         m = _m()
-        nd = x.type.ndim  # type: ignore[attr-defined]
+        nd = tensor_type(x).ndim
         is_zero = m.eq(x, 0)
         n_zeros = self._restore_dims(Sum(self.axis)(cast(is_zero, "int64")), nd)
-        x_nz = m.switch(is_zero, constant(1, dtype=x.type.dtype), x)  # type: ignore[attr-defined]
+        x_nz = m.switch(is_zero, constant(1, dtype=tensor_type(x).dtype), x)
         prod_nz = self._restore_dims(Prod(self.axis, self.dtype)(x_nz), nd)
-        zero = constant(0, dtype=prod_out.type.dtype)  # type: ignore[attr-defined]
+        zero = constant(0, dtype=tensor_type(prod_out).dtype)
         at_zero = m.switch(m.eq(n_zeros, 1), prod_nz, zero)
         elsewhere = m.switch(m.eq(n_zeros, 0), m.true_div(prod_nz, x_nz), zero)
         return m.switch(is_zero, at_zero, elsewhere)  # type: ignore[no-any-return]
@@ -141,9 +140,9 @@ class Prod(_FixedReduce):
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[AnyT]:
         (x,) = inputs
-        if x.type.dtype in discrete_dtypes:  # type: ignore[attr-defined]
+        if tensor_type(x).dtype in discrete_dtypes:
             return [disconnected_type()]
-        g = self._restore_dims(as_tensor_variable(output_grads[0]), x.type.ndim)  # type: ignore[attr-defined]
+        g = self._restore_dims(as_tensor_variable(output_grads[0]), tensor_type(x).ndim)
         return [_cast_like(_m().mul(g, self._partial(x, outputs[0])), x)]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[AnyT]) -> list[AnyT]:
@@ -176,7 +175,7 @@ class _MaxMin(_FixedReduce):
 
     def make_node(self, x: AnyT) -> Apply:
         node = super().make_node(x)
-        if self.initial is not None and node.inputs[0].type.dtype not in float_dtypes:  # type: ignore[attr-defined]
+        if self.initial is not None and tensor_type(node.inputs[0]).dtype not in float_dtypes:
             raise TypeError(
                 f"{self}: an initial value needs a float input, got {node.inputs[0].type}"
             )
@@ -194,18 +193,18 @@ class _MaxMin(_FixedReduce):
         extremum) gets 0 everywhere.
         """
         m = _m()
-        nd = x.type.ndim  # type: ignore[attr-defined]
-        mask = cast(m.eq(x, self._restore_dims(out, nd)), x.type.dtype)  # type: ignore[attr-defined]
+        nd = tensor_type(x).ndim
+        mask = cast(m.eq(x, self._restore_dims(out, nd)), tensor_type(x).dtype)
         count = self._restore_dims(Sum(self.axis)(mask), nd)
-        one = constant(1, dtype=x.type.dtype)  # type: ignore[attr-defined]
+        one = constant(1, dtype=tensor_type(x).dtype)
         return m.true_div(mask, m.maximum(count, one))  # type: ignore[no-any-return]
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[AnyT]:
         (x,) = inputs
-        if x.type.dtype in discrete_dtypes:  # type: ignore[attr-defined]
+        if tensor_type(x).dtype in discrete_dtypes:
             return [disconnected_type()]
-        g = self._restore_dims(as_tensor_variable(output_grads[0]), x.type.ndim)  # type: ignore[attr-defined]
+        g = self._restore_dims(as_tensor_variable(output_grads[0]), tensor_type(x).ndim)
         return [_cast_like(_m().mul(g, self._share(x, outputs[0])), x)]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[AnyT]) -> list[AnyT]:
@@ -261,9 +260,9 @@ class _Logical(_MaxMin):
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[AnyT]:
         (x,) = inputs
-        if x.type.dtype in discrete_dtypes:  # type: ignore[attr-defined]
+        if tensor_type(x).dtype in discrete_dtypes:
             return [disconnected_type()]
-        return [fill_like(x, constant(0, dtype=x.type.dtype))]  # type: ignore[attr-defined]
+        return [fill_like(x, constant(0, dtype=tensor_type(x).dtype))]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[AnyT]) -> list[AnyT]:
         return [None]
@@ -354,9 +353,9 @@ class Argmax(Op):
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[AnyT]:
         (x,) = inputs
-        if x.type.dtype in discrete_dtypes:  # type: ignore[attr-defined]
+        if tensor_type(x).dtype in discrete_dtypes:
             return [disconnected_type()]
-        return [fill_like(x, constant(0, dtype=x.type.dtype))]  # type: ignore[attr-defined]
+        return [fill_like(x, constant(0, dtype=tensor_type(x).dtype))]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[AnyT]) -> list[AnyT]:
         return [None]
@@ -491,20 +490,21 @@ def argmin(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
 
 def _count(x: Variable, axes: tuple[int, ...] | None) -> AnyT:
     """Number of elements reduced over ``axes``: a Python int when static, else an int64 scalar."""
-    nd = x.type.ndim  # type: ignore[attr-defined]
+    nd = tensor_type(x).ndim
     red = range(nd) if axes is None else axes
-    static = [x.type.shape[d] for d in red]  # type: ignore[attr-defined]
-    if builtins.all(s is not None for s in static):
+    static = [tensor_type(x).shape[d] for d in red]
+    known = [s for s in static if s is not None]
+    if len(known) == len(static):
         n = 1
-        for s in static:
-            n *= s  # type: ignore[operator]
+        for s in known:
+            n *= s
         return n
     from theon.tensor.shape import shape_i
 
     total: AnyT = None
     for d in red:
-        s = shape_i(x, d)
-        total = s if total is None else _m().mul(total, s)
+        sd = shape_i(x, d)
+        total = sd if total is None else _m().mul(total, sd)
     return total
 
 
@@ -619,7 +619,7 @@ def logsumexp(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
     # -inf over an empty axis, as scipy.special.logsumexp gives (a plain max raises there)
     initial = -np.inf if x.type.dtype in float_dtypes else None
     mx = _keepdims(Max(axes, initial)(x), nd, axes)
-    safe = m.switch(m.isinf(mx), constant(0, dtype=mx.type.dtype), mx)  # type: ignore[attr-defined]
+    safe = m.switch(m.isinf(mx), constant(0, dtype=tensor_type(mx).dtype), mx)
     inner = m.exp(m.sub(x, safe))
     out = m.add(m.log(_keepdims(Sum(axes)(inner), nd, axes)), safe)
     if keepdims:

@@ -22,7 +22,7 @@ from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
 from theon.tensor.basic import as_tensor_variable
-from theon.tensor.type import TensorType
+from theon.tensor.type import TensorType, tensor_type
 
 __all__ = [
     "ArgSort",
@@ -66,9 +66,10 @@ class _SortBase(Op):
     def _out_shape(self, x: Variable) -> tuple[int | None, ...]:
         """The static output shape for input ``x``."""
         if self.axis is not None:
-            return tuple(x.type.shape)  # type: ignore[attr-defined]
-        if all(s is not None for s in x.type.shape):  # type: ignore[attr-defined]
-            return (int(np.prod(x.type.shape, dtype=np.int64)),)  # type: ignore[attr-defined]
+            return tuple(tensor_type(x).shape)
+        known = [s for s in tensor_type(x).shape if s is not None]
+        if len(known) == tensor_type(x).ndim:
+            return (int(np.prod(known, dtype=np.int64)),)
         return (None,)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
@@ -102,14 +103,15 @@ class Sort(_SortBase):
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         (x,) = inputs
         (gz,) = output_grads
-        if not x.type.dtype.startswith(("float", "complex")):  # type: ignore[attr-defined]
+        if not tensor_type(x).dtype.startswith(("float", "complex")):
             return [disconnected_type()]
         if self.axis is None:
             from theon.tensor.reshaping import flatten, reshape
+            from theon.tensor.shape import shape
 
             idx = argsort(flatten(x), axis=0, kind=self.kind)
             g = PutAlongAxis(0)(gz, idx)
-            return [reshape(g, x.shape, ndim=x.type.ndim)]  # type: ignore[attr-defined]
+            return [reshape(g, shape(x), ndim=tensor_type(x).ndim)]
         idx = argsort(x, axis=self.axis, kind=self.kind)
         return [PutAlongAxis(self.axis)(gz, idx)]
 
@@ -181,13 +183,13 @@ def _along_axis_index(idx: np.ndarray, axis: int) -> tuple[Any, ...]:
 
 
 def _check_along(x: Variable, idx: Variable, axis: int, what: str) -> None:
-    if x.type.ndim != idx.type.ndim:  # type: ignore[attr-defined]
+    if tensor_type(x).ndim != tensor_type(idx).ndim:
         raise ValueError(
             f"{what}: {describe(x)} and indices {describe(idx)} must have the same ndim"
         )
-    if not idx.type.dtype.startswith(("int", "uint")):  # type: ignore[attr-defined]
+    if not tensor_type(idx).dtype.startswith(("int", "uint")):
         raise TypeError(f"{what}: indices must be integers, got {describe(idx)}")
-    if not 0 <= axis < x.type.ndim:  # type: ignore[attr-defined]
+    if not 0 <= axis < tensor_type(x).ndim:
         raise ValueError(f"{what}: axis {axis} is out of range for {describe(x)}")
 
 

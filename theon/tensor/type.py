@@ -264,8 +264,9 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
             return True
         return (
             type(other) is type(self)
-            and other.dtype == self.dtype  # type: ignore[attr-defined]
-            and other.shape == self.shape  # type: ignore[attr-defined]
+            and isinstance(other, TensorType)  # always true here: narrows for the checker
+            and other.dtype == self.dtype
+            and other.shape == self.shape
         )
 
     def __hash__(self) -> int:

@@ -42,7 +42,7 @@ from theon.tensor.rewriting.utils import (
     fit,
     size1_constant,
 )
-from theon.tensor.type import TensorType
+from theon.tensor.type import TensorType, tensor_type
 
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
@@ -99,12 +99,13 @@ class _BlasOp(Op):
             r += z
         elif b != 0:
             r += b * z
-        dt = node.outputs[0].type.numpy_dtype  # type: ignore[attr-defined]
+        dt = tensor_type(node.outputs[0]).numpy_dtype
         output_storage[0][0] = r if r.dtype == dt else np.asarray(r, dtype=dt)
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
         from theon.tensor.blas import dot, outer
+        from theon.tensor.reshaping import transpose
 
         z, a, x, y, b = inputs
         (g,) = output_grads
@@ -113,9 +114,9 @@ class _BlasOp(Op):
         ga = tm.sum(g * prod)
         gb = tm.sum(g * z)
         if self._ndims[0] == 2:
-            gx, gy = dot(g, y.T) * a, dot(x.T, g) * a  # type: ignore[attr-defined]
+            gx, gy = dot(g, transpose(y)) * a, dot(transpose(x), g) * a
         else:
-            gx, gy = outer(g, y) * a, dot(x.T, g) * a  # type: ignore[attr-defined]
+            gx, gy = outer(g, y) * a, dot(transpose(x), g) * a
         return [gz, ga, gx, gy, gb]
 
 
@@ -163,7 +164,7 @@ def _scaled_dot(fgraph: FunctionGraph, v: Variable) -> tuple[Apply, Any] | None:
             return None
         for k in (0, 1):
             s, d = m.inputs[k], m.inputs[1 - k]
-            if all(n == 1 for n in s.type.shape) and d.owner is not None:  # type: ignore[attr-defined]
+            if all(n == 1 for n in tensor_type(s).shape) and d.owner is not None:
                 if isinstance(d.owner.op, Dot):
                     scale, v = s, d
                     break
@@ -198,8 +199,8 @@ def local_gemm(fgraph: FunctionGraph, node: Apply) -> Any:
     operands share a BLAS dtype and nothing broadcasts.
     """
     out = node.outputs[0]
-    dt = out.type.dtype  # type: ignore[attr-defined]
-    nd = out.type.ndim  # type: ignore[attr-defined]
+    dt = tensor_type(out).dtype
+    nd = tensor_type(out).ndim
     if dt not in _BLAS_DTYPES or nd not in (1, 2):
         return None
     t = additive_terms(fgraph, out)
@@ -211,9 +212,9 @@ def local_gemm(fgraph: FunctionGraph, node: Apply) -> Any:
 
     def full(v: Variable) -> bool:
         return (
-            v.type.ndim == nd  # type: ignore[attr-defined]
-            and v.type.dtype == dt  # type: ignore[attr-defined]
-            and all(s != 1 or o == 1 for s, o in zip(v.type.shape, out.type.shape))  # type: ignore[attr-defined]
+            tensor_type(v).ndim == nd
+            and tensor_type(v).dtype == dt
+            and all(s != 1 or o == 1 for s, o in zip(tensor_type(v).shape, tensor_type(out).shape))
         )
 
     def operands(v: Variable) -> tuple[Variable, Variable, Any] | None:
@@ -223,9 +224,9 @@ def local_gemm(fgraph: FunctionGraph, node: Apply) -> Any:
             return None
         dnode, scale = got
         x, y = dnode.inputs
-        if x.type.ndim != 2 or y.type.ndim != nd or not full(dnode.outputs[0]):  # type: ignore[attr-defined]
+        if tensor_type(x).ndim != 2 or tensor_type(y).ndim != nd or not full(dnode.outputs[0]):
             return None
-        if x.type.dtype != dt or y.type.dtype != dt:  # type: ignore[attr-defined]
+        if tensor_type(x).dtype != dt or tensor_type(y).dtype != dt:
             return None
         if scale is not None and scale.type.dtype != dt:
             return None

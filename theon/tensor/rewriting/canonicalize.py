@@ -56,6 +56,7 @@ from theon.tensor.rewriting.utils import (
     sum_const,
     sum_spec,
 )
+from theon.tensor.type import tensor_type
 
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
@@ -91,7 +92,7 @@ def absorbed_by_client(fgraph: FunctionGraph, v: Variable, family: frozenset[typ
         and not op.inplace_pattern
         and type(op.scalar_op) in family
         and len(client.outputs) == 1
-        and client.outputs[0].type.dtype == v.type.dtype  # type: ignore[attr-defined]
+        and tensor_type(client.outputs[0]).dtype == tensor_type(v).dtype
     )
 
 
@@ -309,7 +310,7 @@ def product_form(
 
     With a constant divisor ``div``: ``c * prod(pos) / (prod(neg) * div)``.
     """
-    dtype = like.type.dtype  # type: ignore[attr-defined]
+    dtype = tensor_type(like).dtype
     minus = c == -1
     num_terms: list[Any] = list(pos)
     if not (c == 1 or minus):
@@ -345,7 +346,7 @@ def local_mul_canonizer(fgraph: FunctionGraph, node: Apply) -> Any:
     A product other nodes also read is looked into when that cancels a term at no
     extra work (``p = x*y`` used elsewhere: ``p/y -> x``).
     """
-    if not str(node.outputs[0].type.dtype).startswith(("float", "complex")):  # type: ignore[attr-defined]
+    if not str(tensor_type(node.outputs[0]).dtype).startswith(("float", "complex")):
         return None
     return _canonize(fgraph, node, additive=False)
 
@@ -355,7 +356,7 @@ def sum_form(pos: list[Variable], neg: list[Variable], c: Any, like: Variable) -
     """Spec of ``(sum(pos) + c) - sum(neg)`` in ``like``'s dtype (no ``c`` when it is 0).
 
     A negative ``c`` is subtracted instead when there are positive terms (``x - 1``)."""
-    dtype = like.type.dtype  # type: ignore[attr-defined]
+    dtype = tensor_type(like).dtype
     p_terms: list[Any] = list(pos)
     n_terms: list[Any] = list(neg)
     if c != 0:
@@ -391,7 +392,7 @@ def local_add_canonizer(fgraph: FunctionGraph, node: Apply) -> Any:
     A sum other nodes also read is looked into when that cancels a term at no extra
     work (``s = x+y`` used elsewhere: ``s - y -> x``).
     """
-    if node.outputs[0].type.dtype == "bool":  # type: ignore[attr-defined]
+    if tensor_type(node.outputs[0]).dtype == "bool":
         return None
     return _canonize(fgraph, node, additive=True)
 
@@ -434,10 +435,10 @@ def local_reduce_of_reduce(fgraph: FunctionGraph, node: Apply) -> Any:
     if client_count(fgraph, inp) != 1:
         return None
     out = node.outputs[0]
-    if inp.type.dtype != out.type.dtype:  # type: ignore[attr-defined]
+    if tensor_type(inp).dtype != tensor_type(out).dtype:
         return None
     (x,) = inner.inputs
-    nd = x.type.ndim  # type: ignore[attr-defined]
+    nd = tensor_type(x).ndim
     a = tuple(range(nd)) if inner.op.axis is None else inner.op.axis
     left = [d for d in range(nd) if d not in a]
     b = tuple(range(len(left))) if op.axis is None else op.axis

@@ -35,9 +35,10 @@ from theon.graph.fg import FunctionGraph
 from theon.rewriting.basic import GraphRewriter, apply_replacements
 from theon.rewriting.db import rewrite_db
 from theon.scalar.composite import Composite
+from theon.scalar.type import ScalarType, get_scalar_type
 from theon.scalar.type import constant as scalar_constant
-from theon.scalar.type import get_scalar_type
 from theon.tensor.elemwise import DimShuffle, Elemwise
+from theon.tensor.type import tensor_type
 
 __all__ = ["FusionRewriter", "MAX_FUSED_INPUTS"]
 
@@ -58,7 +59,7 @@ def _fusable(node: Any) -> bool:
 
 def _scalar_ok(v: Variable) -> bool:
     try:
-        get_scalar_type(v.type.dtype)  # type: ignore[attr-defined]
+        get_scalar_type(tensor_type(v).dtype)
     except (TypeError, ValueError, AttributeError):
         return False
     return True
@@ -195,8 +196,9 @@ class FusionRewriter(GraphRewriter):
                 in_refs.append(r)
             out = node.outputs[0]
             refs[out] = -1 - j
+            assert isinstance(node.op, Elemwise)  # members are Elemwise nodes
             member_keys.append(
-                (node.op.scalar_op, tuple(in_refs), out.type.dtype)  # type: ignore[attr-defined]
+                (node.op.scalar_op, tuple(in_refs), tensor_type(out).dtype)
             )
         if len(outer_inputs) > MAX_FUSED_INPUTS:
             if const_operands and any(isinstance(v, Constant) for v in outer_inputs):
@@ -208,7 +210,7 @@ class FusionRewriter(GraphRewriter):
             if any(c == "output" or c not in group for c, _ in clients[n.outputs[0]])
         ]
         key = (
-            tuple(v.type.dtype for v in outer_inputs),  # type: ignore[attr-defined]
+            tuple(tensor_type(v).dtype for v in outer_inputs),
             tuple(member_keys),
             tuple(out_pos),
         )
@@ -244,7 +246,7 @@ class FusionRewriter(GraphRewriter):
         """``Elemwise(Composite)`` computing ``members``; None if a scalar op types differently."""
         inner_of: dict[Variable, Variable] = {}
         for v in outer_inputs:
-            inner_of[v] = get_scalar_type(v.type.dtype)()  # type: ignore[attr-defined]
+            inner_of[v] = get_scalar_type(tensor_type(v).dtype)()
         for v, (c, key) in consts.items():
             sc = inlined.get(key) if inlined is not None else None
             if sc is None:
@@ -254,8 +256,11 @@ class FusionRewriter(GraphRewriter):
             inner_of[v] = sc
         for node in members:
             ins = [inner_of[v] for v in node.inputs]
-            out = node.op.scalar_op.make_node(*ins).outputs[0]  # type: ignore[attr-defined]
-            if out.type.dtype != node.outputs[0].type.dtype:  # type: ignore[attr-defined]
+            assert isinstance(node.op, Elemwise)  # members are Elemwise nodes
+            out = node.op.scalar_op.make_node(*ins).outputs[0]
+            out_t = out.type
+            assert isinstance(out_t, ScalarType)  # what a scalar op's make_node gives
+            if out_t.dtype != tensor_type(node.outputs[0]).dtype:
                 return None  # the scalar op would type it differently: leave it alone
             inner_of[node.outputs[0]] = out
         comp = Composite(

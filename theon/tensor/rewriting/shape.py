@@ -31,7 +31,7 @@ from theon.rewriting.basic import node_rewriter
 from theon.rewriting.db import register_canonicalize, register_specialize
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.shape import MakeVector, Shape, Shape_i, int64_constant
-from theon.tensor.type import TensorType
+from theon.tensor.type import TensorType, tensor_type
 
 __all__ = ["ShapeFeature", "local_shape_i_inferred", "local_shape_to_vector", "shape_feature"]
 
@@ -40,9 +40,9 @@ ShapeT = tuple[Variable, ...]
 
 def _scalar_int64(v: Any) -> Variable:
     v = as_tensor_variable(v)
-    if v.type.ndim != 0:  # type: ignore[attr-defined]
+    if tensor_type(v).ndim != 0:
         raise TypeError(f"infer_shape returned a non-scalar shape entry {v}")
-    if v.type.dtype != "int64":  # type: ignore[attr-defined]
+    if tensor_type(v).dtype != "int64":
         v = cast(v, "int64")
     return v
 
@@ -88,7 +88,7 @@ class ShapeFeature(Feature):
 
     # ------------------------------------------------------------------------------
     def _leaf_shape(self, var: Variable) -> ShapeT:
-        shape = var.type.shape  # type: ignore[attr-defined]
+        shape = tensor_type(var).shape
         out = []
         for k, s in enumerate(shape):
             out.append(int64_constant(s) if s is not None else Shape_i(k)(var))
@@ -138,7 +138,7 @@ class ShapeFeature(Feature):
                 continue
             node = v.owner
             if node is None or isinstance(v, Constant) or all(
-                s is not None for s in v.type.shape  # type: ignore[attr-defined]
+                s is not None for s in tensor_type(v).shape
             ):
                 self._store(v, self._leaf_shape(v) if not isinstance(v, Constant)
                             else tuple(int64_constant(s) for s in v.data.shape))
@@ -248,7 +248,9 @@ def local_shape_i_inferred(fgraph: FunctionGraph, node: Apply) -> list[Variable]
     (x,) = node.inputs
     if x.owner is None:
         return None
-    s = shape_feature(fgraph).shape_of(x)[node.op.i]  # type: ignore[attr-defined]
+    op = node.op
+    assert isinstance(op, Shape_i)  # (the rewrite tracks Shape_i)
+    s = shape_feature(fgraph).shape_of(x)[op.i]
     if s.owner is not None and isinstance(s.owner.op, Shape_i) and s.owner.inputs[0] is x:
         return None
     if _depends_on((s,), node.outputs[0]):

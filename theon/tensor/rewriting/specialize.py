@@ -31,6 +31,7 @@ from theon.tensor.rewriting.utils import (
     fit,
     size1_constant,
 )
+from theon.tensor.type import tensor_type
 
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
@@ -86,7 +87,7 @@ def local_pow_specialize(fgraph: FunctionGraph, node: Apply) -> Any:
     c = size1_constant(y)
     if c is None:
         return None
-    dtype = out.type.dtype  # type: ignore[attr-defined]
+    dtype = tensor_type(out).dtype
     kind = np.dtype(dtype).kind
     if kind not in "fciu":
         return None
@@ -123,14 +124,14 @@ def local_sum_mul_to_dot(fgraph: FunctionGraph, node: Apply) -> Any:
     if m is None or len(m.inputs) != 2 or client_count(fgraph, inp) != 1:
         return None
     out = node.outputs[0]
-    if out.type.ndim != 0 or inp.type.ndim != 1:  # type: ignore[attr-defined]
+    if tensor_type(out).ndim != 0 or tensor_type(inp).ndim != 1:
         return None
     a, b = m.inputs
-    dt = out.type.dtype  # type: ignore[attr-defined]
+    dt = tensor_type(out).dtype
     if dt not in ("float32", "float64"):
         return None
     for v in (a, b):
-        if v.type.dtype != dt or v.type.shape[0] == 1:  # type: ignore[attr-defined]
+        if tensor_type(v).dtype != dt or tensor_type(v).shape[0] == 1:
             return None
     from theon.tensor.blas import dot
 

@@ -4,6 +4,11 @@ As the glossary (seed 003) says, they apply even when the intermediate results
 they look through have other clients: the stable expression is computed beside
 them.  Only real floating-point results are touched.
 
+The rewrites that are a fixed tree (``log(sigmoid(x)) -> -softplus(-x)``) are the
+rows of ``STABILIZE_ROWS`` (see :mod:`.patterns`); the ones that look through
+sums and products (``log(1 + a - b)``), or reason about axes (softmax,
+logsumexp), are functions.
+
 >>> import numpy as np
 >>> import theon, theon.tensor as tt
 >>> x = tt.dscalar("x")
@@ -29,6 +34,7 @@ from theon.tensor.rewriting.canonicalize import (
     rebuild_product,
     rebuild_sum,
 )
+from theon.tensor.rewriting.patterns import PatternRow, elemwise, register_rows
 from theon.tensor.rewriting.utils import (
     Terms,
     additive_terms,
@@ -40,21 +46,20 @@ from theon.tensor.rewriting.utils import (
     multiplicative_terms,
 )
 from theon.tensor.special import LogSoftmax, Softmax
+from theon.tensor.type import tensor_type
 
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
 
 __all__ = [
+    "STABILIZE_ROWS",
+    "STABILIZE_ROW_REWRITERS",
     "local_exp_minus_one",
     "local_log1p",
-    "local_log1p_exp",
-    "local_log1p_neg_exp",
-    "local_log1p_neg_sigmoid",
-    "local_log_exp",
-    "local_log_neg_expm1",
-    "local_log_sigmoid",
-    "local_log_softmax",
     "local_log_sum_exp",
+    "log_softmax_as",
+    "negate",
+    "negate_as",
     "local_one_minus_sigmoid",
     "local_softmax_drop_max",
     "local_sigmoid_from_exp",
@@ -68,7 +73,7 @@ def negate(v: Variable, dtype: str) -> Variable:
     An integer ``v`` is cast first: ``-v`` in its own dtype would wrap (``-1`` is
     255 in uint8, and the most negative int32 is its own negation).
     """
-    if v.type.dtype != dtype:  # type: ignore[attr-defined]
+    if tensor_type(v).dtype != dtype:
         return tm.neg(as_dtype(v, dtype))  # type: ignore[no-any-return]
     inner = elemwise_node(v, ts.neg)
     if inner is not None:
@@ -160,75 +165,58 @@ def local_exp_minus_one(fgraph: FunctionGraph, node: Apply) -> Any:
     return None
 
 
-@register_stabilize
-@node_rewriter([ts.log])
-def local_log_exp(fgraph: FunctionGraph, node: Apply) -> Any:
-    """``log(exp(x)) -> x`` (real floats)."""
-    arg = _unary(node, ts.log)
-    if arg is None:
-        return None
-    e = elemwise_node(arg, ts.exp)
-    if e is None or not is_float(e.inputs[0]):
-        return None
-    return [fit(e.inputs[0], node.outputs[0])]
+# ----------------------------------------------------------------------------- fixed trees
+def negate_as(x: Variable, like: Variable) -> Variable:
+    """``-x`` in ``like``'s (float) dtype: :func:`negate` for an output pattern."""
+    return negate(x, tensor_type(like).dtype)
 
 
-@register_stabilize
-@node_rewriter([ts.log1p])
-def local_log1p_exp(fgraph: FunctionGraph, node: Apply) -> Any:
-    """``log1p(exp(x)) -> softplus(x)``."""
-    arg = _unary(node, ts.log1p)
-    if arg is None:
-        return None
-    e = elemwise_node(arg, ts.exp)
-    if e is None:
-        return None
-    return [fit(tm.softplus(e.inputs[0]), node.outputs[0])]
+def log_softmax_as(sm: Variable, x: Variable) -> Variable:
+    """``log_softmax(x)`` along the axis of the softmax that computed ``sm``."""
+    op = sm.owner.op if sm.owner is not None else None
+    if not isinstance(op, Softmax):
+        raise TypeError(f"log_softmax_as: {sm} is not a softmax output")
+    return LogSoftmax(op.axis)(x)  # type: ignore[no-any-return]
 
 
-@register_stabilize
-@node_rewriter([ts.log1p])
-def local_log1p_neg_exp(fgraph: FunctionGraph, node: Apply) -> Any:
-    """``log1p(-exp(x)) -> log1mexp(x)`` (that is, ``log(1 - exp(x))``)."""
-    arg = _unary(node, ts.log1p)
-    if arg is None:
-        return None
-    n = elemwise_node(arg, ts.neg)
-    e = elemwise_node(n.inputs[0], ts.exp) if n is not None else None
-    if e is None:
-        return None
-    return [fit(tm.log1mexp(e.inputs[0]), node.outputs[0])]
+def _real(pattern: Any) -> dict[str, Any]:
+    """``pattern``, matching only real floating-point results."""
+    return {"pattern": pattern, "constraint": is_float}
 
 
-@register_stabilize
-@node_rewriter([ts.log])
-def local_log_neg_expm1(fgraph: FunctionGraph, node: Apply) -> Any:
-    """``log(-expm1(x)) -> log1mexp(x)`` (that is, ``log(1 - exp(x))``)."""
-    arg = _unary(node, ts.log)
-    if arg is None:
-        return None
-    n = elemwise_node(arg, ts.neg)
-    e = elemwise_node(n.inputs[0], ts.expm1) if n is not None else None
-    if e is None:
-        return None
-    return [fit(tm.log1mexp(e.inputs[0]), node.outputs[0])]
+_log, _log1p = elemwise(ts.log), elemwise(ts.log1p)
+_exp, _neg, _sigmoid = elemwise(ts.exp), elemwise(ts.neg), elemwise(ts.sigmoid)
+
+#: The stabilizations that are a fixed tree.  Inner nodes may have other clients.
+STABILIZE_ROWS: tuple[PatternRow, ...] = (
+    PatternRow("local_log_exp", "log(exp(x)) -> x (real floats)",
+               _real((_log, (_exp, _real("x")))), "x", "stabilize"),
+    PatternRow("local_log1p_exp", "log1p(exp(x)) -> softplus(x)",
+               _real((_log1p, (_exp, "x"))), (tm.softplus, "x"), "stabilize"),
+    PatternRow("local_log1p_neg_exp", "log1p(-exp(x)) -> log1mexp(x) (that is, log(1 - exp(x)))",
+               _real((_log1p, (_neg, (_exp, "x")))), (tm.log1mexp, "x"), "stabilize"),
+    PatternRow("local_log_neg_expm1", "log(-expm1(x)) -> log1mexp(x) (that is, log(1 - exp(x)))",
+               _real((_log, (_neg, (elemwise(ts.expm1), "x")))), (tm.log1mexp, "x"),
+               "stabilize"),
+    PatternRow("local_log_sigmoid", "log(sigmoid(x)) -> -softplus(-x)",
+               _real((_log, {"pattern": (_sigmoid, "x"), "name": "s"})),
+               (tm.neg, (tm.softplus, (negate_as, "x", "s"))), "stabilize"),
+    PatternRow("local_log1p_neg_sigmoid",
+               "log1p(-sigmoid(x)) -> -softplus(x) (that is, log(1 - sigmoid(x)))",
+               _real((_log1p, (_neg, (_sigmoid, "x")))), (tm.neg, (tm.softplus, "x")),
+               "stabilize"),
+    PatternRow("local_log_softmax", "log(softmax(x, axis)) -> log_softmax(x, axis)",
+               _real((_log, {"pattern": (Softmax, "x"), "name": "sm"})),
+               (log_softmax_as, "sm", "x"), "stabilize"),
+)
+
+# registered here, between the sums above and the products below, so that the
+# rewrites tracking one op keep the order they always had
+#: Their rewriters by name (also ``rewrite_db[name].rewriter``).
+STABILIZE_ROW_REWRITERS = register_rows(STABILIZE_ROWS, __name__)
 
 
 # ----------------------------------------------------------------------------- sigmoid
-@register_stabilize
-@node_rewriter([ts.log])
-def local_log_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
-    """``log(sigmoid(x)) -> -softplus(-x)``."""
-    arg = _unary(node, ts.log)
-    if arg is None:
-        return None
-    s = elemwise_node(arg, ts.sigmoid)
-    if s is None:
-        return None
-    dtype = arg.type.dtype  # type: ignore[attr-defined]
-    return [fit(tm.neg(tm.softplus(negate(s.inputs[0], dtype))), node.outputs[0])]
-
-
 @register_stabilize
 @node_rewriter([ts.add, ts.sub])
 def local_one_minus_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
@@ -246,24 +234,10 @@ def local_one_minus_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
         s = elemwise_node(v, ts.sigmoid)
         if s is None or not is_float(v):
             continue
-        pos = [tm.sigmoid(negate(s.inputs[0], v.type.dtype)), *t.pos]  # type: ignore[attr-defined]
+        pos = [tm.sigmoid(negate(s.inputs[0], tensor_type(v).dtype)), *t.pos]
         neg = [*t.neg[:k], *t.neg[k + 1:]]
         return [fit(rebuild_sum(pos, neg, 0, out), out, node.inputs)]
     return None
-
-
-@register_stabilize
-@node_rewriter([ts.log1p])
-def local_log1p_neg_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
-    """``log1p(-sigmoid(x)) -> -softplus(x)`` (that is, ``log(1 - sigmoid(x))``)."""
-    arg = _unary(node, ts.log1p)
-    if arg is None:
-        return None
-    n = elemwise_node(arg, ts.neg)
-    s = elemwise_node(n.inputs[0], ts.sigmoid) if n is not None else None
-    if s is None:
-        return None
-    return [fit(tm.neg(tm.softplus(s.inputs[0])), node.outputs[0])]
 
 
 def _one_plus_exp(fgraph: FunctionGraph, v: Variable) -> Variable | None:
@@ -298,7 +272,7 @@ def local_sigmoid_from_exp(fgraph: FunctionGraph, node: Apply) -> Any:
         if c is None:
             return None
         y = e.owner.inputs[0]  # type: ignore[union-attr]
-        dtype = e.type.dtype  # type: ignore[attr-defined]
+        dtype = tensor_type(e).dtype
         pos = list(t.pos)
         for k, p in enumerate(pos):
             pe = elemwise_node(p, ts.exp)
@@ -376,7 +350,7 @@ def local_softmax_manual(fgraph: FunctionGraph, node: Apply) -> Any:
     t = multiplicative_terms(fgraph, out, max_depth=1)
     if t is None or not t.neg:
         return None
-    nd = out.type.ndim  # type: ignore[attr-defined]
+    nd = tensor_type(out).ndim
     for j, d in enumerate(t.neg):
         got = _expanded_reduce(d, Sum)
         if got is None:
@@ -385,15 +359,15 @@ def local_softmax_manual(fgraph: FunctionGraph, node: Apply) -> Any:
         e = red.inputs[0]
         if e not in t.pos or elemwise_node(e, ts.exp) is None:
             continue
-        if ds is None and nd != red.outputs[0].type.ndim:  # type: ignore[attr-defined]
+        if ds is None and nd != tensor_type(red.outputs[0]).ndim:
             continue
-        if red.outputs[0].type.dtype != e.type.dtype or e.type.ndim != nd:  # type: ignore[attr-defined]
+        if tensor_type(red.outputs[0]).dtype != tensor_type(e).dtype or tensor_type(e).ndim != nd:
             continue
         ok, axis = _softmax_axis(red.op, ds, nd)
         if not ok:
             continue
         sm = Softmax(axis)(e.owner.inputs[0])  # type: ignore[union-attr]
-        if sm.type.dtype != e.type.dtype:  # type: ignore[attr-defined]
+        if tensor_type(sm).dtype != tensor_type(e).dtype:
             continue
         pos = list(t.pos)
         pos.remove(e)
@@ -404,16 +378,6 @@ def local_softmax_manual(fgraph: FunctionGraph, node: Apply) -> Any:
         new = sm if not pos and not neg and c == 1 else rebuild_product([sm, *pos], neg, c, out)
         return [fit(new, out, node.inputs)]
     return None
-
-
-@register_stabilize
-@node_rewriter([ts.log])
-def local_log_softmax(fgraph: FunctionGraph, node: Apply) -> Any:
-    """``log(softmax(x, axis)) -> log_softmax(x, axis)``."""
-    arg = _unary(node, ts.log)
-    if arg is None or arg.owner is None or not isinstance(arg.owner.op, Softmax):
-        return None
-    return [fit(LogSoftmax(arg.owner.op.axis)(arg.owner.inputs[0]), node.outputs[0])]
 
 
 @register_stabilize
@@ -432,7 +396,7 @@ def local_softmax_drop_max(fgraph: FunctionGraph, node: Apply) -> Any:
     if got is None or got[0].inputs[0] is not x:
         return None
     red, ds = got
-    nd = x.type.ndim  # type: ignore[attr-defined]
+    nd = tensor_type(x).ndim
     ok, axis = _softmax_axis(red.op, ds, nd)
     if not ok or (axis != node.op.axis and not (nd == 1 and {axis, node.op.axis} <= {0, None})):
         return None
@@ -476,16 +440,18 @@ def local_log_sum_exp(fgraph: FunctionGraph, node: Apply) -> Any:
         return None
     red, ds = got
     e = elemwise_node(red.inputs[0], ts.exp)
-    if e is None or red.outputs[0].type.dtype != red.inputs[0].type.dtype:  # type: ignore[attr-defined]
+    if e is None or tensor_type(red.outputs[0]).dtype != tensor_type(red.inputs[0]).dtype:
         return None
     x = e.inputs[0]
     if not is_float(x) or _is_max_shifted(x):
         return None
-    mx = Max(red.op.axis, -np.inf)(x)  # -inf over an empty axis: log(0)
+    op = red.op
+    assert isinstance(op, Sum)  # (_expanded_reduce said so)
+    mx = Max(op.axis, -np.inf)(x)  # -inf over an empty axis: log(0)
     zero = size1_zero(mx)
     safe = tm.switch(tm.isinf(mx), zero, mx)
-    safe_k = _restore_axes(safe, x.type.ndim, red.op.axis)  # type: ignore[attr-defined]
-    lse = tm.add(tm.log(red.op(tm.exp(tm.sub(x, safe_k)))), safe)
+    safe_k = _restore_axes(safe, tensor_type(x).ndim, op.axis)
+    lse = tm.add(tm.log(op(tm.exp(tm.sub(x, safe_k)))), safe)
     if ds is not None:
         lse = ds(lse)
     return [fit(lse, node.outputs[0])]

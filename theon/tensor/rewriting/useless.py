@@ -3,7 +3,8 @@
 Each rewrite keeps the replaced variable's dtype and static shape: when the
 dropped operand made the result wider (``int_x * 1.0``) or larger (``x * ones``
 of a bigger shape), the kept operand is cast or filled out to match.  These
-run in the canonicalize and specialize phases.
+run in the canonicalize and specialize phases.  The ones that are a fixed tree
+(``neg(neg(x)) -> x``) are the rows of ``USELESS_ROWS`` (see :mod:`.patterns`).
 
 >>> import theon, theon.tensor as tt
 >>> x = tt.dmatrix("x")
@@ -21,30 +22,31 @@ import numpy as np
 import theon.scalar as ts
 from theon.graph.basic import Apply, Constant, Variable
 from theon.rewriting import node_rewriter, register_useless
+from theon.rewriting.pattern import OpOf
 from theon.scalar.basic import Cast
 from theon.tensor.basic_ops import Alloc
-from theon.tensor.elemwise import CAReduce, DimShuffle
+from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.math import second
+from theon.tensor.rewriting.patterns import PatternRow, elemwise, register_rows
 from theon.tensor.rewriting.utils import const_like, elemwise_node, fit, scalar_const
 from theon.tensor.shape import MakeVector, Reshape, Shape, Shape_i, SpecifyShape
+from theon.tensor.type import tensor_type
 
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
 
 __all__ = [
+    "USELESS_ROWS",
+    "USELESS_ROW_REWRITERS",
     "local_add_zero",
     "local_dimshuffle_dimshuffle",
     "local_div_one",
     "local_mul_one",
-    "local_neg_neg",
     "local_pow_one",
     "local_pow_zero",
-    "local_reshape_reshape",
     "local_sub_zero",
     "local_useless_alloc",
-    "local_useless_cast",
     "local_useless_dimshuffle",
-    "local_useless_identity",
     "local_useless_maxmin",
     "local_useless_reduce",
     "local_useless_reshape",
@@ -131,7 +133,10 @@ def local_div_one(fgraph: FunctionGraph, node: Apply) -> Any:
     x, y = node.inputs
     if not _is_const(y, 1):
         return None
-    if node.op.scalar_op == ts.int_div and not str(x.type.dtype).startswith(("int", "uint")):  # type: ignore[attr-defined]
+    assert isinstance(node.op, Elemwise)  # (elemwise_node said so)
+    if node.op.scalar_op == ts.int_div and not str(tensor_type(x).dtype).startswith(
+        ("int", "uint")
+    ):
         return None
     return [fit(x, out, [y])]
 
@@ -163,42 +168,6 @@ def local_pow_zero(fgraph: FunctionGraph, node: Apply) -> Any:
 
 
 @register_useless
-@node_rewriter([ts.neg])
-def local_neg_neg(fgraph: FunctionGraph, node: Apply) -> Any:
-    """``neg(neg(x)) -> x``."""
-    out = node.outputs[0]
-    if elemwise_node(out, ts.neg) is None:
-        return None
-    inner = elemwise_node(node.inputs[0], ts.neg)
-    if inner is None:
-        return None
-    return [fit(inner.inputs[0], out)]
-
-
-@register_useless
-@node_rewriter([ts.identity])
-def local_useless_identity(fgraph: FunctionGraph, node: Apply) -> Any:
-    """``tensor_copy(x) -> x`` (the function copies outputs that need it)."""
-    out = node.outputs[0]
-    if elemwise_node(out, ts.identity) is None:
-        return None
-    return [fit(node.inputs[0], out)]
-
-
-@register_useless
-@node_rewriter([Cast])
-def local_useless_cast(fgraph: FunctionGraph, node: Apply) -> Any:
-    """``cast(x, x.dtype) -> x``."""
-    out = node.outputs[0]
-    if elemwise_node(out) is None:
-        return None
-    (x,) = node.inputs
-    if x.type.dtype != out.type.dtype:  # type: ignore[attr-defined]
-        return None
-    return [fit(x, out)]
-
-
-@register_useless
 @node_rewriter([ts.maximum, ts.minimum])
 def local_useless_maxmin(fgraph: FunctionGraph, node: Apply) -> Any:
     """``maximum(x, x) -> x``, ``minimum(x, x) -> x``."""
@@ -219,9 +188,9 @@ def local_useless_second(fgraph: FunctionGraph, node: Apply) -> Any:
     if elemwise_node(out, second.scalar_op) is None:
         return None
     a, b = node.inputs
-    if any(sb == 1 and so != 1 for sb, so in zip(b.type.shape, out.type.shape)):  # type: ignore[attr-defined]
+    if any(sb == 1 and so != 1 for sb, so in zip(tensor_type(b).shape, tensor_type(out).shape)):
         return None
-    if b.type.ndim != out.type.ndim:  # type: ignore[attr-defined]
+    if tensor_type(b).ndim != tensor_type(out).ndim:
         return None
     return [fit(b, out)]
 
@@ -280,9 +249,9 @@ def local_useless_reduce(fgraph: FunctionGraph, node: Apply) -> Any:
     """``reduce(x, axes) -> dimshuffle(x)`` (cast) when every axis in ``axes`` has length 1."""
     (x,) = node.inputs
     op = node.op
-    nd = x.type.ndim  # type: ignore[attr-defined]
+    nd = tensor_type(x).ndim
     axes = tuple(range(nd)) if op.axis is None else op.axis
-    if any(x.type.shape[d] != 1 for d in axes):  # type: ignore[attr-defined]
+    if any(tensor_type(x).shape[d] != 1 for d in axes):
         return None
     if nd == 0 and op.axis is None:
         axes = ()
@@ -297,7 +266,7 @@ def _entry_matches(entry: Variable, x: Variable, d: int) -> bool:
     if n is not None and isinstance(n.op, Shape_i) and n.op.i == d and n.inputs[0] is x:
         return True
     c = scalar_const(entry)
-    s = x.type.shape[d]  # type: ignore[attr-defined]
+    s = tensor_type(x).shape[d]
     return c is not None and s is not None and int(c) == s
 
 
@@ -307,7 +276,7 @@ def local_useless_reshape(fgraph: FunctionGraph, node: Apply) -> Any:
     """``reshape(x, x.shape) -> x`` (also with ``-1`` standing for the one remaining size)."""
     x, shp = node.inputs
     out = node.outputs[0]
-    nd = x.type.ndim  # type: ignore[attr-defined]
+    nd = tensor_type(x).ndim
     if node.op.ndim != nd:
         return None
     n = shp.owner
@@ -325,21 +294,11 @@ def local_useless_reshape(fgraph: FunctionGraph, node: Apply) -> Any:
         return None
     if isinstance(shp, Constant):
         vals = np.asarray(shp.data).reshape(-1)
-        static = x.type.shape  # type: ignore[attr-defined]
+        static = tensor_type(x).shape
         unmatched = [d for d in range(nd) if static[d] is None or static[d] != int(vals[d])]
         if not unmatched or (len(unmatched) == 1 and int(vals[unmatched[0]]) == -1):
             return [fit(x, out)]
     return None
-
-
-@register_useless
-@node_rewriter([Reshape])
-def local_reshape_reshape(fgraph: FunctionGraph, node: Apply) -> Any:
-    """``reshape(reshape(x, s1), s2) -> reshape(x, s2)``."""
-    inner = node.inputs[0].owner
-    if inner is None or not isinstance(inner.op, Reshape):
-        return None
-    return [fit(node.op(inner.inputs[0], node.inputs[1]), node.outputs[0])]
 
 
 @register_useless
@@ -360,10 +319,36 @@ def local_useless_alloc(fgraph: FunctionGraph, node: Apply) -> Any:
     """``alloc(x, *x.shape) -> x`` (the function copies outputs that need it)."""
     v, *dims = node.inputs
     out = node.outputs[0]
-    if v.type.ndim != len(dims):  # type: ignore[attr-defined]
+    if tensor_type(v).ndim != len(dims):
         return None
-    if v.type.dtype != out.type.dtype:  # type: ignore[attr-defined]
+    if tensor_type(v).dtype != tensor_type(out).dtype:
         return None
     if not all(_entry_matches(dims[d], v, d) for d in range(len(dims))):
         return None
     return [fit(v, out)]
+
+
+# ------------------------------------------------------------------------ fixed trees
+def _keeps_dtype(v: Variable) -> bool:
+    """Whether the cast computing ``v`` casts to its input's dtype."""
+    node = v.owner
+    return node is not None and tensor_type(node.inputs[0]).dtype == tensor_type(v).dtype
+
+
+#: The useless-node removals that are a fixed tree.  Registered after the functions
+#: above, so that rewrites tracking one op keep the order they always had.
+USELESS_ROWS: tuple[PatternRow, ...] = (
+    PatternRow("local_neg_neg", "neg(neg(x)) -> x",
+               (elemwise(ts.neg), (elemwise(ts.neg), "x")), "x", "useless"),
+    PatternRow("local_useless_identity",
+               "tensor_copy(x) -> x (the function copies outputs that need it)",
+               (elemwise(ts.identity), "x"), "x", "useless"),
+    PatternRow("local_useless_cast", "cast(x, x.dtype) -> x",
+               {"pattern": (elemwise(Cast), "x"), "constraint": _keeps_dtype}, "x", "useless"),
+    PatternRow("local_reshape_reshape", "reshape(reshape(x, s1), s2) -> reshape(x, s2)",
+               {"pattern": (Reshape, (Reshape, "x", "s1"), "s2"), "name": "r"},
+               (OpOf("r"), "x", "s2"), "useless"),
+)
+
+#: Their rewriters by name (also ``rewrite_db[name].rewriter``).
+USELESS_ROW_REWRITERS = register_rows(USELESS_ROWS, __name__)

@@ -32,7 +32,7 @@ from theon.tensor.elemwise import DimShuffle, Elemwise, _expand_to
 from theon.tensor.math import add as _add_op
 from theon.tensor.math import mul as _mul_op
 from theon.tensor.math import second as _second_op
-from theon.tensor.type import TensorType
+from theon.tensor.type import TensorType, tensor_type
 
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
@@ -128,8 +128,8 @@ def scalar_const(v: Variable) -> np.ndarray | None:
 
 def const_like(value: Any, like: Variable, dtype: str | None = None) -> Variable:
     """A constant of ``value`` with ``like``'s number of dimensions, all of length 1."""
-    nd = like.type.ndim  # type: ignore[attr-defined]
-    dt = dtype or like.type.dtype  # type: ignore[attr-defined]
+    nd = tensor_type(like).ndim
+    dt = dtype or tensor_type(like).dtype
     return constant(np.full((1,) * nd, value, dtype=dt))
 
 
@@ -149,18 +149,18 @@ def fit(new: Variable, old: Variable, refs: Sequence[Variable] = ()) -> Variable
         return None
     if nt.ndim < ot.ndim:
         new = _expand_to(new, ot.ndim)
-    if new.type.dtype != ot.dtype:  # type: ignore[attr-defined]
+    if tensor_type(new).dtype != ot.dtype:
         new = cast(new, ot.dtype)
-    missing = [d for d in range(ot.ndim) if new.type.shape[d] == 1 and ot.shape[d] != 1]  # type: ignore[attr-defined]
+    missing = [d for d in range(ot.ndim) if tensor_type(new).shape[d] == 1 and ot.shape[d] != 1]
     if missing:
         for r in refs:
             rt = r.type
             if not isinstance(rt, TensorType) or rt.ndim > ot.ndim:
                 continue
             r2 = _expand_to(r, ot.ndim) if rt.ndim < ot.ndim else r
-            if any(r2.type.shape[d] != 1 for d in missing):  # type: ignore[attr-defined]
+            if any(tensor_type(r2).shape[d] != 1 for d in missing):
                 new = _second_op(r2, new)
-                missing = [d for d in missing if new.type.shape[d] == 1]  # type: ignore[attr-defined]
+                missing = [d for d in missing if tensor_type(new).shape[d] == 1]
                 if not missing:
                     break
         if missing:
@@ -172,7 +172,7 @@ def fit(new: Variable, old: Variable, refs: Sequence[Variable] = ()) -> Variable
 
 def as_dtype(v: Variable, dtype: str) -> Variable:
     """``v`` cast to ``dtype`` when it has another one."""
-    return v if v.type.dtype == dtype else cast(v, dtype)  # type: ignore[attr-defined]
+    return v if tensor_type(v).dtype == dtype else cast(v, dtype)
 
 
 # -------------------------------------------------------------------------------- terms
@@ -194,7 +194,7 @@ class Terms:
         self.nested = 0
         # ``a`` of each ``second(a, b)`` term read as ``b``: only its shape mattered
         self.fills: list[Variable] = []
-        self.dtype: str = root.type.dtype  # type: ignore[attr-defined]
+        self.dtype: str = tensor_type(root).dtype
         self.root = root
         self.sign = 1
 
@@ -233,7 +233,7 @@ def _walk(
                 and type(op.scalar_op) in types
                 and not op.inplace_pattern
                 and (max_depth is None or depth <= max_depth)
-                and v.type.dtype == dtype  # type: ignore[attr-defined]
+                and tensor_type(v).dtype == dtype
                 and len(node.outputs) == 1
                 and (clients is None or len(clients.get(v, ())) == 1)
             ):
@@ -526,8 +526,8 @@ def cast_op(dtype: str) -> Elemwise:
 
 def spec_const(value: Any, like: Variable) -> tuple[Any, ...]:
     """The spec of a one-element constant ``value`` in ``like``'s dtype and ndim."""
-    dt = like.type.dtype  # type: ignore[attr-defined]
-    return ("const", np.asarray(value, dtype=dt).reshape(()), dt, like.type.ndim)  # type: ignore[attr-defined]
+    dt = tensor_type(like).dtype
+    return ("const", np.asarray(value, dtype=dt).reshape(()), dt, tensor_type(like).ndim)
 
 
 def spec_dtype(spec: Any) -> str:
@@ -548,7 +548,7 @@ def _const_matches(sp: tuple[Any, ...], v: Variable) -> bool:
     _, value, dt, nd = sp
     data = v.data
     return bool(
-        v.type.dtype == dt and data.shape == (1,) * nd and data.reshape(()) == value  # type: ignore[attr-defined]
+        tensor_type(v).dtype == dt and data.shape == (1,) * nd and data.reshape(()) == value
     )
 
 
@@ -572,9 +572,9 @@ def _permuted_leaves(children: Sequence[Any], inputs: Sequence[Variable]) -> boo
     for i in inputs:
         if isinstance(i, Constant):
             data = i.data
-            if data.size != 1:  # type: ignore[attr-defined]
+            if data.size != 1:
                 return False
-            k = ("const", i.type.dtype, data.ndim, data.reshape(()).item())  # type: ignore[attr-defined]
+            k = ("const", tensor_type(i).dtype, data.ndim, data.reshape(()).item())
         else:
             k = ("var", id(i))
         n = want.get(k, 0)
@@ -624,7 +624,7 @@ def spec_matches(spec: Any, var: Variable) -> bool:
             continue
         if not (
             getattr(op.scalar_op, "commutative", False)
-            and str(v.type.dtype).startswith(("float", "complex"))  # type: ignore[attr-defined]
+            and str(tensor_type(v).dtype).startswith(("float", "complex"))
             and _permuted_leaves(children, node.inputs)
         ):
             return False
