@@ -22,7 +22,7 @@ import theon.scalar as ts
 from theon.graph.basic import Apply, Constant, Variable
 from theon.rewriting import node_rewriter, register_useless
 from theon.scalar.basic import Cast
-from theon.tensor.basic_ops import Alloc
+from theon.tensor.creation import Alloc
 from theon.tensor.elemwise import CAReduce, DimShuffle
 from theon.tensor.math import second
 from theon.tensor.rewriting.utils import const_like, elemwise_node, fit, scalar_const
