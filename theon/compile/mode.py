@@ -27,13 +27,14 @@ _MODES: dict[str, Callable[[], Mode]] = {}
 def _make_linker(linker: str | Linker | None) -> Linker:
     if isinstance(linker, Linker):
         return linker
-    if linker is None or linker == "auto":
+    name = "auto" if linker is None else linker
+    if name == "auto":
         from theon.config import config
 
-        linker = config.linker
-        if linker == "auto":
-            linker = "py" if "py" in linker_names() else "vm"
-    return make_linker(linker)
+        name = str(config.linker)
+        if name == "auto":
+            name = "py" if "py" in linker_names() else "vm"
+    return make_linker(name)
 
 
 def preload() -> None:
