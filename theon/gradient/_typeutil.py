@@ -55,7 +55,7 @@ def is_disconnected(v: Any) -> bool:
 
 def _filled(v: Variable, value: float) -> Variable:
     if is_tensor(v):
-        return tt.ones_like(v) if value == 1.0 else tt.zeros_like(v)  # type: ignore[no-any-return]
+        return tt.ones_like(v) if value == 1.0 else tt.zeros_like(v)
     try:
         data = v.type.filter(value, allow_downcast=True)
     except Exception as exc:
@@ -82,7 +82,7 @@ def add_terms(terms: Sequence[Variable]) -> Variable:
         return terms[0]
     if all(is_tensor(t) for t in terms):
         return tt.add(*terms)  # type: ignore[no-any-return]
-    return functools.reduce(operator.add, terms)  # type: ignore[no-any-return]
+    return functools.reduce(operator.add, terms)
 
 
 def as_like(value: Any, like: Variable) -> Variable:
@@ -90,7 +90,7 @@ def as_like(value: Any, like: Variable) -> Variable:
     if isinstance(value, Variable):
         return value
     if is_tensor(like):
-        return tt.as_tensor_variable(value)  # type: ignore[no-any-return]
+        return tt.as_tensor_variable(value)
     return like.type.filter_variable(value)
 
 

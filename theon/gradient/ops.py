@@ -33,7 +33,7 @@ __all__ = [
 def _as_variable(x: Any) -> Variable:
     if isinstance(x, Variable):
         return x
-    return as_tensor_variable(x)  # type: ignore[no-any-return]
+    return as_tensor_variable(x)
 
 
 class GradModifier(Op):
