@@ -1,7 +1,9 @@
 """theon: an optimizing compiler for mathematical expressions on NumPy arrays.
 
-The subpackages (``theon.tensor``, ``theon.scalar``, ...) are imported on first
-use, so ``import theon`` alone is enough to write ``theon.tensor.dmatrix()``.
+``import theon`` imports the tensor layer (so ``theon.shared`` knows arrays and
+``theon.tensor.dmatrix()`` works at once); the other subpackages are imported on
+first use.  The rewrites and the linker's emitters are imported by the first
+compile (see :func:`theon.compile.mode.preload`).
 
 >>> import theon
 >>> from theon.graph.type import Generic
@@ -16,9 +18,10 @@ TensorType(int32, shape=(None,))
 import importlib as _importlib
 from typing import Any as _Any
 
-from theon.compile.pipeline import function
+from theon import tensor as tensor  # registers its shared constructor, rewrites, emitters
 from theon.compile.io import In, Out
 from theon.compile.mode import Mode
+from theon.compile.pipeline import function
 from theon.compile.sharedvalue import shared
 from theon.config import config
 from theon.gradient import Lop, Rop, grad, hessian, jacobian, verify_grad

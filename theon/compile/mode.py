@@ -10,73 +10,49 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from theon.link.vm import Linker, VMLinker
+from theon.link.registry import (
+    linker_names,
+    load_linker_backends,
+    make_linker,
+    register_linker,
+)
+from theon.link.vm import Linker
+from theon.rewriting.db import RewriteQuery, load_rewrite_modules, resolve_rewriter, rewrite_db
 
 __all__ = ["Mode", "get_mode", "preload", "register_linker", "register_mode"]
 
-_LINKERS: dict[str, Callable[[], Linker]] = {"vm": VMLinker}
 _MODES: dict[str, Callable[[], Mode]] = {}
-
-
-def register_linker(name: str, factory: Callable[[], Linker]) -> None:
-    """Make ``Mode(linker=name)`` build a linker with ``factory``."""
-    _LINKERS[name] = factory
 
 
 def _make_linker(linker: str | Linker | None) -> Linker:
     if isinstance(linker, Linker):
         return linker
-    if linker is None or linker == "auto":
+    name = "auto" if linker is None else linker
+    if name == "auto":
         from theon.config import config
 
-        linker = config.linker
-        if linker == "auto":
-            linker = "py" if "py" in _LINKERS or _load_fast_linker() else "vm"
-    if linker not in _LINKERS and linker == "py":
-        _load_fast_linker()
-    try:
-        return _LINKERS[linker]()
-    except KeyError:
-        raise ValueError(
-            f"unknown linker {linker!r}; known linkers: {', '.join(sorted(_LINKERS))}"
-        ) from None
-
-
-def _load_fast_linker() -> bool:
-    try:
-        import theon.link.pyfunc  # noqa: F401  (registers the 'py' linker)
-    except ImportError:
-        return False
-    return "py" in _LINKERS
-
-
-# The fast linker's emitters for theon's scalar and tensor ops (registries it fills
-# on its first link when not imported before).
-_LINKER_BACKENDS = ("theon.link.pyfunc.scalar", "theon.link.pyfunc.tensor")
+        name = str(config.linker)
+        if name == "auto":
+            name = "py" if "py" in linker_names() else "vm"
+    return make_linker(name)
 
 
 def preload() -> None:
-    """Import the tensor rewrites and the fast linker now rather than in the first compile.
+    """Import every registered rewrite and linker-emitter module now, each exactly once.
 
-    These imports only fill theon's registries; ``import theon.tensor`` calls this so
-    that the first ``theon.function`` does not pay for them.
+    ``import theon.tensor`` only *registers* these modules (``theon.tensor.rewriting``,
+    the ``py`` linker's emitters); the first compile imports them.  Call this to
+    pay for them up front instead (a server before its first request, a
+    benchmark before timing a compile).  Thread-safe, and cheap once done.
 
     >>> preload()
-    >>> "py" in _LINKERS
+    >>> from theon.rewriting import rewrite_db
+    >>> "local_mul_canonizer" in rewrite_db
     True
     """
-    import importlib
-
-    from theon.rewriting.db import load_tensor_rewrites, rewrite_db
-
-    load_tensor_rewrites()
+    load_rewrite_modules()
+    load_linker_backends()
     rewrite_db.query("fast_run")  # the default mode's rewriter, built once and cached
-    if _load_fast_linker():
-        for name in _LINKER_BACKENDS:
-            try:
-                importlib.import_module(name)
-            except ImportError:
-                continue
 
 
 class Mode:
@@ -110,13 +86,9 @@ class Mode:
         """The callable that rewrites a FunctionGraph in place, or ``None``."""
         if self.optimizer is None:
             return None
-        from theon.rewriting.db import resolve_rewriter
-
         return resolve_rewriter(self.optimizer)
 
     def _with_query(self, how: str, tags: tuple[str, ...]) -> Mode:
-        from theon.rewriting.db import RewriteQuery
-
         query = self.optimizer
         if query is None:
             raise ValueError(f"mode {self} has no rewrites to refine with {how}{tags}")

@@ -42,6 +42,7 @@ from theon.compile.rebuild import rebuild
 from theon.compile.sharedvalue import Container, SharedVariable
 from theon.graph.basic import Constant, Variable
 from theon.graph.collector import gc_paused
+from theon.graph.destroyhandler import DestroyHandler
 from theon.graph.fg import FunctionGraph, MissingInputError, describe
 from theon.graph.traversal import ancestors
 
@@ -158,10 +159,6 @@ def _check_inplace(fgraph: FunctionGraph, accept_inplace: bool) -> None:
                     "build the graph with the non-inplace op (theon's rewrites insert inplace "
                     "ops where safe) or pass accept_inplace=True"
                 )
-            try:
-                from theon.graph.destroyhandler import DestroyHandler
-            except ImportError:
-                return
             fgraph.attach_feature(DestroyHandler())
             return
 

@@ -268,7 +268,6 @@ def _type_error_like(e: Exception, msg: str) -> Exception:
 # the registry ------------------------------------------------------------------------
 Constructor = Callable[..., SharedVariable]
 _CONSTRUCTORS: list[Constructor] = []
-_tensor_loaded = False
 
 
 def shared_constructor(ctor: Constructor, remove: bool = False) -> Constructor:
@@ -295,19 +294,6 @@ def shared_constructor(ctor: Constructor, remove: bool = False) -> Constructor:
     elif ctor not in _CONSTRUCTORS:
         _CONSTRUCTORS.append(ctor)
     return ctor
-
-
-def _load_tensor_constructors() -> None:
-    """Import the tensor layer once so it can register its constructors."""
-    global _tensor_loaded
-    if _tensor_loaded:
-        return
-    _tensor_loaded = True
-    try:
-        import theon.tensor  # noqa: F401
-    except ImportError as e:
-        if e.name is None or not e.name.startswith("theon.tensor"):
-            raise
 
 
 def shared(
@@ -348,7 +334,6 @@ def shared(
             f"shared() needs a value, got the symbolic variable {describe(value)}; "
             "a shared variable holds data, not an expression"
         )
-    _load_tensor_constructors()
     declined: list[str] = []
     trace = user_trace()
     for ctor in reversed(_CONSTRUCTORS):

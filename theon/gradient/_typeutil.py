@@ -1,23 +1,22 @@
 """Type-generic helpers for gradient graphs: ones, zeros, sums, casts.
 
-Tensor variables go through :mod:`theon.tensor`; other Types (scalar types, toy
-types in tests) get constants made by their own ``filter``.  ``theon.tensor`` is
-looked up in ``sys.modules`` only: a graph that holds a tensor variable has
-necessarily imported it, so the gradient layer never imports it eagerly.
+Tensor variables go through :mod:`theon.tensor` (the gradient layer sits above
+it); other Types (scalar types, toy types in tests) get constants made by their
+own ``filter``.
 """
 
 from __future__ import annotations
 
 import functools
 import operator
-import sys
 from collections.abc import Sequence
-from types import ModuleType
 from typing import Any
 
+import theon.tensor as tt
 from theon.graph.basic import Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import DisconnectedType, NullType
+from theon.tensor.type import TensorType
 
 __all__ = [
     "add_terms",
@@ -33,16 +32,9 @@ __all__ = [
 _DISCRETE_PREFIXES = ("int", "uint", "bool")
 
 
-def tensor_module() -> ModuleType | None:
-    """``theon.tensor`` if it has been imported, else ``None``."""
-    return sys.modules.get("theon.tensor")
-
-
 def is_tensor(v: Variable) -> bool:
     """Whether ``v`` is a tensor variable."""
-    tt = tensor_module()
-    tensor_type = getattr(tt, "TensorType", None) if tt is not None else None
-    return tensor_type is not None and isinstance(v.type, tensor_type)
+    return isinstance(v.type, TensorType)
 
 
 def is_discrete(v: Variable) -> bool:
@@ -62,8 +54,7 @@ def is_disconnected(v: Any) -> bool:
 
 
 def _filled(v: Variable, value: float) -> Variable:
-    tt = tensor_module()
-    if tt is not None and is_tensor(v):
+    if is_tensor(v):
         return tt.ones_like(v) if value == 1.0 else tt.zeros_like(v)
     try:
         data = v.type.filter(value, allow_downcast=True)
@@ -89,19 +80,17 @@ def add_terms(terms: Sequence[Variable]) -> Variable:
     """The sum of gradient terms (one n-ary add for tensors)."""
     if len(terms) == 1:
         return terms[0]
-    tt = tensor_module()
-    if tt is not None and all(is_tensor(t) for t in terms):
+    if all(is_tensor(t) for t in terms):
         return tt.add(*terms)  # type: ignore[no-any-return]
-    return functools.reduce(operator.add, terms)  # type: ignore[no-any-return]
+    return functools.reduce(operator.add, terms)
 
 
 def as_like(value: Any, like: Variable) -> Variable:
     """``value`` as a Variable to be used as the gradient of ``like``."""
     if isinstance(value, Variable):
         return value
-    tt = tensor_module()
-    if tt is not None and is_tensor(like):
-        return tt.as_tensor_variable(value)  # type: ignore[no-any-return]
+    if is_tensor(like):
+        return tt.as_tensor_variable(value)
     return like.type.filter_variable(value)
 
 
@@ -124,8 +113,6 @@ def fit_grad(g: Variable, x: Variable, where: str) -> Variable:
                 f"which has {xnd}"
             )
         if g.type.dtype != x.type.dtype:
-            tt = tensor_module()
-            assert tt is not None
             g = tt.cast(g, x.type.dtype)
         return g
     if type(g.type) is type(x.type):

@@ -15,8 +15,9 @@ from typing import Any
 from theon.graph.basic import Apply, Variable
 from theon.graph.null_type import disconnected_type, grad_undefined
 from theon.graph.op import Op
+from theon.tensor.basic import as_tensor_variable
 
-from ._typeutil import tensor_module, zeros_like
+from ._typeutil import zeros_like
 
 __all__ = [
     "DisconnectedGrad",
@@ -32,10 +33,7 @@ __all__ = [
 def _as_variable(x: Any) -> Variable:
     if isinstance(x, Variable):
         return x
-    tt = tensor_module()
-    if tt is None:
-        import theon.tensor as tt
-    return tt.as_tensor_variable(x)  # type: ignore[no-any-return]
+    return as_tensor_variable(x)
 
 
 class GradModifier(Op):

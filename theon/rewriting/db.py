@@ -19,11 +19,11 @@ having any *included* tag, none of the *excluded* tags and all *required* tags
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from theon.plugins import ModuleLoader
 from theon.rewriting import tracing as _trace
 from theon.rewriting.basic import GraphRewriter, NodeRewriter, RewriteStats
 from theon.rewriting.merge import constant_folding, merge_rewriter
@@ -43,9 +43,11 @@ __all__ = [
     "RewriteDatabase",
     "RewriteEntry",
     "RewriteQuery",
+    "load_rewrite_modules",
     "register_canonicalize",
     "register_fusion",
     "register_inplace",
+    "register_rewrite_module",
     "register_specialize",
     "register_stabilize",
     "register_useless",
@@ -304,6 +306,7 @@ class RewriteDatabase:
     # queries -----------------------------------------------------------------------
     def select(self, query: RewriteQuery | str) -> dict[str, list[RewriteEntry]]:
         """``{phase: selected entries in run order}`` for the phases with any."""
+        load_rewrite_modules()
         if isinstance(query, str):
             query = RewriteQuery.named(query)
         out: dict[str, list[RewriteEntry]] = {}
@@ -319,6 +322,7 @@ class RewriteDatabase:
 
     def query(self, query: RewriteQuery | str) -> PhasedRewriter:
         """The rewriter running the entries ``query`` selects, phase by phase (cached)."""
+        load_rewrite_modules()
         if isinstance(query, str):
             query = RewriteQuery.named(query)
         got = self._cache.get(query)
@@ -442,20 +446,33 @@ register_fusion = _make_register(("fusion",), ("fast_run",), "fusion")
 register_inplace = _make_register(("inplace",), ("fast_run", "inplace"), "inplace")
 
 
-_tensor_rewrites_loaded = False
+_rewrite_modules = ModuleLoader("rewrites")
 
 
-def load_tensor_rewrites() -> None:
-    """Import ``theon.tensor.rewriting`` (which registers its rewrites), if it exists."""
-    global _tensor_rewrites_loaded
-    if _tensor_rewrites_loaded:
-        return
-    try:
-        importlib.import_module("theon.tensor.rewriting")
-    except ModuleNotFoundError as e:
-        if e.name not in ("theon.tensor", "theon.tensor.rewriting"):
-            raise
-    _tensor_rewrites_loaded = True
+def register_rewrite_module(module: str) -> None:
+    """Have ``module`` imported (it registers rewrites here) before the database is queried.
+
+    The layer that owns the rewrites calls this when it is imported
+    (``theon.tensor`` registers ``"theon.tensor.rewriting"``); the module itself
+    is imported by :func:`load_rewrite_modules` on the first query, so that
+    building graphs does not pay for the rewrites.
+
+    >>> register_rewrite_module("theon.tensor.rewriting")  # done by theon.tensor
+    """
+    _rewrite_modules.register(module)
+
+
+def load_rewrite_modules() -> None:
+    """Import the modules given to :func:`register_rewrite_module`, each exactly once.
+
+    Thread-safe; called by every :meth:`RewriteDatabase.select` (so by every
+    query and compile).  A module that fails to import raises.
+
+    >>> load_rewrite_modules()
+    >>> "local_mul_canonizer" in rewrite_db
+    True
+    """
+    _rewrite_modules.load()
 
 
 def resolve_rewriter(spec: Any) -> Callable[[Any], Any] | None:
@@ -479,7 +496,6 @@ def resolve_rewriter(spec: Any) -> Callable[[Any], Any] | None:
             return None
         spec = RewriteQuery.named(spec)
     if isinstance(spec, RewriteQuery):
-        load_tensor_rewrites()
         return rewrite_db.query(spec)
     if callable(spec):
         return spec  # type: ignore[no-any-return]

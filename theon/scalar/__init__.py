@@ -6,6 +6,7 @@
 'add'
 """
 
+from theon.link.registry import register_linker_backend as _register_linker_backend
 from theon.scalar.arith import (
     abs,
     abs_,
@@ -281,3 +282,7 @@ __all__ = [
     "weak_dtype",
     "xor",
 ]
+
+# The "py" linker's emitters for these Ops live above this layer: name them for the
+# linker to import before its first link (see theon.link.registry).
+_register_linker_backend("py", "theon.link.pyfunc.scalar")

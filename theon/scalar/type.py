@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,7 @@ __all__ = [
     "int64",
     "int_dtypes",
     "is_weak_scalar",
+    "register_scalar_conversion",
     "uint8",
     "uint16",
     "uint32",
@@ -474,11 +476,37 @@ def constant(x: Any, dtype: Any = None, name: str | None = None) -> ScalarConsta
     return ScalarConstant(t, t.filter(x, allow_downcast=True), name=name)
 
 
+# (Type class, conversion) pairs that higher layers register: see register_scalar_conversion.
+_CONVERSIONS: list[tuple[type[Type], Callable[[Variable], Variable | None]]] = []
+
+
+def register_scalar_conversion(
+    type_class: type[Type], convert: Callable[[Variable], Variable | None]
+) -> None:
+    """Let :func:`as_scalar` convert variables of ``type_class`` with ``convert``.
+
+    ``convert(x)`` returns the scalar variable for ``x``, or ``None`` when ``x``
+    has no scalar form (:func:`as_scalar` then raises ``TypeError``).  The tensor
+    layer registers ``TensorType`` (0-d tensors become scalars) when it is imported.
+
+    >>> from theon.graph.type import Generic
+    >>> register_scalar_conversion(Generic, lambda x: None)
+    >>> as_scalar(Generic()("g"))
+    Traceback (most recent call last):
+    ...
+    TypeError: cannot use g of type Generic as a scalar variable
+    >>> _CONVERSIONS.pop()[0] is Generic
+    True
+    """
+    _CONVERSIONS.append((type_class, convert))
+
+
 def as_scalar(x: Any, name: str | None = None) -> Variable:
     """``x`` as a scalar Variable: scalar Variables pass through, numbers become constants.
 
-    A 0-d tensor variable is converted with ``theon.tensor.scalar_from_tensor``
-    when the tensor layer provides it.
+    Variables of other Types go through the conversion their layer registered
+    with :func:`register_scalar_conversion` (a 0-d tensor variable becomes
+    ``theon.tensor.scalar_from_tensor(x)``).
 
     >>> as_scalar(1.5).type
     ScalarType(float64)
@@ -486,13 +514,11 @@ def as_scalar(x: Any, name: str | None = None) -> Variable:
     if isinstance(x, Variable):
         if isinstance(x.type, ScalarType):
             return x
-        if getattr(x.type, "ndim", None) == 0:
-            try:
-                from theon.tensor import scalar_from_tensor  # type: ignore[attr-defined]
-            except ImportError:
-                pass
-            else:
-                return scalar_from_tensor(x)  # type: ignore[no-any-return]
+        for type_class, convert in _CONVERSIONS:
+            if isinstance(x.type, type_class):
+                got = convert(x)
+                if got is not None:
+                    return got
         raise TypeError(f"cannot use {x} of type {x.type} as a scalar variable")
     if hasattr(x, "owner") and hasattr(x, "type"):
         raise TypeError(f"cannot use {x!r} as a scalar variable")

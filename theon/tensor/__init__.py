@@ -14,10 +14,22 @@ Import it as ``tt``::
 array([   0.,    2., 1026.])
 """
 
-import importlib as _importlib
-
 from theon.graph.basic import Apply, Constant, Variable
+from theon.link.registry import register_linker_backend as _register_linker_backend
+from theon.rewriting.db import register_rewrite_module as _register_rewrite_module
+from theon.scalar.type import register_scalar_conversion as _register_scalar_conversion
+from theon.tensor import blas as _blas
+from theon.tensor import creation as _creation
+from theon.tensor import extra_ops as _extra_ops
+from theon.tensor import joining as _joining
+from theon.tensor import math as _math
+from theon.tensor import reshaping as _reshaping
+from theon.tensor import shape as _shape
 from theon.tensor import sharedvar
+from theon.tensor import sort as _sort
+from theon.tensor import special as _special
+from theon.tensor import subtensor as _subtensor
+from theon.tensor import type as _type
 from theon.tensor.basic import (
     NotScalarConstantError,
     ScalarFromTensor,
@@ -32,12 +44,28 @@ from theon.tensor.basic import (
     value,
 )
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
-from theon.tensor.math import *  # noqa: F403
-from theon.tensor.math import __all__ as _math_all
 from theon.tensor.sharedvar import TensorSharedVariable
-from theon.tensor.type import *  # noqa: F403
-from theon.tensor.type import __all__ as _type_all
 from theon.tensor.variable import TensorConstant, TensorValue, TensorVariable
+
+# The names of the op modules, in this order: where two export a name, the later wins
+# (theon.tensor.blas's ``dot`` over theon.tensor.math's), except theon.tensor.math's
+# reductions, which stay.
+# isort: off
+from theon.tensor.math import *  # noqa: F403
+from theon.tensor.type import *  # noqa: F403
+from theon.tensor.shape import *  # noqa: F403
+from theon.tensor.reshaping import *  # noqa: F403
+from theon.tensor.subtensor import *  # noqa: F403
+from theon.tensor.extra_ops import *  # noqa: F403
+from theon.tensor.sort import *  # noqa: F403
+from theon.tensor.blas import *  # noqa: F403
+from theon.tensor.creation import *  # noqa: F403
+from theon.tensor.joining import *  # noqa: F403
+from theon.tensor.special import *  # noqa: F403
+# isort: on
+
+all, any, max, min = _math.all, _math.any, _math.max, _math.min
+prod, sum = _math.prod, _math.sum
 
 __all__ = [
     "Apply",
@@ -63,7 +91,7 @@ __all__ = [
     "tensor_from_scalar",
     "value",
 ]
-__all__ += [n for n in _type_all + _math_all if n not in __all__]
+__all__ += [n for m in (_type, _math) for n in m.__all__ if n not in __all__]
 
 # The oldest seeds' spellings (seed 001/003: ``Result``, ``Tensor``); the later names win,
 # these only keep that code running.
@@ -71,53 +99,19 @@ Result = Variable
 Tensor = TensorType  # noqa: F405  (from the star import of theon.tensor.type)
 __all__ += ["Result", "Tensor"]
 
-# Modules written beside this one; each contributes its ``__all__`` when present.
-_OPTIONAL_MODULES = (
-    "shape",
-    "reshaping",
-    "subtensor",
-    "extra_ops",
-    "sort",
-    "blas",
-    "products",
-    "nlinalg",
-    "slinalg",
-    "linalg",
-    "creation",
-    "joining",
-    "special",
-    "random",
-    "einsum",
+_OP_MODULES = (
+    _shape, _reshaping, _subtensor, _extra_ops, _sort, _blas, _creation, _joining, _special
 )
+__all__ += [n for m in _OP_MODULES for n in m.__all__ if n not in __all__]
 
 
-def _load_optional() -> None:
-    """Import the optional submodules that exist and re-export their public names."""
-    g = globals()
-    for name in _OPTIONAL_MODULES:
-        full = f"theon.tensor.{name}"
-        try:
-            mod = _importlib.import_module(full)
-        except ModuleNotFoundError as e:
-            if e.name == full:
-                continue
-            raise
-        for n in getattr(mod, "__all__", ()):
-            if n in ("all", "any", "max", "min", "sum", "prod") and n in g:
-                continue  # the reductions of theon.tensor.math stay
-            g[n] = getattr(mod, n)
-            if n not in __all__:
-                __all__.append(n)
+def _as_scalar(x: Variable) -> Variable | None:
+    """A 0-d tensor as a scalar variable (for ``theon.scalar.as_scalar``)."""
+    return scalar_from_tensor(x) if tensor_type(x).ndim == 0 else None  # noqa: F405
 
 
-_load_optional()
-
-
-def _preload() -> None:
-    """Fill the rewrite and linker registries now, not during the first compile."""
-    from theon.compile.mode import preload
-
-    preload()
-
-
-_preload()
+# The layers above that serve tensor graphs: the tensor rewrites and the py linker's
+# emitters are imported on first use (the first compile), not by ``import theon.tensor``.
+_register_rewrite_module("theon.tensor.rewriting")
+_register_linker_backend("py", "theon.link.pyfunc.tensor")
+_register_scalar_conversion(TensorType, _as_scalar)  # noqa: F405

@@ -538,10 +538,8 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
         if self.is_super(vt):
             return var
         if vt.is_super(self):
-            try:
-                from theon.tensor.shape import specify_shape
-            except ImportError:
-                return None
+            from theon.tensor.shape import specify_shape  # (shape imports this module)
+
             return specify_shape(var, self.shape)  # type: ignore[no-any-return]
         return None
 

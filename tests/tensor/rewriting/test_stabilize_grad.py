@@ -21,7 +21,8 @@ import scipy.special as sps
 
 import theon
 import theon.tensor as tt
-from theon.rewriting.db import RewriteQuery, load_tensor_rewrites, rewrite_db
+from theon.rewriting.db import RewriteQuery, rewrite_db
+from theon.rewriting.db import load_rewrite_modules as load_tensor_rewrites
 from theon.tensor.special import log_softmax, softmax
 
 Array = np.ndarray

@@ -132,7 +132,7 @@ def test_reduce_over_broadcastable_axes_is_a_dimshuffle() -> None:
 
 
 def test_alloc_to_own_shape() -> None:
-    from theon.tensor.basic_ops import alloc
+    from theon.tensor.creation import alloc
 
     y = alloc(M, M.shape[0], M.shape[1])
     fg = rewrite([M], [y])

@@ -1,17 +1,15 @@
 """The tier-0 linker: one generated Python function per compiled graph.
 
-Importing this package registers it as the ``"py"`` linker of
-:mod:`theon.compile.mode` (the default of the named modes).
+It is registered as the ``"py"`` linker in :mod:`theon.link.registry` (the
+default of the named modes); the emitters for theon's scalar and tensor Ops
+(:mod:`.scalar`, :mod:`.tensor`) are imported before its first link.
 
 >>> from theon.compile.mode import Mode
 >>> Mode(linker="py", optimizer=None).linker.name
 'py'
 """
 
-from theon.compile.mode import register_linker
 from theon.link.pyfunc.dispatch import ValueInfo, py_emit, py_scalar_expr, value_info
 from theon.link.pyfunc.linker import PyLinker
 
 __all__ = ["PyLinker", "ValueInfo", "py_emit", "py_scalar_expr", "value_info"]
-
-register_linker("py", PyLinker)

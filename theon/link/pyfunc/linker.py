@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import linecache
 import threading
@@ -34,27 +33,14 @@ from theon.graph.basic import Variable
 from theon.graph.fg import FunctionGraph
 from theon.link.pyfunc.codegen import GeneratedCode, generate
 from theon.link.pyfunc.kernel import quiet_errors, restore_errors
+from theon.link.registry import load_linker_backends
 from theon.link.vm import Linker, Runner, add_node_context
 
 __all__ = ["PyLinker"]
 
 _RETRY = (ArithmeticError, ValueError, TypeError)
 _ids = itertools.count()
-_BACKENDS = ["theon.link.pyfunc.scalar", "theon.link.pyfunc.tensor"]
 _backend_lock = threading.Lock()
-
-
-def _load_backends() -> None:
-    """Import the emitters for theon's scalar and tensor ops (each once it imports)."""
-    if not _BACKENDS:
-        return
-    with _backend_lock:
-        for name in list(_BACKENDS):
-            try:
-                importlib.import_module(name)  # fills the dispatch registries
-            except ImportError:
-                continue
-            _BACKENDS.remove(name)
 
 
 def _destroys_inputs(fgraph: FunctionGraph) -> bool:
@@ -114,7 +100,7 @@ class PyLinker(Linker):
         return f"PyLinker(float_path={self.float_path})"
 
     def make_function(self, fgraph: FunctionGraph, profile: Any = None) -> Runner:
-        _load_backends()
+        load_linker_backends("py")  # the emitters the Op layers registered
         float_path = self.float_path and not _destroys_inputs(fgraph)
         code = generate(fgraph, profile, float_path)
         fallback: Callable[..., list[Any]] | None = None

@@ -6,7 +6,8 @@
 - :mod:`.stabilize`: ``log1p``, ``expm1``, ``softplus``, ``log_softmax``, ``logsumexp``;
 - :mod:`.specialize`: ``x**2 -> sqr`` and other powers, ``sum(x*y) -> dot``;
 - :mod:`.blas`: ``z + a*dot(x, y) -> gemm``;
-- shape, fusion and inplace rewrites live in their own modules when present.
+- :mod:`.shape`, :mod:`.fusion`, :mod:`.inplace`: shape, elementwise-fusion and
+  inplace rewrites.
 
 Elemwise nodes are indexed by their scalar op too, so a rewrite tracking
 ``theon.scalar.add`` sees every ``Elemwise(add)`` node.
@@ -17,30 +18,24 @@ Elemwise nodes are indexed by their scalar op too, so a rewrite tracking
 True
 """
 
-import importlib as _importlib
-
 from theon.rewriting import register_track_key as _register_track_key
 from theon.tensor.elemwise import Elemwise as _Elemwise
 
 _register_track_key(_Elemwise, lambda op: op.scalar_op)
 
-from theon.tensor.rewriting import (  # noqa: E402
-    blas,
-    canonicalize,
-    specialize,
-    stabilize,
-    useless,
-)
+# The import order is the registration order, which orders the rewrites within a phase.
+# isort: off
+from theon.tensor.rewriting import blas, canonicalize, specialize, stabilize, useless  # noqa: E402
+from theon.tensor.rewriting import shape, fusion, inplace  # noqa: E402
+# isort: on
 
-__all__ = ["blas", "canonicalize", "specialize", "stabilize", "useless"]
-
-# Written beside these (by another part of the project); registered when present.
-for _name in ("shape", "fusion", "inplace"):
-    _full = f"theon.tensor.rewriting.{_name}"
-    try:
-        globals()[_name] = _importlib.import_module(_full)
-    except ModuleNotFoundError as _e:
-        if _e.name != _full:
-            raise
-    else:
-        __all__.append(_name)
+__all__ = [
+    "blas",
+    "canonicalize",
+    "fusion",
+    "inplace",
+    "shape",
+    "specialize",
+    "stabilize",
+    "useless",
+]

@@ -24,7 +24,7 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.rewriting import node_rewriter, register_useless
 from theon.rewriting.pattern import OpOf
 from theon.scalar.basic import Cast
-from theon.tensor.basic_ops import Alloc
+from theon.tensor.creation import Alloc
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.math import second
 from theon.tensor.rewriting.patterns import PatternRow, elemwise, register_rows
