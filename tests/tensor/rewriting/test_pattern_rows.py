@@ -16,7 +16,7 @@ import theon
 import theon.tensor as tt
 from theon.compile.mode import Mode
 from theon.graph.fg import FunctionGraph
-from theon.rewriting.db import RewriteQuery, load_tensor_rewrites, rewrite_db
+from theon.rewriting.db import RewriteQuery, load_rewrite_modules, rewrite_db
 from theon.tensor.rewriting.patterns import REGISTER, PatternRowRewriter
 from theon.tensor.rewriting.stabilize import STABILIZE_ROWS
 from theon.tensor.rewriting.useless import USELESS_ROWS
@@ -83,7 +83,7 @@ def test_every_row_has_a_case() -> None:
 
 
 def test_rows_are_registered_under_their_names_with_their_math() -> None:
-    load_tensor_rewrites()
+    load_rewrite_modules()
     for row in ROWS:
         entry = rewrite_db[row.name]
         rw = entry.rewriter
