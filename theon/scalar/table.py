@@ -14,6 +14,11 @@ behaviour does not fit a row (``Cast``, ``Clip``, ``Switch``, ``PolyGamma``,
 SciPy's ufuncs are named, not imported: SciPy loads when such an op first
 reads its ``ufunc`` (to compute), not when a graph is built.
 
+>>> class Op:
+...     ufunc = scipy_ufunc("erfc")
+>>> Op.__dict__["ufunc"], Op().ufunc(0.0)
+(scipy.special.erfc, np.float64(1.0))
+
 >>> from theon.scalar.type import float64
 >>> x = float64("x")
 >>> type(tanh(x).owner.op).__name__, ROW["tanh"].py, ROW["tanh"].numpy
@@ -60,12 +65,7 @@ class scipy_ufunc:
     """A class attribute standing for ``scipy.special.<name>``, imported on first read.
 
     SciPy takes a good part of a second to import; a graph that never computes a
-    special function never loads it.
-
-    >>> class Op:
-    ...     ufunc = scipy_ufunc("erfc")
-    >>> Op().ufunc(0.0)
-    np.float64(1.0)
+    special function never loads it (example in the module docstring).
     """
 
     def __init__(self, name: str) -> None:
