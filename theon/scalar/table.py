@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -587,3 +587,8 @@ globals().update(_build())
 #: the rows by op name, and the ops by name
 ROW: dict[str, OpRow] = {r.name: r for r in ROWS}
 OPS: dict[str, ScalarOp] = {r.name: globals()[r.name] for r in ROWS}
+
+
+if TYPE_CHECKING:  # the names set from ROWS above, which type checkers cannot see
+
+    def __getattr__(name: str) -> Any: ...
