@@ -1,5 +1,9 @@
 """Scalar types and scalar ops: the elements that ``theon.tensor.Elemwise`` lifts to arrays.
 
+The elementwise ops are rows of one table, :mod:`theon.scalar.table`; the family
+modules (``basic``, ``arith``, ``logic``, ``special``, ``transcendental``) export
+them with the few ops written out by hand.
+
 >>> from theon import scalar as ts
 >>> x = ts.float64("x")
 >>> str((ts.exp(x) + 1).owner.op)

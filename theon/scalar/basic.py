@@ -1,6 +1,8 @@
-"""ScalarOp, output-type rules, and the core scalar ops (add, sub, mul, true_div, neg, exp, log).
+"""ScalarOp, output-type rules, derivative rules, and Cast.
 
-A ScalarOp computes on single numbers; ``theon.tensor.Elemwise`` lifts it to
+The elementwise ops themselves are rows of one table, :mod:`theon.scalar.table`;
+the core ones (add, sub, mul, true_div, neg, exp, log) are also names of this
+module.  A ScalarOp computes on single numbers; ``theon.tensor.Elemwise`` lifts it to
 arrays.  Each op carries:
 
 - ``impl(*values)``: the computation on NumPy scalars *or* arrays, giving the
@@ -42,15 +44,25 @@ from theon.scalar.type import (
 )
 
 __all__ = [
+    "Add",
     "BinaryScalarOp",
     "Cast",
+    "Exp",
+    "GradRule",
+    "Log",
+    "Mul",
+    "Neg",
     "OutputTypePref",
     "ScalarOp",
+    "Sub",
+    "TrueDiv",
     "UnaryScalarOp",
     "add",
     "bool_out",
     "cast",
+    "chain",
     "complex_to_real",
+    "deriv",
     "drops_imaginary",
     "exp",
     "float_out",
@@ -58,6 +70,7 @@ __all__ = [
     "log",
     "mul",
     "neg",
+    "partials",
     "same_out",
     "same_out_nobool",
     "same_out_nocomplex",
@@ -69,6 +82,7 @@ __all__ = [
     "upcast_out_nocomplex",
     "upgrade_to_float",
     "upgrade_to_float_nocomplex",
+    "zero_grads",
 ]
 
 
@@ -462,191 +476,96 @@ def _zero_grad(x: Variable) -> Variable:
     return constant(0, dtype=x.type.dtype)  # type: ignore[attr-defined]
 
 
-# arithmetic -------------------------------------------------------------------
-def _fold_types(op: ScalarOp, types: Sequence[ScalarType]) -> list[ScalarType]:
-    """Output type of a variadic op: the ufunc's type folded pairwise, as ``reduce`` does."""
-    for i, t in enumerate(types):
-        if not isinstance(t, ScalarType):
-            raise TypeError(f"input {i} of scalar op {op} has non-scalar type {t}")
-    dt = types[0].dtype
-    if len(types) == 1:
-        return [types[0]]
-    for t in types[1:]:
-        (dt,) = op._ufunc_dtypes([dt, t.dtype])
-    return [get_scalar_type(dt)]
+# derivative rules -----------------------------------------------------------------
+#: The body of an op's ``L_op``: ``rule(inputs, outputs, output_grads)`` gives one
+#: gradient (or a disconnected/null marker) per input.  Rows of the op table
+#: (:mod:`theon.scalar.table`) state theirs with the helpers below.
+GradRule = Callable[[Sequence[Variable], Sequence[Variable], Sequence[Variable]], list[Any]]
 
 
-class _Variadic(ScalarOp):
-    """A commutative, associative op of one or more inputs: ``ufunc`` folded left to right."""
+def chain(term: Callable[[Variable, Variable, Variable], Variable]) -> GradRule:
+    """The rule of a unary op whose input gradient is ``term(gz, x, out)``.
 
-    commutative = True
-    associative = True
-    py_operator: str  # the Python infix operator of the 0-d fast path
+    The result is cast to ``x``'s dtype; an integer or boolean ``x`` gets a
+    disconnected gradient instead.
 
-    def output_types(self, *types: ScalarType) -> list[ScalarType]:
-        return _fold_types(self, types)
-
-    def impl(self, *values: Any) -> Any:
-        r = values[0]
-        if len(values) == 1:
-            return np.positive(r) if np.asarray(r).dtype != bool else r
-        for v in values[1:]:
-            r = self.ufunc(r, v)
-        return r
-
-    def py_expr(self, *names: str) -> str:
-        return "(" + f" {self.py_operator} ".join(names) + ")"
-
-
-class Add(_Variadic):
-    """``x + y + ...`` (``np.add``; on booleans: logical or).
-
-    >>> add.impl(np.float64(1.0), np.float64(2.0), np.float64(3.0))
-    np.float64(6.0)
+    >>> from theon.scalar.type import float64, int64
+    >>> rule = chain(lambda gz, x, out: neg(gz))
+    >>> x = float64("x")
+    >>> str(rule([x], [neg(x)], [float64("gz")])[0].owner.op)
+    'neg'
+    >>> rule([int64("i")], [float64("z")], [float64("gz")])[0].type
+    DisconnectedType
     """
 
-    name = "add"
-    ufunc = np.add
-    identity = 0
-    py_operator = "+"
-
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        (gz,) = output_grads
-        return [disconnected_type() if _discrete(x) else _grad_as(gz, x) for x in inputs]
-
-
-class Mul(_Variadic):
-    """``x * y * ...`` (``np.multiply``; on booleans: logical and).
-
-    >>> mul.impl(np.float64(1.0), np.float64(2.0), np.float64(3.0))
-    np.float64(6.0)
-    """
-
-    name = "mul"
-    ufunc = np.multiply
-    identity = 1
-    py_operator = "*"
-
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        (gz,) = output_grads
-        res: list[Any] = []
-        for i, x in enumerate(inputs):
-            if _discrete(x):
-                res.append(disconnected_type())
-                continue
-            others = [v for j, v in enumerate(inputs) if j != i]
-            res.append(_grad_as(mul(gz, *others) if others else gz, x))
-        return res
-
-
-class Sub(BinaryScalarOp):
-    """``x - y`` (``np.subtract``; undefined on booleans, as in NumPy).
-
-    >>> sub.impl(np.float64(7.0), np.float64(2.0))
-    np.float64(5.0)
-    """
-
-    name = "sub"
-    ufunc = np.subtract
-
-    py_template = "({0} - {1})"
-
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        x, y = inputs
-        (gz,) = output_grads
-        gx = disconnected_type() if _discrete(x) else _grad_as(gz, x)
-        gy = disconnected_type() if _discrete(y) else _grad_as(neg(gz), y)
-        return [gx, gy]
-
-
-class TrueDiv(BinaryScalarOp):
-    """``x / y`` (``np.true_divide``: integers give floats).
-
-    >>> true_div.impl(np.float64(7.0), np.float64(2.0))
-    np.float64(3.5)
-    """
-
-    name = "true_div"
-    ufunc = np.true_divide
-
-    py_template = "({0} / {1} if {1} else _div({0}, {1}))"
-
-    def L_op(
-        self,
-        inputs: Sequence[Variable],
-        outputs: Sequence[Variable],
-        output_grads: Sequence[Variable],
-    ) -> list[Any]:
-        x, y = inputs
-        (gz,) = output_grads
-        gx = disconnected_type() if _discrete(x) else _grad_as(true_div(gz, y), x)
-        gy = (
-            disconnected_type()
-            if _discrete(y)
-            else _grad_as(neg(true_div(mul(gz, outputs[0]), y)), y)
-        )
-        return [gx, gy]
-
-
-class Neg(UnaryScalarOp):
-    """``-x`` (``np.negative``).
-
-    >>> neg.impl(np.float64(0.5))
-    np.float64(-0.5)
-    """
-
-    name = "neg"
-    ufunc = np.negative
-
-    py_template = "(-{0})"
-
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        (x,) = inputs
-        return [disconnected_type() if _discrete(x) else _grad_as(neg(output_grads[0]), x)]
-
-
-# exp and log --------------------------------------------------------------------
-class Exp(UnaryScalarOp):
-    """``e**x`` (``np.exp``; integers give floats).
-
-    >>> exp.impl(np.float64(0.5)).round(6)
-    np.float64(1.648721)
-    """
-
-    name = "exp"
-    ufunc = np.exp
-
-    py_template = "(math.exp({0}) if {0} < 709.0 else _exp({0}))"
-
-    def L_op(
-        self,
-        inputs: Sequence[Variable],
-        outputs: Sequence[Variable],
-        output_grads: Sequence[Variable],
+    def rule(
+        inputs: Sequence[Variable], outputs: Sequence[Variable], output_grads: Sequence[Variable]
     ) -> list[Any]:
         (x,) = inputs
         if _discrete(x):
             return [disconnected_type()]
-        return [_grad_as(mul(output_grads[0], outputs[0]), x)]
+        return [_grad_as(term(output_grads[0], x, outputs[0]), x)]
+
+    return rule
 
 
-class Log(UnaryScalarOp):
-    """Natural logarithm (``np.log``: ``log(0) = -inf``, negative -> nan).
+def deriv(d: Callable[[Variable, Variable], Variable]) -> GradRule:
+    """The rule of a unary op with derivative ``d(x, out)``: the gradient ``gz * d(x, out)``.
 
-    >>> log.impl(np.float64(0.5)).round(6)
-    np.float64(-0.693147)
+    >>> from theon.scalar.type import float64
+    >>> x = float64("x")
+    >>> (g,) = deriv(lambda x, out: out)([x], [exp(x)], [float64("gz")])
+    >>> str(g.owner.op), g.owner.inputs[1] is not x
+    ('mul', True)
+    """
+    return chain(lambda gz, x, out: mul(gz, d(x, out)))
+
+
+def partials(
+    dx: Callable[[Variable, Variable, Variable, Variable], Variable],
+    dy: Callable[[Variable, Variable, Variable, Variable], Variable],
+) -> GradRule:
+    """The rule of a binary op ``out = f(x, y)`` from its two partial derivatives.
+
+    ``dx(gz, x, y, out)`` and ``dy(gz, x, y, out)`` give the gradients flowing
+    to ``x`` and ``y`` from the output gradient ``gz`` (``gz * df/dx``, spelled
+    as the op likes: ``sub`` passes ``gz`` itself).  Each is cast to its
+    input's dtype; an integer or boolean input gets a disconnected gradient and
+    its function is not called.
+
+    >>> from theon.scalar.type import float64, int64
+    >>> rule = partials(lambda gz, x, y, out: gz, lambda gz, x, y, out: neg(gz))
+    >>> x, gz = float64("x"), float64("gz")
+    >>> gx, gy = rule([x, int64("i")], [float64("z")], [gz])
+    >>> gx is gz, gy.type
+    (True, DisconnectedType)
     """
 
-    name = "log"
-    ufunc = np.log
+    def rule(
+        inputs: Sequence[Variable], outputs: Sequence[Variable], output_grads: Sequence[Variable]
+    ) -> list[Any]:
+        x, y = inputs
+        (gz,) = output_grads
+        out = outputs[0]
+        return [
+            disconnected_type() if _discrete(v) else _grad_as(d(gz, x, y, out), v)
+            for v, d in ((x, dx), (y, dy))
+        ]
 
-    py_template = "(math.log({0}) if {0} > 0.0 else _log({0}))"
+    return rule
 
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        (x,) = inputs
-        if _discrete(x):
-            return [disconnected_type()]
-        return [_grad_as(true_div(output_grads[0], x), x)]
+
+def zero_grads(
+    inputs: Sequence[Variable], outputs: Sequence[Variable], output_grads: Sequence[Variable]
+) -> list[Any]:
+    """The rule of a piecewise-constant op (rounding) or one with a discrete output:
+    zeros for float inputs, disconnected for integer ones.
+
+    >>> from theon.scalar.type import float64, int64
+    >>> [g.type for g in zero_grads([float64("x"), int64("i")], [], [])]
+    [ScalarType(float64), DisconnectedType]
+    """
+    return [_zero_grad(x) for x in inputs]
 
 
 # cast -------------------------------------------------------------------------
@@ -747,10 +666,22 @@ def cast(x: Any, dtype: Any) -> Variable:
     return _cast_op(dt)(v)  # type: ignore[no-any-return]
 
 
-add = Add()
-sub = Sub()
-mul = Mul()
-true_div = TrueDiv()
-neg = Neg()
-exp = Exp()
-log = Log()
+# The ops of the table (theon.scalar.table) build on the classes above; the core ones are
+# also this module's names.  The package's __init__ imports this module first, so the
+# table always finds the classes above defined.
+from theon.scalar.table import (  # noqa: E402
+    Add,
+    Exp,
+    Log,
+    Mul,
+    Neg,
+    Sub,
+    TrueDiv,
+    add,
+    exp,
+    log,
+    mul,
+    neg,
+    sub,
+    true_div,
+)

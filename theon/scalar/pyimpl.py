@@ -3,8 +3,8 @@
 The ``math`` module raises where NumPy returns inf or nan (``math.log(0)``,
 ``1.0 / 0``, ``math.exp(1000)``).  Each helper here computes with ``math`` and,
 only when that raises, falls back to the NumPy/SciPy function, so results
-match NumPy exactly on the edge values.  Generated code runs with
-:func:`py_namespace` as its globals.
+match NumPy exactly on the edge values.  SciPy is imported on the first call
+that needs it.  Generated code runs with :func:`py_namespace` as its globals.
 
 >>> _log(0.0)
 -inf
@@ -19,7 +19,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import scipy.special as sps
 
 __all__ = ["py_namespace"]
 
@@ -67,6 +66,22 @@ def _np1(fn: Callable[[Any], Any]) -> Callable[[float], float]:
     return f
 
 
+def _sps(name: str) -> Callable[[Any], Any]:
+    """``scipy.special.<name>``, imported on the first call (SciPy is slow to import)."""
+    fn: Callable[[Any], Any] | None = None
+
+    def f(a: Any) -> Any:
+        nonlocal fn
+        if fn is None:
+            import scipy.special
+
+            fn = getattr(scipy.special, name)
+        return fn(a)
+
+    f.__name__ = name
+    return f
+
+
 _exp = _guard1(math.exp, np.exp)
 _exp2 = _guard1(lambda a: 2.0**a, np.exp2)
 _expm1 = _guard1(math.expm1, np.expm1)
@@ -106,24 +121,16 @@ def _pow_float(a: float, b: float) -> float:
 
 
 _pow = _guard2(_pow_float, np.power)
-_erf = _guard1(math.erf, sps.erf)
-_erfc = _guard1(math.erfc, sps.erfc)
-_gamma = _guard1(math.gamma, sps.gamma)
-_erfinv = _np1(sps.erfinv)
-_erfcinv = _np1(sps.erfcinv)
-_psi = _np1(sps.psi)
+_erf = _guard1(math.erf, _sps("erf"))
+_erfc = _guard1(math.erfc, _sps("erfc"))
+_gamma = _guard1(math.gamma, _sps("gamma"))
+_erfinv = _np1(_sps("erfinv"))
+_erfcinv = _np1(_sps("erfcinv"))
+_psi = _np1(_sps("psi"))
 # math.lgamma differs from SciPy by a few ulp and at -inf
-_gammaln = _np1(sps.gammaln)
-_expit = _np1(sps.expit)
-
-
-def _sign(a: float) -> float:
-    """``np.sign`` on a float (nan stays nan, zeros keep 0.0)."""
-    if a > 0.0:
-        return 1.0
-    if a < 0.0:
-        return -1.0
-    return a if a != a else 0.0
+_gammaln = _np1(_sps("gammaln"))
+# scipy.special.expit where sigmoid's spelling would overflow exp(-a) (a below about -709.78)
+_expit_tail = _np1(_sps("expit"))
 
 
 def _maximum(a: float, b: float) -> float:
@@ -142,27 +149,6 @@ def _minimum(a: float, b: float) -> float:
     if b <= a:
         return b
     return a + b
-
-
-def _sigmoid(a: float) -> float:
-    """Logistic function without overflow."""
-    if a >= 0.0:
-        return 1.0 / (1.0 + math.exp(-a))
-    if a != a:
-        return a
-    e = math.exp(a) if a > -745.2 else 0.0
-    return e / (1.0 + e)
-
-
-def _softplus(a: float) -> float:
-    """``log(1 + exp(a))`` without overflow."""
-    if a > 0.0:
-        if a == _INF:
-            return a
-        return a + math.log1p(math.exp(-a))
-    if a != a:
-        return a
-    return math.log1p(math.exp(a))
 
 
 def _log1mexp(a: float) -> float:
@@ -199,6 +185,7 @@ def py_namespace() -> dict[str, Any]:
                 "_guard1",
                 "_guard2",
                 "_np1",
+                "_sps",
             )
         ):
             ns[k] = v

@@ -325,9 +325,11 @@ class Elemwise(Op):
         self.name = name
         self.nin = getattr(scalar_op, "nin", -1)
         self.nout = getattr(scalar_op, "nout", 1)
-        ufunc = getattr(scalar_op, "ufunc", None)
         exact = getattr(scalar_op, "ufunc_exact", True)
-        self._ufunc = ufunc if ufunc is not None and exact else None
+        # perform calls only an exact ufunc: not reading another one leaves SciPy's
+        # (theon.scalar.table.scipy_ufunc) unloaded until the op computes
+        ufunc = getattr(scalar_op, "ufunc", None) if exact else None
+        self._ufunc = ufunc
         self._ufunc_nin = getattr(ufunc, "nin", None) if isinstance(ufunc, np.ufunc) else None
         self._is_np_ufunc = isinstance(ufunc, np.ufunc) and exact
         # a plain ufunc of fixed arity: perform calls it directly

@@ -16,7 +16,6 @@ array([3., 5.])
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,8 +24,10 @@ import numpy as np
 import theon.scalar as ts
 from theon.graph.basic import Variable
 from theon.graph.null_type import disconnected_type
+from theon.scalar import table
 from theon.scalar.basic import BinaryScalarOp, _discrete
 from theon.scalar.type import ScalarType
+from theon.tensor import blas, extra_ops
 from theon.tensor.basic import as_tensor_variable, cast, constant
 from theon.tensor.elemwise import Elemwise
 from theon.tensor.reduction import (
@@ -43,25 +44,6 @@ from theon.tensor.reduction import (
     sum,
     var,
 )
-
-__all__ = [
-    "abs", "abs_", "absolute", "add", "all", "allclose", "and_", "any", "arccos", "arccosh",
-    "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin", "bitwise_and",
-    "bitwise_not",
-    "bitwise_or", "bitwise_xor", "cast", "ceil", "clip", "conj", "conjugate", "cos", "cosh",
-    "deg2rad", "digamma", "divide", "dot", "eq", "equal", "erf", "erfc", "erfcinv", "erfinv",
-    "exp", "exp2", "expit", "expm1", "fill", "floor", "floor_div", "floor_divide", "gamma",
-    "gammaln", "ge", "greater", "greater_equal", "gt", "imag", "int_div", "invert",
-    "isclose", "isfinite", "isinf", "isnan", "le", "left_shift", "less", "less_equal", "log",
-    "log10", "log1mexp", "log1p", "log1pexp", "log2", "logical_and", "logical_not",
-    "logical_or", "logical_xor", "logsumexp", "lt", "matmul", "max", "maximum", "mean", "min",
-    "minimum", "mod", "mul", "multiply", "neg", "negative", "neq", "not_equal", "ones_like",
-    "or_", "outer", "polygamma", "pow", "power", "prod", "psi", "rad2deg", "real", "reciprocal",
-    "remainder", "right_shift", "round", "round_half_to_even", "second", "sgn", "sigmoid",
-    "sign", "sin", "sinh", "softplus", "sqr", "sqrt", "square", "std", "sub", "subtract", "sum",
-    "switch", "tan", "tanh", "tensor_copy", "tensordot", "true_div", "true_divide", "trunc",
-    "var", "where", "xor", "zeros_like",
-]
 
 
 class Second(BinaryScalarOp):
@@ -97,9 +79,6 @@ class Second(BinaryScalarOp):
         return [ga, gb]
 
 
-_second_sop = getattr(ts, "second", None) or Second()
-
-
 def _ew(scalar_op: Any, doc: str, np_name: str | None = None) -> Elemwise:
     """The Elemwise of ``scalar_op`` with a docstring for the tensor function."""
     op = Elemwise(scalar_op)
@@ -114,121 +93,42 @@ def _ew(scalar_op: Any, doc: str, np_name: str | None = None) -> Elemwise:
     return op
 
 
-# arithmetic ---------------------------------------------------------------------------
-add = _ew(ts.add, "Sum of the inputs (any number of them).", "add")
-sub = _ew(ts.sub, "Difference ``x - y``.", "subtract")
-mul = _ew(ts.mul, "Product of the inputs (any number of them).", "multiply")
-true_div = _ew(ts.true_div, "True division ``x / y`` (integers give floats).", "true_divide")
-int_div = _ew(ts.int_div, "Floor division ``x // y``.", "floor_divide")
-mod = _ew(ts.mod, "Remainder ``x % y`` with the sign of ``y``.", "remainder")
-pow = _ew(ts.pow, "Power ``x ** y``.", "power")
-neg = _ew(ts.neg, "Negation ``-x``.", "negative")
-abs = _ew(ts.abs, "Absolute value (modulus for complex numbers).", "absolute")
-sign = _ew(ts.sign, "Sign: -1, 0 or 1 (NaN for NaN).", "sign")
+def _elementwise_functions() -> dict[str, Elemwise]:
+    """The tensor function of each row of the scalar op table, under its name and aliases."""
+    fns: dict[str, Elemwise] = {}
+    for row in table.ROWS:
+        fn = _ew(table.OPS[row.name], row.tdoc, row.numpy)
+        for name in (row.tensor or row.name, *row.aliases):
+            fns[name] = fn
+    return fns
+
+
+# elementwise functions -----------------------------------------------------------------------
+# One per row of theon.scalar.table (its docstring, NumPy name and aliases come from the row),
+# and the few scalar ops written out by hand.
+_ELEMWISE = _elementwise_functions()
+globals().update(_ELEMWISE)
+# the generated functions that the functions below call, by name
+(abs, add, and_, eq, isfinite, isnan, le, maximum, minimum, mul, or_, sub, true_div) = (
+    _ELEMWISE[n]
+    for n in (
+        "abs", "add", "and_", "eq", "isfinite", "isnan", "le", "maximum", "minimum", "mul",
+        "or_", "sub", "true_div",
+    )
+)
 reciprocal = _ew(ts.reciprocal, "Reciprocal ``1 / x``.", "reciprocal")
-sqr = _ew(ts.sqr, "Square ``x * x``.", "square")
-sqrt = _ew(ts.sqrt, "Non-negative square root.", "sqrt")
-maximum = _ew(ts.maximum, "Elementwise maximum (NaN propagates).", "maximum")
-minimum = _ew(ts.minimum, "Elementwise minimum (NaN propagates).", "minimum")
-switch = _ew(ts.switch, "``x`` where ``cond`` is true, else ``y``.", "where")
-tensor_copy = _ew(ts.identity, "A copy of ``x``.", "copy")
-second = _ew(_second_sop, "``y`` broadcast to the shape of ``x`` (Theano's ``fill``).")
-
-# exponentials and logarithms --------------------------------------------------------------
-exp = _ew(ts.exp, "Exponential ``e**x``.", "exp")
-exp2 = _ew(ts.exp2, "``2**x``.", "exp2")
-expm1 = _ew(ts.expm1, "``exp(x) - 1``, accurate near 0.", "expm1")
-log = _ew(ts.log, "Natural logarithm.", "log")
-log2 = _ew(ts.log2, "Base-2 logarithm.", "log2")
-log10 = _ew(ts.log10, "Base-10 logarithm.", "log10")
-log1p = _ew(ts.log1p, "``log(1 + x)``, accurate near 0.", "log1p")
-
-# trigonometric and hyperbolic ---------------------------------------------------------------
-sin = _ew(ts.sin, "Sine.", "sin")
-cos = _ew(ts.cos, "Cosine.", "cos")
-tan = _ew(ts.tan, "Tangent.", "tan")
-arcsin = _ew(ts.arcsin, "Inverse sine.", "arcsin")
-arccos = _ew(ts.arccos, "Inverse cosine.", "arccos")
-arctan = _ew(ts.arctan, "Inverse tangent.", "arctan")
-arctan2 = _ew(ts.arctan2, "Angle of the point ``(y, x)``: ``arctan2(y, x)``.", "arctan2")
-sinh = _ew(ts.sinh, "Hyperbolic sine.", "sinh")
-cosh = _ew(ts.cosh, "Hyperbolic cosine.", "cosh")
-tanh = _ew(ts.tanh, "Hyperbolic tangent.", "tanh")
-arcsinh = _ew(ts.arcsinh, "Inverse hyperbolic sine.", "arcsinh")
-arccosh = _ew(ts.arccosh, "Inverse hyperbolic cosine.", "arccosh")
-arctanh = _ew(ts.arctanh, "Inverse hyperbolic tangent.", "arctanh")
-
-# rounding ------------------------------------------------------------------------------------
-floor = _ew(ts.floor, "Largest integer not above ``x``.", "floor")
-ceil = _ew(ts.ceil, "Smallest integer not below ``x``.", "ceil")
-trunc = _ew(ts.trunc, "Round toward zero.", "trunc")
 round_half_to_even = _ew(ts.round_half_to_even, "Round half to even.", "rint")
-
-# comparisons, logic, bitwise ------------------------------------------------------------
-lt = _ew(ts.lt, "``x < y``.", "less")
-gt = _ew(ts.gt, "``x > y``.", "greater")
-le = _ew(ts.le, "``x <= y``.", "less_equal")
-ge = _ew(ts.ge, "``x >= y``.", "greater_equal")
-eq = _ew(ts.eq, "``x == y`` (elementwise; ``==`` on variables compares identity).", "equal")
-neq = _ew(ts.neq, "``x != y`` (elementwise).", "not_equal")
-and_ = _ew(ts.and_, "Bitwise and (logical and on booleans), ``x & y``.", "bitwise_and")
-or_ = _ew(ts.or_, "Bitwise or (logical or on booleans), ``x | y``.", "bitwise_or")
-xor = _ew(ts.xor, "Bitwise exclusive or, ``x ^ y``.", "bitwise_xor")
-invert = _ew(ts.invert, "Bitwise not (logical not on booleans), ``~x``.", "invert")
-left_shift = _ew(ts.left_shift, "``x << y``.", "left_shift")
-right_shift = _ew(ts.right_shift, "``x >> y``.", "right_shift")
-logical_and = _ew(ts.logical_and, "Logical and of the truth values.", "logical_and")
-logical_or = _ew(ts.logical_or, "Logical or of the truth values.", "logical_or")
-logical_xor = _ew(ts.logical_xor, "Logical exclusive or of the truth values.", "logical_xor")
-logical_not = _ew(ts.logical_not, "Logical not of the truth value.", "logical_not")
-isnan = _ew(ts.isnan, "Whether ``x`` is NaN.", "isnan")
-isinf = _ew(ts.isinf, "Whether ``x`` is infinite.", "isinf")
-isfinite = _ew(ts.isfinite, "Whether ``x`` is finite.", "isfinite")
-
-# special functions ----------------------------------------------------------------------------
-erf = _ew(ts.erf, "Error function.", None)
-erfc = _ew(ts.erfc, "Complementary error function ``1 - erf(x)``.", None)
-erfinv = _ew(ts.erfinv, "Inverse error function.", None)
-erfcinv = _ew(ts.erfcinv, "Inverse complementary error function.", None)
-gamma = _ew(ts.gamma, "Gamma function.", None)
-gammaln = _ew(ts.gammaln, "Logarithm of the absolute value of the gamma function.", None)
-psi = _ew(ts.psi, "Digamma function (derivative of ``gammaln``).", None)
+switch = _ew(ts.switch, "``x`` where ``cond`` is true, else ``y``.", "where")
 polygamma = _ew(ts.polygamma, "Polygamma function ``psi^(n)(x)`` (``polygamma(n, x)``).", None)
-sigmoid = _ew(ts.sigmoid, "Logistic sigmoid ``1 / (1 + exp(-x))``.", None)
-softplus = _ew(ts.softplus, "``log(1 + exp(x))``, computed stably.", None)
-log1mexp = _ew(ts.log1mexp, "``log(1 - exp(x))`` for ``x <= 0``, computed stably.", None)
+second = fill = _ew(Second(), "``y`` broadcast to the shape of ``x`` (Theano's ``fill``).")
 
-# complex numbers ---------------------------------------------------------------------------
-real = _ew(ts.real, "Real part.", "real")
-imag = _ew(ts.imag, "Imaginary part.", "imag")
-conj = _ew(ts.conj, "Complex conjugate.", "conjugate")
-
-# aliases (NumPy / Theano names) --------------------------------------------------------------
-subtract = sub
-multiply = mul
-true_divide = divide = true_div
-floor_div = floor_divide = int_div
-remainder = mod
-power = pow
-negative = neg
-abs_ = absolute = abs
-sgn = sign
-square = sqr
-equal = eq
-not_equal = neq
-less = lt
-greater = gt
-less_equal = le
-greater_equal = ge
-bitwise_and = and_
-bitwise_or = or_
-bitwise_xor = xor
-bitwise_not = invert
-conjugate = conj
-expit = sigmoid
-log1pexp = softplus
-digamma = psi
-fill = second
+__all__ = [
+    "all", "allclose", "any", "argmax", "argmin", "cast", "clip", "deg2rad", "dot", "fill",
+    "isclose", "logsumexp", "matmul", "max", "mean", "min", "ones_like", "outer", "polygamma",
+    "prod", "rad2deg", "reciprocal", "round", "round_half_to_even", "second", "std", "sum",
+    "switch", "tensordot", "var", "where", "zeros_like",
+]
+__all__ = sorted([*__all__, *_ELEMWISE])
 
 
 # functions with extra arguments ---------------------------------------------------------------
@@ -286,7 +186,7 @@ def where(cond: Any, x: Any = None, y: Any = None) -> Any:
     array([0., 2.])
     """
     if x is None and y is None:
-        return importlib.import_module("theon.tensor.extra_ops").nonzero(cond)
+        return extra_ops.nonzero(cond)
     if x is None or y is None:
         raise ValueError("where: give both x and y, or neither")
     return switch(cond, x, y)
@@ -376,25 +276,14 @@ def allclose(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-8,
     return all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-# products (implemented in the products module) -------------------------------------------------
-def _products() -> Any:
-    for name in ("theon.tensor.blas", "theon.tensor.products", "theon.tensor.nlinalg"):
-        try:
-            mod = importlib.import_module(name)
-        except ImportError:
-            continue
-        if hasattr(mod, "dot"):
-            return mod
-    raise NotImplementedError("matrix products need theon.tensor.blas (not available)")
-
-
+# products (theon.tensor.blas) ------------------------------------------------------------------
 def dot(a: Any, b: Any) -> Variable:
     """Dot product, like ``numpy.dot``.
 
     >>> import theon.tensor as tt
     >>> y = dot(tt.dmatrix("a"), tt.dvector("b"))
     """
-    return _products().dot(a, b)  # type: ignore[no-any-return]
+    return blas.dot(a, b)
 
 
 def matmul(a: Any, b: Any) -> Variable:
@@ -403,7 +292,7 @@ def matmul(a: Any, b: Any) -> Variable:
     >>> import theon.tensor as tt
     >>> y = matmul(tt.dtensor3("a"), tt.dmatrix("b"))
     """
-    return _products().matmul(a, b)  # type: ignore[no-any-return]
+    return blas.matmul(a, b)
 
 
 def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
@@ -412,7 +301,7 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
     >>> import theon.tensor as tt
     >>> y = tensordot(tt.dmatrix("a"), tt.dmatrix("b"), axes=1)
     """
-    return _products().tensordot(a, b, axes)  # type: ignore[no-any-return]
+    return blas.tensordot(a, b, axes)
 
 
 def outer(a: Any, b: Any) -> Variable:
@@ -421,23 +310,17 @@ def outer(a: Any, b: Any) -> Variable:
     >>> import theon.tensor as tt
     >>> y = outer(tt.dvector("a"), tt.dvector("b"))
     """
-    return _products().outer(a, b)  # type: ignore[no-any-return]
+    return blas.outer(a, b)
 
 
 # NumPy ufuncs applied to tensor variables (np.exp(x)) dispatch here ----------------------------
+# keyed by ufunc.__name__: the rows' NumPy ufuncs (SciPy's are not loaded for this), and the rest
 _UFUNC_TO_OP: dict[str, Any] = {
-    "add": add, "subtract": sub, "multiply": mul, "true_divide": true_div, "divide": true_div,
-    "floor_divide": int_div, "remainder": mod, "mod": mod, "power": pow, "negative": neg,
-    "absolute": abs, "sign": sign, "reciprocal": reciprocal, "square": sqr, "sqrt": sqrt,
-    "maximum": maximum, "minimum": minimum, "exp": exp, "exp2": exp2, "expm1": expm1,
-    "log": log, "log2": log2, "log10": log10, "log1p": log1p, "sin": sin, "cos": cos,
-    "tan": tan, "arcsin": arcsin, "arccos": arccos, "arctan": arctan, "arctan2": arctan2,
-    "sinh": sinh, "cosh": cosh, "tanh": tanh, "arcsinh": arcsinh, "arccosh": arccosh,
-    "arctanh": arctanh, "floor": floor, "ceil": ceil, "trunc": trunc, "rint": round_half_to_even,
-    "less": lt, "greater": gt, "less_equal": le, "greater_equal": ge, "equal": eq,
-    "not_equal": neq, "bitwise_and": and_, "bitwise_or": or_, "bitwise_xor": xor,
-    "invert": invert, "left_shift": left_shift, "right_shift": right_shift,
-    "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
-    "logical_not": logical_not, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
-    "conjugate": conj, "matmul": matmul, "deg2rad": deg2rad, "rad2deg": rad2deg,
+    **{
+        row.ufunc.__name__: _ELEMWISE[row.tensor or row.name]
+        for row in table.ROWS
+        if isinstance(row.ufunc, np.ufunc)
+    },
+    "reciprocal": reciprocal, "rint": round_half_to_even,
+    "matmul": matmul, "deg2rad": deg2rad, "rad2deg": rad2deg,
 }

@@ -22,6 +22,7 @@ from theon.graph.fg import describe
 from theon.graph.op import Op
 from theon.tensor.basic import as_tensor_variable
 from theon.tensor.math import (
+    digamma,
     erf,
     erfc,
     erfcinv,
@@ -62,9 +63,6 @@ __all__ = [
     "softmax",
     "softplus",
 ]
-
-digamma = psi
-
 
 def _float_input(x: Any, what: str) -> Variable:
     x = as_tensor_variable(x)

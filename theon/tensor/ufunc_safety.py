@@ -22,12 +22,13 @@ copied where a buffer must be written.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
-import scipy.special as sps
 
-__all__ = ["STRIDED_OUT_SAFE", "out_ok", "strided_out_safe"]
+# STRIDED_OUT_SAFE is served by the module's __getattr__ (it loads SciPy)
+__all__ = ["STRIDED_OUT_SAFE", "out_ok", "strided_out_safe"]  # noqa: F822
 
 _ALL = "biufc"  # bool, signed and unsigned integers, floats, complex
 
@@ -46,19 +47,44 @@ _TABLE: tuple[tuple[str, tuple[np.ufunc, ...]], ...] = (
         np.maximum, np.minimum, np.multiply, np.not_equal, np.power, np.reciprocal,
         np.remainder, np.right_shift, np.rint, np.sign, np.sin, np.sinh, np.sqrt,
         np.subtract, np.tan, np.tanh, np.trunc,
-        sps.erf, sps.erfc, sps.erfcinv, sps.erfinv, sps.expit, sps.gamma, sps.gammaln,
-        sps.psi,
     )),
     ("biuf", (np.square,)),
 )
+#: the same for ``scipy.special`` ufuncs, by name: SciPy is slow to import, and a SciPy
+#: ufunc can only be asked about once SciPy is loaded
+_SCIPY_TABLE: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (_ALL, ("erf", "erfc", "erfcinv", "erfinv", "expit", "gamma", "gammaln", "psi")),
+)
 
-#: ufunc -> the dtype kinds for which it may write into a non-contiguous array.
-STRIDED_OUT_SAFE: dict[np.ufunc, str] = {u: kinds for kinds, ufs in _TABLE for u in ufs}
+_SAFE: dict[np.ufunc, str] = {u: kinds for kinds, ufs in _TABLE for u in ufs}
+_with_scipy = False
+
+
+def _safe_table() -> dict[np.ufunc, str]:
+    """:data:`STRIDED_OUT_SAFE` with SciPy's entries once ``scipy.special`` is loaded."""
+    global _with_scipy
+    sps = sys.modules.get("scipy.special")
+    if not _with_scipy and sps is not None:
+        _SAFE.update({getattr(sps, n): kinds for kinds, names in _SCIPY_TABLE for n in names})
+        _with_scipy = True
+    return _SAFE
+
+
+def __getattr__(name: str) -> Any:
+    """``STRIDED_OUT_SAFE``: ufunc -> the dtype kinds for which it may write into a
+    non-contiguous array (SciPy's entries included: reading it loads SciPy)."""
+    if name == "STRIDED_OUT_SAFE":
+        import scipy.special  # noqa: F401
+
+        return _safe_table()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def strided_out_safe(ufunc: Any, dtype: Any) -> bool:
     """Whether ``ufunc(..., out=v)`` is proven right for a non-contiguous ``v`` of ``dtype``."""
-    kinds = STRIDED_OUT_SAFE.get(ufunc)
+    kinds = _SAFE.get(ufunc)
+    if kinds is None and not _with_scipy:
+        kinds = _safe_table().get(ufunc)
     return kinds is not None and np.dtype(dtype).kind in kinds
 
 

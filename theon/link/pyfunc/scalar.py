@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import scipy.special as sps
 
 from theon.graph.basic import Apply, Constant, Variable
 from theon.link.pyfunc.dispatch import (
@@ -23,22 +22,12 @@ from theon.link.pyfunc.dispatch import (
     py_scalar_expr,
     value_info,
 )
-from theon.scalar.arith import Maximum, Minimum, Sign
 from theon.scalar.basic import Add, Mul, ScalarOp
 from theon.scalar.composite import Composite
 from theon.scalar.pyimpl import py_namespace
-from theon.scalar.special import Sigmoid, Softplus
 from theon.scalar.type import ScalarType
 
 py_globals.update(py_namespace())
-
-
-def _expit_tail(a: float) -> float:
-    """``scipy.special.expit`` where ``exp(-a)`` overflows (``a`` below about -709.78)."""
-    return float(sps.expit(a))
-
-
-py_globals["_expit_tail"] = _expit_tail
 
 
 @value_info.register(ScalarType)
@@ -49,37 +38,14 @@ def _scalar_type_info(t: ScalarType) -> ValueInfo:
 
 @py_scalar_expr.register(ScalarOp)
 def _scalar_op_expr(op: ScalarOp, node: Apply, args: list[str]) -> Any:
-    """The op's own ``py_expr``, where its contract (``py_expr_ok``) allows."""
+    """The op's own ``py_expr``, where its contract (``py_expr_ok``) allows.
+
+    For a row of :mod:`theon.scalar.table` that is the row's ``py`` spelling, written
+    inline (a helper call costs more than the arithmetic where the row avoids one).
+    """
     if not op.py_expr_ok(node):
         return None
     return op.py_expr(*args)
-
-
-# Inline spellings of ops whose py_expr calls a Python helper: a function call
-# costs more than the arithmetic.  Each gives exactly the helper's (and NumPy's)
-# results, inf, nan and signed zeros included.
-_INLINE = {
-    # np.logaddexp(0, a); exp never overflows on either branch, nan falls through
-    Softplus: "({0} + math.log1p(math.exp(-{0})) if {0} > 0.0 else math.log1p(math.exp({0})))",
-    # np.sign: zeros give +0.0, nan stays nan
-    Sign: "(1.0 if {0} > 0.0 else (-1.0 if {0} < 0.0 else (0.0 if {0} == 0.0 else {0})))",
-    # scipy.special.expit is 1 / (1 + exp(-a)) bit for bit; exp(-a) overflows below -709.78
-    Sigmoid: "(1.0 / (1.0 + math.exp(-{0})) if {0} > -709.0 else _expit_tail({0}))",
-    # np.maximum / np.minimum: nan propagates, ties give the second operand (signed zeros)
-    Maximum: "({0} if {0} > {1} else ({1} if {1} >= {0} else {0} + {1}))",
-    Minimum: "({0} if {0} < {1} else ({1} if {1} <= {0} else {0} + {1}))",
-}
-
-
-def _inline_expr(op: ScalarOp, node: Apply, args: list[str]) -> Any:
-    """The inline spelling of ``op`` (see ``_INLINE``) on plain names or literals."""
-    if not op.py_expr_ok(node):
-        return None
-    return _INLINE[type(op)].format(*args)
-
-
-for _cls in _INLINE:
-    py_scalar_expr.register(_cls)(_inline_expr)
 
 
 def _literal(data: Any) -> str:
@@ -98,7 +64,7 @@ def _literal(data: Any) -> str:
 # ops whose py_expr on n operands is the left fold ``((a op b) op c) ...``: a long one
 # is spelled in chunks, ``t = (a0 op ... op a31)``, ``t = (t op a32 op ... op a62)``, ...
 # (the same operations in the same order, so the same result)
-_FOLDS = (Add, Mul)
+_FOLDS: tuple[type[ScalarOp], ...] = (Add, Mul)
 
 
 def fold_lines(
