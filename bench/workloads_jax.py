@@ -48,6 +48,7 @@ Emit = Callable[[Record], None]
 
 class JaxBench:
     def __init__(self, emit: Emit) -> None:
+        t0 = time.perf_counter()
         import jax
 
         jax.config.update("jax_enable_x64", True)
@@ -57,6 +58,7 @@ class JaxBench:
         self.jax = jax
         self.jnp = jnp
         self.emit = emit
+        self.import_s = time.perf_counter() - t0
 
     def build(
         self, fn: Callable[..., Any], args: Sequence[Any]
@@ -90,6 +92,12 @@ class JaxBench:
                 **extra,
             }
         )
+
+
+def startup(b: JaxBench, nv: int) -> None:
+    """Import, then the first (trivial) jitted function (see ``workloads.startup``)."""
+    f, comp, ttfr, out = b.build(lambda x: x + 1, (2.0,))
+    b.record("startup", b.import_s, b.import_s + ttfr, median_call(f, (2.0,)), out == 3.0)
 
 
 def scalar_overhead(b: JaxBench, nv: int) -> None:
