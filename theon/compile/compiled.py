@@ -566,7 +566,7 @@ def _without_updates(fg: FunctionGraph, n_out: int) -> FunctionGraph:
 
     order = fg.toposort()
     inputs = set(fg.inputs)
-    mutable: set[Variable] = getattr(fg, "mutable_inputs", set())
+    mutable = fg.mutable_inputs or set()
     for node in order:
         for ins in node.op.destroy_map.values():
             for i in ins:
@@ -581,8 +581,8 @@ def _without_updates(fg: FunctionGraph, n_out: int) -> FunctionGraph:
     new = FunctionGraph([equiv[v] for v in fg.inputs], [equiv[v] for v in fg.outputs[:n_out]],
                         clone=False)
     new.attach_feature(FixedOrder([equiv[n] for n in order if n in equiv]))
-    new.mutable_inputs = set()  # type: ignore[attr-defined]
-    new.protected_inputs = set(new.inputs)  # type: ignore[attr-defined]
+    new.mutable_inputs = set()
+    new.protected_inputs = set(new.inputs)
     return new
 
 
