@@ -29,7 +29,7 @@ def _make_linker(linker: str | Linker | None) -> Linker:
     if linker is None or linker == "auto":
         from theon.config import config
 
-        linker = config.linker
+        linker = str(config.linker)
         if linker == "auto":
             linker = "py" if "py" in _LINKERS or _load_fast_linker() else "vm"
     if linker not in _LINKERS and linker == "py":
