@@ -16,9 +16,9 @@ TensorType(int32, shape=(None,))
 import importlib as _importlib
 from typing import Any as _Any
 
-from theon.compile.pipeline import function
 from theon.compile.io import In, Out
 from theon.compile.mode import Mode
+from theon.compile.pipeline import function
 from theon.compile.sharedvalue import shared
 from theon.config import config
 from theon.gradient import Lop, Rop, grad, hessian, jacobian, verify_grad

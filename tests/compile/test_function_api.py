@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import theon
-from theon.compile.pipeline import UnusedInputError
 from theon.compile.io import In, Out
+from theon.compile.pipeline import UnusedInputError
 from theon.compile.profiling import ProfileStats
 from theon.compile.sharedvalue import SharedVariable
 from theon.graph.basic import Constant
