@@ -19,7 +19,8 @@ import pytest
 
 import theon
 import theon.tensor as tt
-from theon.link.pyfunc import fused, linker
+from theon.link import source
+from theon.link.pyfunc import fused
 from theon.link.pyfunc import scalar as pyfunc_scalar
 from theon.tensor.rewriting import fusion
 
@@ -62,8 +63,7 @@ def forget_compiled() -> None:
     fusion._FUSED.clear()
     fused._cache.clear()
     pyfunc_scalar._blocks.clear()
-    with linker._backend_lock:
-        linker._code_cache.clear()
+    source.clear_code_cache()
 
 
 def measure(work: Callable[[int], Counter[str]], n: int) -> Counter[str]:

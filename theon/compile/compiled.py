@@ -9,17 +9,18 @@ needs none of it costs one Python call plus the linker's runner.
 >>> from theon.graph.type import Generic
 >>> x = Generic()("x")
 >>> f = theon.function([x], x)
->>> type(f).__mro__[1] is Function, f([1])
+>>> type(f) is Function, f([1])
 (True, [1])
 """
 
 from __future__ import annotations
 
-import itertools
+import operator
 import threading
 import time
-from collections.abc import Sequence
-from typing import Any
+import weakref
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from theon.compile.io import In, Out
 from theon.compile.mode import Mode
@@ -27,6 +28,8 @@ from theon.compile.sharedvalue import Container, SharedVariable, copy_value
 from theon.graph.basic import Constant, Variable
 from theon.graph.fg import FunctionGraph, describe
 from theon.graph.type import Generic
+from theon.link.source import Source
+from theon.link.vm import Runner
 
 __all__ = [
     "Function",
@@ -153,58 +156,68 @@ def outputs_needing_copy(fgraph: FunctionGraph, borrow: Sequence[bool]) -> list[
 
 
 # the specialized call path ---------------------------------------------------------
-_call_ids = itertools.count()
-
-
 def _identity_filter(t: Any) -> bool:
     return type(t).filter is Generic.filter
 
 
 def _build_call(
+    owner: Function,
     n_args: int,
     filters: list[tuple[Any, bool, bool | None] | None],
-    runner: Any,
+    runner: Runner,
     implicit_cells: Sequence[list[Any]],
     update_plan: Sequence[tuple[int, list[Any], bool]],
     out_copy: Sequence[bool],
     unpack: bool,
     profile: Any,
     locks: Sequence[Any] = (),
-) -> tuple[Any, str]:
-    """A ``__call__`` doing exactly what this function needs, unrolled, and its source.
+) -> tuple[Callable[..., Any], str]:
+    """A call function doing exactly what ``owner`` needs, unrolled, and its source.
 
-    Everything it uses (runner, filters, storage cells) is bound as a global of the
-    generated code, so a call does no attribute or dict lookups on the Function.
-    ``locks`` are held, in order, from binding the arguments to storing the updates.
+    Everything it uses (the runner's function, filters, storage cells) is bound as
+    a global of the generated code, so a call does no attribute or dict lookups on
+    the Function.  ``owner`` itself is reached (weakly: no reference cycle) only
+    to bind keyword arguments and to explain a refused argument.  ``locks`` are
+    held, in order, from binding the arguments to storing the updates.
     """
-    ns: dict[str, Any] = {"_runner": runner, "_copy": copy_value, "_perf": time.perf_counter,
-                          "_prof": profile}
+    src = Source({"_runner": runner.fn, "_copy": copy_value, "_perf": time.perf_counter,
+                  "_prof": profile, "self": weakref.proxy(owner), "_M": _MISSING})
+    # The arguments are positional-only parameters defaulting to a marker: a call
+    # with exactly the arguments binds them with no tuple or dict to unpack.
     a = [f"a{k}" for k in range(n_args)]
-    s = [
-        f"    if kwargs or len(args) != {n_args}:",
-        "        args = self._bind(args, kwargs)",
-    ]
     if n_args:
-        s.append(f"    {', '.join(a)}, = args")
+        s = [
+            f"    if rest or kwargs or a{n_args - 1} is _M:",
+            f"        given = tuple(v for v in ({', '.join(a)},) if v is not _M) + rest",
+            f"        {', '.join(a)}, = self._bind(given, kwargs)",
+        ]
+    else:
+        s = ["    if rest or kwargs:", "        self._bind(rest, kwargs)"]
     checks = [(k, f) for k, f in enumerate(filters) if f is not None]
     # the runner reads these 0-d float64 inputs only through float(): a Python float
     # needs no filtering (the filter would box it only for the runner to unbox it)
-    float_ok = frozenset(getattr(runner, "float_inputs", ()))
+    float_ok = runner.float_inputs
+    # filtered values get new names: a refused argument is explained from the originals
+    b = list(a)
     if checks:
         s.append("    try:")
         for k, (filt, strict, down) in checks:
-            ns[f"_f{k}"], ns[f"_s{k}"], ns[f"_d{k}"] = filt, strict, down
+            src.define(f"_f{k}", filt)
+            src.define(f"_s{k}", strict)
+            src.define(f"_d{k}", down)
+            b[k] = f"b{k}"
             if k in float_ok and not strict:
-                s.append(f"        if type(a{k}) is not float: a{k} = _f{k}(a{k}, _s{k}, _d{k})")
+                s.append(f"        b{k} = _f{k}(a{k}, _s{k}, _d{k}) "
+                         f"if type(a{k}) is not float else a{k}")
             else:
-                s.append(f"        a{k} = _f{k}(a{k}, _s{k}, _d{k})")
+                s.append(f"        b{k} = _f{k}(a{k}, _s{k}, _d{k})")
         s += [
             "    except (TypeError, ValueError) as e:",
-            "        raise self._arg_error(args, e) from None",
+            f"        raise self._arg_error(({', '.join(a)},), e) from None",
         ]
-    call_args = list(a)
+    call_args = list(b)
     for k, cell in enumerate(implicit_cells):
-        ns[f"_c{k}"] = cell
+        src.define(f"_c{k}", cell)
         call_args.append(f"_c{k}[0]")
     if profile is not None:
         s.append("    t0 = _perf()")
@@ -215,14 +228,16 @@ def _build_call(
     for n, (k, _, cp) in enumerate(update_plan):
         s.append(f"    u{n} = _copy(outs[{k}])" if cp else f"    u{n} = outs[{k}]")
     for n, (_, cell, _) in enumerate(update_plan):
-        ns[f"_u{n}"] = cell
+        src.define(f"_u{n}", cell)
         s.append(f"    _u{n}[0] = u{n}")
     # the locked part: acquire each lock, then run the rest under try/finally
     for n in reversed(range(len(locks))):
-        ns[f"_acq{n}"], ns[f"_rel{n}"] = locks[n].acquire, locks[n].release
+        src.define(f"_acq{n}", locks[n].acquire)
+        src.define(f"_rel{n}", locks[n].release)
         s = [f"    _acq{n}()", "    try:", *("    " + ln for ln in s),
              "    finally:", f"        _rel{n}()"]
-    s.insert(0, "def __call__(self, *args, **kwargs):")
+    params = "".join(f"{x}=_M, " for x in a) + ("/, " if a else "")
+    s.insert(0, f"def __call__({params}*rest, **kwargs):")
     n_out = len(out_copy)
     items = [f"_copy(outs[{k}])" if c else f"outs[{k}]" for k, c in enumerate(out_copy)]
     if unpack:
@@ -233,10 +248,19 @@ def _build_call(
         s.append(f"    return outs[:{n_out}]")
     else:
         s.append("    return outs")
-    src = "\n".join(s) + "\n"
-    filename = f"<theon Function.__call__ {next(_call_ids)}>"
-    exec(compile(src, filename, "exec"), ns)
-    return ns["__call__"], src
+    src.add(*s)
+    return src.function("__call__", "call"), src.text()
+
+
+def _as_runner(runner: Any) -> Runner:
+    """``runner`` as a :class:`Runner` (a linker may return a bare callable)."""
+    if isinstance(runner, Runner):
+        return runner
+    return Runner(runner, list(getattr(runner, "order", ())),
+                  reentrant=bool(getattr(runner, "reentrant", False)))
+
+
+_CALL_DOC = "Run the function on ``args`` (and keyword arguments by input name)."
 
 
 class Function:
@@ -290,11 +314,11 @@ class Function:
     ) -> None:
         self.maker = maker
         self.name = name
-        self._runner = runner
+        self._runner = runner = _as_runner(runner)
         self.profile = profile
         # a runner that keeps intermediates between its steps (the reference VM)
         # runs one call at a time; copies that share it share this lock
-        self._runner_lock = None if getattr(runner, "reentrant", False) else (
+        self._runner_lock = None if runner.reentrant else (
             runner_lock if runner_lock is not None else threading.RLock())
         if input_storage is None:
             input_storage = [
@@ -309,7 +333,7 @@ class Function:
 
     # construction ------------------------------------------------------------------
     def _setup(self) -> None:
-        """Precompute everything the call path needs and pick its specialized class."""
+        """Precompute everything the call path needs and generate the call function."""
         maker = self.maker
         ins = maker.inputs
         fg = maker.fgraph
@@ -322,7 +346,7 @@ class Function:
         self._filters = [self._make_filter(i) for i in explicit]
         self._implicit_cells = tuple(c.storage for c in self.input_storage[n:])
         self._n_out = n_out = len(maker.outputs)
-        reused = getattr(self._runner, "reuses_output_storage", False)
+        reused = self._runner.reuses_output_storage
         if isinstance(reused, bool):
             reused = [reused] * len(fg.outputs)
         out_copy, upd_copy = plan_copies(fg, n_out, [o.borrow for o in maker.outputs], reused)
@@ -342,16 +366,12 @@ class Function:
             for i in explicit
         ]
         call, self._call_source = _build_call(
-            n, filters, self._runner, self._implicit_cells, self._update_plan, out_copy,
+            self, n, filters, self._runner, self._implicit_cells, self._update_plan, out_copy,
             self._unpack, self.profile, locks,
         )
         call.__qualname__ = "Function.__call__"
-        call.__doc__ = Function.__call__.__doc__
-        # one class per compiled function: special methods are looked up on the type
-        self.__class__ = type("Function", (Function,), {
-            "__call__": call, "__module__": __name__, "__qualname__": "Function",
-            "__slots__": (),
-        })
+        call.__doc__ = _CALL_DOC
+        self._call = call
 
     @staticmethod
     def _make_filter(i: In) -> Any:
@@ -375,9 +395,14 @@ class Function:
         self._setup()
 
     # calling ---------------------------------------------------------------------
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Run the function on ``args`` (and keyword arguments by input name)."""
-        raise NotImplementedError  # replaced by the specialized subclass's __call__
+    if TYPE_CHECKING:
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            """Run the function on ``args`` (and keyword arguments by input name)."""
+    else:
+        # Python looks special methods up on the type: this property hands out the
+        # instance's generated call function (``_call``), all in C, so a call costs
+        # what a method of a class made for this function would.
+        __call__ = property(operator.attrgetter("_call"), doc=_CALL_DOC)
 
     def _arg_error(self, args: Sequence[Any], e: Exception) -> Exception:
         """The error for the first argument its filter refuses, naming the input."""
@@ -566,7 +591,7 @@ def _without_updates(fg: FunctionGraph, n_out: int) -> FunctionGraph:
 
     order = fg.toposort()
     inputs = set(fg.inputs)
-    mutable: set[Variable] = getattr(fg, "mutable_inputs", set())
+    mutable = fg.mutable_inputs or set()
     for node in order:
         for ins in node.op.destroy_map.values():
             for i in ins:
@@ -581,8 +606,8 @@ def _without_updates(fg: FunctionGraph, n_out: int) -> FunctionGraph:
     new = FunctionGraph([equiv[v] for v in fg.inputs], [equiv[v] for v in fg.outputs[:n_out]],
                         clone=False)
     new.attach_feature(FixedOrder([equiv[n] for n in order if n in equiv]))
-    new.mutable_inputs = set()  # type: ignore[attr-defined]
-    new.protected_inputs = set(new.inputs)  # type: ignore[attr-defined]
+    new.mutable_inputs = set()
+    new.protected_inputs = set(new.inputs)
     return new
 
 

@@ -264,7 +264,7 @@ def function_state(f: Any) -> dict[str, Any]:
     m = f.maker
     fg = m.fgraph
     order = fg.toposort()
-    protected = getattr(fg, "protected_inputs", set(fg.inputs))
+    protected = fg.protected_inputs if fg.protected_inputs is not None else set(fg.inputs)
     inputs = []
     for i, c in zip(m.inputs, f.input_storage):
         spec = {k: getattr(i, k) for k in _IN_FIELDS}
@@ -303,8 +303,8 @@ def load_function(state: dict[str, Any]) -> Any:
     fg = FunctionGraph(inputs, outputs, clone=False, update_mapping=umap)
     fg.attach_feature(FixedOrder(order))
     protected = {inputs[k] for k in state["protected"]}
-    fg.protected_inputs = protected  # type: ignore[attr-defined]
-    fg.mutable_inputs = set(inputs) - protected  # type: ignore[attr-defined]
+    fg.protected_inputs = protected
+    fg.mutable_inputs = set(inputs) - protected
     update_of = {j: outputs[k] for k, j in umap.items()}
     ins: list[In] = []
     storage = []

@@ -329,8 +329,8 @@ def _function(
     # Inputs the inplace machinery must not overwrite: all but declared-mutable
     # arguments (shared variables never are).
     mutable = {fgraph.inputs[k] for k, i in enumerate(maker_inputs) if i.mutable}
-    fgraph.mutable_inputs = mutable  # type: ignore[attr-defined]
-    fgraph.protected_inputs = {v for v in fgraph.inputs if v not in mutable}  # type: ignore[attr-defined]
+    fgraph.mutable_inputs = mutable
+    fgraph.protected_inputs = {v for v in fgraph.inputs if v not in mutable}
     _check_inplace(fgraph, accept_inplace)
 
     m = get_mode(mode)

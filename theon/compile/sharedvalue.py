@@ -350,7 +350,7 @@ def shared(
         except TypeError as e:
             declined.append(f"{getattr(ctor, '__name__', ctor)}: {e}")
             continue
-        var.tag.trace = trace  # type: ignore[attr-defined]
+        var.tag.trace = trace
         return var
     raise TypeError(
         f"no shared-variable constructor accepts {type(value).__name__} value for "

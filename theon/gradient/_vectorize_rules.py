@@ -27,6 +27,7 @@ from theon.tensor.subtensor import (
     IncSubtensor,
     Subtensor,
 )
+from theon.tensor.type import tensor_type
 
 from .ops import GradModifier
 from .vectorize import register_vectorize
@@ -35,7 +36,7 @@ FULL = (None, None, None)
 
 
 def _ndim(v: Variable) -> int:
-    return v.type.ndim  # type: ignore[attr-defined, no-any-return]
+    return tensor_type(v).ndim
 
 
 def _batch_len(inputs: list[Variable], batched: list[bool]) -> Variable:
@@ -123,7 +124,7 @@ def _sum_to_shape(op: Any, node: Apply, inputs: list[Variable], batched: list[bo
     g, shp = inputs
     if batched[1]:
         return None
-    target = node.inputs[1].type.shape[0]  # type: ignore[attr-defined]
+    target = tensor_type(node.outputs[0]).ndim  # the length of the shape input
     lead = _ndim(node.inputs[0]) - target
     if lead:
         g = tsum(g, axis=tuple(range(1, 1 + lead)))

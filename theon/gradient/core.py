@@ -22,7 +22,7 @@ from typing import Any
 from theon.graph.basic import Apply, Variable
 from theon.graph.collector import gc_paused
 from theon.graph.fg import describe
-from theon.graph.null_type import disconnected_type
+from theon.graph.null_type import disconnected_type, why_null
 from theon.graph.op import OpContractError
 from theon.graph.traversal import io_toposort
 
@@ -436,7 +436,7 @@ def _grad(
             where = f" (returned for the node computing {_node_where(origin)})" if origin else ""
             raise NullTypeGradError(
                 f"theon.grad: the gradient with respect to wrt[{k}] {describe(v)} is needed "
-                f"but {g.type.why_null}{where}"  # type: ignore[attr-defined]
+                f"but {why_null(g)}{where}"
             )
         out.append(g)
     if single:

@@ -19,6 +19,7 @@ from typing import Any
 
 from theon.graph.basic import Variable
 from theon.graph.fg import describe
+from theon.graph.null_type import why_null
 from theon.graph.op import OpContractError
 from theon.graph.replace import clone_replace
 from theon.graph.traversal import ancestors, io_toposort
@@ -140,7 +141,7 @@ def _rop_transpose(
         if g is None or is_disconnected(g):
             continue
         if is_null(g):
-            raise NullTypeGradError(f"theon.Rop: {g.type.why_null}")  # type: ignore[attr-defined]
+            raise NullTypeGradError(f"theon.Rop: {why_null(g)}")
         seeds[g] = v if g not in seeds else seeds[g] + v
     if not seeds:
         return [None] * len(f_list)
@@ -222,7 +223,7 @@ def Rop(
         if r is not None and is_null(r):
             raise NullTypeGradError(
                 f"theon.Rop: the product for f[{k}] {describe(fi)} is needed but "
-                f"{r.type.why_null}"  # type: ignore[attr-defined]
+                f"{why_null(r)}"
             )
         if r is None:
             msg = f"theon.Rop: f[{k}] {describe(fi)} does not depend on wrt"

@@ -98,7 +98,7 @@ class DestroyHandler(Feature):
     ----------
     mutable_inputs
         Graph inputs that may be destroyed.  ``None`` reads the graph's
-        ``mutable_inputs`` attribute (a set; absent means none).
+        ``mutable_inputs`` field (None there means none).
 
     Attaching adds ``fgraph.destroy_handler``, ``fgraph.destroyers(var)``,
     ``fgraph.has_destroyers(vars)`` and ``fgraph.view_roots(var)``.  Use it with
@@ -117,7 +117,7 @@ class DestroyHandler(Feature):
 
     # attach / detach ---------------------------------------------------------------
     def on_attach(self, fgraph: FunctionGraph) -> None:
-        if getattr(fgraph, "destroy_handler", None) is not None:
+        if fgraph.destroy_handler is not None:
             raise AlreadyThere("a DestroyHandler is already attached")
         if self.fgraph is not None:
             raise ValueError("this DestroyHandler is already attached to another graph")
@@ -141,10 +141,10 @@ class DestroyHandler(Feature):
         self.search_pool = self.max_local_search
         for node in fgraph.apply_nodes:
             self._add_node(node)
-        fgraph.destroy_handler = self  # type: ignore[attr-defined]
-        fgraph.destroyers = self.destroyers  # type: ignore[attr-defined]
-        fgraph.has_destroyers = self.has_destroyers  # type: ignore[attr-defined]
-        fgraph.view_roots = view_roots  # type: ignore[attr-defined]
+        fgraph.destroy_handler = self
+        fgraph.destroyers = self.destroyers
+        fgraph.has_destroyers = self.has_destroyers
+        fgraph.view_roots = view_roots
         try:
             self.validate(fgraph)
         except InconsistencyError:
@@ -152,8 +152,9 @@ class DestroyHandler(Feature):
             raise
 
     def on_detach(self, fgraph: FunctionGraph) -> None:
-        for name in ("destroy_handler", "destroyers", "has_destroyers", "view_roots"):
-            fgraph.__dict__.pop(name, None)
+        if fgraph.destroy_handler is self:
+            fgraph.destroy_handler = None
+            del fgraph.destroyers, fgraph.has_destroyers, fgraph.view_roots
         self.fgraph = None
 
     def clone(self) -> DestroyHandler:
@@ -164,7 +165,7 @@ class DestroyHandler(Feature):
     def mutable_inputs(self) -> set[Variable]:
         if self._mutable_arg is not None:
             return self._mutable_arg
-        return set(getattr(self.fgraph, "mutable_inputs", ()) or ())
+        return set(self.fgraph.mutable_inputs or ()) if self.fgraph is not None else set()
 
     def _link_views(self, node: Apply) -> None:
         vm = node.op.view_map
@@ -636,7 +637,7 @@ def ensure_destroy_handler(
     """
     if not hasattr(fgraph, "replace_all_validate"):
         fgraph.attach_feature(ReplaceValidate())
-    dh = getattr(fgraph, "destroy_handler", None)
+    dh = fgraph.destroy_handler
     if dh is None:
         dh = DestroyHandler(mutable_inputs)
         fgraph.attach_feature(dh)
@@ -667,7 +668,7 @@ def can_destroy(fgraph: FunctionGraph, node: Apply, i: int) -> bool:
     >>> can_destroy(fg, fg.outputs[0].owner, 0)   # x is a protected input
     False
     """
-    dh: DestroyHandler | None = getattr(fgraph, "destroy_handler", None)
+    dh = fgraph.destroy_handler
     if dh is None:
         raise ValueError("can_destroy needs a DestroyHandler on the graph "
                          "(see ensure_destroy_handler)")
@@ -738,7 +739,7 @@ def try_replace(
     True
     """
     try:
-        fgraph.replace_all_validate(list(pairs), reason=reason)  # type: ignore[attr-defined]
+        fgraph.replace_all_validate(list(pairs), reason=reason)
     except InconsistencyError:
         return False
     return True

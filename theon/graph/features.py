@@ -9,6 +9,8 @@ reverted; :class:`ReplaceValidate` replaces and rolls back if a validator object
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from theon.graph.basic import Apply, Variable
@@ -91,12 +93,12 @@ class History(Feature):
         if hasattr(fgraph, "checkpoint"):
             raise AlreadyThere("a History is already attached")
         self.history[fgraph] = []
-        fgraph.checkpoint = lambda: len(self.history[fgraph])  # type: ignore[attr-defined]
-        fgraph.revert = lambda chk: self.revert(fgraph, chk)  # type: ignore[attr-defined]
+        fgraph.checkpoint = lambda: len(self.history[fgraph])
+        fgraph.revert = lambda chk: self.revert(fgraph, chk)
 
     def on_detach(self, fgraph: FunctionGraph) -> None:
-        del fgraph.checkpoint  # type: ignore[attr-defined]
-        del fgraph.revert  # type: ignore[attr-defined]
+        del fgraph.checkpoint
+        del fgraph.revert
         del self.history[fgraph]
 
     def on_change_input(
@@ -132,17 +134,17 @@ class Validator(Feature):
     def on_attach(self, fgraph: FunctionGraph) -> None:
         if hasattr(fgraph, "validate"):
             raise AlreadyThere("a Validator is already attached")
-        fgraph.validate = lambda: fgraph.execute_callbacks("validate")  # type: ignore[attr-defined]
-        fgraph.consistent = lambda: _consistent(fgraph)  # type: ignore[attr-defined]
+        fgraph.validate = lambda: fgraph.execute_callbacks("validate")
+        fgraph.consistent = lambda: _consistent(fgraph)
 
     def on_detach(self, fgraph: FunctionGraph) -> None:
-        del fgraph.validate  # type: ignore[attr-defined]
-        del fgraph.consistent  # type: ignore[attr-defined]
+        del fgraph.validate
+        del fgraph.consistent
 
 
 def _consistent(fgraph: FunctionGraph) -> bool:
     try:
-        fgraph.validate()  # type: ignore[attr-defined]
+        fgraph.validate()
     except InconsistencyError:
         return False
     return True
@@ -165,34 +167,36 @@ class ReplaceValidate(History, Validator):
             self._own_validator = True
         else:
             self._own_validator = False
-        fgraph.replace_validate = (  # type: ignore[attr-defined]
-            lambda var, new, reason=None: self.replace_all_validate(fgraph, [(var, new)], reason)
-        )
-        fgraph.replace_all_validate = (  # type: ignore[attr-defined]
-            lambda pairs, reason=None: self.replace_all_validate(fgraph, pairs, reason)
-        )
+        fgraph.replace_validate = functools.partial(self.replace_validate, fgraph)
+        fgraph.replace_all_validate = functools.partial(self.replace_all_validate, fgraph)
 
     def on_detach(self, fgraph: FunctionGraph) -> None:
         History.on_detach(self, fgraph)
         if self._own_validator:
             Validator.on_detach(self, fgraph)
-        del fgraph.replace_validate  # type: ignore[attr-defined]
-        del fgraph.replace_all_validate  # type: ignore[attr-defined]
+        del fgraph.replace_validate
+        del fgraph.replace_all_validate
+
+    def replace_validate(
+        self, fgraph: FunctionGraph, var: Variable, new: Variable, reason: str | None = None
+    ) -> None:
+        """Replace ``var`` by ``new``, then validate; on failure revert and re-raise."""
+        self.replace_all_validate(fgraph, [(var, new)], reason)
 
     def replace_all_validate(
         self,
         fgraph: FunctionGraph,
-        pairs: list[tuple[Variable, Variable]],
+        pairs: Sequence[tuple[Variable, Variable]],
         reason: str | None = None,
     ) -> None:
         """Apply every replacement, then validate; on failure revert and re-raise."""
-        chk = fgraph.checkpoint()  # type: ignore[attr-defined]
+        chk = fgraph.checkpoint()
         try:
             for var, new in pairs:
                 fgraph.replace(var, new, reason=reason)
-            fgraph.validate()  # type: ignore[attr-defined]
+            fgraph.validate()
         except Exception:
-            fgraph.revert(chk)  # type: ignore[attr-defined]
+            fgraph.revert(chk)
             raise
 
     def clone(self) -> ReplaceValidate:
@@ -208,12 +212,12 @@ class NodeFinder(Feature):
     def on_attach(self, fgraph: FunctionGraph) -> None:
         if hasattr(fgraph, "get_nodes"):
             raise AlreadyThere("a NodeFinder is already attached")
-        fgraph.get_nodes = lambda op: list(self.by_op.get(op, ()))  # type: ignore[attr-defined]
+        fgraph.get_nodes = lambda op: list(self.by_op.get(op, ()))
         for node in fgraph.toposort():
             self.on_import(fgraph, node, "on_attach")
 
     def on_detach(self, fgraph: FunctionGraph) -> None:
-        del fgraph.get_nodes  # type: ignore[attr-defined]
+        del fgraph.get_nodes
 
     def on_import(self, fgraph: FunctionGraph, node: Apply, reason: str | None) -> None:
         self.by_op.setdefault(node.op, {})[node] = None

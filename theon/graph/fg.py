@@ -18,17 +18,35 @@ about every change.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from theon.graph.basic import Apply, Constant, Variable, format_trace
 from theon.graph.features import NOOP_CALLBACKS, AlreadyThere, Feature
 from theon.graph.replace import clone_get_equiv
 from theon.graph.traversal import io_toposort
 
+if TYPE_CHECKING:
+    from theon.graph.destroyhandler import DestroyHandler
+
 __all__ = ["Clients", "FunctionGraph", "MissingInputError"]
 
 Client = tuple[Any, int]  # (Apply | "output", index)
+F = TypeVar("F", bound=Feature)
+
+
+class ReplaceOne(Protocol):
+    """``fgraph.replace_validate(var, new, reason=None)`` (see ReplaceValidate)."""
+
+    def __call__(self, var: Variable, new: Variable, reason: str | None = None) -> None: ...
+
+
+class ReplaceAll(Protocol):
+    """``fgraph.replace_all_validate(pairs, reason=None)`` (see ReplaceValidate)."""
+
+    def __call__(
+        self, pairs: Sequence[tuple[Variable, Variable]], reason: str | None = None
+    ) -> None: ...
 
 
 class Clients(dict):  # type: ignore[type-arg]
@@ -70,7 +88,7 @@ class Clients(dict):  # type: ignore[type-arg]
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def __repr__(self) -> str:
         return repr(list(self))
@@ -107,6 +125,51 @@ class FunctionGraph:
 
     change_count: int = 0  # (see __init__)
 
+    # Compile state --------------------------------------------------------------------
+    # Facts the compile pipeline, the rewriters and the features record on the graph,
+    # declared here so that every reader and writer is type-checked.  Set in __init__:
+    #
+    # ``mutable_inputs``: the inputs the compiled function may overwrite in place
+    # (``In(mutable=True)``); None when nobody decided (then none may be).
+    mutable_inputs: set[Variable] | None
+    # ``protected_inputs``: the inputs no inplace rewrite may overwrite; None when
+    # nobody decided (then all of them).
+    protected_inputs: set[Variable] | None
+    # ``rewrite_trace``: the :class:`~theon.rewriting.tracing.TraceEntry` list being
+    # recorded, or None when the compile records no trace.
+    rewrite_trace: list[Any] | None
+    # ``rewrite_stats``: the :class:`~theon.rewriting.basic.RewriteStats` of the last
+    # phased rewrite (None before).  Both types belong to ``theon.rewriting``, which
+    # this layer does not import.
+    rewrite_stats: object | None
+    # ``_rewrite_phase``: the name of the rewrite phase running now (None between
+    # phases); ``_rewrite_verbose``: print every rewrite that fires.
+    _rewrite_phase: str | None
+    _rewrite_verbose: bool
+    # ``destroy_handler``: the attached :class:`~theon.graph.destroyhandler.DestroyHandler`.
+    destroy_handler: DestroyHandler | None
+    # ``memo``: caches of analyses that rewriters share while the graph is rewritten,
+    # one entry per analysis (each entry checks ``change_count`` itself).
+    memo: dict[str, Any]
+
+    # Methods installed by features.  Absent until the feature is attached (so
+    # ``hasattr(fgraph, "validate")`` tells whether a Validator is), removed with it.
+    #: :class:`~theon.graph.features.History`: a checkpoint, and undoing the changes since.
+    checkpoint: Callable[[], int]
+    revert: Callable[[int], None]
+    #: :class:`~theon.graph.features.Validator`: run the ``validate`` callbacks.
+    validate: Callable[[], None]
+    consistent: Callable[[], bool]
+    #: :class:`~theon.graph.features.ReplaceValidate`: replace, validate or roll back.
+    replace_validate: ReplaceOne
+    replace_all_validate: ReplaceAll
+    #: :class:`~theon.graph.features.NodeFinder`: the nodes applying an op.
+    get_nodes: Callable[[Any], list[Apply]]
+    #: :class:`~theon.graph.destroyhandler.DestroyHandler`: who destroys what.
+    destroyers: Callable[[Variable], list[Apply]]
+    has_destroyers: Callable[[Iterable[Variable]], bool]
+    view_roots: Callable[[Variable], list[Variable]]
+
     def __init__(
         self,
         inputs: Sequence[Variable] | None = None,
@@ -131,11 +194,20 @@ class FunctionGraph:
         self.clients: dict[Variable, Clients] = {}
         self._features: list[Feature] = []
         self._callbacks: dict[str, list[Any]] = {}
+        self._by_kind: dict[type[Feature], Feature] = {}
         self._topo: list[Apply] | None = None
         # grows with every change (inputs, outputs, imports, prunes): a cheap "has the
         # graph changed since?" for caches
         self.change_count = 0
         self.update_mapping = dict(update_mapping or {})
+        self.mutable_inputs = None
+        self.protected_inputs = None
+        self.rewrite_trace = None
+        self.rewrite_stats = None
+        self._rewrite_phase = None
+        self._rewrite_verbose = False
+        self.destroy_handler = None
+        self.memo = {}
         if clone:
             self._import_copy(inputs, outputs)
         else:
@@ -427,15 +499,36 @@ class FunctionGraph:
     def features(self) -> list[Feature]:
         return list(self._features)
 
+    def find_feature(self, kind: type[F]) -> F | None:
+        """The attached feature that is an instance of ``kind`` (the first one), or None.
+
+        >>> from theon.graph.type import Generic
+        >>> from theon.graph.features import History
+        >>> x = Generic()("x")
+        >>> fg = FunctionGraph([x], [x], features=[History()])
+        >>> type(fg.find_feature(History)).__name__, fg.find_feature(Feature) is not None
+        ('History', True)
+        """
+        f = self._by_kind.get(kind)
+        if isinstance(f, kind):
+            return f
+        for f in self._features:
+            if isinstance(f, kind):
+                return f
+        return None
+
     def _rebuild_callbacks(self) -> None:
         cbs: dict[str, list[Any]] = {}
+        by_kind: dict[type[Feature], Feature] = {}
         for f in self._features:
+            by_kind.setdefault(type(f), f)
             for name in ("on_import", "on_prune", "on_change_input", "validate", "orderings"):
                 fn = getattr(type(f), name, None)
                 if fn is None or fn is NOOP_CALLBACKS.get(name):
                     continue
                 cbs.setdefault(name, []).append(getattr(f, name))
         self._callbacks = cbs
+        self._by_kind = by_kind
 
     def execute_callbacks(self, name: str, *args: Any) -> None:
         """Call ``name(fgraph, *args)`` on every feature that defines it."""

@@ -23,6 +23,7 @@ __all__ = [
     "disconnected_type",
     "grad_not_implemented",
     "grad_undefined",
+    "why_null",
 ]
 
 
@@ -97,3 +98,13 @@ def grad_not_implemented(op: Any, x_pos: int, x: Any, comment: str = "") -> Vari
     if comment:
         why += f": {comment}"
     return NullType(why)()
+
+
+def why_null(v: Variable) -> str:
+    """Why the gradient ``v`` cannot be used: its NullType's ``why_null`` ("" if none).
+
+    >>> why_null(grad_undefined(None, 0, None, "integer input")).endswith("integer input")
+    True
+    """
+    t = v.type
+    return t.why_null if isinstance(t, NullType) else ""

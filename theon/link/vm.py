@@ -23,14 +23,51 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from theon.graph.basic import Apply, Constant, Variable, format_trace
 from theon.graph.fg import FunctionGraph
 
-__all__ = ["Linker", "VMLinker", "add_node_context", "node_context"]
+__all__ = ["Linker", "Runner", "VMLinker", "add_node_context", "node_context"]
 
-Runner = Callable[..., list[Any]]
+
+@dataclass(eq=False)
+class Runner:
+    """What a linker makes of a graph: ``runner(*input_values)`` is the list of outputs.
+
+    Attributes
+    ----------
+    fn
+        The function doing the work (calling the runner calls it).
+    order
+        The graph's nodes in the order they run.
+    source
+        The generated Python source of ``fn``, when the linker generates code.
+    float_inputs
+        Positions of 0-d float64 inputs that ``fn`` reads only through
+        ``float()``: a caller may pass a Python float there unfiltered.
+    reentrant
+        Whether several threads may run ``fn`` at once (it keeps no state
+        between its steps outside its locals).
+    reuses_output_storage
+        Whether (per output, or for all) the values returned may be overwritten
+        by the next call, so that callers must copy them.
+
+    >>> r = Runner(lambda x: [x + 1], [])
+    >>> r(1), r.source is None, r.reentrant
+    ([2], True, False)
+    """
+
+    fn: Callable[..., list[Any]]
+    order: list[Apply]
+    source: str | None = None
+    float_inputs: frozenset[int] = frozenset()
+    reentrant: bool = False
+    reuses_output_storage: bool | list[bool] = False
+
+    def __call__(self, *args: Any) -> list[Any]:
+        return self.fn(*args)
 
 
 class Linker:
@@ -151,8 +188,7 @@ class VMLinker(Linker):
                 for c in computed:
                     c[0] = None
 
-        run.order = order  # type: ignore[attr-defined]
-        return run
+        return Runner(run, order)
 
 
 def _check_outputs(node: Apply, outs: list[list[Any]]) -> None:

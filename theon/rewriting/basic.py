@@ -481,19 +481,18 @@ def apply_replacements(
                 )
             new = conv
         checked.append((old, new))
-    if getattr(fgraph, "destroy_handler", None) is not None:
+    if fgraph.destroy_handler is not None:
         if not hasattr(fgraph, "replace_all_validate"):
             from theon.graph.features import ReplaceValidate
 
             fgraph.attach_feature(ReplaceValidate())
         try:
-            fgraph.replace_all_validate(checked, reason=name)  # type: ignore[attr-defined]
+            fgraph.replace_all_validate(checked, reason=name)
         except InconsistencyError:
             return False
     else:
         for old, new in checked:
             fgraph.replace(old, new, reason=name)
-    d = fgraph.__dict__
-    if d.get("rewrite_trace") is not None or d.get("_rewrite_verbose"):
+    if fgraph.rewrite_trace is not None or fgraph._rewrite_verbose:
         _trace.record(fgraph, name, node if node is not None else "", checked)
     return True

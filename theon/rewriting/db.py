@@ -147,14 +147,13 @@ class PhasedRewriter(GraphRewriter):
         from theon.config import config
         from theon.graph.destroyhandler import ensure_destroy_handler
 
-        d = fgraph.__dict__
         recording = _trace.recording_active()
-        if (config.trace_rewrites or recording) and d.get("rewrite_trace") is None:
-            d["rewrite_trace"] = []
-        log = d.get("rewrite_trace")
+        if (config.trace_rewrites or recording) and fgraph.rewrite_trace is None:
+            fgraph.rewrite_trace = []
+        log = fgraph.rewrite_trace
         start = len(log) if log is not None else 0
         if config.optimizer_verbose:
-            d["_rewrite_verbose"] = True
+            fgraph._rewrite_verbose = True
         if any(n.op.destroy_map for n in fgraph.apply_nodes):
             ensure_destroy_handler(fgraph)
         stats = RewriteStats()
@@ -162,16 +161,16 @@ class PhasedRewriter(GraphRewriter):
             for phase, rw in self.phases:
                 if phase.destroy_handler:
                     ensure_destroy_handler(fgraph)
-                d["_rewrite_phase"] = phase.name
+                fgraph._rewrite_phase = phase.name
                 sub = rw.rewrite(fgraph)
                 stats.phases[phase.name] = sub
                 stats.add(sub)
         finally:
-            d.pop("_rewrite_phase", None)
-            d.pop("_rewrite_verbose", None)
+            fgraph._rewrite_phase = None
+            fgraph._rewrite_verbose = False
             if recording and log is not None:
                 _trace.publish(log[start:])
-        d["rewrite_stats"] = stats
+        fgraph.rewrite_stats = stats
         return stats
 
 

@@ -41,10 +41,11 @@ __all__ = ["ConstantFolding", "MergeFeature", "MergeRewriter", "constant_folding
 
 
 class MergeFeature(Feature):
-    """Keeps ``fgraph.merge_feature``: a table of nodes by ``(op, *inputs)``
+    """Keeps a table of nodes by ``(op, *inputs)``
     and of constants by ``(type, signature)``, and the duplicates found so far.
 
-    Nodes that destroy an input are never merged.
+    Nodes that destroy an input are never merged.  Find it on a graph with
+    ``fgraph.find_feature(MergeFeature)``.
     """
 
     def __init__(self) -> None:
@@ -63,17 +64,13 @@ class MergeFeature(Feature):
         self.refused: set[tuple[Any, Any]] = set()
 
     def on_attach(self, fgraph: FunctionGraph) -> None:
-        if hasattr(fgraph, "merge_feature"):
+        if fgraph.find_feature(MergeFeature) is not None:
             raise AlreadyThere("a MergeFeature is already attached")
-        fgraph.merge_feature = self  # type: ignore[attr-defined]
         for v in fgraph.outputs:
             if isinstance(v, Constant):
                 self._see_const(v)
         for node in fgraph.toposort():
             self.on_import(fgraph, node, "on_attach")
-
-    def on_detach(self, fgraph: FunctionGraph) -> None:
-        del fgraph.merge_feature  # type: ignore[attr-defined]
 
     def clone(self) -> MergeFeature:
         return MergeFeature()
@@ -173,12 +170,14 @@ class MergeRewriter(GraphRewriter):
     name = "merge"
 
     def add_requirements(self, fgraph: FunctionGraph) -> None:
-        if not hasattr(fgraph, "merge_feature"):
+        if fgraph.find_feature(MergeFeature) is None:
             fgraph.attach_feature(MergeFeature())
 
     def apply(self, fgraph: FunctionGraph) -> RewriteStats:
         stats = RewriteStats()
-        mf: MergeFeature = fgraph.merge_feature  # type: ignore[attr-defined]
+        mf = fgraph.find_feature(MergeFeature)
+        if mf is None:
+            raise ValueError("MergeRewriter.apply needs a MergeFeature (see add_requirements)")
         pending = mf.pending
         apply_nodes = fgraph.apply_nodes
         variables = fgraph.variables

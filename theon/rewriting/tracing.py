@@ -15,6 +15,8 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
+from theon.graph.fg import FunctionGraph
+
 __all__ = ["TraceEntry", "format_trace", "record_rewrites", "trace"]
 
 
@@ -61,16 +63,17 @@ def publish(entries: Sequence[TraceEntry]) -> None:
         log.extend(entries)
 
 
-def record(fgraph: Any, rewrite: str, node: Any, pairs: Sequence[tuple[Any, Any]]) -> None:
+def record(
+    fgraph: FunctionGraph, rewrite: str, node: Any, pairs: Sequence[tuple[Any, Any]]
+) -> None:
     """Append an entry for a fired rewrite to ``fgraph.rewrite_trace`` (and print if verbose)."""
-    d = fgraph.__dict__
-    phase = d.get("_rewrite_phase") or ""
+    phase = fgraph._rewrite_phase or ""
     text = ", ".join(f"{_var_str(old)} -> {_var_str(new)}" for old, new in pairs)
     entry = TraceEntry(phase, rewrite, str(node), text)
-    log = d.get("rewrite_trace")
+    log = fgraph.rewrite_trace
     if log is not None:
         log.append(entry)
-    if d.get("_rewrite_verbose"):
+    if fgraph._rewrite_verbose:
         print(f"rewrite {format_trace([entry])}")
 
 
@@ -97,7 +100,7 @@ def trace(f: Any) -> list[TraceEntry]:
     []
     """
     fgraph = getattr(getattr(f, "maker", None), "fgraph", f)
-    log = getattr(fgraph, "rewrite_trace", None)
+    log = fgraph.rewrite_trace if isinstance(fgraph, FunctionGraph) else None
     if log is None:
         raise ValueError(
             f"{f!r} was compiled without a rewrite trace; compile it with "

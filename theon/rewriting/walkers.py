@@ -219,10 +219,11 @@ def _run(
 def _transform_of(rw: NodeRewriter) -> Any:
     """``rw.transform``, or the function it would call (one call frame less per attempt)."""
     if (
-        type(rw).transform is FromFunctionNodeRewriter.transform
+        isinstance(rw, FromFunctionNodeRewriter)
+        and type(rw).transform is FromFunctionNodeRewriter.transform
         and "transform" not in vars(rw)
     ):
-        return rw.fn  # type: ignore[attr-defined]
+        return rw.fn
     return rw.transform
 
 

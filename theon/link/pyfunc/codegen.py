@@ -1,11 +1,11 @@
 """Source generation for the py linker: one Python function for a whole graph.
 
 Each variable lives in a local of the generated function, in one or more
-*representations*:
+*representations* (:class:`Rep`):
 
-- ``"val"``: exactly the value ``perform`` would produce or receive,
-- ``"nps"``: a NumPy scalar (or 0-d array) of the right dtype, for 0-d values,
-- ``"py"``: a Python ``float``/``int``/``bool``, for 0-d values (the fast path).
+- ``Rep.VAL``: exactly the value ``perform`` would produce or receive,
+- ``Rep.NPS``: a NumPy scalar (or 0-d array) of the right dtype, for 0-d values,
+- ``Rep.PY``: a Python ``float``/``int``/``bool``, for 0-d values (the fast path).
 
 Conversions are emitted only where a consumer needs another representation.
 A dead intermediate is released right after its last reader: its local is
@@ -17,6 +17,7 @@ cost on the normal path.
 from __future__ import annotations
 
 import math
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -32,8 +33,25 @@ from theon.link.pyfunc.dispatch import (
     py_scalar_expr,
     value_info,
 )
+from theon.link.source import Source
 
-__all__ = ["GeneratedCode", "NodeEmitter", "generate"]
+__all__ = ["GeneratedCode", "NodeEmitter", "Rep", "generate"]
+
+
+class Rep(StrEnum):
+    """How the generated code holds a value (a str: ``Rep.NPS == "nps"``).
+
+    >>> Rep("nps") is Rep.NPS, [r.value for r in Rep]
+    (True, ['val', 'nps', 'py'])
+    """
+
+    #: exactly the value ``perform`` would produce or receive
+    VAL = "val"
+    #: a NumPy scalar (or 0-d array) of the right dtype, for 0-d values
+    NPS = "nps"
+    #: a Python ``float``/``int``/``bool``, for 0-d values (the fast path)
+    PY = "py"
+
 
 _PY_CONV = {"f": "float", "i": "int", "u": "int", "b": "bool"}
 # dtypes a Python number holds exactly as the result of a fast-path expression
@@ -55,21 +73,23 @@ def _perform(perform: Any, node: Apply, args: list[Any], n: int) -> list[Any]:
 
 
 class GeneratedCode:
-    """The source and namespace of a generated runner, with its line -> node table."""
+    """The body lines of a generated runner, with its line -> node table.
+
+    ``source`` holds the namespace the lines use; the linker writes the
+    function around the body into it (see :func:`~theon.link.pyfunc.linker`).
+    """
 
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.line_node: list[int] = []
-        self.namespace: dict[str, Any] = {
+        self.source = Source({
             **py_globals,
             "np": np,
             "math": math,
             "_perform1": _perform1,
             "_perform": _perform,
-        }
+        })
         self.py_lines: set[int] = set()
-        self._bound: dict[int, str] = {}
-        self._keep: list[Any] = []
         self.order: list[Apply] = []
         self.uses_float_path = False
         self.quiet = False
@@ -78,15 +98,7 @@ class GeneratedCode:
 
     def bind(self, obj: Any, hint: str = "g") -> str:
         """A global name for ``obj`` in the generated function (one per object)."""
-        name = self._bound.get(id(obj))
-        if name is None:
-            name = f"_{hint}{len(self._bound)}"
-            while name in self.namespace:
-                name += "_"
-            self._bound[id(obj)] = name
-            self._keep.append(obj)  # ids stay unique while we hold the object
-            self.namespace[name] = obj
-        return name
+        return self.source.bind(obj, hint)
 
     def add(self, line: str, node_index: int, py: bool = False) -> None:
         """Append a body line belonging to node ``node_index`` (-1: none)."""
@@ -105,7 +117,7 @@ class _VarState:
         self.info = info
         self.py_in = py_in  # may be read as a Python number
         self.py_out = py_out  # may be computed as a Python number
-        self.reps: dict[str, str] = {}
+        self.reps: dict[Rep, str] = {}
         self.fresh = False
         self.const = False
 
@@ -124,7 +136,7 @@ class NodeEmitter:
         """The ValueInfo of ``var``'s type."""
         return self.gen.state(var).info
 
-    def arg(self, i: int, rep: str = "val") -> str:
+    def arg(self, i: int, rep: Rep = Rep.VAL) -> str:
         """An expression for input ``i`` in representation ``rep`` (conversions emitted)."""
         return self.gen.materialize(self.node.inputs[i], rep, self.pre)
 
@@ -133,7 +145,7 @@ class NodeEmitter:
         return self.gen.may_overwrite(self.node, self.index, i)
 
     # outputs ----------------------------------------------------------------
-    def out(self, j: int, rep: str = "val", fresh: bool = False, reuse: bool = False) -> str:
+    def out(self, j: int, rep: Rep = Rep.VAL, fresh: bool = False, reuse: bool = False) -> str:
         """The local name the emitter assigns output ``j`` to, in representation ``rep``.
 
         ``fresh`` declares that the assigned value is a new array no other
@@ -143,19 +155,20 @@ class NodeEmitter:
         rebound, which releases that input's value with no ``del``.
         """
         st = self.gen.state(self.node.outputs[j])
-        if rep != "val" and not st.info.is_scalar:
+        if rep != Rep.VAL and not st.info.is_scalar:
             raise ValueError(
-                f"representation {rep!r} needs a 0-d numeric type, not {self.node.outputs[j].type}"
+                f"representation {str(rep)!r} needs a 0-d numeric type, "
+                f"not {self.node.outputs[j].type}"
             )
         name = (reuse and self.gen.take_dying_name(self.node, self.index)) or self.gen.new_name()
         st.reps = {rep: name}
-        st.fresh = fresh and rep == "val"
+        st.fresh = fresh and rep == Rep.VAL
         return name
 
     def out_constant(self, j: int, value: Any) -> None:
         """Declare output ``j`` known at compile time: later readers use ``value`` directly."""
         st = self.gen.state(self.node.outputs[j])
-        st.reps = {"val": self.bind(value, "k")}
+        st.reps = {Rep.VAL: self.bind(value, "k")}
         st.fresh = False
         st.const = True
 
@@ -216,7 +229,7 @@ class _Generator:
             info = self.type_info(var.type)
             st = _VarState(info, *self._py_flags(info))
             if isinstance(var, Constant):
-                st.reps["val"] = self.code.bind(var.data, "k")
+                st.reps[Rep.VAL] = self.code.bind(var.data, "k")
             self.states[var] = st
         return st
 
@@ -241,10 +254,10 @@ class _Generator:
         self._count += 1
         return f"v{self._count - 1}"
 
-    def materialize(self, var: Variable, rep: str, pre: list[tuple[str, bool]]) -> str:
+    def materialize(self, var: Variable, rep: Rep, pre: list[tuple[str, bool]]) -> str:
         """The name of ``var`` in ``rep``, emitting a conversion into ``pre`` if needed."""
         st = self.state(var)
-        if rep != "py" and var in self.input_index:
+        if rep != Rep.PY and var in self.input_index:
             self.raw_inputs.add(self.input_index[var])
         name = st.reps.get(rep)
         if name is not None:
@@ -255,42 +268,42 @@ class _Generator:
                 "(an emitter must read its inputs with arg() before out(..., reuse=True))"
             )
         info = st.info
-        if rep == "nps" and "val" in st.reps:
-            return st.reps["val"]  # a 0-d array is acceptable where a NumPy scalar is
+        if rep == Rep.NPS and Rep.VAL in st.reps:
+            return st.reps[Rep.VAL]  # a 0-d array is acceptable where a NumPy scalar is
         if isinstance(var, Constant):
             name = self._constant_rep(var, rep, info)
             st.reps[rep] = name
             return name
-        if rep == "val":
-            src = st.reps.get("nps") or st.reps.get("py")
+        if rep == Rep.VAL:
+            src = st.reps.get(Rep.NPS) or st.reps.get(Rep.PY)
             if src is None or info.box is None:
                 raise AssertionError(f"no value for {var} to box")
             args = "".join(", " + self.code.bind(a, "d") for a in info.box_args)
             expr = f"{self.code.bind(info.box, 'box')}({src}{args})"
-            py = src == st.reps.get("py")
-        elif rep == "nps":
-            src = st.reps["py"]
+            py = src == st.reps.get(Rep.PY)
+        elif rep == Rep.NPS:
+            src = st.reps[Rep.PY]
             expr = f"{self.code.bind(np.dtype(info.dtype).type, 't')}({src})"
             py = True
-        elif rep == "py":
-            src = st.reps.get("nps") or st.reps["val"]
+        elif rep == Rep.PY:
+            src = st.reps.get(Rep.NPS) or st.reps[Rep.VAL]
             expr = f"{_PY_CONV[np.dtype(info.dtype).kind]}({src})"
             py = False
         else:
-            raise ValueError(f"unknown representation {rep!r}")
+            raise ValueError(f"unknown representation {str(rep)!r}")
         name = self.new_name()
         pre.append((f"{name} = {expr}", py))
         st.reps[rep] = name
         return name
 
-    def _constant_rep(self, c: Constant, rep: str, info: ValueInfo) -> str:
+    def _constant_rep(self, c: Constant, rep: Rep, info: ValueInfo) -> str:
         data = c.data
-        if rep == "py":
+        if rep == Rep.PY:
             value = np.asarray(data).item()
             if isinstance(value, float) and math.isfinite(value) or isinstance(value, (bool, int)):
                 return f"({value!r})" if value < 0 else repr(value)
             return self.code.bind(value, "k")
-        if rep == "nps":
+        if rep == Rep.NPS:
             return self.code.bind(np.asarray(data)[()], "k")
         return self.code.bind(data, "k")
 
@@ -320,11 +333,12 @@ class _Generator:
     def memory_sharers(self, var: Variable) -> set[Variable]:
         """Every variable that may share ``var``'s memory: its roots and all their views."""
         self.viewers(var)
+        viewers = self._viewers or {}
         roots = self._roots.get(var) or [var]
         group: set[Variable] = set(roots)
         for r in roots:
-            group.update(self._viewers.get(r, ()))
-        group.update(self._viewers.get(var, ()))
+            group.update(viewers.get(r, ()))
+        group.update(viewers.get(var, ()))
         group.discard(var)
         return group
 
@@ -333,7 +347,7 @@ class _Generator:
         if var.owner is None or var in self.outputs or self.last.get(var) != k:
             return False
         st = self.states.get(var)
-        if st is None or not st.fresh or "val" not in st.reps:
+        if st is None or not st.fresh or Rep.VAL not in st.reps:
             return False
         if node.inputs.count(var) != 1:
             return False
@@ -423,11 +437,11 @@ class _Generator:
         if spelling is None:
             return None
         self.code.uses_float_path = True
-        args = [em.arg(i, "py") for i in range(len(node.inputs))]
+        args = [em.arg(i, Rep.PY) for i in range(len(node.inputs))]
         kind, how = spelling
         if kind == "expr":
             expr = how.format(*args)
-            name = em.out(0, "py", reuse=True)
+            name = em.out(0, Rep.PY, reuse=True)
             return [] if name == expr else [(f"{name} = {expr}", True)]
         taken: list[str] = []
 
@@ -441,10 +455,10 @@ class _Generator:
         for j, e in enumerate(outs):
             st = self.state(node.outputs[j])
             if e in taken and e not in kept:
-                st.reps = {"py": e}  # the temporary is the output
+                st.reps = {Rep.PY: e}  # the temporary is the output
                 kept.add(e)
             else:
-                lines.append((f"{em.out(j, 'py')} = {e}", True))
+                lines.append((f"{em.out(j, Rep.PY)} = {e}", True))
             st.fresh = False
         self.free_names.extend(n for n in taken if n not in kept)
         return lines
@@ -489,12 +503,12 @@ class _Generator:
         for n, v in enumerate(self.fgraph.inputs):
             info = self.type_info(v.type)
             st = _VarState(info, *self._py_flags(info))
-            st.reps["val"] = f"i{n}"  # parameters are never reused: a retry passes them on
+            st.reps[Rep.VAL] = f"i{n}"  # parameters are never reused: a retry passes them on
             self.states[v] = st
         for k, node in enumerate(self.order):
             self.emit_node(k, node)
         pre: list[tuple[str, bool]] = []
-        outs = [self.materialize(v, "val", pre) for v in self.fgraph.outputs]
+        outs = [self.materialize(v, Rep.VAL, pre) for v in self.fgraph.outputs]
         for ln, py in pre:
             self.code.add(ln, -1, py)
         self.code.add(f"return [{', '.join(outs)}]", -1)

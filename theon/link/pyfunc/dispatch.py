@@ -64,9 +64,10 @@ def py_emit(op: Op, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     """Source lines computing ``node`` (NumPy level), or ``None`` to call ``perform``.
 
     An emitter reads its inputs with ``ctx.arg(i)`` (a value exactly as
-    ``perform`` would receive it) or ``ctx.arg(i, "nps")`` (a NumPy scalar is
+    ``perform`` would receive it) or ``ctx.arg(i, Rep.NPS)`` (a NumPy scalar is
     also fine), and assigns each output to ``ctx.out(j)`` (or
-    ``ctx.out(j, "nps")`` when it assigns a NumPy scalar for a 0-d output).
+    ``ctx.out(j, Rep.NPS)`` when it assigns a NumPy scalar for a 0-d output);
+    :class:`~theon.link.pyfunc.codegen.Rep` lists the representations.
     ``ctx.bind(obj)`` makes a global name for any object the code needs, and
     ``ctx.may_overwrite(i)`` says whether input ``i``'s buffer is dead after
     this node and owned by the function, so it can receive the output.

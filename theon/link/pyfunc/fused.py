@@ -14,13 +14,31 @@ import numpy as np
 
 from theon.graph.basic import Apply, Constant, Variable
 from theon.link.pyfunc.codegen import NodeEmitter
-from theon.link.pyfunc.kernel import KConst, Kernel, KernelSpec, KStep, build_kernel
+from theon.link.pyfunc.kernel import (
+    KConst,
+    Kernel,
+    KernelCache,
+    KernelSpec,
+    KStep,
+    build_kernel,
+)
 from theon.scalar.basic import Add, Mul, ScalarOp
 from theon.scalar.composite import Composite
+from theon.scalar.type import ScalarType
+from theon.tensor.type import TensorType
 
 __all__ = ["composite_spec", "emit_fused"]
 
-_cache: dict[tuple[Any, ...], Kernel | None] = {}
+# the kernels built so far, by (Composite, threads, block, threshold): an LRU of
+# KERNEL_CACHE_SIZE entries (see theon.link.pyfunc.kernel)
+_cache = KernelCache()
+
+
+def _dtype(v: Variable) -> str:
+    """The dtype of a scalar (inner) or tensor (outer) variable."""
+    t = v.type
+    assert isinstance(t, (ScalarType, TensorType))
+    return t.dtype
 
 
 def composite_spec(comp: Composite) -> KernelSpec | None:
@@ -28,7 +46,7 @@ def composite_spec(comp: Composite) -> KernelSpec | None:
     n_in = len(comp.inputs)
     refs: dict[Variable, Any] = {v: k for k, v in enumerate(comp.inputs)}
     # dtypes as Composite.impl produces them on arrays: run it on empty arrays
-    env: dict[Variable, Any] = {v: np.zeros(0, v.type.dtype) for v in comp.inputs}  # type: ignore[attr-defined]
+    env: dict[Variable, Any] = {v: np.zeros(0, _dtype(v)) for v in comp.inputs}
     steps: list[KStep] = []
     with np.errstate(all="ignore"):
         for node in comp.inner_nodes:
@@ -66,7 +84,7 @@ def composite_spec(comp: Composite) -> KernelSpec | None:
             refs[out] = n_in + len(steps)
             steps.append(step)
     outs = [KConst(o.data) if isinstance(o, Constant) else refs[o] for o in comp.outputs]
-    return KernelSpec(n_in, steps, outs, [o.type.dtype for o in comp.outputs])  # type: ignore[attr-defined]
+    return KernelSpec(n_in, steps, outs, [_dtype(o) for o in comp.outputs])
 
 
 def _kernel_for(comp: Composite) -> Kernel | None:
@@ -75,15 +93,14 @@ def _kernel_for(comp: Composite) -> Kernel | None:
     threads = int(config.elemwise_threads)
     block = int(config.elemwise_block)
     threshold = int(config.elemwise_parallel_threshold)
-    key = (comp, threads, block, threshold)
-    if key not in _cache:
+
+    def build() -> Kernel | None:
         spec = composite_spec(comp)
-        _cache[key] = (
-            None
-            if spec is None
-            else build_kernel(spec, block=block, threads=threads, threshold=threshold, quiet=True)
-        )
-    return _cache[key]
+        if spec is None:
+            return None
+        return build_kernel(spec, block=block, threads=threads, threshold=threshold, quiet=True)
+
+    return _cache.get_or_build((comp, threads, block, threshold), build)
 
 
 def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
@@ -91,7 +108,7 @@ def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     from theon.link.pyfunc.tensor import _broadcast_checks, _inputs_to_check
 
     comp = op.scalar_op
-    if [o.type.dtype for o in node.outputs] != [o.type.dtype for o in comp.outputs]:  # type: ignore[attr-defined]
+    if [_dtype(o) for o in node.outputs] != [_dtype(o) for o in comp.outputs]:
         return None
     kern = _kernel_for(comp)
     if kern is None:

@@ -25,14 +25,26 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["KConst", "KStep", "Kernel", "KernelSpec", "build_kernel", "quiet_errors"]
+from theon.link.source import Source
+
+__all__ = [
+    "KERNEL_CACHE_SIZE",
+    "KConst",
+    "KStep",
+    "Kernel",
+    "KernelCache",
+    "KernelSpec",
+    "build_kernel",
+    "quiet_errors",
+]
 
 Ref = Any  # int (input or step result) or KConst
 
@@ -148,10 +160,9 @@ def default_threads() -> int:
 
 
 # code generation ---------------------------------------------------------------------
-def _chunk_source(spec: KernelSpec) -> tuple[str, dict[str, Any]]:
-    """Source of ``chunk(ins..., outs..., lo, hi, rows, rest)``: blocks of rows lo..hi."""
+def _chunk_source(spec: KernelSpec, src: Source) -> None:
+    """Add ``chunk(ins..., outs..., lo, hi, rows, rest)`` to ``src``: blocks of rows lo..hi."""
     n_in = spec.n_inputs
-    ns: dict[str, Any] = {"_empty": np.empty}
     names: dict[int, str] = {i: f"a{i}" for i in range(n_in)}
     last: dict[int, int] = {}
     for k, st in enumerate(spec.steps):
@@ -168,11 +179,7 @@ def _chunk_source(spec: KernelSpec) -> tuple[str, dict[str, Any]]:
                 direct[r] = j
 
     def ref(r: Ref) -> str:
-        if isinstance(r, KConst):
-            name = f"c{len(ns)}"
-            ns[name] = r.value
-            return name
-        return names[r]
+        return src.bind(r.value, "c") if isinstance(r, KConst) else names[r]
 
     # scratch slots: (dtype) -> free list, reused once a value is dead
     slots: list[str] = []  # dtype of each scratch slot
@@ -220,8 +227,7 @@ def _chunk_source(spec: KernelSpec) -> tuple[str, dict[str, Any]]:
             target = ""
             names[r] = f"t{r}"
             assign = f"t{r} = "
-        fn = f"f{k}"
-        ns[fn] = st.fn
+        fn = src.bind(st.fn, "f")
         if st.fold and len(args) > 2:
             first = (
                 f"{assign}{fn}({args[0]}, {args[1]}, out={target})"
@@ -248,10 +254,10 @@ def _chunk_source(spec: KernelSpec) -> tuple[str, dict[str, Any]]:
         if isinstance(r, int) and r >= n_in and direct.get(r) == j:
             continue
         body.append(f"_copyto(o{j}[lo_:hi_], {ref(r)}, casting='unsafe')")
-    ns["_copyto"] = np.copyto
+    src.define("_copyto", np.copyto)
     ins = ", ".join(f"x{i}" for i in range(n_in))
     outs = ", ".join(f"o{j}" for j in range(len(spec.outputs)))
-    ns["_slot_dtypes"] = [np.dtype(dt) for dt in slots]
+    src.define("_slot_dtypes", [np.dtype(dt) for dt in slots])
     lines = [
         "def chunk(ins, outs, lo, hi, rows, rest, scratch):",
         f"    {ins}{',' if n_in == 1 else ''} = ins" if n_in else "    pass",
@@ -266,27 +272,22 @@ def _chunk_source(spec: KernelSpec) -> tuple[str, dict[str, Any]]:
     for i in range(n_in):
         lines.append(f"        a{i} = x{i}[lo_:hi_] if x{i}.ndim else x{i}")
     lines.extend("        " + b for b in body)
-    return "\n".join(lines) + "\n", ns
+    src.add(*lines)
 
 
-def _small_source(spec: KernelSpec, ns: dict[str, Any]) -> str:
-    """Source of ``small(x0, ...)``: the steps on whole arrays (for inputs within one block)."""
+def _small_source(spec: KernelSpec, src: Source) -> None:
+    """Add ``small(x0, ...)`` to ``src``: the steps on whole arrays (inputs within one block)."""
     n_in = spec.n_inputs
     names: dict[int, str] = {i: f"x{i}" for i in range(n_in)}
 
     def ref(r: Ref) -> str:
-        if isinstance(r, KConst):
-            name = f"c{len(ns)}"
-            ns[name] = r.value
-            return name
-        return names[r]
+        return src.bind(r.value, "c") if isinstance(r, KConst) else names[r]
 
     body: list[str] = []
     for k, st in enumerate(spec.steps):
         r = n_in + k
         names[r] = f"t{r}"
-        fn = f"f{k}"
-        ns[fn] = st.fn
+        fn = src.bind(st.fn, "f")
         args = [ref(a) for a in st.args]
         if st.fold and len(args) > 2:
             body.append(f"t{r} = {fn}({args[0]}, {args[1]})")
@@ -295,8 +296,7 @@ def _small_source(spec: KernelSpec, ns: dict[str, Any]) -> str:
             body.append(f"t{r} = {fn}({', '.join(args)})")
     outs = ", ".join(ref(r) for r in spec.outputs)
     params = ", ".join(f"x{i}" for i in range(n_in))
-    lines = [f"def small({params}):", *("    " + b for b in body), f"    return ({outs},)"]
-    return "\n".join(lines) + "\n"
+    src.add(f"def small({params}):", *("    " + b for b in body), f"    return ({outs},)")
 
 
 class Kernel:
@@ -315,13 +315,16 @@ class Kernel:
         threads: int,
         threshold: int,
         quiet: bool,
+        slot_dtypes: Sequence[np.dtype[Any]] = (),
+        source: str | None = None,
     ) -> None:
         self.spec = spec
         self.chunk = chunk
         self.small = small
-        self.slot_dtypes: list[np.dtype[Any]] = getattr(chunk, "__globals__", {}).get(
-            "_slot_dtypes", []
-        )
+        # the dtypes of the scratch buffers ``chunk`` uses, in slot order
+        self.slot_dtypes = list(slot_dtypes)
+        # the generated source of chunk and small
+        self.source = source
         # outputs that are not fresh ufunc results need a copy in the small path
         n_in = spec.n_inputs
         seen: set[int] = set()
@@ -495,11 +498,73 @@ def build_kernel(
     >>> build_kernel(spec)(np.zeros(3))[0]
     array([1., 1., 1.])
     """
-    src, ns = _chunk_source(spec)
-    src += _small_source(spec, ns)
-    exec(compile(src, "<theon-kernel>", "exec"), ns)
+    src = Source({"_empty": np.empty})
+    _chunk_source(spec, src)
+    _small_source(spec, src)
+    chunk = src.function("chunk", "kernel")
     if threads <= 0:
         threads = default_threads()
-    k = Kernel(spec, ns["chunk"], ns["small"], block, threads, threshold, quiet)
-    k.source = src  # type: ignore[attr-defined]
-    return k
+    return Kernel(
+        spec, chunk, src.namespace["small"], block, threads, threshold, quiet,
+        src.namespace["_slot_dtypes"], src.text(),
+    )
+
+
+#: Most kernels a :class:`KernelCache` keeps (by default): the least recently used
+#: one is dropped first.  A compiled function keeps the kernels it calls alive
+#: itself; the cache only saves rebuilding a kernel for the next compile.
+KERNEL_CACHE_SIZE = 256
+
+
+class KernelCache:
+    """A least-recently-used map from a key to a built kernel, of bounded size.
+
+    ``None`` is cached too (a key whose kernel cannot be built).  Safe to use
+    from several threads; two threads missing the same key may both build it.
+
+    Parameters
+    ----------
+    maxsize
+        Most entries kept (:data:`KERNEL_CACHE_SIZE` by default).
+
+    Examples
+    --------
+    >>> cache = KernelCache(maxsize=2)
+    >>> for key in "abc":
+    ...     _ = cache.get_or_build(key, lambda: None)
+    >>> len(cache), "a" in cache, "c" in cache
+    (2, False, True)
+    """
+
+    def __init__(self, maxsize: int = KERNEL_CACHE_SIZE) -> None:
+        if maxsize < 1:
+            raise ValueError(f"KernelCache needs maxsize >= 1, got {maxsize}")
+        self.maxsize = maxsize
+        self._entries: OrderedDict[Hashable, Kernel | None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_or_build(self, key: Hashable, build: Callable[[], Kernel | None]) -> Kernel | None:
+        """The kernel cached for ``key``, or ``build()``'s result, cached."""
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key]
+        kernel = build()
+        with self._lock:
+            self._entries[key] = kernel
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.maxsize:
+                self._entries.popitem(last=False)
+        return kernel
+
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            return key in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        """Drop every entry."""
+        with self._lock:
+            self._entries.clear()

@@ -18,13 +18,8 @@
 
 from __future__ import annotations
 
-import itertools
-import linecache
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
-from types import CodeType
 from typing import Any
 
 import numpy as np
@@ -39,8 +34,6 @@ from theon.link.vm import Linker, Runner, add_node_context
 __all__ = ["PyLinker"]
 
 _RETRY = (ArithmeticError, ValueError, TypeError)
-_ids = itertools.count()
-_backend_lock = threading.Lock()
 
 
 def _destroys_inputs(fgraph: FunctionGraph) -> bool:
@@ -76,12 +69,12 @@ class PyLinker(Linker):
     float_path
         Carry 0-d float64 values as Python floats where possible.
 
-    The runner has ``order`` (the nodes in run order), ``source`` (the generated
-    code), ``float_inputs``: the positions of 0-d float64 inputs that are only
-    read through ``float()``, to which a caller may pass a Python float as is
-    (skipping the argument filter exactly preserves the result), and
-    ``reentrant = True``: intermediates live in the locals of the generated
-    function, so several threads may run it at once.
+    The :class:`~theon.link.vm.Runner` has ``order`` (the nodes in run order),
+    ``source`` (the generated code), ``float_inputs``: the positions of 0-d
+    float64 inputs that are only read through ``float()``, to which a caller may
+    pass a Python float as is (skipping the argument filter exactly preserves the
+    result), and ``reentrant = True``: intermediates live in the locals of the
+    generated function, so several threads may run it at once.
 
     Examples
     --------
@@ -118,7 +111,7 @@ def _lazy_fallback(fgraph: FunctionGraph, profile: Any) -> Callable[..., list[An
             built.append(
                 _build(generate(fgraph, profile, False), len(fgraph.inputs), profile, None)
             )
-        return built[0](*args)
+        return built[0].fn(*args)
 
     return fallback
 
@@ -126,72 +119,42 @@ def _lazy_fallback(fgraph: FunctionGraph, profile: Any) -> Callable[..., list[An
 def _build(
     code: GeneratedCode, n_in: int, profile: Any, fallback: Callable[..., list[Any]] | None
 ) -> Runner:
-    """Turn generated lines into the runner function."""
+    """Write the runner function around the generated body, and compile it.
+
+    The code is compiled once per distinct source (see :mod:`theon.link.source`):
+    structurally equal graphs give equal source, as the objects they use are globals.
+    """
+    src = code.source
     params = ", ".join(f"i{n}" for n in range(n_in))
-    src = [f"def run({params}):"]
+    src.add(f"def run({params}):")
     if code.quiet:
-        src.append("    _tok = _quiet()")
-    src.append("    try:")
-    header = len(src)
-    src.extend("        " + ln for ln in code.lines)
-    src.append("    except Exception as _e:")
+        src.add("    _tok = _quiet()")
+    src.add("    try:")
+    header = len(src.lines)
+    src.add(*("        " + ln for ln in code.lines))
+    src.add("    except Exception as _e:")
     if fallback is not None:
         # Python floats given for float_inputs become what the NumPy level expects
         boxed = ", ".join(
             f"_box_f64(i{n})" if n in code.float_inputs else f"i{n}" for n in range(n_in)
         )
-        src.append("        if _error(_e):")
-        src.append(f"            return _fallback({boxed})")
+        src.add("        if _error(_e):", f"            return _fallback({boxed})")
     else:
-        src.append("        _error(_e)")
-    src.append("        raise")
+        src.add("        _error(_e)")
+    src.add("        raise")
     if code.quiet:
-        src.append("    finally:")
-        src.append("        _restore(_tok)")
-    text = "\n".join(src) + "\n"
-    ns = code.namespace
-    ns["_error"] = _error_handler(code, fallback is not None, header)
-    ns["_quiet"] = quiet_errors
-    ns["_box_f64"] = _box_f64
-    ns["_restore"] = restore_errors
-    ns["_fallback"] = fallback
+        src.add("    finally:", "        _restore(_tok)")
+    src.define("_error", _error_handler(code, fallback is not None, header))
+    src.define("_quiet", quiet_errors)
+    src.define("_box_f64", _box_f64)
+    src.define("_restore", restore_errors)
+    src.define("_fallback", fallback)
     if profile is not None:
-        ns["_pc"] = time.perf_counter
-        ns["_record"] = profile.record
-    exec(_compiled(text), ns)
-    run: Any = ns["run"]
-    run.order = code.order
-    run.source = text
-    run.float_inputs = code.float_inputs if fallback is not None else frozenset()
-    run.reentrant = True
-    return run  # type: ignore[no-any-return]
-
-
-_code_cache: OrderedDict[str, CodeType] = OrderedDict()
-_CODE_CACHE_SIZE = 256
-
-
-def _compiled(text: str) -> CodeType:
-    """The code object of ``text``, compiled once per distinct source (an LRU cache).
-
-    Structurally equal graphs give equal source (the objects they use are
-    globals), so recompiling a function reuses the code.  The source stays in
-    ``linecache`` while cached, so tracebacks show the generated lines.
-    """
-    with _backend_lock:
-        code = _code_cache.get(text)
-        if code is not None:
-            _code_cache.move_to_end(text)
-            return code
-    filename = f"<theon-py-{next(_ids)}>"
-    code = compile(text, filename, "exec")
-    with _backend_lock:
-        _code_cache[text] = code
-        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-        while len(_code_cache) > _CODE_CACHE_SIZE:
-            _, old = _code_cache.popitem(last=False)
-            linecache.cache.pop(old.co_filename, None)
-    return code
+        src.define("_pc", time.perf_counter)
+        src.define("_record", profile.record)
+    run = src.function("run", "py")
+    float_inputs = code.float_inputs if fallback is not None else frozenset()
+    return Runner(run, code.order, src.text(), float_inputs, reentrant=True)
 
 
 def _box_f64(x: Any) -> Any:

@@ -129,7 +129,8 @@ def composite_block(comp: Composite) -> PyBlockBuilder | None:
         if len(inner.outputs) != 1:
             return None
     for v in (*comp.inputs, *comp.outputs):
-        if v.type.dtype not in ("float64", "bool"):  # type: ignore[attr-defined]
+        vt = v.type
+        if not isinstance(vt, ScalarType) or vt.dtype not in ("float64", "bool"):
             return None
 
     def build(args: list[str], new_name: Callable[[], str]) -> tuple[list[str], list[str]]:

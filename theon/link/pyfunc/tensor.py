@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from theon.graph.basic import Apply, Constant, Variable
-from theon.link.pyfunc.codegen import NodeEmitter
+from theon.link.pyfunc.codegen import NodeEmitter, Rep
 from theon.link.pyfunc.dispatch import (
     PyBlockBuilder,
     ValueInfo,
@@ -35,11 +35,12 @@ from theon.link.pyfunc.dispatch import (
 from theon.link.pyfunc.scalar import cached_composite_block
 from theon.scalar.basic import Add, Mul, ScalarOp, ufunc_out_dtypes
 from theon.scalar.composite import Composite
+from theon.scalar.type import ScalarType
 from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
 from theon.tensor.blas import Dot
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.shape import Shape, Shape_i
-from theon.tensor.type import TensorType
+from theon.tensor.type import TensorType, tensor_type
 from theon.tensor.ufunc_safety import strided_out_safe
 
 _FOLDING = (Add, Mul)  # ops whose impl folds a binary ufunc over any number of inputs
@@ -96,7 +97,7 @@ def _same_shape(ctx: NodeEmitter, a: Variable, b: Variable) -> None:
 
 
 def _no_broadcast_dims(v: Variable) -> bool:
-    return 1 not in v.type.shape  # type: ignore[attr-defined]
+    return 1 not in tensor_type(v).shape
 
 
 def _inputs_to_check(ctx: NodeEmitter, node: Apply) -> list[int]:
@@ -106,12 +107,12 @@ def _inputs_to_check(ctx: NodeEmitter, node: Apply) -> list[int]:
     one per set of inputs known to share a runtime shape is enough, and when
     they all share one shape the output has it too: no check at all.
     """
-    if node.outputs[0].type.ndim == 0:  # type: ignore[attr-defined]
+    if tensor_type(node.outputs[0]).ndim == 0:
         return []
     seen: set[Any] = set()
     picked: list[int] = []
     for i, v in enumerate(node.inputs):
-        if all(s == 1 for s in v.type.shape):  # type: ignore[attr-defined]
+        if all(s == 1 for s in tensor_type(v).shape):
             continue
         r = _shape_class(ctx, v)
         if r not in seen:
@@ -129,14 +130,14 @@ def _broadcast_checks(ctx: NodeEmitter, node: Apply, picked: list[int], out_name
         cond = " or ".join(f"{ctx.arg(i)}.shape != {out_name}.shape" for i in picked)
         args = ", ".join(ctx.arg(i) for i in range(len(node.inputs)))
         lines.append(f"if {cond}: {check}([{args}], {out_name}.shape)")
-    if out.type.ndim:  # type: ignore[attr-defined]
+    if tensor_type(out).ndim:
         # past the check, inputs without broadcastable dims have the output's shape
         for v in node.inputs:
             if _no_broadcast_dims(v):
                 _same_shape(ctx, v, out)
         if not picked:
             for v in node.inputs:
-                if not all(s == 1 for s in v.type.shape):  # type: ignore[attr-defined]
+                if not all(s == 1 for s in tensor_type(v).shape):
                     _same_shape(ctx, v, out)
                     break
     for o in node.outputs[1:]:
@@ -147,9 +148,10 @@ def _broadcast_checks(ctx: NodeEmitter, node: Apply, picked: list[int], out_name
 def _broadcast_error(node: Apply) -> Any:
     """A callable raising Elemwise's runtime-broadcast error for ``node``."""
     op = node.op
+    assert isinstance(op, Elemwise)
 
     def check(inputs: list[Any], shape: tuple[int, ...]) -> None:
-        op._check_runtime_broadcast(node, inputs, shape)  # type: ignore[attr-defined]
+        op._check_runtime_broadcast(node, inputs, shape)
 
     return check
 
@@ -157,7 +159,7 @@ def _broadcast_error(node: Apply) -> Any:
 def _natural_dtypes(ufunc: Any, node: Apply) -> tuple[str, ...] | None:
     """Output dtypes NumPy gives ``ufunc`` on the node's input dtypes (None: no loop)."""
     try:
-        return ufunc_out_dtypes(ufunc, tuple(v.type.dtype for v in node.inputs))  # type: ignore[attr-defined]
+        return ufunc_out_dtypes(ufunc, tuple(tensor_type(v).dtype for v in node.inputs))
     except TypeError:
         return None
 
@@ -179,7 +181,7 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
         return None
     sop = op.scalar_op
     outs = node.outputs
-    out_nd = outs[0].type.ndim  # type: ignore[attr-defined]
+    out_nd = tensor_type(outs[0]).ndim
     if isinstance(sop, Composite) and out_nd > 0:
         from theon.link.pyfunc.fused import emit_fused
 
@@ -193,17 +195,17 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
         return _emit_impl(op, node, ctx)
     if op.inplace_pattern and fold:
         return None
-    in_dts = [v.type.dtype for v in node.inputs]  # type: ignore[attr-defined]
+    in_dts = [tensor_type(v).dtype for v in node.inputs]
     natural = (_fold_dtype(ufunc, in_dts),) if fold else _natural_dtypes(ufunc, node)
     if natural is None or None in natural:
         return None
-    want = tuple(o.type.dtype for o in outs)  # type: ignore[attr-defined]
+    want = tuple(tensor_type(o).dtype for o in outs)
     ctx.quiet()
     f = ctx.bind(ufunc, "uf")
     scalar_out = out_nd == 0
     # 0-d operands may stay NumPy scalars: ufuncs treat them like 0-d arrays
     args = [
-        ctx.arg(i, "nps" if v.type.ndim == 0 else "val")  # type: ignore[attr-defined]
+        ctx.arg(i, Rep.NPS if tensor_type(v).ndim == 0 else Rep.VAL)
         for i, v in enumerate(node.inputs)
     ]
     # where the result goes: a destroyed input (inplace op) or a dead owned buffer
@@ -213,11 +215,11 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
         for o, i in op.inplace_pattern.items():
             target[o] = ctx.arg(i)
             fresh[o] = ctx.may_overwrite(i)
-        out_shape = outs[0].type.shape  # type: ignore[attr-defined]
+        out_shape = tensor_type(outs[0]).shape
         if len(outs) == 1 and target[0] is None and natural == want:
             # a fold reads its later operands after the first call: only 0 and 1 may go
             for i, v in enumerate(node.inputs[:2] if fold else node.inputs):
-                vt: Any = v.type
+                vt = tensor_type(v)
                 if vt.dtype == want[0] and vt.shape == out_shape and ctx.may_overwrite(i):
                     target[0] = args[i]
                     break
@@ -235,7 +237,7 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
     names = [
         ctx.out(
             j,
-            "nps" if scalar_out and natural[j] == want[j] else "val",
+            Rep.NPS if scalar_out and natural[j] == want[j] else Rep.VAL,
             fresh=fresh[j],
             reuse=not picked and not fold,
         )
@@ -280,7 +282,7 @@ def _emit_impl(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     ctx.quiet()
     impl = ctx.bind(op.scalar_op.impl, "impl")
     args = ", ".join(
-        ctx.arg(i, "nps" if v.type.ndim == 0 else "val")  # type: ignore[attr-defined]
+        ctx.arg(i, Rep.NPS if tensor_type(v).ndim == 0 else Rep.VAL)
         for i, v in enumerate(node.inputs)
     )
     picked = _inputs_to_check(ctx, node)
@@ -292,7 +294,7 @@ def _emit_impl(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     nd = ctx.bind(np.ndarray, "ndarray")
     asarray = ctx.bind(np.asarray, "asarray")
     for name, o in zip(names, node.outputs):
-        dt = ctx.bind(o.type.numpy_dtype, "dt")  # type: ignore[attr-defined]
+        dt = ctx.bind(tensor_type(o).numpy_dtype, "dt")
         lines.append(
             f"if type({name}) is not {nd} or {name}.dtype != {dt}: {name} = {asarray}({name}, {dt})"
         )
@@ -332,22 +334,29 @@ def _emit_careduce(op: CAReduce, node: Apply, ctx: NodeEmitter) -> list[str] | N
         return None
     ctx.quiet()
     out = node.outputs[0]
-    dt = out.type.numpy_dtype  # type: ignore[attr-defined]
+    dt = tensor_type(out).numpy_dtype
     red = ctx.bind(op._reduce, "red")
     x = ctx.arg(0)
     extra = "" if op.initial is None else f", initial={ctx.bind(op.initial, 'init')}"
     call = f"{red}({x}, axis={op.axis!r}, dtype={ctx.bind(dt, 'dt')}{extra})"
-    if out.type.ndim == 0:  # type: ignore[attr-defined]
+    if tensor_type(out).ndim == 0:
         # a NumPy scalar of the output dtype: boxed only if it leaves the function
-        return [f"{ctx.out(0, 'nps', reuse=True)} = {call}"]
+        return [f"{ctx.out(0, Rep.NPS, reuse=True)} = {call}"]
     return [f"{ctx.out(0, fresh=op.axis != (), reuse=True)} = {call}"]
+
+
+def _dtype(v: Variable) -> str:
+    """The dtype of a tensor or scalar variable."""
+    t = v.type
+    assert isinstance(t, (TensorType, ScalarType))
+    return t.dtype
 
 
 @py_scalar_expr.register(TensorFromScalar)
 @py_scalar_expr.register(ScalarFromTensor)
 def _same_number_expr(op: Any, node: Apply, args: list[str]) -> str | None:
     """A 0-d tensor and a scalar hold the same number."""
-    if node.inputs[0].type.dtype != node.outputs[0].type.dtype:  # type: ignore[attr-defined]
+    if _dtype(node.inputs[0]) != _dtype(node.outputs[0]):
         return None
     return args[0]
 
@@ -361,10 +370,10 @@ def _emit_same_number(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | Non
     out = node.outputs[0]
     if isinstance(op, ScalarFromTensor):
         x = ctx.arg(0)
-        return [f"{ctx.out(0, 'nps', reuse=True)} = {x}[()]"]
+        return [f"{ctx.out(0, Rep.NPS, reuse=True)} = {x}[()]"]
     asarray = ctx.bind(np.asarray, "asarray")
-    dt = ctx.bind(out.type.numpy_dtype, "dt")  # type: ignore[attr-defined]
-    x = ctx.arg(0, "nps")
+    dt = ctx.bind(tensor_type(out).numpy_dtype, "dt")
+    x = ctx.arg(0, Rep.NPS)
     return [f"{ctx.out(0, reuse=True)} = {asarray}({x}, {dt})"]
 
 
@@ -375,14 +384,15 @@ def _emit_dot(op: Dot, node: Apply, ctx: NodeEmitter) -> list[str] | None:
         return None
     a, b = node.inputs
     out = node.outputs[0]
-    natural = np.result_type(a.type.numpy_dtype, b.type.numpy_dtype)  # type: ignore[attr-defined]
+    natural = np.result_type(tensor_type(a).numpy_dtype, tensor_type(b).numpy_dtype)
     call = f"{ctx.bind(np.dot, 'dot')}({ctx.arg(0)}, {ctx.arg(1)})"
-    if natural != out.type.numpy_dtype:  # type: ignore[attr-defined]
-        dt = ctx.bind(out.type.numpy_dtype, "dt")  # type: ignore[attr-defined]
+    out_t = tensor_type(out)
+    if natural != out_t.numpy_dtype:
+        dt = ctx.bind(out_t.numpy_dtype, "dt")
         asarray = ctx.bind(np.asarray, "asarray")
         return [f"{ctx.out(0, fresh=True, reuse=True)} = {asarray}({call}, {dt})"]
-    if out.type.ndim == 0:  # type: ignore[attr-defined]
-        return [f"{ctx.out(0, 'nps', reuse=True)} = {call}"]
+    if out_t.ndim == 0:
+        return [f"{ctx.out(0, Rep.NPS, reuse=True)} = {call}"]
     return [f"{ctx.out(0, fresh=True, reuse=True)} = {call}"]
 
 
@@ -392,8 +402,8 @@ def _emit_shape_i(op: Shape_i, node: Apply, ctx: NodeEmitter) -> list[str] | Non
     if type(op).perform is not Shape_i.perform:
         return None
     i64 = ctx.bind(np.int64, "int64")
-    x = ctx.arg(0, "nps")  # read inputs before naming outputs (out may reuse their names)
-    return [f"{ctx.out(0, 'nps', reuse=True)} = {i64}({x}.shape[{op.i}])"]
+    x = ctx.arg(0, Rep.NPS)  # read inputs before naming outputs (out may reuse their names)
+    return [f"{ctx.out(0, Rep.NPS, reuse=True)} = {i64}({x}.shape[{op.i}])"]
 
 
 @py_emit.register(Shape)
@@ -403,5 +413,5 @@ def _emit_shape(op: Shape, node: Apply, ctx: NodeEmitter) -> list[str] | None:
         return None
     arr = ctx.bind(np.array, "array")
     i64 = ctx.bind(np.dtype(np.int64), "dt")
-    shape = f"{ctx.arg(0, 'nps')}.shape"
+    shape = f"{ctx.arg(0, Rep.NPS)}.shape"
     return [f"{ctx.out(0, fresh=True, reuse=True)} = {arr}({shape}, {i64}).reshape(-1)"]

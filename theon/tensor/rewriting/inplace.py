@@ -30,7 +30,7 @@ __all__ = ["InplaceElemwise", "InplaceIncSubtensor"]
 
 
 def _mutable_inputs(fgraph: FunctionGraph) -> Any:
-    return getattr(fgraph, "mutable_inputs", None)
+    return fgraph.mutable_inputs
 
 
 class InplaceElemwise(GraphRewriter):

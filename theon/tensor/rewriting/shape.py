@@ -48,7 +48,7 @@ def _scalar_int64(v: Any) -> Variable:
 
 
 class ShapeFeature(Feature):
-    """Lazily inferred, memoized symbolic shapes: ``fgraph.shape_feature.shape_of(var)``."""
+    """Lazily inferred, memoized symbolic shapes: ``shape_feature(fgraph).shape_of(var)``."""
 
     def __init__(self) -> None:
         self.cache: dict[Variable, ShapeT] = {}
@@ -57,13 +57,11 @@ class ShapeFeature(Feature):
         self.fgraph: FunctionGraph | None = None
 
     def on_attach(self, fgraph: FunctionGraph) -> None:
-        if getattr(fgraph, "shape_feature", None) is not None:
+        if fgraph.find_feature(ShapeFeature) is not None:
             raise AlreadyThere("a ShapeFeature is already attached")
-        fgraph.shape_feature = self  # type: ignore[attr-defined]
         self.fgraph = fgraph
 
     def on_detach(self, fgraph: FunctionGraph) -> None:
-        fgraph.shape_feature = None  # type: ignore[attr-defined]
         self.cache.clear()
         self.deps.clear()
 
@@ -190,11 +188,11 @@ class ShapeFeature(Feature):
 
 def shape_feature(fgraph: FunctionGraph) -> ShapeFeature:
     """The graph's ShapeFeature, attached on first use."""
-    sf = getattr(fgraph, "shape_feature", None)
+    sf = fgraph.find_feature(ShapeFeature)
     if sf is None:
         sf = ShapeFeature()
         fgraph.attach_feature(sf)
-    return sf  # type: ignore[no-any-return]
+    return sf
 
 
 def _depends_on(expr: Sequence[Variable], var: Variable) -> bool:

@@ -89,13 +89,12 @@ def _sum_parts(fgraph: FunctionGraph | None, v: Variable) -> tuple[Terms, Any] |
     """
     if fgraph is None or not hasattr(fgraph, "change_count"):
         return _compute_sum_parts(fgraph, v)
-    d = fgraph.__dict__
     count = fgraph.change_count
-    memo = d.get("_sum_parts_memo")
+    memo = fgraph.memo.get("sum_parts")
     if memo is not None and memo[0] is v and memo[1] == count:
         return memo[2]  # type: ignore[no-any-return]
     got = _compute_sum_parts(fgraph, v)
-    d["_sum_parts_memo"] = (v, count, got)
+    fgraph.memo["sum_parts"] = (v, count, got)
     return got
 
 
