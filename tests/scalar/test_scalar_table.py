@@ -15,6 +15,7 @@ import theon.tensor as tt
 import theon.tensor.math as tm
 from theon.graph.null_type import DisconnectedType
 from theon.link.pyfunc.dispatch import py_scalar_expr
+from theon.link.registry import load_linker_backends
 from theon.scalar import table
 from theon.scalar.basic import BinaryScalarOp, UnaryScalarOp, partials
 
@@ -67,6 +68,7 @@ def test_linker_spells_an_op_as_its_row(row: table.OpRow) -> None:
     dtype = "bool" if row.py_ok is not None and "bool" in row.py_ok.__name__ else "float64"
     node = op.make_node(*[ts.get_scalar_type(dtype)() for _ in range(row.nin)])
     names = ["a", "b"][: row.nin]
+    load_linker_backends("py")  # the py linker's scalar emitters (loaded on its first link)
     assert op.py_expr_ok(node)
     assert py_scalar_expr(op, node, names) == row.py.format(*names)
 

@@ -66,7 +66,7 @@ from theon.scalar.table import (
     sqrt,
     trunc,
 )
-from theon.scalar.type import ScalarType, constant, get_scalar_type
+from theon.scalar.type import ScalarType, constant, get_scalar_type, scalar_type
 
 __all__ = [
     "Abs",
@@ -188,7 +188,7 @@ class Clip(ScalarOp):
 
         x, lo, hi = inputs
         (gz,) = output_grads
-        zero = constant(0, dtype=gz.type.dtype)  # type: ignore[attr-defined]
+        zero = constant(0, dtype=scalar_type(gz).dtype)
         inside = and_(ge(x, lo), le(x, hi))
         gx = disconnected_type() if _discrete(x) else _grad_as(switch(inside, gz, zero), x)
         # the upper bound wins where lo > hi, as in np.clip

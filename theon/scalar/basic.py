@@ -39,6 +39,7 @@ from theon.scalar.type import (
     constant,
     get_scalar_type,
     is_weak_scalar,
+    scalar_type,
     upcast,
     weak_dtype,
 )
@@ -305,7 +306,7 @@ class ScalarOp(Op):
             raise TypeError(f"scalar op {self} needs at least one input")
         vars_: list[Variable | None] = [None if is_weak_scalar(x) else as_scalar(x) for x in inputs]
         strong = [
-            v.type.dtype  # type: ignore[attr-defined]
+            scalar_type(v).dtype
             for i, v in enumerate(vars_)
             if v is not None and i not in self.no_promote_inputs
         ]
@@ -392,7 +393,7 @@ class ScalarOp(Op):
 
     def py_expr_ok(self, node: Apply) -> bool:
         """Whether :meth:`py_expr` is valid for ``node``: float64 inputs, float64/bool outputs."""
-        return all(i.type.dtype == "float64" for i in node.inputs) and all(  # type: ignore[attr-defined]
+        return all(scalar_type(i).dtype == "float64" for i in node.inputs) and all(
             o.type.dtype in ("float64", "bool")
             for o in node.outputs  # type: ignore[attr-defined]
         )
@@ -451,15 +452,15 @@ class BinaryScalarOp(ScalarOp):
 
 # grad helpers -----------------------------------------------------------------
 def _discrete(v: Variable) -> bool:
-    return bool(v.type.is_discrete)  # type: ignore[attr-defined]
+    return bool(scalar_type(v).is_discrete)
 
 
 def _grad_as(g: Variable, x: Variable) -> Variable:
     """``g`` cast to ``x``'s dtype when they differ (gradients keep the input's dtype)."""
-    if g.type.dtype != x.type.dtype:  # type: ignore[attr-defined]
-        if x.type.is_complex or not g.type.is_complex:  # type: ignore[attr-defined]
-            return cast(g, x.type.dtype)  # type: ignore[attr-defined]
-        return cast(_real_part(g), x.type.dtype)  # type: ignore[attr-defined]
+    if scalar_type(g).dtype != scalar_type(x).dtype:
+        if scalar_type(x).is_complex or not scalar_type(g).is_complex:
+            return cast(g, scalar_type(x).dtype)
+        return cast(_real_part(g), scalar_type(x).dtype)
     return g
 
 
@@ -473,7 +474,7 @@ def _zero_grad(x: Variable) -> Variable:
     """Zero gradient for a float input of a piecewise-constant op; disconnected for ints."""
     if _discrete(x):
         return disconnected_type()
-    return constant(0, dtype=x.type.dtype)  # type: ignore[attr-defined]
+    return constant(0, dtype=scalar_type(x).dtype)
 
 
 # derivative rules -----------------------------------------------------------------
@@ -615,7 +616,7 @@ class Cast(UnaryScalarOp):
         return None
 
     def py_expr_ok(self, node: Apply) -> bool:
-        dt = node.inputs[0].type.dtype  # type: ignore[attr-defined]
+        dt = scalar_type(node.inputs[0]).dtype
         out = self.o_type.dtype
         if out == "float64":
             return dt in ("float64", "bool")
@@ -626,7 +627,7 @@ class Cast(UnaryScalarOp):
         if _discrete(x):
             return [disconnected_type()]
         if self.o_type.is_discrete:
-            return [constant(0, dtype=x.type.dtype)]  # type: ignore[attr-defined]
+            return [constant(0, dtype=scalar_type(x).dtype)]
         return [_grad_as(output_grads[0], x)]
 
 
@@ -656,9 +657,9 @@ def cast(x: Any, dtype: Any) -> Variable:
     if is_weak_scalar(x):
         return constant(x, dtype=dt)
     v = as_scalar(x)
-    if v.type.dtype == dt:  # type: ignore[attr-defined]
+    if scalar_type(v).dtype == dt:
         return v
-    if drops_imaginary(v.type.dtype, dt):  # type: ignore[attr-defined]
+    if drops_imaginary(scalar_type(v).dtype, dt):
         raise TypeError(
             f"cast: casting {describe(v)} to {dt} would drop the imaginary part; "
             "take real(), imag(), abs() or angle() first"

@@ -26,7 +26,7 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.null_type import DisconnectedType, NullType, disconnected_type
 from theon.graph.traversal import io_toposort
 from theon.scalar.basic import ScalarOp, _discrete, _grad_as, add
-from theon.scalar.type import ScalarType, as_scalar, constant, is_weak_scalar
+from theon.scalar.type import ScalarType, as_scalar, constant, is_weak_scalar, scalar_type
 
 __all__ = ["Composite"]
 
@@ -135,17 +135,17 @@ class Composite(ScalarOp):
     def _canonical_key(self) -> str:
         """A string that two composites share exactly when they compute the same thing."""
         names = self._names()
-        parts = ["in:" + ",".join(v.type.dtype for v in self.inputs)]  # type: ignore[attr-defined]
+        parts = ["in:" + ",".join(scalar_type(v).dtype for v in self.inputs)]
 
         def ref(v: Variable) -> str:
             if isinstance(v, Constant):
-                return f"c[{v.type.dtype}:{np.asarray(v.data).tobytes().hex()}]"  # type: ignore[attr-defined]
+                return f"c[{scalar_type(v).dtype}:{np.asarray(v.data).tobytes().hex()}]"
             return names[v]
 
         for k, node in enumerate(self.inner_nodes):
             op = node.op
             opkey = f"{type(op).__module__}.{type(op).__qualname__}{op._props()!r}"
-            outs = ",".join(o.type.dtype for o in node.outputs)  # type: ignore[attr-defined]
+            outs = ",".join(scalar_type(o).dtype for o in node.outputs)
             parts.append(f"t{k}={opkey}({','.join(ref(v) for v in node.inputs)}):{outs}")
         parts.append("out:" + ",".join(ref(o) for o in self.outputs))
         return ";".join(parts)
@@ -194,7 +194,7 @@ class Composite(ScalarOp):
             raise TypeError(f"{self} takes {self.nin} inputs, got {len(inputs)}")
         ins: list[Variable] = []
         for i, (x, inner) in enumerate(zip(inputs, self.inputs)):
-            v = constant(x, dtype=inner.type.dtype) if is_weak_scalar(x) else as_scalar(x)  # type: ignore[attr-defined]
+            v = constant(x, dtype=scalar_type(inner).dtype) if is_weak_scalar(x) else as_scalar(x)
             if v.type != inner.type:
                 raise TypeError(
                     f"input {i} of {self} must have type {inner.type}, got {v} of type {v.type}"
@@ -284,7 +284,7 @@ class Composite(ScalarOp):
         if self.nout != 1:
             return False
         if any(
-            v.type.dtype not in ("float64", "bool")  # type: ignore[attr-defined]
+            scalar_type(v).dtype not in ("float64", "bool")
             for v in (*node.inputs, *node.outputs)
         ):
             return False
@@ -320,7 +320,7 @@ class Composite(ScalarOp):
             if all(g is None for g in ogs):
                 continue
             filled = [
-                g if g is not None else constant(0, dtype=o.type.dtype)  # type: ignore[attr-defined]
+                g if g is not None else constant(0, dtype=scalar_type(o).dtype)
                 for g, o in zip(ogs, node.outputs)
             ]
             node_outs = [reuse.get(o, o) for o in node.outputs]

@@ -60,7 +60,7 @@ from theon.scalar.table import (
     right_shift,
     xor,
 )
-from theon.scalar.type import ScalarType, constant, get_scalar_type, upcast
+from theon.scalar.type import ScalarType, constant, get_scalar_type, scalar_type, upcast
 
 __all__ = [
     "AND",
@@ -130,13 +130,14 @@ class Switch(ScalarOp):
     py_template = "({1} if {0} else {2})"
 
     def py_expr_ok(self, node: Apply) -> bool:
-        c, a, b = (v.type.dtype for v in node.inputs)  # type: ignore[attr-defined]
-        return c in ("bool", "float64") and a == b == node.outputs[0].type.dtype == "float64"  # type: ignore[attr-defined]
+        c, a, b = (scalar_type(v).dtype for v in node.inputs)
+        out = scalar_type(node.outputs[0]).dtype
+        return c in ("bool", "float64") and a == b == out == "float64"
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         c, a, b = inputs
         (gz,) = output_grads
-        zero = constant(0, dtype=gz.type.dtype)  # type: ignore[attr-defined]
+        zero = constant(0, dtype=scalar_type(gz).dtype)
         ga = disconnected_type() if _discrete(a) else _grad_as(switch(c, gz, zero), a)
         gb = disconnected_type() if _discrete(b) else _grad_as(switch(c, zero, gz), b)
         return [_zero_grad(c), ga, gb]

@@ -55,7 +55,7 @@ from theon.scalar.basic import (
     upgrade_to_float_nocomplex,
     zero_grads,
 )
-from theon.scalar.type import ScalarType, constant, get_scalar_type
+from theon.scalar.type import ScalarType, constant, get_scalar_type, scalar_type
 
 __all__ = ["OPS", "ROW", "ROWS", "SCALAR_ALIASES", "OpRow", "scipy_ufunc"]
 
@@ -166,15 +166,15 @@ def _log1mexp_np(x: Any) -> Any:
 
 def _py_ok_bool(op: ScalarOp, node: Apply) -> bool:
     """Bitwise ops spell the logical ones: only on booleans."""
-    return all(v.type.dtype == "bool" for v in (*node.inputs, *node.outputs))  # type: ignore[attr-defined]
+    return all(scalar_type(v).dtype == "bool" for v in (*node.inputs, *node.outputs))
 
 
 def _py_ok_logical(op: ScalarOp, node: Apply) -> bool:
-    return all(v.type.dtype in ("bool", "float64") for v in node.inputs)  # type: ignore[attr-defined]
+    return all(scalar_type(v).dtype in ("bool", "float64") for v in node.inputs)
 
 
 def _py_ok_identity(op: ScalarOp, node: Apply) -> bool:
-    return node.inputs[0].type.dtype in ("float64", "bool")  # type: ignore[attr-defined]
+    return scalar_type(node.inputs[0]).dtype in ("float64", "bool")
 
 
 # derivative rules that are not a plain derivative or pair of partials --------------------
@@ -204,14 +204,14 @@ def _imag_grad(inputs: Sequence[Variable], outputs: Any, output_grads: Any) -> l
     (x,) = inputs
     if _discrete(x):
         return [disconnected_type()]
-    if not x.type.is_complex:  # type: ignore[attr-defined]
-        return [constant(0, dtype=x.type.dtype)]  # type: ignore[attr-defined]
+    if not scalar_type(x).is_complex:
+        return [constant(0, dtype=scalar_type(x).dtype)]
     # gradient convention: dC/dRe(z) + i dC/dIm(z)
-    return [ts.mul(output_grads[0], constant(1j, dtype=x.type.dtype))]  # type: ignore[attr-defined]
+    return [ts.mul(output_grads[0], constant(1j, dtype=scalar_type(x).dtype))]
 
 
 def _abs_grad(gz: Variable, x: Variable, out: Variable) -> Variable:
-    if x.type.is_complex:  # type: ignore[attr-defined]
+    if scalar_type(x).is_complex:
         return ts.true_div(ts.mul(gz, x), out)  # type: ignore[no-any-return]
     return ts.mul(gz, ts.sign(x))  # type: ignore[no-any-return]
 

@@ -23,6 +23,7 @@ from theon.graph.basic import Constant, Variable
 from theon.graph.type import Type
 
 __all__ = [
+    "scalar_type",
     "ScalarConstant",
     "ScalarType",
     "ScalarVariable",
@@ -149,7 +150,9 @@ class ScalarType(Type):
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
-        return type(other) is type(self) and other.dtype == self.dtype  # type: ignore[attr-defined]
+        return isinstance(other, ScalarType) and type(other) is type(self) and (
+            other.dtype == self.dtype
+        )
 
     def __hash__(self) -> int:
         return self._hash
@@ -305,6 +308,18 @@ def _exact(orig: np.ndarray, conv: np.ndarray) -> bool:
 @functools.cache
 def _scalar_type(name: str) -> ScalarType:
     return ScalarType(name)
+
+
+def scalar_type(v: Variable) -> ScalarType:
+    """``v.type`` as a :class:`ScalarType`, for code that knows ``v`` is a scalar.
+
+    A view checked when type-checking (no run-time test), so scalar code reads
+    ``scalar_type(v).dtype`` instead of silencing mypy on ``v.type.dtype``.
+
+    >>> scalar_type(float64("x")).dtype
+    'float64'
+    """
+    return v.type  # type: ignore[return-value]
 
 
 def get_scalar_type(dtype: Any) -> ScalarType:
