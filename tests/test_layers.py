@@ -55,6 +55,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # (as_tensor_variable, arange, stack) and hold the tensor Ops' batching rules;
     # no Op needs gradient (Op.grad uses graph.null_type)
     ("gradient", ("theon.gradient",)),
+    # control flow: Ops holding inner graphs (ifelse, scan, loop, OpFromGraph); they
+    # compile their inner graphs and differentiate through them
+    (
+        "control flow",
+        ("theon.ifelse", "theon.scan", "theon.scan_module", "theon.compile.builders"),
+    ),
     # the package itself (theon.function, theon.shared, ...) and the seeds' old entry points
     ("top", ("theon", "theon.gof", "theon.demo")),
 )
