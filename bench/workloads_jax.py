@@ -247,6 +247,7 @@ def jacobian_loop(b: JaxBench, nv: int) -> None:
 Case = tuple[str, Callable[[JaxBench, int], None]]
 
 WORKLOADS: dict[str, tuple[Case, ...]] = {
+    "startup": (("startup", startup),),
     "scalar_overhead": (("scalar_overhead", scalar_overhead),),
     "elemwise_chain": (("elemwise_chain_1e6", elemwise_chain),),
     "logreg_grad": (("logreg_grad_1000x100", logreg_grad),),
