@@ -4,21 +4,28 @@ infer_shape, nesting, shared variables, pickling, inlining, both linkers."""
 
 from __future__ import annotations
 
+import json
 import pickle
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import theon
 import theon.tensor as tt
 from theon.compile.builders import OpFromGraph
 from theon.compile.mode import Mode
-from theon.gradient import DisconnectedInputError, NullTypeGradError
+from theon.gradient import DisconnectedInputError, NullTypeGradError, hessian_vector_product
 from theon.graph.null_type import DisconnectedType, NullType
 from theon.rewriting import record_rewrites, trace
 
 LINKERS = ["py", "vm"]
+ROOT = Path(__file__).resolve().parents[2]
 RNG = np.random.default_rng(1313)
 
 
@@ -385,3 +392,72 @@ def test_inline_exposes_the_inner_graph_to_rewrites():
     ops = {type(n.op).__name__ for n in f.maker.fgraph.apply_nodes}
     assert "OpFromGraph" not in ops
     np.testing.assert_allclose(f(np.array([1.0, 2.0])), [1.0, 2.0])
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    st.lists(st.floats(-50, 50, allow_nan=False), min_size=1, max_size=5),
+    st.floats(-10, 10, allow_nan=False),
+)
+def test_inline_differential(values, scale):
+    """The inlined graph computes what the OpFromGraph node computes (reference VM)."""
+    x, s = tt.dvector("x"), tt.dscalar("s")
+    body = [tt.tanh(x * s) + tt.log1p(tt.exp(-tt.abs(x))), (x * s).sum()]
+    kept, inl = OpFromGraph([x, s], body), OpFromGraph([x, s], body, inline=True)
+    a, c = tt.dvector("a"), tt.dscalar("c")
+    f_kept = theon.function([a, c], kept(a, c), mode=mode_of("vm"))
+    f_inl = theon.function([a, c], inl(a, c))
+    assert not ofg_nodes(f_inl)
+    av = np.array(values)
+    for r, e in zip(f_inl(av, scale), f_kept(av, scale), strict=True):
+        np.testing.assert_allclose(r, e, rtol=1e-12, atol=1e-12)
+
+
+def test_hessian_vector_product_through_ofg():
+    x = tt.dvector("x")
+    op = OpFromGraph([x], [(tt.sin(x) * x).sum()])
+    a, p = tt.dvector("a"), tt.dvector("p")
+    hv = hessian_vector_product(op(a), a, p)
+    av, pv = np.array([0.3, -1.2, 2.0]), np.array([1.0, 0.5, -2.0])
+    # d2/dx2 (x sin x) = 2 cos x - x sin x, a diagonal Hessian
+    np.testing.assert_allclose(hv.eval({a: av, p: pv}), (2 * np.cos(av) - av * np.sin(av)) * pv)
+
+
+def test_integer_output_gets_no_gradient():
+    x = tt.dvector("x")
+    op = OpFromGraph([x], [tt.argmax(x), (x**2).sum()])
+    a = tt.dvector("a")
+    i, sq = op(a)
+    g = theon.grad(sq + tt.cast(i, "float64"), a)
+    np.testing.assert_array_equal(g.eval({a: np.array([1.0, -3.0])}), [2.0, -6.0])
+
+
+def test_mode_is_passed_to_the_inner_compile():
+    x = tt.dvector("x")
+    op = OpFromGraph([x], [x + 1.0], mode=Mode(linker="vm", optimizer=None))
+    a = tt.dvector("a")
+    np.testing.assert_array_equal(op(a).eval({a: np.zeros(2)}), [1.0, 1.0])
+    assert op.fn.maker.mode.optimizer is None
+
+
+def test_pickled_function_runs_in_a_fresh_process(tmp_path):
+    x = tt.dvector("x")
+    op = OpFromGraph([x], [tt.exp(x) - 1.0], name="expm1_ofg")
+    a = tt.dvector("a")
+    out = op(a)
+    f = theon.function([a], [out, theon.grad(out.sum(), a)])
+    path = tmp_path / "f.pkl"
+    path.write_bytes(pickle.dumps(f))
+    code = (
+        "import pickle, numpy as np\n"
+        f"f = pickle.loads(open({str(path)!r}, 'rb').read())\n"
+        "import json\n"
+        "v, g = f(np.array([0.0, 1.0]))\n"
+        "print(json.dumps([v.tolist(), g.tolist()]))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    v, g = json.loads(res.stdout)
+    np.testing.assert_allclose(v, np.expm1([0.0, 1.0]))
+    np.testing.assert_allclose(g, np.exp([0.0, 1.0]))
