@@ -287,6 +287,86 @@ def jacobian_loop(b: Bench, nv: int) -> None:
     b.record("jacobian_loop", comp, ttfr, median_call(f, (xv,)), np.allclose(out, ref))
 
 
+# -- control flow (scan) ------------------------------------------------------------
+RNN_T, RNN_BATCH, RNN_IN, RNN_HID = 200, 16, 32, 64
+SCAN_STEPS = 10_000
+
+
+def rnn_data() -> tuple[np.ndarray, ...]:
+    """Inputs of ``rnn_bptt``: xs (T, batch, in), h0, W_in (in, hid), W_h (hid, hid), b."""
+    rng = np.random.default_rng(6)
+    xs = rng.normal(size=(RNN_T, RNN_BATCH, RNN_IN))
+    h0 = np.zeros((RNN_BATCH, RNN_HID))
+    w_in = rng.normal(size=(RNN_IN, RNN_HID)) / np.sqrt(RNN_IN)
+    w_h = rng.normal(size=(RNN_HID, RNN_HID)) / np.sqrt(RNN_HID)
+    bias = 0.1 * rng.normal(size=RNN_HID)
+    return xs, h0, w_in, w_h, bias
+
+
+def rnn_reference(
+    xs: np.ndarray, h0: np.ndarray, w_in: np.ndarray, w_h: np.ndarray, bias: np.ndarray
+) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    """Loss ``mean(h_T)`` of ``h_t = tanh(x_t @ W_in + h_{t-1} @ W_h + b)`` and its
+    gradients with respect to (W_in, W_h, b), by a forward loop and hand-written BPTT."""
+    hs = [h0]
+    for x in xs:
+        hs.append(np.tanh(x @ w_in + hs[-1] @ w_h + bias))
+    loss = float(hs[-1].mean())
+    g_in, g_h, g_b = np.zeros_like(w_in), np.zeros_like(w_h), np.zeros_like(bias)
+    dh = np.full_like(h0, 1.0 / h0.size)
+    for t in range(len(xs), 0, -1):
+        da = dh * (1.0 - hs[t] ** 2)
+        g_in += xs[t - 1].T @ da
+        g_h += hs[t - 1].T @ da
+        g_b += da.sum(axis=0)
+        dh = da @ w_h.T
+    return loss, g_in, g_h, g_b
+
+
+def rnn_bptt(b: Bench, nv: int) -> None:
+    """A tanh RNN (hidden 64, input 32, 200 steps, batch 16) through ``scan``; the loss is
+    the mean of the last hidden state, with its gradient wrt W_in, W_h and b (BPTT)."""
+    T, lib = b.T, b.lib
+    xs, h0, w_in, w_h, bias = (
+        T.dtensor3("xs"), T.dmatrix("h0"), T.dmatrix("W_in"), T.dmatrix("W_h"), T.dvector("b"))
+
+    def step(x_t: Any, h: Any, wi: Any, wh: Any, bb: Any) -> Any:
+        return T.tanh(T.dot(x_t, wi) + T.dot(h, wh) + bb)
+
+    hs, _ = lib.scan(step, sequences=xs, outputs_info=h0, non_sequences=[w_in, w_h, bias])
+    loss = hs[-1].mean()
+    grads = lib.grad(loss, [w_in, w_h, bias])
+    args = rnn_data()
+    f, comp, ttfr, out = b.build([xs, h0, w_in, w_h, bias], [loss, *grads], args)
+    ref = rnn_reference(*args)
+    ok = all(np.allclose(o, r) for o, r in zip(out, ref, strict=True))
+    b.record("rnn_bptt", comp, ttfr, median_call(f, args), ok)
+
+
+def scan_small_reference(x0: float, a: float, n: int = SCAN_STEPS) -> tuple[float, float]:
+    """Last ``x`` of ``x_{t+1} = x_t * a + sin(x_t)`` and ``dx/da`` by forward-mode recurrence
+    ``dx_{t+1}/da = x_t + (a + cos(x_t)) dx_t/da``."""
+    x, dx = x0, 0.0
+    for _ in range(n):
+        x, dx = x * a + np.sin(x), x + (a + np.cos(x)) * dx
+    return float(x), float(dx)
+
+
+def scan_small_steps(b: Bench, nv: int) -> None:
+    """A scalar recurrence of 10,000 steps and its gradient wrt ``a``: per-step overhead."""
+    T, lib = b.T, b.lib
+    x0, a = T.dscalar("x0"), T.dscalar("a")
+    xs, _ = lib.scan(
+        lambda x, aa: x * aa + T.sin(x), outputs_info=x0, non_sequences=a, n_steps=SCAN_STEPS)
+    last = xs[-1]
+    args = (1.0, 0.5)
+    f, comp, ttfr, out = b.build([x0, a], [last, lib.grad(last, a)], args)
+    ok = np.allclose(np.asarray(out, dtype=float), scan_small_reference(*args))
+    call_s = median_call(f, args)
+    b.record("scan_small_steps", comp, ttfr, call_s, ok,
+             per_step_us=round(call_s * 1e6 / SCAN_STEPS, 4))
+
+
 Case = tuple[str, Callable[[Bench, int], None]]
 
 # workload key -> the measured cases: (record name, with {nv} filled in; function)
@@ -301,6 +381,8 @@ WORKLOADS: dict[str, tuple[Case, ...]] = {
         ("jacobian_vectorized", jacobian_vectorized),
         ("jacobian_loop", jacobian_loop),
     ),
+    "rnn_bptt": (("rnn_bptt", rnn_bptt),),
+    "scan_small_steps": (("scan_small_steps", scan_small_steps),),
 }
 
 

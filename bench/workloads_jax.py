@@ -24,22 +24,30 @@ import numpy as np
 if __package__:
     from .workloads import (
         JAC_N,
+        SCAN_STEPS,
         chain_reference,
         jacobian_matrix,
         jacobian_reference,
         median_call,
         print_record,
+        rnn_data,
+        rnn_reference,
         run_table,
+        scan_small_reference,
     )
 else:  # run as a script: bench/ is on sys.path
     from workloads import (  # type: ignore[no-redef]
         JAC_N,
+        SCAN_STEPS,
         chain_reference,
         jacobian_matrix,
         jacobian_reference,
         median_call,
         print_record,
+        rnn_data,
+        rnn_reference,
         run_table,
+        scan_small_reference,
     )
 
 Record = dict[str, Any]
@@ -244,6 +252,55 @@ def jacobian_loop(b: JaxBench, nv: int) -> None:
     b.record("jacobian_loop", comp, ttfr, median_call(f, (xv,)), np.allclose(out, ref))
 
 
+def rnn_bptt(b: JaxBench, nv: int) -> None:
+    """The tanh RNN of ``workloads.rnn_bptt`` through ``jax.lax.scan``, with
+    ``jax.value_and_grad`` for the loss and its gradient wrt (W_in, W_h, b)."""
+    jax, jnp = b.jax, b.jnp
+
+    def loss(params: Any, xs: Any, h0: Any) -> Any:
+        w_in, w_h, bias = params
+
+        def step(h: Any, x_t: Any) -> Any:
+            h = jnp.tanh(x_t @ w_in + h @ w_h + bias)
+            return h, None
+
+        last, _ = jax.lax.scan(step, h0, xs)
+        return jnp.mean(last)
+
+    vg = jax.value_and_grad(loss)
+
+    def fn(xs: Any, h0: Any, w_in: Any, w_h: Any, bias: Any) -> Any:
+        value, grads = vg((w_in, w_h, bias), xs, h0)
+        return (value, *grads)
+
+    args = rnn_data()
+    f, comp, ttfr, out = b.build(fn, args)
+    ref = rnn_reference(*args)
+    ok = all(np.allclose(o, r) for o, r in zip(out, ref, strict=True))
+    b.record("rnn_bptt", comp, ttfr, median_call(f, args), ok)
+
+
+def scan_small_steps(b: JaxBench, nv: int) -> None:
+    """``x_{t+1} = x_t * a + sin(x_t)`` for 10,000 steps by ``jax.lax.scan``; the last
+    ``x`` and its gradient wrt ``a``."""
+    jax, jnp = b.jax, b.jnp
+
+    def last(x0: Any, a: Any) -> Any:
+        def step(x: Any, _: Any) -> Any:
+            return x * a + jnp.sin(x), None
+
+        x, _ = jax.lax.scan(step, x0, None, length=SCAN_STEPS)
+        return x
+
+    fn = jax.value_and_grad(last, argnums=1)
+    args = (1.0, 0.5)
+    f, comp, ttfr, out = b.build(fn, args)
+    ok = np.allclose(np.asarray(out, dtype=float), scan_small_reference(*args))
+    call_s = median_call(f, args)
+    b.record("scan_small_steps", comp, ttfr, call_s, ok,
+             per_step_us=round(call_s * 1e6 / SCAN_STEPS, 4))
+
+
 Case = tuple[str, Callable[[JaxBench, int], None]]
 
 WORKLOADS: dict[str, tuple[Case, ...]] = {
@@ -257,6 +314,8 @@ WORKLOADS: dict[str, tuple[Case, ...]] = {
         ("jacobian_vectorized", jacobian_vectorized),
         ("jacobian_loop", jacobian_loop),
     ),
+    "rnn_bptt": (("rnn_bptt", rnn_bptt),),
+    "scan_small_steps": (("scan_small_steps", scan_small_steps),),
 }
 
 

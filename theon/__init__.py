@@ -63,8 +63,15 @@ _SUBPACKAGES = frozenset(
 )
 
 
+# names of the control-flow layer, imported on first access: name -> module
+_LAZY = {"OpFromGraph": "theon.compile.builders"}
+
+
 def __getattr__(name: str) -> _Any:
-    """Import a subpackage on first attribute access (``theon.tensor``)."""
+    """Import a subpackage on first attribute access (``theon.tensor``), and the
+    control-flow names (``theon.OpFromGraph``) from their modules."""
     if name in _SUBPACKAGES:
         return _importlib.import_module(f"theon.{name}")
+    if name in _LAZY:
+        return getattr(_importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'theon' has no attribute {name!r}")

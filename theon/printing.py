@@ -57,6 +57,19 @@ def _roots(obj: Any) -> tuple[list[Variable], Any]:
     raise TypeError(f"dprint cannot print {type(obj).__name__} {obj!r}")
 
 
+def _inner_graph(op: Any) -> tuple[list[Variable], list[Variable]] | None:
+    """``(inner_inputs, inner_outputs)`` of an Op holding an inner graph, else None.
+
+    The protocol: an Op with an inner graph (OpFromGraph, scan, ...) has the
+    attributes ``inner_inputs`` and ``inner_outputs``, lists of Variables.
+    """
+    outs = getattr(op, "inner_outputs", None)
+    ins = getattr(op, "inner_inputs", None)
+    if not isinstance(outs, (list, tuple)) or not isinstance(ins, (list, tuple)):
+        return None
+    return list(ins), list(outs)
+
+
 def dprint(
     obj: Any,
     file: IO[str] | str | None = None,
@@ -73,6 +86,13 @@ def dprint(
     follow, indented with ``|``; a node met again prints only its header.
     ``file="str"`` returns the text instead of printing it.
 
+    An Op holding an inner graph (OpFromGraph, scan, ...) exposes it as the
+    attributes ``inner_inputs`` and ``inner_outputs``.  Those graphs are printed
+    after the outer one, under ``Inner graphs:``: for each such Op (once, however
+    many nodes use it) a header with its node's id, the inner inputs, then the
+    inner outputs' trees, every line starting with ``>``.  Inner graphs inside
+    inner graphs follow in turn.
+
     >>> from theon.scalar import add, float64
     >>> x = float64("x")
     >>> print(dprint(add(x, x), file="str"), end="")
@@ -84,21 +104,26 @@ def dprint(
     ids_of: dict[Any, str] = {}
     expanded: set[Apply] = set()
     lines: list[str] = []
+    inner_queue: list[Apply] = []  # nodes whose op has an inner graph, to print after
+    queued_ops: set[int] = set()
 
     def ident(key: Any) -> str:
         if key not in ids_of:
             ids_of[key] = _id_name(len(ids_of)) if ids == "CHAR" else str(len(ids_of))
         return ids_of[key]
 
-    for root in roots:
+    def leaf_text(var: Variable) -> str:
+        type_txt = f" <{var.type}>" if print_type else ""
+        return f"{var} [id {ident(var)}]{type_txt}"
+
+    def tree(root: Variable, margin: str) -> None:
         stack: list[tuple[Variable, int]] = [(root, 0)]
         while stack:
             var, level = stack.pop()
-            prefix = "" if level == 0 else "  " * (level - 1) + " |"
+            prefix = margin + ("" if level == 0 else "  " * (level - 1) + " |")
             node = var.owner
-            type_txt = f" <{var.type}>" if print_type else ""
             if node is None:
-                lines.append(f"{prefix}{var} [id {ident(var)}]{type_txt}")
+                lines.append(prefix + leaf_text(var))
                 continue
             op_txt = str(node.op)
             if len(node.outputs) > 1:
@@ -108,13 +133,33 @@ def dprint(
                 extra += f" d={node.op.destroy_map}"
             if print_view_map and node.op.view_map:
                 extra += f" v={node.op.view_map}"
+            type_txt = f" <{var.type}>" if print_type else ""
             name = var.name or ""
             lines.append(f"{prefix}{op_txt} [id {ident(node)}] '{name}'{extra}{type_txt}")
+            if _inner_graph(node.op) is not None and id(node.op) not in queued_ops:
+                queued_ops.add(id(node.op))
+                inner_queue.append(node)
             if node in expanded or (depth != -1 and level + 1 >= depth):
                 continue
             expanded.add(node)
             for inp in reversed(node.inputs):
                 stack.append((inp, level + 1))
+
+    for root in roots:
+        tree(root, "")
+    if inner_queue:
+        lines.extend(["", "Inner graphs:"])
+    k = 0
+    while k < len(inner_queue):  # inner graphs may hold inner graphs: a worklist
+        node = inner_queue[k]
+        k += 1
+        inner = _inner_graph(node.op)
+        assert inner is not None
+        ins, outs = inner
+        lines.extend(["", f"{node.op} [id {ident(node)}]"])
+        lines.append(" >inputs: " + ", ".join(leaf_text(v) for v in ins))
+        for out in outs:
+            tree(out, " >")
     text = "\n".join(lines) + "\n"
     if file == "str":
         return text
