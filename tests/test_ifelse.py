@@ -391,13 +391,15 @@ def _build(kind, c, x, y):
         return ifelse(c, ifelse(c, x + y, x - y), ifelse(c, x * y, tt.tanh(x)))
     if kind == 3:
         return ifelse(tt.constant(np.int8(1)), x * y, x / y) + ifelse(tt.constant(0.0), x, y)
-    a, b = ifelse(c, [tt.sqr(x), y], [y, tt.sqr(x)])
-    return a - b
+    if kind == 4:
+        a, b = ifelse(c, [tt.sqr(x), y], [y, tt.sqr(x)])
+        return a - b
+    return ifelse(c, [tt.exp(x), y * 2.0], [tt.cos(y), x])[0]  # an unused output
 
 
 @settings(max_examples=40, deadline=None)
 @given(
-    kind=st.integers(0, 4),
+    kind=st.integers(0, 5),
     cv=st.integers(0, 1),
     xs=st.lists(st.floats(-20, 20), min_size=3, max_size=3),
     ys=st.lists(st.floats(-20, 20), min_size=3, max_size=3),
