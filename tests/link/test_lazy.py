@@ -25,7 +25,11 @@ from theon.link.pyfunc import PyLinker
 from theon.link.pyfunc.codegen import MAX_BRANCH_DEPTH
 from theon.link.vm import VMLinker
 
-LINKERS = {"vm": VMLinker(check_outputs=True), "py": PyLinker(), "py-numpy": PyLinker(float_path=False)}
+LINKERS = {
+    "vm": VMLinker(check_outputs=True),
+    "py": PyLinker(),
+    "py-numpy": PyLinker(float_path=False),
+}
 
 
 class Pick(Op):
