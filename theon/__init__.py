@@ -59,7 +59,10 @@ __all__ = [
 
 # subpackages reachable as attributes of ``theon`` without importing them first
 _SUBPACKAGES = frozenset(
-    {"compile", "gof", "gradient", "graph", "link", "printing", "rewriting", "scalar", "tensor"}
+    {
+        "compile", "gof", "gradient", "graph", "ifelse", "link", "printing", "rewriting",
+        "scalar", "tensor",
+    }
 )
 
 

@@ -19,11 +19,11 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from theon.graph.basic import Apply, Variable, user_trace
 
-__all__ = ["Op", "OpContractError"]
+__all__ = ["LazyBranches", "Op", "OpContractError", "lazy_branches"]
 
 
 class OpContractError(NotImplementedError):
@@ -53,6 +53,9 @@ class Op:
         ``{output index: [input indices]}``: inputs overwritten by the output.
     view_map
         ``{output index: [input indices]}``: inputs the output is a view of.
+    lazy_conditional
+        Whether the nodes of this Op are lazy conditionals (``ifelse``), which
+        linkers run lazily; see :func:`lazy_branches` for the contract.
 
     >>> from theon.graph.basic import Apply
     >>> from theon.graph.type import Generic
@@ -70,6 +73,7 @@ class Op:
     default_output: int | None = None
     destroy_map: dict[int, list[int]] = {}
     view_map: dict[int, list[int]] = {}
+    lazy_conditional: bool = False
 
     # identity ----------------------------------------------------------------
     def _props(self) -> tuple[Any, ...]:
@@ -183,3 +187,43 @@ class Op:
         if name in self.__dict__:
             return True
         return getattr(type(self), name, None) is not getattr(Op, name, None)
+
+
+class LazyBranches(NamedTuple):
+    """The parts of a lazy conditional node (see :func:`lazy_branches`)."""
+
+    condition: Variable
+    then_values: list[Variable]
+    else_values: list[Variable]
+
+
+def lazy_branches(node: Apply) -> LazyBranches | None:
+    """The condition and the two value lists of a lazy conditional node, else ``None``.
+
+    The contract of an Op with ``lazy_conditional = True`` and ``n`` outputs: input 0
+    is a 0-d condition, inputs ``1 .. n`` are the values when it is true and inputs
+    ``n + 1 .. 2n`` those when it is false; output ``j`` is input ``1 + j`` when
+    ``bool(condition)`` holds, input ``1 + n + j`` otherwise (the same object: the
+    Op lists both in its ``view_map``).  A linker that knows the contract evaluates
+    the condition first and then only the values of the branch taken, with what
+    only they need; ``perform`` (given all the inputs) must agree with it.
+
+    >>> from theon.graph.type import Generic
+    >>> class Pick(Op):
+    ...     lazy_conditional = True
+    ...     def make_node(self, c, a, b):
+    ...         return Apply(self, [c, a, b], [Generic()()])
+    >>> c, a, b = (Generic()(n) for n in "cab")
+    >>> lazy_branches(Pick()(c, a, b).owner)
+    LazyBranches(condition=c, then_values=[a], else_values=[b])
+    """
+    if not node.op.lazy_conditional:
+        return None
+    n = len(node.outputs)
+    ins = node.inputs
+    if len(ins) != 2 * n + 1:
+        raise ValueError(
+            f"{node.op} is a lazy conditional with {n} outputs, so it needs 2 * {n} + 1 "
+            f"inputs, not {len(ins)}"
+        )
+    return LazyBranches(ins[0], list(ins[1 : n + 1]), list(ins[n + 1 :]))

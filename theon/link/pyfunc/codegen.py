@@ -24,6 +24,8 @@ import numpy as np
 
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
+from theon.graph.op import lazy_branches
+from theon.link.lazy import Branch, Schedule, has_lazy_nodes, lazy_schedule
 from theon.link.pyfunc.dispatch import (
     MAX_EXPR_ARGS,
     ValueInfo,
@@ -52,6 +54,10 @@ class Rep(StrEnum):
     #: a Python ``float``/``int``/``bool``, for 0-d values (the fast path)
     PY = "py"
 
+
+#: Conditionals nest at most this deep in generated code (Python's parser limits the
+#: indentation); a conditional deeper than that computes both branches.
+MAX_BRANCH_DEPTH = 32
 
 _PY_CONV = {"f": "float", "i": "int", "u": "int", "b": "bool"}
 # dtypes a Python number holds exactly as the result of a fast-path expression
@@ -95,6 +101,8 @@ class GeneratedCode:
         self.quiet = False
         # inputs that are only read through float(): a Python float may be passed as is
         self.float_inputs: frozenset[int] = frozenset()
+        # the indentation of the lines added now (inside the branches of a conditional)
+        self.indent = ""
 
     def bind(self, obj: Any, hint: str = "g") -> str:
         """A global name for ``obj`` in the generated function (one per object)."""
@@ -102,7 +110,7 @@ class GeneratedCode:
 
     def add(self, line: str, node_index: int, py: bool = False) -> None:
         """Append a body line belonging to node ``node_index`` (-1: none)."""
-        self.lines.append(line)
+        self.lines.append(self.indent + line if self.indent else line)
         self.line_node.append(node_index)
         if py:
             self.py_lines.add(len(self.lines) - 1)
@@ -198,6 +206,11 @@ class _Generator:
         self._infos: dict[int, ValueInfo] = {}
         self.outputs = set(fgraph.outputs)
         self.order = fgraph.toposort()
+        self.schedule: Schedule | None = None
+        if has_lazy_nodes(self.order):
+            self.schedule = lazy_schedule(fgraph, MAX_BRANCH_DEPTH)
+            if self.schedule is not None:
+                self.order = self.schedule.order
         self.code.order = self.order
         self.last: dict[Variable, int] = {}
         for k, node in enumerate(self.order):
@@ -498,6 +511,110 @@ class _Generator:
         self.free_names.extend(self.pending_free)
         self.pending_free.clear()
 
+    # lazy conditionals --------------------------------------------------------
+    def emit_steps(self, steps: list[Apply | Branch]) -> None:
+        """Emit a block of a lazy schedule (recursion bounded by MAX_BRANCH_DEPTH)."""
+        for step in steps:
+            if isinstance(step, Branch):
+                self.emit_branch(step)
+            else:
+                self.emit_node(self.node_index[step], step)
+
+    def emit_branch(self, br: Branch) -> None:
+        """``if cond:`` then-block, outputs from the then-values, ``else:`` the same.
+
+        Each path through the generated code runs a subsequence of ``self.order``,
+        so liveness computed on that order holds on every path; what needs care is
+        the names.  A conversion made inside a block exists only on that path, so
+        the outer variables get their names back after each block.  An outer array
+        whose last reader is inside one block is deleted there, and at the start
+        of the other block (where its name still holds it).
+        """
+        node = br.node
+        parts = lazy_branches(node)
+        assert parts is not None
+        k = self.node_index[node]
+        code = self.code
+        pre: list[tuple[str, bool]] = []
+        st_c = self.state(parts.condition)
+        # any representation can be tested for truth: take one there is
+        cond = self.materialize(parts.condition, Rep.PY if Rep.PY in st_c.reps else Rep.NPS, pre)
+        for ln, py in pre:
+            code.add(ln, k, py)
+        outs = [self.new_name() for _ in node.outputs]
+        snap = {v: dict(st.reps) for v, st in self.states.items() if st.reps}
+        last = self.last
+
+        def dying(lo: int, hi: int) -> list[Variable]:
+            return [
+                v for v in snap
+                if v.owner is not None and v not in self.outputs and lo <= last.get(v, -1) < hi
+            ]
+
+        die_then = dying(br.then_start, br.else_start)
+        die_else = dying(br.else_start, k)
+        outer_indent = code.indent
+        reps: list[Rep] = []
+        for taken in (True, False):
+            code.add("if " + cond + ":" if taken else "else:", k)
+            code.indent = outer_indent + "    "
+            n_lines = len(code.lines)
+            if not taken:
+                self._del_names(die_then, snap, k)
+            self.emit_steps(br.then_steps if taken else br.else_steps)
+            values = parts.then_values if taken else parts.else_values
+            pre = []
+            srcs = []
+            for j, v in enumerate(values):
+                if taken:
+                    st_o = self.state(node.outputs[j])
+                    py = st_o.py_out and self.float_path and Rep.PY in self.state(v).reps
+                    reps.append(Rep.PY if py else Rep.VAL)
+                srcs.append(self.materialize(v, reps[j], pre))
+            for ln, py in pre:
+                code.add(ln, k, py)
+            for name, src in zip(outs, srcs):
+                code.add(f"{name} = {src}", k)
+            # the block's own values read only by the conditional die here
+            self._free_vars(
+                [v for v in dict.fromkeys(values) if v not in snap and last.get(v) == k], k
+            )
+            if taken:
+                self._del_names(die_else, snap, k)
+            if len(code.lines) == n_lines:
+                code.add("pass", k)
+            code.indent = outer_indent
+            dead = set(die_then) if taken else set(die_then + die_else)
+            for v, r in snap.items():
+                self.states[v].reps = {} if v in dead else dict(r)
+        for j, o in enumerate(node.outputs):
+            st = self.state(o)
+            st.reps = {reps[j]: outs[j]}
+            st.fresh = False
+        self._free_after(k, node)
+
+    def _del_names(self, vs: list[Variable], snap: dict[Variable, dict[Rep, str]], k: int) -> None:
+        names = [n for v in vs if self.states[v].info.ndim != 0 for n in snap[v].values()]
+        if names:
+            self.code.add(f"del {', '.join(dict.fromkeys(names))}", k)
+
+    def _free_vars(self, vs: list[Variable], k: int) -> None:
+        """Release ``vs`` (dead after node ``k``) and give their names back."""
+        freed: list[str] = []
+        dels: list[str] = []
+        for v in vs:
+            if v.owner is None or v in self.outputs:
+                continue
+            st = self.states.get(v)
+            if st is not None and st.reps and not st.const:
+                freed.extend(st.reps.values())
+                if st.info.ndim != 0:
+                    dels.extend(st.reps.values())
+                st.reps = {}
+        if dels:
+            self.code.add(f"del {', '.join(dict.fromkeys(dels))}", k)
+        self.free_names.extend(dict.fromkeys(freed))
+
     # the whole function -------------------------------------------------------
     def run(self) -> GeneratedCode:
         for n, v in enumerate(self.fgraph.inputs):
@@ -505,8 +622,12 @@ class _Generator:
             st = _VarState(info, *self._py_flags(info))
             st.reps[Rep.VAL] = f"i{n}"  # parameters are never reused: a retry passes them on
             self.states[v] = st
-        for k, node in enumerate(self.order):
-            self.emit_node(k, node)
+        if self.schedule is None:
+            for k, node in enumerate(self.order):
+                self.emit_node(k, node)
+        else:
+            self.node_index = {node: k for k, node in enumerate(self.order)}
+            self.emit_steps(self.schedule.steps)
         pre: list[tuple[str, bool]] = []
         outs = [self.materialize(v, Rep.VAL, pre) for v in self.fgraph.outputs]
         for ln, py in pre:

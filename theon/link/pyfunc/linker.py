@@ -39,17 +39,23 @@ _RETRY = (ArithmeticError, ValueError, TypeError)
 def _destroys_inputs(fgraph: FunctionGraph) -> bool:
     """Whether some node overwrites (a view of) a graph input: a rerun would see it."""
     inputs = set(fgraph.inputs)
-    root: dict[Variable, Variable] = {}
+    roots: dict[Variable, set[Variable]] = {}
     for node in fgraph.toposort():
         op = node.op
+        if not op.view_map and not op.destroy_map:
+            continue
         for o, ins in list(op.view_map.items()) + list(op.destroy_map.items()):
-            if ins:
-                src = node.inputs[ins[0]]
-                root[node.outputs[o]] = root.get(src, src)
+            # (an output may view several inputs: a conditional's output is either branch's)
+            mine: set[Variable] = set()
+            for i in ins:
+                src = node.inputs[i]
+                mine |= roots.get(src, {src})
+            if mine:
+                roots[node.outputs[o]] = mine
         for ins in op.destroy_map.values():
             for i in ins:
                 v = node.inputs[i]
-                if root.get(v, v) in inputs:
+                if not roots.get(v, {v}).isdisjoint(inputs):
                     return True
     return False
 
