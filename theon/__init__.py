@@ -59,12 +59,19 @@ __all__ = [
 
 # subpackages reachable as attributes of ``theon`` without importing them first
 _SUBPACKAGES = frozenset(
-    {"compile", "gof", "gradient", "graph", "link", "printing", "rewriting", "scalar", "tensor"}
+    {"compile", "gof", "gradient", "graph", "link", "printing", "rewriting", "scalar", "tensor",
+     "scan", "scan_module"}
 )
 
 
 def __getattr__(name: str) -> _Any:
-    """Import a subpackage on first attribute access (``theon.tensor``)."""
+    """Import a subpackage on first attribute access (``theon.tensor``).
+
+    ``theon.scan`` is the scan package, callable as ``theon.scan.scan``;
+    ``theon.loop`` is ``theon.scan.loop.loop``.
+    """
     if name in _SUBPACKAGES:
         return _importlib.import_module(f"theon.{name}")
+    if name == "loop":  # theon.loop: the carry-style loop of theon.scan
+        return _importlib.import_module("theon.scan.loop").loop
     raise AttributeError(f"module 'theon' has no attribute {name!r}")
