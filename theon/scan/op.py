@@ -256,7 +256,8 @@ class Scan(Op):
         return Apply(self, ins, outs)
 
     # running -----------------------------------------------------------------------
-    def _runner(self) -> Any:
+    def _runner(self) -> tuple[Any, tuple[int, ...]]:
+        """The linked body and the outputs that may view its inputs (made on first use)."""
         c = self._compiled
         if c is None:
             with self._lock:
@@ -265,7 +266,7 @@ class Scan(Op):
                     c = self._compiled = self._compile()
         return c
 
-    def _compile(self) -> Any:
+    def _compile(self) -> tuple[Any, tuple[int, ...]]:
         """Rewrite and link the body once (the mode's rewrites and linker)."""
         from theon.compile.mode import get_mode
 
@@ -278,15 +279,21 @@ class Scan(Op):
             if rewriter is not None:
                 rewriter(fg)
             runner = mode.linker.make_function(fg)
-        return runner
+        from theon.compile.compiled import plan_copies
+
+        # outputs that may be views of the step's inputs: a ring buffer (store_last)
+        # must copy them before a write overwrites the rows they view
+        may_alias = plan_copies(fg, len(fg.outputs), [False] * len(fg.outputs))[0]
+        return runner, tuple(k for k, a in enumerate(may_alias) if a)
 
     def perform(
         self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]
     ) -> None:
         info = self.info
-        runner = self._runner()
+        runner, alias = self._runner()
         lock = None if runner.reentrant else self._lock
         fn = runner.fn
+        fix = alias if any(info.store_last) else ()
         n = int(inputs[0])
         if n < 0:
             raise ValueError(f"{self}: n_steps must be >= 0, got {n}")
@@ -319,6 +326,10 @@ class Scan(Op):
                 for a, (j, off, ring) in enumerate(reads):
                     args[n_seqs + a] = bufs[j][(t + off) % ring if ring else t + off, ell]
                 outs = fn(*args)
+                if fix:
+                    outs = list(outs)
+                    for i in fix:
+                        outs[i] = np.array(outs[i], copy=True)
                 for j in range(n_st):
                     pos, ring = writes[j]
                     y = outs[j]
