@@ -282,33 +282,24 @@ def scan_rop(op: Scan, inputs: list[Variable], eval_points: list[Any]) -> list[A
             tangent_of[ph] = d
         return ph, d
 
-    seq_in, seq_t, seq_outer = [], [], []
+    # each float sequence is followed by its tangent
+    seq_in, seq_outer = [], []
     for i in range(info.n_seqs):
-        ph, d = twin(inner[i], "seq")
+        ph, _ = twin(inner[i], "seq")
         seq_in.append(ph)
         seq_outer.append(inputs[sseq.start + i])
         if ph in tangent_of:
-            seq_t.append(d)
-            seq_outer_t = point(sseq.start + i)
-            seq_outer.append(seq_outer_t)
-    # (sequence tangents follow their sequence; the layout is rebuilt below)
+            seq_outer.append(point(sseq.start + i))
     tap_in: list[Variable] = []
     tap_t: list[Variable] = []
     k_in = info.n_seqs
-    tap_groups: list[list[Variable]] = []
-    tap_t_groups: list[list[Variable]] = []
     for j, taps in enumerate(info.state_taps):
-        g, gt = [], []
         for _ in taps:
             ph, d = twin(inner[k_in], f"s{j}")
-            g.append(ph)
-            gt.append(d)
+            tap_in.append(ph)
+            if j in fl_states:
+                tap_t.append(d)
             k_in += 1
-        tap_groups.append(g)
-        tap_t_groups.append(gt)
-        tap_in.extend(g)
-        if j in fl_states:
-            tap_t.extend(gt)
     ns_in, ns_t = [], []
     for w in range(info.n_nonseqs):
         ph, d = twin(inner[k_in + w], "ns")

@@ -316,15 +316,22 @@ class Scan(Op):
         n_seqs = len(seqs)
         args[n_seqs + len(reads):] = nonseqs
         ell = Ellipsis
+        # a 0-d float64 body input that the runner reads only as a float gets a Python
+        # float (``item``), its fast path; the others get a 0-d view of their row
+        fl = runner.float_inputs
+        seq_fl = [i in fl and s.ndim == 1 and s.dtype == np.float64 for i, s in enumerate(seqs)]
+        tap_fl = [n_seqs + a in fl and bufs[j].ndim == 1 and bufs[j].dtype == np.float64
+                  for a, (j, _, _) in enumerate(reads)]
         t = 0
         if lock is not None:
             lock.acquire()
         try:
             for t in range(n):
                 for i in range(n_seqs):
-                    args[i] = seqs[i][t, ell]
+                    args[i] = seqs[i].item(t) if seq_fl[i] else seqs[i][t, ell]
                 for a, (j, off, ring) in enumerate(reads):
-                    args[n_seqs + a] = bufs[j][(t + off) % ring if ring else t + off, ell]
+                    r = (t + off) % ring if ring else t + off
+                    args[n_seqs + a] = bufs[j].item(r) if tap_fl[a] else bufs[j][r, ell]
                 outs = fn(*args)
                 if fix:
                     outs = list(outs)
