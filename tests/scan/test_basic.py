@@ -316,3 +316,26 @@ def test_error_state_changes_shape_names_step():
     out, _ = theon.scan(lambda h: tt.concatenate([h, h]), outputs_info=h0, n_steps=3)
     with pytest.raises(ValueError, match="keep its shape"):
         theon.function([h0], out)(np.ones(2))
+
+
+def test_body_on_both_linkers_agrees_with_numpy():
+    """The body itself compiled by the reference VM and by the py linker (scan's mode=)."""
+    X, W, h0 = tt.dmatrix("X"), tt.dmatrix("W"), tt.dvector("h0")
+    rng = np.random.default_rng(3)
+    Xv, Wv, h0v = rng.normal(size=(6, 3)), rng.normal(size=(3, 3)) * 0.5, rng.normal(size=3)
+    h, ref = h0v, []
+    for x in Xv:
+        h = np.tanh(Wv @ h + x)
+        ref.append(h)
+    for m in (VM, PY):
+        hs, _ = theon.scan(lambda x, h, W: tt.tanh(tt.dot(W, h) + x), sequences=X,
+                           outputs_info=h0, non_sequences=W, mode=m)
+        f = theon.function([X, W, h0], [hs, theon.grad(hs.sum(), W)], mode=m)
+        out, gW = f(Xv, Wv, h0v)
+        np.testing.assert_allclose(out, ref, rtol=1e-12)
+        scan_ops = [n.op for n in f.maker.fgraph.toposort() if type(n.op).__name__ == "Scan"]
+        assert scan_ops and all(op._compiled[0] is not None for op in scan_ops)
+        assert {op.mode.linker.name for op in scan_ops} == {m.linker.name}
+        if m is VM:
+            g_vm = gW
+    np.testing.assert_allclose(gW, g_vm, rtol=1e-10)
