@@ -61,18 +61,21 @@ __all__ = [
 _SUBPACKAGES = frozenset(
     {
         "compile", "gof", "gradient", "graph", "ifelse", "link", "printing", "rewriting",
-        "scalar", "tensor",
+        "scalar", "scan", "scan_module", "tensor",
     }
 )
 
 
 # names of the control-flow layer, imported on first access: name -> module
-_LAZY = {"OpFromGraph": "theon.compile.builders"}
+_LAZY = {"OpFromGraph": "theon.compile.builders", "loop": "theon.scan.loop"}
 
 
 def __getattr__(name: str) -> _Any:
     """Import a subpackage on first attribute access (``theon.tensor``), and the
-    control-flow names (``theon.OpFromGraph``) from their modules."""
+    control-flow names (``theon.OpFromGraph``, ``theon.loop``) from their modules.
+
+    ``theon.scan`` is the scan package, callable as ``theon.scan(...)``.
+    """
     if name in _SUBPACKAGES:
         return _importlib.import_module(f"theon.{name}")
     if name in _LAZY:

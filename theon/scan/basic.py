@@ -1,0 +1,421 @@
+"""``scan``: Theano's loop builder, on the :class:`~theon.scan.op.Scan` Op.
+
+The step function ``fn`` is called once, on placeholder variables: one per
+sequence tap, one per tap of each recurrent output, then the non-sequences.
+What it returns is the body of the loop.  Every variable the body uses that is
+not one of its arguments (a weight from the enclosing scope, a shared variable)
+becomes an implicit non-sequence; a shared variable that ``fn`` returns an
+update for becomes a recurrent state, and its value after the loop comes back
+in the ``updates`` dictionary.
+
+>>> import numpy as np, theon, theon.tensor as tt
+>>> x = tt.dvector("x")
+>>> total, _ = scan(lambda v, acc: acc + v, sequences=x, outputs_info=tt.constant(0.0))
+>>> theon.function([x], total)(np.array([1.0, 2.0, 3.0]))
+array([1., 3., 6.])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from theon.compile.sharedvalue import SharedVariable
+from theon.graph.basic import Constant, Variable
+from theon.graph.fg import describe
+from theon.graph.replace import clone_replace
+from theon.graph.traversal import graph_inputs
+from theon.scan.op import Scan, ScanInfo
+from theon.scan.utils import ScanUpdates, split_step_result
+from theon.tensor.basic import as_tensor_variable
+from theon.tensor.type import TensorType, tensor_type
+
+__all__ = ["scan"]
+
+
+@dataclass
+class _Seq:
+    var: Variable
+    taps: list[int]
+
+
+@dataclass
+class _Out:
+    init: Variable | None  # None: not fed back
+    taps: list[int] = field(default_factory=list)
+
+
+def _as_list(x: Any) -> list[Any]:
+    if x is None:
+        return []
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    return [x]
+
+
+def _taps(taps: Any, what: str) -> list[int]:
+    t = [taps] if isinstance(taps, int) else list(taps)
+    if not t or any(not isinstance(k, int) or isinstance(k, bool) for k in t):
+        raise ValueError(f"scan: the taps of {what} must be a non-empty list of ints, got {taps!r}")
+    if len(set(t)) != len(t):
+        raise ValueError(f"scan: the taps of {what} repeat a tap: {t}")
+    return t
+
+
+def _parse_sequences(sequences: Any) -> list[_Seq]:
+    out = []
+    for k, s in enumerate(_as_list(sequences)):
+        if isinstance(s, Mapping):
+            if "input" not in s:
+                raise ValueError(f"scan: sequence {k} is a dict without an 'input' entry: {s!r}")
+            var = as_tensor_variable(s["input"])
+            taps = _taps(s.get("taps", [0]), f"sequence {k} ({var})")
+        else:
+            var, taps = as_tensor_variable(s), [0]
+        if tensor_type(var).ndim < 1:
+            raise TypeError(
+                f"scan: sequence {k}, {describe(var)}, is a scalar; a sequence is iterated "
+                "over its first dimension (pass a scalar as a non-sequence)"
+            )
+        out.append(_Seq(var, taps))
+    return out
+
+
+def _parse_outputs(outputs_info: Any) -> list[_Out]:
+    out = []
+    for k, o in enumerate(_as_list(outputs_info)):
+        if o is None:
+            out.append(_Out(None))
+            continue
+        if isinstance(o, Mapping):
+            init = o.get("initial")
+            if init is None:
+                out.append(_Out(None))
+                continue
+            taps = _taps(o.get("taps", [-1]), f"output {k}")
+            if any(t >= 0 for t in taps):
+                raise ValueError(
+                    f"scan: output {k} has taps {taps}; an output can only read its past "
+                    "values (negative taps)"
+                )
+            init_v = as_tensor_variable(init)
+            if taps != [-1] and tensor_type(init_v).ndim < 1:
+                raise TypeError(
+                    f"scan: output {k} has taps {taps}, so its initial value must hold "
+                    f"{-min(taps)} past values along a first dimension; {describe(init_v)} "
+                    "is a scalar"
+                )
+            out.append(_Out(init_v, sorted(taps)))
+        else:
+            out.append(_Out(as_tensor_variable(o), [-1]))
+    return out
+
+
+def _row_type(v: Variable) -> TensorType:
+    t = tensor_type(v)
+    return TensorType(t.dtype, shape=t.shape[1:])
+
+
+def _named(v: Variable, name: str | None) -> Variable:
+    v.name = name
+    return v
+
+
+def _name(v: Variable, fallback: str) -> str:
+    return v.name if v.name else fallback
+
+
+def scan(
+    fn: Callable[..., Any],
+    sequences: Any = None,
+    outputs_info: Any = None,
+    non_sequences: Any = None,
+    n_steps: Any = None,
+    truncate_gradient: int = -1,
+    go_backwards: bool = False,
+    mode: Any = None,
+    name: str | None = None,
+    profile: bool = False,
+    allow_gc: bool | None = None,
+    strict: bool = False,
+    return_list: bool = False,
+) -> tuple[Any, ScanUpdates]:
+    """A symbolic loop: apply ``fn`` step by step, over sequences and recurrent outputs.
+
+    Parameters
+    ----------
+    fn
+        The step: called with, in order, the sequences' values at this step (one
+        per tap), the past values of each recurrent output (one per tap), and the
+        non-sequences.  Returns the outputs of the step (one or a list), and
+        optionally a dict of shared-variable updates and an :class:`until`
+        condition (a tuple of these in any order).
+    sequences
+        Variables (or ``dict(input=x, taps=[-1, 0])``) iterated over their first
+        dimension; tap ``k`` reads ``x[t + k]``.
+    outputs_info
+        One entry per output: its initial value (fed back as the previous value,
+        tap ``-1``), ``dict(initial=x0, taps=[-2, -1])`` (``x0`` holds the
+        ``-min(taps)`` first values along its first dimension), or ``None`` for an
+        output that is not fed back.
+    non_sequences
+        Variables passed unchanged to every step.
+    n_steps
+        The number of steps (an int or integer scalar variable); by default the
+        length of the shortest sequence.  With ``until`` it is the most steps run.
+    truncate_gradient
+        Backpropagate through at most this many of the last steps (``-1``: all).
+    go_backwards
+        Iterate over the sequences from the end.
+    mode
+        The mode compiling the body (``None``: ``config.mode``).
+    name
+        A name for the loop in messages and printing.
+    profile, allow_gc, strict
+        Accepted for compatibility; ``strict=True`` requires every variable the
+        step uses to be passed to it explicitly.
+    return_list
+        Always return a list of outputs (else a single output is returned bare).
+
+    Returns
+    -------
+    outputs, updates
+        Each output stacked over the steps (for a recurrent output: the values it
+        took after each step), and an ordered dict ``{shared variable: value after
+        the loop}`` to pass to ``theon.function(..., updates=...)``.
+
+    Examples
+    --------
+    The elementwise power ``A ** k`` by repeated multiplication:
+
+    >>> import numpy as np, theon, theon.tensor as tt
+    >>> A, k = tt.dvector("A"), tt.iscalar("k")
+    >>> powers, _ = scan(lambda prev, a: prev * a, outputs_info=tt.ones_like(A),
+    ...                  non_sequences=A, n_steps=k)
+    >>> theon.function([A, k], powers[-1])(np.array([1.0, 2.0, 3.0]), 3)
+    array([ 1.,  8., 27.])
+
+    A Fibonacci-like recurrence reading two steps back:
+
+    >>> x0 = tt.dvector("x0")
+    >>> fib, _ = scan(lambda a, b: a + b, outputs_info=dict(initial=x0, taps=[-2, -1]),
+    ...               n_steps=6)
+    >>> theon.function([x0], fib)(np.array([0.0, 1.0]))
+    array([ 1.,  2.,  3.,  5.,  8., 13.])
+    """
+    del profile, allow_gc
+    results, upd, _ = build_scan(
+        fn, sequences, outputs_info, non_sequences, n_steps, truncate_gradient, go_backwards,
+        mode, name, strict,
+    )
+    if return_list or len(results) != 1:
+        return results, upd
+    return results[0], upd
+
+
+def build_scan(
+    fn: Callable[..., Any],
+    sequences: Any,
+    outputs_info: Any,
+    non_sequences: Any,
+    n_steps: Any,
+    truncate_gradient: int,
+    go_backwards: bool,
+    mode: Any,
+    name: str | None,
+    strict: bool,
+    trailing_nit: bool = False,
+) -> tuple[list[Variable], ScanUpdates, list[Variable | None]]:
+    """The body of :func:`scan`: the outputs, the updates, and each output's whole buffer.
+
+    The buffer of a recurrent output holds its initial rows before the computed
+    ones (``None`` for an output that is not fed back).  With ``trailing_nit``,
+    step outputs beyond ``outputs_info`` are outputs that are not fed back.
+    """
+    seqs = _parse_sequences(sequences)
+    outs = _parse_outputs(outputs_info)
+    nonseqs = [
+        x if isinstance(x, Variable) else as_tensor_variable(x) for x in _as_list(non_sequences)
+    ]
+    if isinstance(n_steps, int) and n_steps < 0:
+        raise ValueError(f"scan: n_steps must be >= 0, got {n_steps}")
+    if not seqs and n_steps is None:
+        raise ValueError("scan: give n_steps when there are no sequences to iterate over")
+    if truncate_gradient != -1 and (
+        not isinstance(truncate_gradient, int) or truncate_gradient < 1
+    ):
+        raise ValueError(f"scan: truncate_gradient must be -1 or >= 1, got {truncate_gradient!r}")
+
+    # the sequences, one slice per tap (tap k at step t reads x[t + k])
+    outer_seqs: list[Variable] = []
+    inner_seqs: list[Variable] = []
+    lengths: list[Variable] = []
+    for s in seqs:
+        lo, hi = min(0, *s.taps), max(0, *s.taps)
+        length = s.var.shape[0] - (hi - lo)
+        lengths.append(length)
+        for k in s.taps:
+            sl = s.var[k - lo: s.var.shape[0] - hi + k] if (lo, hi) != (0, 0) else s.var
+            if sl is not s.var:
+                sl.name = s.var.name
+            outer_seqs.append(sl)
+            ph = _row_type(s.var)(f"{_name(s.var, 'seq')}[t{k:+d}]" if k else
+                                  f"{_name(s.var, 'seq')}[t]")
+            inner_seqs.append(ph)
+    if n_steps is None:
+        n = lengths[0]
+        for length in lengths[1:]:
+            from theon.tensor.math import minimum
+
+            n = minimum(n, length)
+        n_var = as_tensor_variable(n)
+        given_n = False
+    else:
+        n_var = as_tensor_variable(n_steps)
+        given_n = True
+        if tensor_type(n_var).ndim != 0 or not tensor_type(n_var).dtype.startswith(("int", "uint")):
+            raise TypeError(f"scan: n_steps must be an integer scalar, got {describe(n_var)}")
+    if given_n:
+        outer_seqs = [_named(x[:n_var], x.name) for x in outer_seqs]
+    if go_backwards:
+        outer_seqs = [_named(x[::-1], x.name) for x in outer_seqs]
+
+    # the recurrent outputs' placeholders, one per tap
+    inner_states: list[Variable] = []
+    for k, o in enumerate(outs):
+        if o.init is None:
+            continue
+        row = o.init.type if o.taps == [-1] else _row_type(o.init)
+        label = _name(o.init, f"out{k}")
+        for tap in o.taps:
+            inner_states.append(row(f"{label}[t{tap:+d}]"))
+
+    args = inner_seqs + inner_states + nonseqs
+    res = fn(*args)
+    step_outs, step_updates, cond = split_step_result(res)
+    step_outs = [as_tensor_variable(v) for v in step_outs]
+    if outputs_info is None or (trailing_nit and len(step_outs) > len(outs)):
+        outs = outs + [_Out(None) for _ in step_outs[len(outs):]]
+    if len(step_outs) != len(outs):
+        raise ValueError(
+            f"scan: the step function returned {len(step_outs)} outputs but outputs_info "
+            f"describes {len(outs)}; give one entry per output (None for an output that is "
+            "not fed back)"
+        )
+    updates: list[tuple[SharedVariable, Variable]] = []
+    for sv, new in step_updates:
+        if not isinstance(sv, SharedVariable):
+            raise TypeError(f"scan: an update's key must be a shared variable, got {sv!r}")
+        new_v = sv.type.filter_variable(as_tensor_variable(new))  # type: ignore[attr-defined]
+        updates.append((sv, new_v))
+
+    # the recurrent outputs must keep their types
+    state_outs: list[Variable] = []
+    nit_outs: list[Variable] = []
+    k_in = 0
+    for k, (o, v) in enumerate(zip(outs, step_outs)):
+        if o.init is None:
+            nit_outs.append(v)
+            continue
+        want = inner_states[k_in].type
+        k_in += len(o.taps)
+        conv = want.convert_variable(v)
+        if conv is None:
+            raise TypeError(
+                f"scan: output {k} of the step function, {describe(v)}, has type {v.type}, but "
+                f"its initial value in outputs_info, {describe(o.init)}, gives the type {want}; "
+                "the step must return the same dtype and number of dimensions (cast the "
+                "initial value or the step's result)"
+            )
+        state_outs.append(conv)
+
+    # free variables: the explicit non-sequences, then what the body uses from outside
+    placeholders = set(args)
+    computed_ns = [x for x in nonseqs if x.owner is not None]
+    roots_of = [*state_outs, *nit_outs, *(v for _, v in updates)]
+    if cond is not None:
+        roots_of.append(cond.condition)
+    free: list[Variable] = [x for x in nonseqs if not isinstance(x, Constant)]
+    seen = set(free)
+    for r in graph_inputs(roots_of, blockers=set(computed_ns)):
+        if r in seen or r in placeholders or isinstance(r, Constant):
+            continue
+        if strict and not isinstance(r, SharedVariable):
+            raise ValueError(
+                f"scan (strict=True): the step uses {describe(r)}, which is not one of its "
+                "arguments; pass it in non_sequences"
+            )
+        seen.add(r)
+        free.append(r)
+    updated = {sv: new for sv, new in updates}
+    repl: dict[Variable, Variable] = {}
+    ns_outer: list[Variable] = []
+    ns_inner: list[Variable] = []
+    sh_outer: list[SharedVariable] = []
+    sh_inner: list[Variable] = []
+    for r in free:
+        ph = r.type(_name(r, "ns"))
+        repl[r] = ph
+        if r in updated:
+            sh_outer.append(r)  # type: ignore[arg-type]
+            sh_inner.append(ph)
+        else:
+            ns_outer.append(r)
+            ns_inner.append(ph)
+    for sv, _ in updates:
+        if sv not in repl:  # updated but never read
+            ph = sv.type(_name(sv, "shared"))
+            repl[sv] = ph
+            sh_outer.append(sv)
+            sh_inner.append(ph)
+    body = [*state_outs, *(updated[sv] for sv in sh_outer), *nit_outs]
+    if cond is not None:
+        body.append(cond.condition)
+    if repl:
+        body = clone_replace(body, repl)
+    # the body's outputs are fresh variables (an output that is an input stays distinct)
+    n_st = len(state_outs)
+    n_sh = len(sh_outer)
+    state_taps = tuple(tuple(o.taps) for o in outs if o.init is not None) + ((-1,),) * n_sh
+    info = ScanInfo(
+        n_seqs=len(inner_seqs),
+        state_taps=state_taps,
+        n_nit=len(nit_outs),
+        n_nonseqs=len(ns_inner),
+        as_while=cond is not None,
+        store_last=(False,) * n_st + (True,) * n_sh,
+        truncate_gradient=truncate_gradient,
+        name=name,
+    )
+    inner_inputs = inner_seqs + inner_states + sh_inner + ns_inner
+    from theon.tensor.shape import shape_padleft
+
+    inits: list[Variable] = []
+    for o in outs:
+        if o.init is None:
+            continue
+        inits.append(shape_padleft(o.init) if o.taps == [-1] else o.init[: -o.taps[0]])
+    inits += [shape_padleft(sv) for sv in sh_outer]
+    op = Scan(inner_inputs, body, info, mode=mode)
+    node_outs = op(n_var, *outer_seqs, *inits, *ns_outer, return_list=True)
+
+    results: list[Variable] = []
+    buffers: list[Variable | None] = []
+    it_state = iter(range(n_st))
+    it_nit = iter(range(info.n_states, info.n_states + info.n_nit))
+    for o in outs:
+        if o.init is None:
+            results.append(node_outs[next(it_nit)])
+            buffers.append(None)
+        else:
+            j = next(it_state)
+            results.append(node_outs[j][-o.taps[0]:])
+            buffers.append(node_outs[j])
+    upd = ScanUpdates()
+    for j, sv in enumerate(sh_outer):
+        upd[sv] = node_outs[n_st + j][-1]
+    if name:
+        for r in results:
+            r.name = name
+    return results, upd, buffers

@@ -1,0 +1,348 @@
+"""Derivatives of :class:`~theon.scan.op.Scan`: backpropagation through time, and ``R_op``.
+
+**Gradient.**  The forward loop stores every state row ``S_j[p]`` (``p = t + L_j``
+written by step ``t``, rows ``p < L_j`` the initial values).  Step ``t`` reads
+rows ``t + L_j + k`` for its taps ``k``.  The adjoint of a row is its output
+gradient plus what the steps reading it send back.  A second Scan runs the
+steps backwards (``t = n-1, ..., 0``) and carries, per state, the adjoints that
+later steps already sent to the ``L_j`` rows ``t+1 .. t+L_j``.  At step ``t``:
+
+* ``a_j = gS_j[t + L_j] + carry_j[L_j - 1]`` is the complete adjoint of the row
+  step ``t`` wrote;
+* the vector-Jacobian product of the body at step ``t`` (the body recomputed
+  from the stored rows, differentiated by ``theon.grad``) with cotangents
+  ``a_j`` and ``gY_m[t]`` gives ``c_k`` for each tap input, the sequences'
+  gradients at ``t`` and the non-sequences' contributions;
+* the new carry is ``carry'_j[r] = carry_j[r - 1] + c_{r - L_j}`` (rows
+  ``t .. t+L_j-1``); the non-sequence gradients are summed in accumulators.
+
+After the last backward step the carry holds the adjoints sent to the initial
+rows.  With ``truncate_gradient = T`` only the last ``T`` steps are run
+backwards: earlier steps send nothing (sequence gradients are zero there).
+
+**R_op.**  One forward Scan computes each state and its tangent together: the
+body's Jacobian-vector product (``theon.Rop`` on the body) is the tangent step.
+
+>>> import numpy as np, theon, theon.tensor as tt
+>>> from theon.scan.basic import scan
+>>> a = tt.dscalar("a")
+>>> xs, _ = scan(lambda x: x * a, outputs_info=tt.constant(1.0), n_steps=3)
+>>> theon.function([a], theon.grad(xs[-1], a))(2.0)  # d(a**3)/da
+array(12.)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from theon.graph.basic import Variable
+from theon.graph.null_type import disconnected_type, grad_not_implemented
+from theon.graph.replace import clone_replace
+from theon.tensor.type import tensor_type
+
+if TYPE_CHECKING:
+    from theon.scan.op import Scan
+
+__all__ = ["scan_grad", "scan_rop"]
+
+
+def _is_float(v: Variable) -> bool:
+    return tensor_type(v).dtype.startswith(("float", "complex"))
+
+
+def _usable(g: Any, like: Variable) -> Variable:
+    """An output gradient as a tensor (zeros where disconnected)."""
+    from theon.gradient._typeutil import is_disconnected, zeros_like
+
+    if g is None or is_disconnected(g):
+        return zeros_like(like)
+    return g  # type: ignore[no-any-return]
+
+
+def _place(like: Variable, start: Any, stop: Any, value: Variable) -> Variable:
+    """zeros shaped like ``like`` with rows ``start:stop`` set to ``value``."""
+    import theon.tensor as tt
+
+    return tt.set_subtensor(tt.zeros_like(like)[start:stop], value)
+
+
+def scan_grad(
+    op: Scan, inputs: list[Variable], outputs: list[Variable], output_grads: list[Any]
+) -> list[Any]:
+    """The gradients of ``op``'s inputs (see the module docstring)."""
+    import theon.tensor as tt
+    from theon.gradient import grad
+    from theon.gradient._typeutil import zeros_like
+    from theon.scan.op import Scan, ScanInfo
+
+    info = op.info
+    if info.as_while:
+        return [
+            grad_not_implemented(op, k, x, "a while loop (until) is not differentiable")
+            for k, x in enumerate(inputs)
+        ]
+    sseq, sst, sns = info.outer_slices()
+    n = inputs[0]
+    seqs, inits, nonseqs = inputs[sseq], inputs[sst], inputs[sns]
+    n_st, lags = info.n_states, info.lags
+    if any(info.store_last):  # the backward pass needs every row: recompute them
+        full = op.clone_with(store_last=(False,) * n_st)(*inputs, return_list=True)
+    else:
+        full = outputs
+    bufs = full[:n_st]
+    gS: list[Variable] = []
+    for j in range(n_st):
+        g = _usable(output_grads[j], outputs[j])
+        if info.store_last[j]:
+            g = _place(bufs[j], -lags[j], None, g)
+        gS.append(g)
+    gY = [_usable(output_grads[n_st + m], outputs[n_st + m]) for m in range(info.n_nit)]
+
+    T = info.truncate_gradient
+    n_back = n if T == -1 else tt.minimum(n, T)
+    start = 0 if T == -1 else n - n_back  # the first step run backwards
+
+    def back(x: Variable, lo: Any, hi: Any) -> Variable:
+        return x[lo:hi][::-1]
+
+    # body inputs of the backward loop
+    inner = op.inner_inputs
+    fl_states = [j for j in range(n_st) if _is_float(bufs[j])]
+    fl_nits = [m for m in range(info.n_nit) if _is_float(outputs[n_st + m])]
+    fl_seqs = [i for i in range(info.n_seqs) if _is_float(seqs[i])]
+    fl_ns = [w for w in range(info.n_nonseqs) if _is_float(nonseqs[w])]
+
+    b_outer_seqs: list[Variable] = []
+    b_inner_seqs: list[Variable] = []
+    fwd_repl: dict[Variable, Variable] = {}
+    for i in range(info.n_seqs):
+        ph = inner[i].type(inner[i].name)
+        fwd_repl[inner[i]] = ph
+        b_inner_seqs.append(ph)
+        b_outer_seqs.append(back(seqs[i], start, n))
+    tap_ph: dict[tuple[int, int], Variable] = {}
+    k_in = info.n_seqs
+    for j, taps in enumerate(info.state_taps):
+        for k in taps:
+            ph = inner[k_in].type(inner[k_in].name)
+            fwd_repl[inner[k_in]] = ph
+            tap_ph[(j, k)] = ph
+            b_inner_seqs.append(ph)
+            b_outer_seqs.append(back(bufs[j], start + lags[j] + k, n + lags[j] + k))
+            k_in += 1
+    gS_ph: dict[int, Variable] = {}
+    for j in fl_states:
+        ph = inner[info.n_seqs + sum(len(t) for t in info.state_taps[:j])].type(f"gS{j}[t]")
+        gS_ph[j] = ph
+        b_inner_seqs.append(ph)
+        b_outer_seqs.append(back(gS[j], start + lags[j], n + lags[j]))
+    gY_ph: dict[int, Variable] = {}
+    for m in fl_nits:
+        ph = tensor_type(op.inner_outputs[n_st + m]).clone()(f"gY{m}[t]")
+        gY_ph[m] = ph
+        b_inner_seqs.append(ph)
+        b_outer_seqs.append(back(gY[m], start, n))
+    ns_ph: list[Variable] = []
+    for w in range(info.n_nonseqs):
+        x = inner[info.n_seqs + info.n_state_taps + w]
+        ph = x.type(x.name)
+        fwd_repl[x] = ph
+        ns_ph.append(ph)
+
+    # carries (one per float state) and accumulators (one per float non-sequence)
+    carry_ph: dict[int, Variable] = {}
+    carry_init: list[Variable] = []
+    for j in fl_states:
+        row = tensor_type(bufs[j]).clone(shape=tensor_type(bufs[j]).shape[1:])
+        if lags[j] == 1:
+            carry_ph[j] = row(f"carry{j}")
+            carry_init.append(zeros_like(bufs[j][0]))
+        else:
+            carry_ph[j] = tensor_type(bufs[j])(f"carry{j}")
+            carry_init.append(zeros_like(bufs[j][: lags[j]]))
+    acc_ph = {w: nonseqs[w].type(f"gacc{w}") for w in fl_ns}
+
+    # the body, recomputed from the stored rows, and its vector-Jacobian product
+    fwd_outs = clone_replace(op.inner_outputs, fwd_repl)
+    known: dict[Variable, Variable] = {}
+    adj: dict[int, Variable] = {}
+    for j in fl_states:
+        c = carry_ph[j] if lags[j] == 1 else carry_ph[j][lags[j] - 1]
+        adj[j] = a = gS_ph[j] + c
+        o = fwd_outs[j]
+        known[o] = known[o] + a if o in known else a
+    for m in fl_nits:
+        o = fwd_outs[n_st + m]
+        known[o] = known[o] + gY_ph[m] if o in known else gY_ph[m]
+    wrt: list[Variable] = (
+        [b_inner_seqs[i] for i in fl_seqs]
+        + [tap_ph[(j, k)] for j in fl_states for k in info.state_taps[j]]
+        + [ns_ph[w] for w in fl_ns]
+    )
+    grads = grad(None, wrt, known_grads=known, disconnected_inputs="ignore",
+                 return_disconnected="zero") if wrt and known else [zeros_like(v) for v in wrt]
+    it = iter(grads)
+    g_seq = {i: next(it) for i in fl_seqs}
+    g_tap = {(j, k): next(it) for j in fl_states for k in info.state_taps[j]}
+    g_ns = {w: next(it) for w in fl_ns}
+
+    new_carry: list[Variable] = []
+    for j in fl_states:
+        L = lags[j]
+        if L == 1:
+            new_carry.append(g_tap[(j, -1)])
+            continue
+        rows = []
+        for r in range(L):
+            k = r - L
+            term = g_tap.get((j, k))
+            prev = carry_ph[j][r - 1] if r >= 1 else None
+            if term is None and prev is None:
+                rows.append(zeros_like(carry_ph[j][0]))
+            elif term is None:
+                rows.append(prev)  # type: ignore[arg-type]
+            elif prev is None:
+                rows.append(term)
+            else:
+                rows.append(prev + term)
+        new_carry.append(tt.stack(rows))
+    new_acc = [acc_ph[w] + g_ns[w] for w in fl_ns]
+    b_body = [*new_carry, *new_acc, *(g_seq[i] for i in fl_seqs)]
+    b_inputs = [*b_inner_seqs, *(carry_ph[j] for j in fl_states), *(acc_ph[w] for w in fl_ns),
+                *ns_ph]
+    b_info = ScanInfo(
+        n_seqs=len(b_inner_seqs),
+        state_taps=((-1,),) * (len(fl_states) + len(fl_ns)),
+        n_nit=len(fl_seqs),
+        n_nonseqs=len(ns_ph),
+        store_last=(True,) * (len(fl_states) + len(fl_ns)),
+        name=f"grad_of_{op.name or 'scan'}",
+    )
+    b_op = Scan(b_inputs, b_body, b_info, mode=op.mode)
+    acc_init = [zeros_like(nonseqs[w]) for w in fl_ns]
+    b_outs = b_op(n_back, *b_outer_seqs, *[tt.shape_padleft(c) for c in carry_init],
+                  *[tt.shape_padleft(a) for a in acc_init], *nonseqs, return_list=True)
+
+    # the gradients of the outer inputs
+    res: list[Any] = [disconnected_type()] + [None] * (len(inputs) - 1)
+    for i in range(info.n_seqs):
+        if i in fl_seqs:
+            rows = b_outs[len(fl_states) + len(fl_ns) + fl_seqs.index(i)][::-1]
+            res[sseq.start + i] = _place(seqs[i], start, n, rows)
+        else:
+            res[sseq.start + i] = disconnected_type()
+    for j in range(n_st):
+        init = inits[j]
+        if j not in fl_states:
+            res[sst.start + j] = disconnected_type()
+            continue
+        L = lags[j]
+        final = b_outs[fl_states.index(j)][-1]
+        if L == 1:
+            final = tt.shape_padleft(final)
+        if T == -1:
+            g_init = gS[j][:L] + final
+        else:
+            spread = _place(bufs[j], start, start + L, final)
+            g_init = gS[j][:L] + spread[:L]
+        res[sst.start + j] = _place(init, 0, L, g_init)
+    for w in range(info.n_nonseqs):
+        if w in fl_ns:
+            res[sns.start + w] = b_outs[len(fl_states) + fl_ns.index(w)][-1]
+        else:
+            res[sns.start + w] = disconnected_type()
+    return res
+
+
+def scan_rop(op: Scan, inputs: list[Variable], eval_points: list[Any]) -> list[Any]:
+    """Jacobian-vector products of ``op``'s outputs: states and tangents in one loop."""
+    from theon.gradient import Rop
+    from theon.gradient._typeutil import zeros_like
+    from theon.scan.op import Scan, ScanInfo
+
+    info = op.info
+    sseq, sst, sns = info.outer_slices()
+    n_st = info.n_states
+    inner = op.inner_inputs
+
+    def point(k: int) -> Variable:
+        e = eval_points[k]
+        return zeros_like(inputs[k]) if e is None else e
+
+    fl_states = [j for j in range(n_st) if _is_float(inputs[sst][j])]
+    fl_nits = [m for m in range(info.n_nit) if _is_float(op.inner_outputs[n_st + m])]
+    repl: dict[Variable, Variable] = {}
+    tangent_of: dict[Variable, Variable] = {}
+
+    def twin(x: Variable, label: str) -> tuple[Variable, Variable]:
+        ph = x.type(x.name)
+        repl[x] = ph
+        d = x.type(f"d{x.name or label}")
+        if _is_float(x):
+            tangent_of[ph] = d
+        return ph, d
+
+    # each float sequence is followed by its tangent
+    seq_in, seq_outer = [], []
+    for i in range(info.n_seqs):
+        ph, _ = twin(inner[i], "seq")
+        seq_in.append(ph)
+        seq_outer.append(inputs[sseq.start + i])
+        if ph in tangent_of:
+            seq_outer.append(point(sseq.start + i))
+    tap_in: list[Variable] = []
+    tap_t: list[Variable] = []
+    k_in = info.n_seqs
+    for j, taps in enumerate(info.state_taps):
+        for _ in taps:
+            ph, d = twin(inner[k_in], f"s{j}")
+            tap_in.append(ph)
+            if j in fl_states:
+                tap_t.append(d)
+            k_in += 1
+    ns_in, ns_t = [], []
+    for w in range(info.n_nonseqs):
+        ph, d = twin(inner[k_in + w], "ns")
+        ns_in.append(ph)
+        if ph in tangent_of:
+            ns_t.append(d)
+    outs = clone_replace(op.inner_outputs, repl)
+    wrt = list(tangent_of)
+    targets = [outs[j] for j in fl_states] + [outs[n_st + m] for m in fl_nits]
+    tans = Rop(targets, wrt, [tangent_of[v] for v in wrt], disconnected_outputs="ignore") \
+        if wrt and targets else [zeros_like(t) for t in targets]
+    st_t = tans[: len(fl_states)]
+    nit_t = tans[len(fl_states):]
+
+    # layout: sequences (each float one followed by its tangent), states then tangent
+    # states, non-sequences then their tangents
+    seq_all: list[Variable] = []
+    for ph in seq_in:
+        seq_all.append(ph)
+        if ph in tangent_of:
+            seq_all.append(tangent_of[ph])
+    ns_outer = list(inputs[sns])
+    ns_outer_t = [point(sns.start + w) for w in range(info.n_nonseqs) if ns_in[w] in tangent_of]
+    body = [*outs[:n_st], *st_t, *outs[n_st: n_st + info.n_nit], *nit_t]
+    if info.as_while:
+        body.append(outs[-1])
+    new_info = ScanInfo(
+        n_seqs=len(seq_all),
+        state_taps=info.state_taps + tuple(info.state_taps[j] for j in fl_states),
+        n_nit=info.n_nit + len(fl_nits),
+        n_nonseqs=len(ns_in) + len(ns_t),
+        as_while=info.as_while,
+        store_last=info.store_last + tuple(info.store_last[j] for j in fl_states),
+        name=f"rop_of_{op.name or 'scan'}",
+    )
+    r_op = Scan([*seq_all, *tap_in, *tap_t, *ns_in, *ns_t], body, new_info, mode=op.mode)
+    init_t = [point(sst.start + j) for j in fl_states]
+    outs_outer = r_op(inputs[0], *seq_outer, *inputs[sst], *init_t, *ns_outer, *ns_outer_t,
+                      return_list=True)
+    res: list[Any] = [None] * (n_st + info.n_nit)
+    for pos, j in enumerate(fl_states):
+        res[j] = outs_outer[n_st + pos]
+    base = n_st + len(fl_states) + info.n_nit
+    for pos, m in enumerate(fl_nits):
+        res[n_st + m] = outs_outer[base + pos]
+    return res

@@ -1,0 +1,468 @@
+"""The ``Scan`` Op: a loop whose body is a graph, compiled once and run step by step.
+
+Outer inputs, in order::
+
+    n_steps                 int64 scalar: the number of steps (at most, for a while loop)
+    sequences               one per (sequence, tap): step t reads ``seq[t]``
+    state buffers           one per recurrent state j, ``L_j`` rows: the initial values
+    non-sequences           passed unchanged to every step
+
+The body (the inner graph) takes, in order: one value per sequence, one per
+tap of each state (``taps_j``, negative; the state row ``t + L_j + k`` for tap
+``k``, where ``L_j = -min(taps_j)``), and the non-sequences.  It returns the new
+value of each state, then one value per output that is not fed back ("nit-sot"),
+then, for a while loop, the boolean condition that ends the loop.
+
+Outer outputs: for each state the buffer of its ``L_j`` initial rows followed by
+the ``n`` computed rows (or, with ``store_last``, only its last ``L_j`` rows,
+which is what the memory-saving rewrite asks for), then each nit-sot output
+stacked over the steps.  A while loop stops after the step whose condition is
+true; its outputs are truncated to the steps run.
+
+The inner graph is rewritten and linked once, by the same rewrites and linker
+as an outer graph (the scan's ``mode``, ``config.mode`` by default); the loop
+then calls the linked runner directly with the step's values.
+
+>>> import numpy as np, theon, theon.tensor as tt
+>>> h = tt.dscalar("h")
+>>> op = Scan([h], [2 * h], ScanInfo(n_seqs=0, state_taps=((-1,),)))
+>>> n, h0 = tt.lscalar("n"), tt.dvector("h0")
+>>> theon.function([n, h0], op(n, h0))(3, np.array([1.0]))
+array([1., 2., 4., 8.])
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Variable
+from theon.graph.collector import gc_paused
+from theon.graph.fg import FunctionGraph, describe
+from theon.graph.op import Op
+from theon.tensor.basic import as_tensor_variable
+from theon.tensor.type import TensorType, tensor_type
+
+__all__ = ["Scan", "ScanInfo"]
+
+
+@dataclass(frozen=True)
+class ScanInfo:
+    """The structure of a :class:`Scan`: how many inputs and outputs of each kind.
+
+    Attributes
+    ----------
+    n_seqs
+        Number of sequence inputs (one per sequence tap).
+    state_taps
+        Per recurrent state, its taps (negative, increasing).
+    n_nit
+        Number of outputs that are not fed back.
+    n_nonseqs
+        Number of non-sequence inputs.
+    as_while
+        Whether the body's last output is the stopping condition.
+    store_last
+        Per state: keep only its last ``L_j`` rows (the output then has ``L_j`` rows).
+    truncate_gradient
+        Backpropagate through at most this many steps (``-1``: all).
+    name
+        A name for messages and printing.
+    """
+
+    n_seqs: int = 0
+    state_taps: tuple[tuple[int, ...], ...] = ()
+    n_nit: int = 0
+    n_nonseqs: int = 0
+    as_while: bool = False
+    store_last: tuple[bool, ...] = ()
+    truncate_gradient: int = -1
+    name: str | None = None
+    store_last_default: bool = field(default=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if len(self.store_last) != len(self.state_taps):
+            object.__setattr__(self, "store_last", (self.store_last_default,) * self.n_states)
+        for taps in self.state_taps:
+            if not taps or any(k >= 0 for k in taps) or list(taps) != sorted(set(taps)):
+                raise ValueError(
+                    f"scan: the taps of a recurrent output must be distinct negative integers, "
+                    f"got {list(taps)}"
+                )
+
+    @property
+    def n_states(self) -> int:
+        return len(self.state_taps)
+
+    @property
+    def lags(self) -> tuple[int, ...]:
+        """``L_j = -min(taps_j)``: the initial rows each state needs."""
+        return tuple(-t[0] for t in self.state_taps)
+
+    @property
+    def n_state_taps(self) -> int:
+        return sum(len(t) for t in self.state_taps)
+
+    @property
+    def n_inner_inputs(self) -> int:
+        return self.n_seqs + self.n_state_taps + self.n_nonseqs
+
+    @property
+    def n_inner_outputs(self) -> int:
+        return self.n_states + self.n_nit + int(self.as_while)
+
+    @property
+    def n_outer_inputs(self) -> int:
+        return 1 + self.n_seqs + self.n_states + self.n_nonseqs
+
+    def outer_slices(self) -> tuple[slice, slice, slice]:
+        """The positions of the sequences, state buffers and non-sequences in the inputs."""
+        a = 1 + self.n_seqs
+        b = a + self.n_states
+        return slice(1, a), slice(a, b), slice(b, b + self.n_nonseqs)
+
+
+class Scan(Op):
+    """A loop over a body graph (see the module docstring for the layout).
+
+    Parameters
+    ----------
+    inner_inputs, inner_outputs
+        The body: placeholder Variables and what it computes from them.
+    info
+        The :class:`ScanInfo` layout.
+    mode
+        The mode compiling the body (``None``: ``config.mode`` when first run).
+    """
+
+    # identity: the body and the layout; two Scans built separately are different Ops
+    __props__ = None
+
+    def __init__(
+        self,
+        inner_inputs: Sequence[Variable],
+        inner_outputs: Sequence[Variable],
+        info: ScanInfo,
+        mode: Any = None,
+    ) -> None:
+        self._inner_inputs = list(inner_inputs)
+        self._inner_outputs = list(inner_outputs)
+        self.info = info
+        self.mode = mode
+        self.name = info.name
+        self._compiled: Any = None
+        self._lock = threading.Lock()
+        if len(self._inner_inputs) != info.n_inner_inputs:
+            raise ValueError(
+                f"Scan: the body has {len(self._inner_inputs)} inputs, the layout says "
+                f"{info.n_inner_inputs}"
+            )
+        if len(self._inner_outputs) != info.n_inner_outputs:
+            raise ValueError(
+                f"Scan: the body has {len(self._inner_outputs)} outputs, the layout says "
+                f"{info.n_inner_outputs}"
+            )
+
+    # the inner-graph protocol (read by printing and by rewrites) --------------------
+    @property
+    def inner_inputs(self) -> list[Variable]:
+        """The body's input placeholders."""
+        return self._inner_inputs
+
+    @property
+    def inner_outputs(self) -> list[Variable]:
+        """The body's outputs."""
+        return self._inner_outputs
+
+    def fgraph(self) -> FunctionGraph:
+        """A fresh FunctionGraph copy of the body."""
+        return FunctionGraph(self._inner_inputs, self._inner_outputs, clone=True)
+
+    def clone_with(self, **changes: Any) -> Scan:
+        """The same body with some :class:`ScanInfo` fields changed."""
+        return Scan(self._inner_inputs, self._inner_outputs, replace(self.info, **changes),
+                    self.mode)
+
+    def __str__(self) -> str:
+        kind = "while" if self.info.as_while else "for"
+        return f"Scan{{{self.name or 'scan_fn'}, {kind}}}"
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state["_compiled"] = None
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    # building ----------------------------------------------------------------------
+    def make_node(self, *inputs: Any) -> Apply:
+        info = self.info
+        if len(inputs) != info.n_outer_inputs:
+            raise TypeError(
+                f"{self} takes {info.n_outer_inputs} inputs (n_steps, {info.n_seqs} sequences, "
+                f"{info.n_states} state buffers, {info.n_nonseqs} non-sequences), got {len(inputs)}"
+            )
+        ins = [as_tensor_variable(x) for x in inputs]
+        n = ins[0]
+        if n.type.ndim != 0 or n.type.dtype not in ("int8", "int16", "int32", "int64"):
+            raise TypeError(f"{self}: n_steps must be an integer scalar, got {describe(n)}")
+        if n.type.dtype != "int64":
+            from theon.tensor.basic import cast
+
+            ins[0] = n = cast(n, "int64")
+        sseq, sst, sns = info.outer_slices()
+        inner = self._inner_inputs
+        k = 0
+        for x in ins[sseq]:
+            want = inner[k].type
+            xt = tensor_type(x)
+            if xt.ndim != want.ndim + 1 or xt.dtype != want.dtype:  # type: ignore[attr-defined]
+                raise TypeError(
+                    f"{self}: sequence {describe(x)} must have one more dimension than the "
+                    f"body's input {describe(inner[k])}, with the same dtype"
+                )
+            k += 1
+        outs: list[Variable] = []
+        for j, x in enumerate(ins[sst]):
+            want = tensor_type(inner[k])
+            k += len(info.state_taps[j])
+            xt = tensor_type(x)
+            if xt.ndim != want.ndim + 1 or xt.dtype != want.dtype:
+                raise TypeError(
+                    f"{self}: the initial buffer {describe(x)} of state {j} must have one more "
+                    f"dimension than the state ({want}), with the same dtype"
+                )
+            outs.append(TensorType(want.dtype, shape=(None, *want.shape))())
+        for j, x in enumerate(ins[sns]):
+            want = inner[k + j].type
+            if x.type != want:
+                conv = want.convert_variable(x)
+                if conv is None:
+                    raise TypeError(
+                        f"{self}: non-sequence {describe(x)} does not fit the body's input "
+                        f"{describe(inner[k + j])}"
+                    )
+                ins[sns.start + j] = conv
+        for o in self._inner_outputs[info.n_states: info.n_states + info.n_nit]:
+            ot = tensor_type(o)
+            outs.append(TensorType(ot.dtype, shape=(None, *ot.shape))())
+        return Apply(self, ins, outs)
+
+    # running -----------------------------------------------------------------------
+    def _runner(self) -> tuple[Any, tuple[int, ...]]:
+        """The linked body and the outputs that may view its inputs (made on first use)."""
+        c = self._compiled
+        if c is None:
+            with self._lock:
+                c = self._compiled
+                if c is None:
+                    c = self._compiled = self._compile()
+        return c
+
+    def _compile(self) -> tuple[Any, tuple[int, ...]]:
+        """Rewrite and link the body once (the mode's rewrites and linker)."""
+        from theon.compile.mode import get_mode
+
+        mode = get_mode(self.mode)
+        with gc_paused():
+            fg = FunctionGraph(self._inner_inputs, self._inner_outputs, clone=True)
+            fg.mutable_inputs = set()
+            fg.protected_inputs = set(fg.inputs)
+            rewriter = mode.get_rewriter()
+            if rewriter is not None:
+                rewriter(fg)
+            runner = mode.linker.make_function(fg)
+        from theon.compile.compiled import plan_copies
+
+        # outputs that may be views of the step's inputs: a ring buffer (store_last)
+        # must copy them before a write overwrites the rows they view
+        may_alias = plan_copies(fg, len(fg.outputs), [False] * len(fg.outputs))[0]
+        return runner, tuple(k for k, a in enumerate(may_alias) if a)
+
+    def perform(
+        self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]
+    ) -> None:
+        info = self.info
+        runner, alias = self._runner()
+        lock = None if runner.reentrant else self._lock
+        fn = runner.fn
+        fix = alias if any(info.store_last) else ()
+        n = int(inputs[0])
+        if n < 0:
+            raise ValueError(f"{self}: n_steps must be >= 0, got {n}")
+        sseq, sst, sns = info.outer_slices()
+        seqs = list(inputs[sseq])
+        for s, var in zip(seqs, node.inputs[sseq]):
+            if s.shape[0] < n:
+                raise ValueError(
+                    f"{self}: sequence {describe(var)} has {s.shape[0]} entries but the loop "
+                    f"runs {n} steps (n_steps = {n}); give a longer sequence or fewer steps"
+                )
+        bufs, reads, writes, lasts = self._state_buffers(node, inputs[sst], n)
+        nonseqs = list(inputs[sns])
+        rows = [b.shape[1:] for b in bufs]
+        n_st, n_nit = info.n_states, info.n_nit
+        nits: list[Any] = [None] * n_nit
+        done = n
+        # one argument list reused by every step: sequences, state taps, non-sequences
+        args: list[Any] = [None] * info.n_inner_inputs
+        n_seqs = len(seqs)
+        args[n_seqs + len(reads):] = nonseqs
+        ell = Ellipsis
+        # a 0-d float64 body input that the runner reads only as a float gets a Python
+        # float (``item``), its fast path; the others get a 0-d view of their row
+        fl = runner.float_inputs
+        seq_fl = [i in fl and s.ndim == 1 and s.dtype == np.float64 for i, s in enumerate(seqs)]
+        tap_fl = [n_seqs + a in fl and bufs[j].ndim == 1 and bufs[j].dtype == np.float64
+                  for a, (j, _, _) in enumerate(reads)]
+        t = 0
+        if lock is not None:
+            lock.acquire()
+        try:
+            for t in range(n):
+                for i in range(n_seqs):
+                    args[i] = seqs[i].item(t) if seq_fl[i] else seqs[i][t, ell]
+                for a, (j, off, ring) in enumerate(reads):
+                    r = (t + off) % ring if ring else t + off
+                    args[n_seqs + a] = bufs[j].item(r) if tap_fl[a] else bufs[j][r, ell]
+                outs = fn(*args)
+                if fix:
+                    outs = list(outs)
+                    for i in fix:
+                        outs[i] = np.array(outs[i], copy=True)
+                for j in range(n_st):
+                    pos, ring = writes[j]
+                    y = outs[j]
+                    if y.shape != rows[j]:
+                        self._bad_state(node, j, y, rows[j])
+                    bufs[j][(t % ring) if ring else t + pos] = y
+                for m in range(n_nit):
+                    y = outs[n_st + m]
+                    if t == 0:
+                        nits[m] = self._alloc_nit(node, m, y, n)
+                    nits[m][t] = y
+                if info.as_while and outs[-1]:
+                    done = t + 1
+                    break
+        except Exception as exc:
+            exc.add_note(f"(in step {t} of {self}, built at {_where(node)})")
+            raise
+        finally:
+            if lock is not None:
+                lock.release()
+        for j in range(n_st):
+            b = bufs[j]
+            if lasts[j]:
+                L = info.lags[j]
+                if done % L:
+                    b = np.roll(b, -(done % L), axis=0)
+            elif done < n:
+                b = b[: info.lags[j] + done].copy()
+            output_storage[j][0] = b
+        for m in range(n_nit):
+            y = nits[m]
+            if y is None:
+                ot = tensor_type(node.outputs[n_st + m])
+                y = np.zeros((0,) + tuple(s or 0 for s in ot.shape[1:]), dtype=ot.dtype)
+            elif done < n:
+                y = y[:done].copy()
+            output_storage[n_st + m][0] = y
+
+    def _state_buffers(
+        self, node: Apply, inits: Sequence[Any], n: int
+    ) -> tuple[list[Any], list[tuple[int, int, int]], list[tuple[int, int]], list[bool]]:
+        """The state buffers and, per body input and output, where it reads and writes."""
+        info = self.info
+        bufs: list[Any] = []
+        reads: list[tuple[int, int, int]] = []
+        writes: list[tuple[int, int]] = []
+        sst = info.outer_slices()[1]
+        for j, (init, taps, last) in enumerate(zip(inits, info.state_taps, info.store_last)):
+            L = -taps[0]
+            if init.shape[0] < L:
+                raise ValueError(
+                    f"{self}: state {j} reads {L} steps back (taps {list(taps)}) but its "
+                    f"initial value {describe(node.inputs[sst][j])} has only {init.shape[0]} rows"
+                )
+            if last:
+                b = np.array(init[:L], copy=True)
+                reads.extend((j, L + k, L) for k in taps)
+                writes.append((0, L))
+            else:
+                b = np.empty((L + n,) + init.shape[1:], dtype=init.dtype)
+                b[:L] = init[:L]
+                reads.extend((j, L + k, 0) for k in taps)
+                writes.append((L, 0))
+            bufs.append(b)
+        return bufs, reads, writes, list(info.store_last)
+
+    def _bad_state(self, node: Apply, j: int, y: Any, row: tuple[int, ...]) -> None:
+        raise ValueError(
+            f"{self}: the step computed recurrent output {j} with shape {np.shape(y)}, but "
+            f"its initial value {describe(node.inputs[self.info.outer_slices()[1]][j])} gives "
+            f"shape {row}; a recurrent output must keep its shape"
+        )
+
+    def _alloc_nit(self, node: Apply, m: int, y: Any, n: int) -> Any:
+        ot = tensor_type(node.outputs[self.info.n_states + m])
+        shape = np.shape(y)
+        if len(shape) != ot.ndim - 1:
+            raise TypeError(
+                f"{self}: output {describe(node.outputs[self.info.n_states + m])} got a step "
+                f"value of shape {shape}"
+            )
+        return np.empty((n,) + shape, dtype=ot.dtype)
+
+    # shapes and derivatives ----------------------------------------------------------
+    def infer_shape(
+        self, node: Apply, input_shapes: Sequence[Sequence[Variable]]
+    ) -> list[tuple[Variable, ...]]:
+        info = self.info
+        if info.as_while:
+            from theon.graph.op import OpContractError
+
+            raise OpContractError("a while loop's length is known only when it has run")
+        n = node.inputs[0]
+        sst = info.outer_slices()[1]
+        out: list[tuple[Variable, ...]] = []
+        for j, shp in enumerate(input_shapes[sst]):
+            L = info.lags[j]
+            first = as_tensor_variable(L) if info.store_last[j] else n + L
+            out.append((first, *shp[1:]))
+        for m in range(info.n_nit):
+            ot = tensor_type(node.outputs[info.n_states + m])
+            if any(s is None for s in ot.shape[1:]):
+                from theon.graph.op import OpContractError
+
+                raise OpContractError("the shape of a step's output is known when it runs")
+            out.append((n, *(as_tensor_variable(s) for s in ot.shape[1:])))
+        return out
+
+    def L_op(
+        self,
+        inputs: Sequence[Variable],
+        outputs: Sequence[Variable],
+        output_grads: Sequence[Variable],
+    ) -> list[Any]:
+        from theon.scan.grad import scan_grad
+
+        return scan_grad(self, list(inputs), list(outputs), list(output_grads))
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        from theon.scan.grad import scan_rop
+
+        return scan_rop(self, list(inputs), list(eval_points))
+
+
+def _where(node: Apply) -> str:
+    from theon.graph.fg import format_trace
+
+    tr = getattr(node.outputs[0].tag, "trace", None) if node.outputs else None
+    return format_trace(tr) or "an unknown place"
