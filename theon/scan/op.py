@@ -256,8 +256,11 @@ class Scan(Op):
         return Apply(self, ins, outs)
 
     # running -----------------------------------------------------------------------
-    def _runner(self) -> tuple[Any, tuple[int, ...]]:
-        """The linked body and the outputs that may view its inputs (made on first use)."""
+    def _runner(self) -> tuple[Any, tuple[int, ...], Any]:
+        """The linked body, the outputs that may view its inputs, and the fast loop or None.
+
+        Made on first use.
+        """
         c = self._compiled
         if c is None:
             with self._lock:
@@ -266,7 +269,7 @@ class Scan(Op):
                     c = self._compiled = self._compile()
         return c
 
-    def _compile(self) -> tuple[Any, tuple[int, ...]]:
+    def _compile(self) -> tuple[Any, tuple[int, ...], Any]:
         """Rewrite and link the body once (the mode's rewrites and linker)."""
         from theon.compile.mode import get_mode
 
@@ -284,14 +287,26 @@ class Scan(Op):
         # outputs that may be views of the step's inputs: a ring buffer (store_last)
         # must copy them before a write overwrites the rows they view
         may_alias = plan_copies(fg, len(fg.outputs), [False] * len(fg.outputs))[0]
-        return runner, tuple(k for k, a in enumerate(may_alias) if a)
+        from theon.scan.fastloop import build_fast_loop
+
+        with gc_paused():
+            fast = build_fast_loop(fg, self.info, mode.linker)
+        return runner, tuple(k for k, a in enumerate(may_alias) if a), fast
+
+    @property
+    def fast_loop(self) -> Any:
+        """The body's :class:`~theon.scan.fastloop.FastLoop` (compiles the body), or ``None``.
+
+        A body of 0-d numbers spelled wholly on Python numbers runs as one
+        generated loop instead of one runner call per step.
+        """
+        return self._runner()[2]
 
     def perform(
         self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]
     ) -> None:
         info = self.info
-        runner, alias = self._runner()
-        lock = None if runner.reentrant else self._lock
+        runner, alias, fast = self._runner()
         fn = runner.fn
         fix = alias if any(info.store_last) else ()
         n = int(inputs[0])
@@ -305,8 +320,17 @@ class Scan(Op):
                     f"{self}: sequence {describe(var)} has {s.shape[0]} entries but the loop "
                     f"runs {n} steps (n_steps = {n}); give a longer sequence or fewer steps"
                 )
-        bufs, reads, writes, lasts = self._state_buffers(node, inputs[sst], n)
         nonseqs = list(inputs[sns])
+        if fast is not None and n > 0 and fast.enabled:
+            res = fast(n, seqs, inputs[sst], nonseqs)
+            if res is not None:
+                for j, b in enumerate(res[0]):
+                    output_storage[j][0] = b
+                for m, y in enumerate(res[1]):
+                    output_storage[info.n_states + m][0] = y
+                return
+        lock = None if runner.reentrant else self._lock
+        bufs, reads, writes, lasts = self._state_buffers(node, inputs[sst], n)
         rows = [b.shape[1:] for b in bufs]
         n_st, n_nit = info.n_states, info.n_nit
         nits: list[Any] = [None] * n_nit
