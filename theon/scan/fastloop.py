@@ -131,6 +131,17 @@ def build_fast_loop(fgraph: FunctionGraph, info: Any, linker: Any) -> FastLoop |
     There is one only when ``linker`` is the py linker with its float path, every
     body input is a 0-d number, every body output a 0-d float64 or bool, and
     every line of the body is spelled on Python numbers.
+
+    Examples
+    --------
+    >>> import theon, theon.tensor as tt
+    >>> x0 = tt.dscalar("x0")
+    >>> xs, _ = theon.scan(lambda x: x * 0.5, outputs_info=x0, n_steps=3)
+    >>> f = theon.function([x0], xs)
+    >>> f(8.0)
+    array([4., 2., 1.])
+    >>> [n.op.fast_loop.runs for n in f.maker.fgraph.toposort() if hasattr(n.op, "fast_loop")]
+    [1]
     """
     if not isinstance(linker, PyLinker) or not linker.float_path:
         return None

@@ -346,27 +346,31 @@ class Scan(Op):
         seq_fl = [i in fl and s.ndim == 1 and s.dtype == np.float64 for i, s in enumerate(seqs)]
         tap_fl = [n_seqs + a in fl and bufs[j].ndim == 1 and bufs[j].dtype == np.float64
                   for a, (j, _, _) in enumerate(reads)]
+        # what each step reads and writes, bound once: (argument, array, offset, ring, float)
+        seq_steps = [(i, s, seq_fl[i]) for i, s in enumerate(seqs)]
+        tap_steps = [(n_seqs + a, bufs[j], off, ring, tap_fl[a])
+                     for a, (j, off, ring) in enumerate(reads)]
+        state_steps = [(j, bufs[j], pos, ring, rows[j]) for j, (pos, ring) in enumerate(writes)]
         t = 0
         if lock is not None:
             lock.acquire()
         try:
             for t in range(n):
-                for i in range(n_seqs):
-                    args[i] = seqs[i].item(t) if seq_fl[i] else seqs[i][t, ell]
-                for a, (j, off, ring) in enumerate(reads):
+                for i, s, f in seq_steps:
+                    args[i] = s.item(t) if f else s[t, ell]
+                for a, b, off, ring, f in tap_steps:
                     r = (t + off) % ring if ring else t + off
-                    args[n_seqs + a] = bufs[j].item(r) if tap_fl[a] else bufs[j][r, ell]
+                    args[a] = b.item(r) if f else b[r, ell]
                 outs = fn(*args)
                 if fix:
                     outs = list(outs)
                     for i in fix:
                         outs[i] = np.array(outs[i], copy=True)
-                for j in range(n_st):
-                    pos, ring = writes[j]
+                for j, b, pos, ring, row in state_steps:
                     y = outs[j]
-                    if y.shape != rows[j]:
-                        self._bad_state(node, j, y, rows[j])
-                    bufs[j][(t % ring) if ring else t + pos] = y
+                    if y.shape != row:
+                        self._bad_state(node, j, y, row)
+                    b[(t % ring) if ring else t + pos] = y
                 for m in range(n_nit):
                     y = outs[n_st + m]
                     if t == 0:
