@@ -37,7 +37,25 @@ def _guard1(fm: Callable[[float], Any], fn: Callable[[Any], Any]) -> Callable[[f
                 return float(fn(np.float64(a)))
 
     f.__name__ = "_" + getattr(fn, "__name__", "f")
+    _mark_raising(f, fm)
     return f
+
+
+def _mark_raising(f: Any, fm: Any) -> None:
+    """Give ``f`` a ``raising`` attribute: ``fm`` itself, where that returns the same float.
+
+    A caller that redoes all its work on any error (a scan's fast loop) may call
+    ``f.raising`` instead of ``f``: equal results where it returns, and where it
+    raises the caller's rerun calls ``f``.  Only ``math``'s float functions
+    qualify (``float(fm(a)) is fm(a)``'s value).
+    """
+    if getattr(fm, "__module__", None) == "math" and fm.__name__ not in _MATH_NOT_FLOAT:
+        f.raising = fm
+
+
+# math functions that return ints (the float() of a guard changes their result's type)
+_MATH_NOT_FLOAT = frozenset(("floor", "ceil", "trunc", "factorial", "gcd", "lcm", "isqrt",
+                             "comb", "perm", "prod", "fsum"))
 
 
 def _guard2(
@@ -53,6 +71,7 @@ def _guard2(
                 return float(fn(np.float64(a), np.float64(b)))
 
     f.__name__ = "_" + getattr(fn, "__name__", "f")
+    _mark_raising(f, fm)
     return f
 
 

@@ -256,8 +256,11 @@ class Scan(Op):
         return Apply(self, ins, outs)
 
     # running -----------------------------------------------------------------------
-    def _runner(self) -> tuple[Any, tuple[int, ...]]:
-        """The linked body and the outputs that may view its inputs (made on first use)."""
+    def _runner(self) -> tuple[Any, tuple[int, ...], Any]:
+        """The linked body, the outputs that may view its inputs, and the fast loop or None.
+
+        Made on first use.
+        """
         c = self._compiled
         if c is None:
             with self._lock:
@@ -266,7 +269,7 @@ class Scan(Op):
                     c = self._compiled = self._compile()
         return c
 
-    def _compile(self) -> tuple[Any, tuple[int, ...]]:
+    def _compile(self) -> tuple[Any, tuple[int, ...], Any]:
         """Rewrite and link the body once (the mode's rewrites and linker)."""
         from theon.compile.mode import get_mode
 
@@ -284,14 +287,26 @@ class Scan(Op):
         # outputs that may be views of the step's inputs: a ring buffer (store_last)
         # must copy them before a write overwrites the rows they view
         may_alias = plan_copies(fg, len(fg.outputs), [False] * len(fg.outputs))[0]
-        return runner, tuple(k for k, a in enumerate(may_alias) if a)
+        from theon.scan.fastloop import build_fast_loop
+
+        with gc_paused():
+            fast = build_fast_loop(fg, self.info, mode.linker)
+        return runner, tuple(k for k, a in enumerate(may_alias) if a), fast
+
+    @property
+    def fast_loop(self) -> Any:
+        """The body's :class:`~theon.scan.fastloop.FastLoop` (compiles the body), or ``None``.
+
+        A body of 0-d numbers spelled wholly on Python numbers runs as one
+        generated loop instead of one runner call per step.
+        """
+        return self._runner()[2]
 
     def perform(
         self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]
     ) -> None:
         info = self.info
-        runner, alias = self._runner()
-        lock = None if runner.reentrant else self._lock
+        runner, alias, fast = self._runner()
         fn = runner.fn
         fix = alias if any(info.store_last) else ()
         n = int(inputs[0])
@@ -305,8 +320,17 @@ class Scan(Op):
                     f"{self}: sequence {describe(var)} has {s.shape[0]} entries but the loop "
                     f"runs {n} steps (n_steps = {n}); give a longer sequence or fewer steps"
                 )
-        bufs, reads, writes, lasts = self._state_buffers(node, inputs[sst], n)
         nonseqs = list(inputs[sns])
+        if fast is not None and n > 0 and fast.enabled:
+            res = fast(n, seqs, inputs[sst], nonseqs)
+            if res is not None:
+                for j, b in enumerate(res[0]):
+                    output_storage[j][0] = b
+                for m, y in enumerate(res[1]):
+                    output_storage[info.n_states + m][0] = y
+                return
+        lock = None if runner.reentrant else self._lock
+        bufs, reads, writes, lasts = self._state_buffers(node, inputs[sst], n)
         rows = [b.shape[1:] for b in bufs]
         n_st, n_nit = info.n_states, info.n_nit
         nits: list[Any] = [None] * n_nit
@@ -322,27 +346,31 @@ class Scan(Op):
         seq_fl = [i in fl and s.ndim == 1 and s.dtype == np.float64 for i, s in enumerate(seqs)]
         tap_fl = [n_seqs + a in fl and bufs[j].ndim == 1 and bufs[j].dtype == np.float64
                   for a, (j, _, _) in enumerate(reads)]
+        # what each step reads and writes, bound once: (argument, array, offset, ring, float)
+        seq_steps = [(i, s, seq_fl[i]) for i, s in enumerate(seqs)]
+        tap_steps = [(n_seqs + a, bufs[j], off, ring, tap_fl[a])
+                     for a, (j, off, ring) in enumerate(reads)]
+        state_steps = [(j, bufs[j], pos, ring, rows[j]) for j, (pos, ring) in enumerate(writes)]
         t = 0
         if lock is not None:
             lock.acquire()
         try:
             for t in range(n):
-                for i in range(n_seqs):
-                    args[i] = seqs[i].item(t) if seq_fl[i] else seqs[i][t, ell]
-                for a, (j, off, ring) in enumerate(reads):
+                for i, s, f in seq_steps:
+                    args[i] = s.item(t) if f else s[t, ell]
+                for a, b, off, ring, f in tap_steps:
                     r = (t + off) % ring if ring else t + off
-                    args[n_seqs + a] = bufs[j].item(r) if tap_fl[a] else bufs[j][r, ell]
+                    args[a] = b.item(r) if f else b[r, ell]
                 outs = fn(*args)
                 if fix:
                     outs = list(outs)
                     for i in fix:
                         outs[i] = np.array(outs[i], copy=True)
-                for j in range(n_st):
-                    pos, ring = writes[j]
+                for j, b, pos, ring, row in state_steps:
                     y = outs[j]
-                    if y.shape != rows[j]:
-                        self._bad_state(node, j, y, rows[j])
-                    bufs[j][(t % ring) if ring else t + pos] = y
+                    if y.shape != row:
+                        self._bad_state(node, j, y, row)
+                    b[(t % ring) if ring else t + pos] = y
                 for m in range(n_nit):
                     y = outs[n_st + m]
                     if t == 0:

@@ -103,6 +103,8 @@ class GeneratedCode:
         self.float_inputs: frozenset[int] = frozenset()
         # the indentation of the lines added now (inside the branches of a conditional)
         self.indent = ""
+        # with ``py_io``: the expression of each output (no ``return`` line is added)
+        self.output_names: list[str] = []
 
     def bind(self, obj: Any, hint: str = "g") -> str:
         """A global name for ``obj`` in the generated function (one per object)."""
@@ -197,10 +199,13 @@ class NodeEmitter:
 class _Generator:
     """Builds the body of the runner for one FunctionGraph."""
 
-    def __init__(self, fgraph: FunctionGraph, profile: Any, float_path: bool) -> None:
+    def __init__(
+        self, fgraph: FunctionGraph, profile: Any, float_path: bool, py_io: bool = False
+    ) -> None:
         self.fgraph = fgraph
         self.profile = profile
         self.float_path = float_path
+        self.py_io = py_io
         self.code = GeneratedCode()
         self.states: dict[Variable, _VarState] = {}
         self._infos: dict[int, ValueInfo] = {}
@@ -620,7 +625,8 @@ class _Generator:
         for n, v in enumerate(self.fgraph.inputs):
             info = self.type_info(v.type)
             st = _VarState(info, *self._py_flags(info))
-            st.reps[Rep.VAL] = f"i{n}"  # parameters are never reused: a retry passes them on
+            # parameters are never reused: a retry passes them on
+            st.reps[Rep.PY if self.py_io and st.py_in else Rep.VAL] = f"i{n}"
             self.states[v] = st
         if self.schedule is None:
             for k, node in enumerate(self.order):
@@ -629,10 +635,16 @@ class _Generator:
             self.node_index = {node: k for k, node in enumerate(self.order)}
             self.emit_steps(self.schedule.steps)
         pre: list[tuple[str, bool]] = []
-        outs = [self.materialize(v, Rep.VAL, pre) for v in self.fgraph.outputs]
+        outs = [
+            self.materialize(v, Rep.PY if self.py_io and self.state(v).py_out else Rep.VAL, pre)
+            for v in self.fgraph.outputs
+        ]
         for ln, py in pre:
             self.code.add(ln, -1, py)
-        self.code.add(f"return [{', '.join(outs)}]", -1)
+        if self.py_io:
+            self.code.output_names = outs
+        else:
+            self.code.add(f"return [{', '.join(outs)}]", -1)
         self.code.float_inputs = frozenset(
             n
             for n, v in enumerate(self.fgraph.inputs)
@@ -643,6 +655,15 @@ class _Generator:
         return self.code
 
 
-def generate(fgraph: FunctionGraph, profile: Any = None, float_path: bool = True) -> GeneratedCode:
-    """Generate the body of the runner for ``fgraph`` (lines, namespace, line table)."""
-    return _Generator(fgraph, profile, float_path).run()
+def generate(
+    fgraph: FunctionGraph, profile: Any = None, float_path: bool = True, py_io: bool = False
+) -> GeneratedCode:
+    """Generate the body of the runner for ``fgraph`` (lines, namespace, line table).
+
+    With ``py_io`` the body is a block for a caller that writes its own
+    function around it (a loop, say): input ``n`` is the local ``i{n}``, held
+    as a Python number when it is 0-d and numeric, and no ``return`` line is
+    added; ``code.output_names`` holds each output's expression, a Python
+    number where the output is 0-d float64 or bool.
+    """
+    return _Generator(fgraph, profile, float_path, py_io).run()
