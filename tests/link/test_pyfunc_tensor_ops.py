@@ -202,3 +202,36 @@ def test_inplace_negate_of_a_strided_column(dtype):
         mv = (rng.normal(size=(9, cols)) * 10).astype(dtype)
         np.testing.assert_array_equal(f(mv), -(mv * 3)[:, j])
         assert "flags.forc" in src
+
+
+# Gemm / Gemv emitter: the same values as perform (the reference VM), constants folded in
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+@pytest.mark.parametrize("alpha, beta", [(1.0, 1.0), (2.0, 1.0), (1.0, -1.0), (0.5, 3.0),
+                                         (1.0, 0.0), (0.0, 2.0)])
+@pytest.mark.parametrize("kind", ["gemm", "gemv"])
+def test_gemm_emitter_matches_perform(dtype: str, alpha: float, beta: float, kind: str) -> None:
+    import theon
+    import theon.tensor as tt
+    from theon.compile.mode import Mode
+    from theon.tensor.rewriting.blas import Gemm, Gemv
+
+    rng = np.random.default_rng(3)
+    zdim = 2 if kind == "gemm" else 1
+    z = tt.tensor(dtype=dtype, shape=(None,) * zdim, name="z")
+    x = tt.matrix("x", dtype=dtype)
+    y = tt.tensor(dtype=dtype, shape=(None,) * zdim, name="y")
+    op = Gemm() if kind == "gemm" else Gemv()
+    out = op(z, tt.constant(alpha, dtype=dtype), x, y, tt.constant(beta, dtype=dtype))
+    vals = [rng.normal(size=(4, 3) if zdim == 2 else (4,)),
+            rng.normal(size=(4, 5)), rng.normal(size=(5, 3) if zdim == 2 else (5,))]
+    vals = [v.astype(dtype) for v in vals]
+    py = theon.function([z, x, y], out, mode=Mode(linker="py", optimizer=None))
+    vm = theon.function([z, x, y], out, mode=Mode(linker="vm", optimizer=None))
+    src = py._runner.source
+    assert src is not None and "perform" not in src and "dot" in src
+    got, want = py(*vals), vm(*vals)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(
+        want, beta * vals[0] + alpha * np.dot(vals[1], vals[2]), rtol=1e-5, atol=1e-5
+    )

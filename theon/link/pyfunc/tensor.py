@@ -39,6 +39,7 @@ from theon.scalar.type import ScalarType
 from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
 from theon.tensor.blas import Dot
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from theon.tensor.rewriting.blas import Gemm, Gemv
 from theon.tensor.shape import Shape, Shape_i
 from theon.tensor.type import TensorType, tensor_type
 from theon.tensor.ufunc_safety import strided_out_safe
@@ -394,6 +395,35 @@ def _emit_dot(op: Dot, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     if out_t.ndim == 0:
         return [f"{ctx.out(0, Rep.NPS, reuse=True)} = {call}"]
     return [f"{ctx.out(0, fresh=True, reuse=True)} = {call}"]
+
+
+@py_emit.register(Gemm)
+@py_emit.register(Gemv)
+def _emit_gemm(op: Gemm | Gemv, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """``beta * z + alpha * dot(x, y)`` with constant ``alpha``/``beta``, as perform computes it.
+
+    ``perform``'s tests of ``alpha != 1`` and ``beta`` are made here, once: the lines
+    are ``r = dot(x, y)``, then ``r *= alpha`` and ``r += z`` (or ``r += beta * z``)
+    only where perform would do them, on the same values in the same order.
+    """
+    if type(op).perform is not Gemm.perform:
+        return None
+    z, alpha, x, y, beta = node.inputs
+    if not (isinstance(alpha, Constant) and isinstance(beta, Constant)):
+        return None
+    a, b = np.asarray(alpha.data), np.asarray(beta.data)
+    dot = ctx.bind(np.dot, "dot")
+    xs, ys = ctx.arg(2), ctx.arg(3)
+    zs = ctx.arg(0) if b != 0 else None
+    out = ctx.out(0, fresh=True)
+    lines = [f"{out} = {dot}({xs}, {ys})"]
+    if a != 1:
+        lines.append(f"{out} *= {ctx.bind(a, 'alpha')}")
+    if b == 1:
+        lines.append(f"{out} += {zs}")
+    elif b != 0:
+        lines.append(f"{out} += {ctx.bind(b, 'beta')} * {zs}")
+    return lines
 
 
 @py_emit.register(Shape_i)
