@@ -72,7 +72,7 @@ def scan_grad(
     """The gradients of ``op``'s inputs (see the module docstring)."""
     import theon.tensor as tt
     from theon.gradient import grad
-    from theon.gradient._typeutil import zeros_like
+    from theon.gradient._typeutil import is_disconnected, zeros_like
     from theon.scan.op import Scan, ScanInfo
 
     info = op.info
@@ -208,6 +208,25 @@ def scan_grad(
         new_carry.append(tt.stack(rows))
     new_acc = [acc_ph[w] + g_ns[w] for w in fl_ns]
     b_body = [*new_carry, *new_acc, *(g_seq[i] for i in fl_seqs)]
+    # the rows the forward loop stored are read, not recomputed: where the product
+    # reads a step's output (tanh' = 1 - tanh**2, for instance), that output is
+    # the stored row S_j[t + L_j] (or Y_m[t]), a sequence of the backward loop
+    stored: dict[Variable, Variable] = {}
+    for j in range(n_st):
+        o = fwd_outs[j]
+        if o.owner is not None and o not in stored:
+            stored[o] = ph = o.type(f"{o.name or f'S{j}'}[t]")
+            b_inner_seqs.append(ph)
+            b_outer_seqs.append(back(bufs[j], start + lags[j], n + lags[j]))
+    for m in range(info.n_nit):
+        o = fwd_outs[n_st + m]
+        g = output_grads[n_st + m]
+        if o.owner is not None and o not in stored and g is not None and not is_disconnected(g):
+            stored[o] = ph = o.type(f"{o.name or f'Y{m}'}[t]")
+            b_inner_seqs.append(ph)
+            b_outer_seqs.append(back(outputs[n_st + m], start, n))
+    if stored:
+        b_body = clone_replace(b_body, stored)
     b_inputs = [*b_inner_seqs, *(carry_ph[j] for j in fl_states), *(acc_ph[w] for w in fl_ns),
                 *ns_ph]
     b_info = ScanInfo(

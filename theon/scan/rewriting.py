@@ -28,9 +28,11 @@ from theon.graph.replace import clone_replace
 from theon.graph.traversal import ancestors, io_toposort
 from theon.rewriting import node_rewriter, register_canonicalize, register_specialize
 from theon.scan.op import Scan, ScanInfo
+from theon.scan.pushout import scan_pushout_acc, scan_pushout_seqs
 from theon.tensor.subtensor import Subtensor
 
-__all__ = ["scan_hoist_invariant", "scan_merge", "scan_prune", "scan_save_mem"]
+__all__ = ["scan_hoist_invariant", "scan_merge", "scan_prune", "scan_pushout_acc",
+           "scan_pushout_seqs", "scan_save_mem"]
 
 
 def _groups(op: Scan) -> tuple[list[list[int]], list[int], list[int], list[int]]:
@@ -309,3 +311,11 @@ def _merge(a: Apply, b: Apply) -> dict[Variable, Variable]:
         repl[b.outputs[ib.n_states + m]] = made[k]
         k += 1
     return repl
+
+
+# the push-out rewrites (theon.scan.pushout), registered after the rewrites above;
+# scan_pushout_acc also runs in specialize, after scan_save_mem marks the states
+# that are only read at the end
+register_canonicalize(scan_pushout_seqs)
+register_canonicalize(scan_pushout_acc)
+register_specialize(scan_pushout_acc)
