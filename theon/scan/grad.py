@@ -66,6 +66,53 @@ def _place(like: Variable, start: Any, stop: Any, value: Variable) -> Variable:
     return tt.set_subtensor(tt.zeros_like(like)[start:stop], value)
 
 
+def _is_zero(x: Variable) -> bool:
+    """Whether ``x`` is structurally all zeros (a zero constant, filled or allocated)."""
+    from theon.tensor.basic import NotScalarConstantError, get_scalar_constant_value
+    from theon.tensor.creation import Alloc
+    from theon.tensor.subtensor import Subtensor
+
+    while x.owner is not None and isinstance(x.owner.op, Subtensor):  # a part of zeros
+        x = x.owner.inputs[0]
+    if x.owner is not None and isinstance(x.owner.op, Alloc):
+        x = x.owner.inputs[0]
+    try:
+        return bool(get_scalar_constant_value(x) == 0)
+    except NotScalarConstantError:
+        return False
+
+
+def _last_row(x: Variable) -> Variable | None:
+    """``y`` when ``x`` is structurally zero except its last row along axis 0, which
+    is ``y`` broadcast to the row's shape; ``None`` when that is not known.
+
+    Recognised: ``inc/set_subtensor(Z[-1], y)``, ``inc/set_subtensor(Z[-1:], y)``
+    and ``inc/set_subtensor(Z[lo:], v)`` (constant ``lo``, unit step) where ``Z`` is
+    zero and ``v`` is again of this form: the last row of ``x`` is the last row of
+    ``v`` and every other row of ``x`` is zero.
+    """
+    from theon.tensor.subtensor import SYM, IncSubtensor
+
+    v = x
+    while True:
+        node = v.owner
+        if node is None or not isinstance(node.op, IncSubtensor) or len(node.inputs) != 2:
+            return None
+        (e,) = node.op.idx_list if len(node.op.idx_list) == 1 else (None,)
+        if e is None or not _is_zero(node.inputs[0]):
+            return None
+        y = node.inputs[1]
+        if isinstance(e, int) and not isinstance(e, bool) and e == -1:
+            return y
+        if not isinstance(e, tuple) or e[1] is not None or e[2] not in (None, 1):
+            return None
+        if e[0] == -1:  # x[-1:] = y: y broadcast to (1, *row)
+            return y[0] if y.type.ndim == v.type.ndim else y
+        if e[0] == SYM or y.type.ndim != v.type.ndim:
+            return None
+        v = y
+
+
 def scan_grad(
     op: Scan, inputs: list[Variable], outputs: list[Variable], output_grads: list[Any]
 ) -> list[Any]:
@@ -130,8 +177,19 @@ def scan_grad(
             b_inner_seqs.append(ph)
             b_outer_seqs.append(back(bufs[j], start + lags[j] + k, n + lags[j] + k))
             k_in += 1
+    # a state whose output gradient is zero except in its last row (``hs[-1]`` of a
+    # lag-1 state) gets that row as the initial carry of the first backward step,
+    # which reads exactly that row: no zero-filled sequence, no add per step
+    last_row: dict[int, Variable] = {}
+    for j in fl_states:
+        if lags[j] == 1:
+            r = _last_row(gS[j])
+            if r is not None:
+                last_row[j] = r
     gS_ph: dict[int, Variable] = {}
     for j in fl_states:
+        if j in last_row:
+            continue
         ph = inner[info.n_seqs + sum(len(t) for t in info.state_taps[:j])].type(f"gS{j}[t]")
         gS_ph[j] = ph
         b_inner_seqs.append(ph)
@@ -154,7 +212,11 @@ def scan_grad(
     carry_init: list[Variable] = []
     for j in fl_states:
         row = tensor_type(bufs[j]).clone(shape=tensor_type(bufs[j]).shape[1:])
-        if lags[j] == 1:
+        if j in last_row:
+            carry_ph[j] = row(f"carry{j}")
+            z = zeros_like(bufs[j][0])
+            carry_init.append(z + tt.cast(last_row[j], z.type.dtype))
+        elif lags[j] == 1:
             carry_ph[j] = row(f"carry{j}")
             carry_init.append(zeros_like(bufs[j][0]))
         else:
@@ -168,7 +230,7 @@ def scan_grad(
     adj: dict[int, Variable] = {}
     for j in fl_states:
         c = carry_ph[j] if lags[j] == 1 else carry_ph[j][lags[j] - 1]
-        adj[j] = a = gS_ph[j] + c
+        adj[j] = a = c if j in last_row else gS_ph[j] + c
         o = fwd_outs[j]
         known[o] = known[o] + a if o in known else a
     for m in fl_nits:
@@ -260,10 +322,11 @@ def scan_grad(
         if L == 1:
             final = tt.shape_padleft(final)
         if T == -1:
-            g_init = gS[j][:L] + final
+            g_init = final
         else:
-            spread = _place(bufs[j], start, start + L, final)
-            g_init = gS[j][:L] + spread[:L]
+            g_init = _place(bufs[j], start, start + L, final)[:L]
+        if j not in last_row:  # else gS's rows before the last are zero, and its
+            g_init = gS[j][:L] + g_init  # last row went in through the carry
         res[sst.start + j] = _place(init, 0, L, g_init)
     for w in range(info.n_nonseqs):
         if w in fl_ns:

@@ -155,6 +155,7 @@ class Scan(Op):
         self.mode = mode
         self.name = info.name
         self._compiled: Any = None
+        self._step_loop: Any = _UNSET
         self._lock = threading.Lock()
         if len(self._inner_inputs) != info.n_inner_inputs:
             raise ValueError(
@@ -194,6 +195,7 @@ class Scan(Op):
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
         state["_compiled"] = None
+        state["_step_loop"] = _UNSET
         state.pop("_lock", None)
         return state
 
@@ -302,6 +304,31 @@ class Scan(Op):
         """
         return self._runner()[2]
 
+    def _generated_loop(self, runner: Any) -> Any:
+        """The :mod:`~theon.scan.steploop` loop for this layout, or ``None`` where the
+        generic loop is needed (a while loop, taps other than ``[-1]``, 0-d rows, or a
+        runner that may overwrite its outputs on the next call)."""
+        loop = self._step_loop
+        if loop is _UNSET:
+            info = self.info
+            inner = self._inner_inputs
+            reuse = runner.reuses_output_storage
+            ok = (
+                not info.as_while
+                and all(taps == (-1,) for taps in info.state_taps)
+                and not (any(reuse) if isinstance(reuse, list) else reuse)
+                and all(v.type.ndim >= 1 for v in inner[: info.n_seqs + info.n_states])
+            )
+            if ok:
+                from theon.scan.steploop import make_step_loop
+
+                loop = make_step_loop(info.n_seqs, info.store_last, info.n_nit,
+                                      info.n_nonseqs)
+            else:
+                loop = None
+            self._step_loop = loop
+        return loop
+
     def perform(
         self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]
     ) -> None:
@@ -352,10 +379,27 @@ class Scan(Op):
                      for a, (j, off, ring) in enumerate(reads)]
         state_steps = [(j, bufs[j], pos, ring, rows[j]) for j, (pos, ring) in enumerate(writes)]
         t = 0
+        gen = self._generated_loop(runner)
         if lock is not None:
             lock.acquire()
         try:
-            for t in range(n):
+            if gen is not None:
+                at = [0]
+
+                def bad(j: int, y: Any) -> Any:
+                    if np.shape(y) != rows[j]:
+                        self._bad_state(node, j, y, rows[j])
+                    return np.asarray(y, dtype=bufs[j].dtype)
+
+                def alloc(m: int, y: Any) -> Any:
+                    return self._alloc_nit(node, m, y, n)
+
+                try:
+                    gen(n, fn, seqs, bufs, nonseqs, nits, rows, [b.dtype for b in bufs], bad,
+                        alloc, at)
+                finally:
+                    t = at[0]
+            for t in range(0 if gen is None else n, n):
                 for i, s, f in seq_steps:
                     args[i] = s.item(t) if f else s[t, ell]
                 for a, b, off, ring, f in tap_steps:
@@ -487,6 +531,9 @@ class Scan(Op):
         from theon.scan.grad import scan_rop
 
         return scan_rop(self, list(inputs), list(eval_points))
+
+
+_UNSET: Any = object()
 
 
 def _where(node: Apply) -> str:
