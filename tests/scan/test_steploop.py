@@ -111,7 +111,8 @@ def test_other_layouts_use_the_generic_loop(case):
     f = theon.function(ins, xs)
     f(*args)
     (node,) = scan_nodes(f)
-    assert not callable(node.op.compiled_body(node).step_loop)  # scalar bodies run the fast loop first
+    # scalar bodies run the fast loop first
+    assert not callable(node.op.compiled_body(node).step_loop)
 
 
 def test_a_state_changing_shape_is_an_error_naming_the_step():

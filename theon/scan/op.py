@@ -47,6 +47,7 @@ from theon.graph.basic import Apply, Variable
 from theon.graph.collector import gc_paused
 from theon.graph.fg import FunctionGraph, describe
 from theon.graph.op import Op
+from theon.graph.traversal import ancestors
 from theon.tensor.basic import as_tensor_variable
 from theon.tensor.type import TensorType, tensor_type
 
@@ -199,13 +200,14 @@ class Scan(Op):
         # compiled function the entry ``prepare_node`` chose for it
         self._compiled: dict[Any, _Compiled] = {}
         self._default: _Compiled | None = None
+        self._pattern: list[list[bool]] | None = None
         self._by_node: weakref.WeakKeyDictionary[Apply, _Compiled] = (
             weakref.WeakKeyDictionary())
         self._lock = threading.Lock()
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        for k in ("_compiled", "_default", "_by_node", "_lock"):
+        for k in ("_compiled", "_default", "_by_node", "_lock", "_pattern"):
             state.pop(k, None)
         return state
 
@@ -552,6 +554,59 @@ class Scan(Op):
                 raise OpContractError("the shape of a step's output is known when it runs")
             out.append((n, *(as_tensor_variable(s) for s in ot.shape[1:])))
         return out
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        """``[input][output]``: whether an outer output depends on an outer input.
+
+        Read from the body: output ``o`` depends on a sequence or non-sequence
+        when the body output computing it does, and on a state's initial buffer
+        when it reads that state, directly or through other states (a fixed
+        point over the recurrences).  A state's output always depends on its own
+        initial buffer (its first rows); a while loop's condition counts for
+        every output.  ``n_steps`` sets only the length, so it is not connected.
+        """
+        pat = self._pattern
+        if pat is None:
+            pat = self._pattern = self._body_pattern()
+        return [list(row) for row in pat]
+
+    def _body_pattern(self) -> list[list[bool]]:
+        info = self.info
+        sseq, sst, sns = info.outer_slices()
+        # the outer input each body input comes from; a state tap stands for the state
+        source: list[tuple[str, int]] = [("in", sseq.start + i) for i in range(info.n_seqs)]
+        for j, taps in enumerate(info.state_taps):
+            source.extend(("state", j) for _ in taps)
+        source.extend(("in", sns.start + w) for w in range(info.n_nonseqs))
+        pos = {v: k for k, v in enumerate(self._inner_inputs)}
+        direct: list[set[tuple[str, int]]] = []
+        for o in self._inner_outputs:
+            used = (pos[v] for v in ancestors([o], blockers=self._inner_inputs) if v in pos)
+            direct.append({source[k] for k in used})
+        # deps[o]: the outer inputs body output o depends on; a state's value over the
+        # steps depends on its buffer and on what its body output depends on
+        n_st = info.n_states
+        state_deps: list[set[int]] = [{sst.start + j} for j in range(n_st)]
+        deps: list[set[int]] = [set() for _ in self._inner_outputs]
+        changed = True
+        while changed:
+            changed = False
+            for m, srcs in enumerate(direct):
+                new = set(deps[m])
+                for kind, k in srcs:
+                    new |= state_deps[k] if kind == "state" else {k}
+                if new != deps[m]:
+                    deps[m] = new
+                    changed = True
+            for j in range(n_st):
+                new = state_deps[j] | deps[j]
+                if new != state_deps[j]:
+                    state_deps[j] = new
+                    changed = True
+        outs = [*state_deps, *deps[n_st: n_st + info.n_nit]]
+        if info.as_while:
+            outs = [d | deps[-1] for d in outs]
+        return [[k in d for d in outs] for k in range(info.n_outer_inputs)]
 
     def L_op(
         self,
