@@ -218,11 +218,11 @@ def test_body_compiled_once_and_reused():
     op = out.owner.inputs[0].owner.op
     f = theon.function([x], out)
     f(np.array([1.0]))
-    runner = op._compiled
+    runner = op.compiled_body().runner
     assert runner is not None
     f(np.array([1.0, 2.0]))
     theon.function([x], out * 2)(np.array([3.0]))
-    assert op._compiled is runner
+    assert op.compiled_body().runner is runner
 
 
 def test_inner_graph_protocol():
@@ -333,8 +333,10 @@ def test_body_on_both_linkers_agrees_with_numpy():
         f = theon.function([X, W, h0], [hs, theon.grad(hs.sum(), W)], mode=m)
         out, gW = f(Xv, Wv, h0v)
         np.testing.assert_allclose(out, ref, rtol=1e-12)
-        scan_ops = [n.op for n in f.maker.fgraph.toposort() if type(n.op).__name__ == "Scan"]
-        assert scan_ops and all(op._compiled[0] is not None for op in scan_ops)
+        scan_nodes = [n for n in f.maker.fgraph.toposort() if type(n.op).__name__ == "Scan"]
+        scan_ops = [n.op for n in scan_nodes]
+        assert scan_ops and all(
+            n.op.compiled_body(n).mode.linker.name == m.linker.name for n in scan_nodes)
         assert {op.mode.linker.name for op in scan_ops} == {m.linker.name}
         if m is VM:
             g_vm = gW

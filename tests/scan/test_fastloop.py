@@ -35,15 +35,16 @@ def scan_ops(f: theon.compile.Function) -> list[Scan]:
 def per_step(f: theon.compile.Function) -> Iterator[None]:
     """Run ``f``'s scans on the per-step path (their fast loops switched off)."""
     saved = []
-    for op in scan_ops(f):
-        c = op._runner()
-        saved.append((op, c))
-        op._compiled = (c[0], c[1], None)
+    for n in f.maker.fgraph.toposort():
+        if isinstance(n.op, Scan):
+            c = n.op.compiled_body(n)
+            saved.append((c, c.fast))
+            c.fast = None
     try:
         yield
     finally:
-        for op, c in saved:
-            op._compiled = c
+        for c, fast in saved:
+            c.fast = fast
 
 
 def fast_and_step(f, *args):

@@ -3,8 +3,9 @@
 ``OpFromGraph(inputs, outputs)`` packs the graph from ``inputs`` to ``outputs``
 into one Op.  Applying it to new variables makes one Apply node whose output
 types are those of the inner outputs; computing it runs the inner graph,
-compiled once (by :func:`theon.function`, with the rewrites of the Op's mode and
-the default linker) and cached on the Op.
+compiled once per mode by :func:`theon.function` and cached on the Op: with the
+``mode`` given to the Op, else with the mode of the function that compiles the
+node (through :meth:`OpFromGraph.prepare_node`), else ``config.mode``.
 
 The Op knows its derivatives from its inner graph: ``L_op`` (reverse mode)
 differentiates the inner graph and wraps the result in another ``OpFromGraph``;
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -217,6 +219,8 @@ class OpFromGraph(Op):
 
     def _init_caches(self) -> None:
         self._fn: Any = None
+        self._fns: dict[Any, Any] = {}
+        self._by_node: weakref.WeakKeyDictionary[Apply, Any] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
         self._lop_ops: dict[tuple[bool, ...], _Derived] = {}
         self._rop_ops: dict[tuple[bool, ...], _Derived] = {}
@@ -231,7 +235,8 @@ class OpFromGraph(Op):
     # pickling: the inner graph is stored flat, the compiled function and caches are not
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        for k in ("_fn", "_lock", "_lop_ops", "_rop_ops", "_shape_graph"):
+        for k in ("_fn", "_fns", "_by_node", "_lock", "_lop_ops", "_rop_ops",
+                  "_shape_graph"):
             state.pop(k, None)
         order = io_toposort(self.inner_inputs, self.inner_outputs)
         state["inner_inputs"] = None
@@ -268,23 +273,48 @@ class OpFromGraph(Op):
     # computing ---------------------------------------------------------------------
     @property
     def fn(self) -> Any:
-        """The compiled inner graph (compiled on first use, then cached)."""
+        """The compiled inner graph (compiled on first use, then cached): with the
+        ``mode`` given to the Op, else ``config.mode``."""
         fn = self._fn
         if fn is None:
-            with self._lock:
-                if self._fn is None:
-                    from theon.compile.pipeline import function
+            from theon.compile.mode import get_mode
 
-                    kw = {"on_unused_input": "ignore", "name": self.name or "OpFromGraph",
-                          **self.kwargs}
-                    self._fn = function(self.inner_inputs, self.inner_outputs,
-                                        trust_input=True, **kw)
-                fn = self._fn
+            fn = self._fn = self._fn_for(get_mode(self.kwargs.get("mode")))
         return fn
+
+    def _fn_for(self, mode: Any) -> Any:
+        """The inner graph compiled with ``mode``, once per mode."""
+        from theon.compile.pipeline import function, mode_cache_key
+
+        key = mode_cache_key(mode)
+        fn = self._fns.get(key)
+        if fn is None:
+            with self._lock:
+                fn = self._fns.get(key)
+                if fn is None:
+                    kw = {"on_unused_input": "ignore", "name": self.name or "OpFromGraph",
+                          **self.kwargs, "mode": mode}
+                    fn = self._fns[key] = function(self.inner_inputs, self.inner_outputs,
+                                                   trust_input=True, **kw)
+        return fn
+
+    def prepare_node(self, node: Apply, mode: Any) -> None:
+        """Compile the inner graph for ``node`` with ``mode``, the outer function's
+        mode (a ``mode`` given to the Op wins); ``perform`` on ``node`` runs it."""
+        if self.kwargs.get("mode") is not None:
+            self._by_node[node] = self.fn
+        else:
+            self._by_node[node] = self._fn_for(mode)
+
+    def compiled_fn(self, node: Apply | None = None) -> Any:
+        """The compiled inner graph ``perform`` runs for ``node`` (see :meth:`prepare_node`)."""
+        fn = self._by_node.get(node) if node is not None else None
+        return self.fn if fn is None else fn
 
     def perform(self, node: Apply, inputs: Sequence[Any],
                 output_storage: list[list[Any]]) -> None:
-        outs = self.fn(*inputs)
+        fn = self._by_node.get(node)
+        outs = (self.fn if fn is None else fn)(*inputs)
         if len(self.inner_outputs) == 1 and not isinstance(outs, list):
             outs = [outs]
         for cell, value in zip(output_storage, outs):

@@ -44,6 +44,7 @@ from theon.graph.basic import Constant, Variable
 from theon.graph.collector import gc_paused
 from theon.graph.destroyhandler import DestroyHandler
 from theon.graph.fg import FunctionGraph, MissingInputError, describe
+from theon.graph.op import Op
 from theon.graph.traversal import ancestors
 
 __all__ = [
@@ -52,7 +53,9 @@ __all__ = [
     "UnusedInputError",
     "copy_value",
     "function",
+    "mode_cache_key",
     "outputs_needing_copy",
+    "prepare_nodes",
 ]
 
 
@@ -340,6 +343,7 @@ def _function(
     if rewriter is not None:
         rewriter(fgraph)
     t2 = time.perf_counter()
+    prepare_nodes(fgraph, m)
     runner = m.linker.make_function(fgraph, profile=prof)
     t3 = time.perf_counter()
     if prof is not None:
@@ -374,3 +378,36 @@ def _copy_in(i: In) -> In:
     new = In.__new__(In)
     new.__dict__.update(i.__dict__)
     return new
+
+
+def prepare_nodes(fgraph: FunctionGraph, mode: Mode) -> None:
+    """Call ``op.prepare_node(node, mode)`` on each node whose Op overrides it.
+
+    :func:`function` does this after the rewrites and before linking, so that an
+    Op with an inner graph compiles it with ``mode`` (see
+    :meth:`theon.graph.op.Op.prepare_node`).  A compiler of inner graphs calls it
+    on its own rewritten graph too, so nested inner graphs follow the same mode.
+    """
+    base = Op.prepare_node
+    for node in fgraph.toposort():
+        if type(node.op).prepare_node is not base:
+            node.op.prepare_node(node, mode)
+
+
+def mode_cache_key(mode: Mode) -> tuple[Any, ...]:
+    """A hashable key of what a Mode compiles to: its linker's class and settings, and
+    its rewrites.  Two Modes with equal keys compile a graph the same way, so an Op
+    may cache an inner graph compiled for one and reuse it for the other."""
+    linker = mode.linker
+    settings: tuple[Any, ...]
+    try:
+        settings = tuple(sorted(vars(linker).items()))
+        hash(settings)
+    except TypeError:
+        settings = (id(linker),)
+    opt = mode.optimizer
+    try:
+        hash(opt)
+    except TypeError:
+        opt = id(opt)
+    return (type(linker), linker.name, settings, opt)

@@ -182,6 +182,19 @@ class Op:
         """Symbolic output shapes from the input shapes, without computing outputs."""
         raise OpContractError(f"Op {self} ({type(self).__name__}) does not define infer_shape")
 
+    def prepare_node(self, node: Apply, mode: Any) -> None:
+        """Optional hook: get ``node`` ready to run in a function compiled with ``mode``.
+
+        :func:`theon.function` calls it on every node of the rewritten graph whose
+        Op overrides it, after the rewrites and before linking; ``mode`` is the
+        function's :class:`~theon.compile.mode.Mode`.  An Op with an inner graph
+        uses it to compile that graph with the same rewrites and linker as the
+        outer one, and ``perform(node, ...)`` then runs that compiled graph.  Ops
+        must still work when it was never called (a linker running a bare
+        FunctionGraph does not call it).  The base Op does nothing.
+        """
+        return None
+
     def has_method(self, name: str) -> bool:
         """Whether ``name`` is overridden by this op (instance or subclass)."""
         if name in self.__dict__:

@@ -19,9 +19,11 @@ which is what the memory-saving rewrite asks for), then each nit-sot output
 stacked over the steps.  A while loop stops after the step whose condition is
 true; its outputs are truncated to the steps run.
 
-The inner graph is rewritten and linked once, by the same rewrites and linker
-as an outer graph (the scan's ``mode``, ``config.mode`` by default); the loop
-then calls the linked runner directly with the step's values.
+The inner graph is rewritten and linked once per mode, by the same rewrites and
+linker as an outer graph: the scan's ``mode`` when one was given, else the mode
+of the :func:`theon.function` that compiles the scan (through
+:meth:`Scan.prepare_node`), else ``config.mode``; the loop then calls the linked
+runner directly with the step's values.
 
 >>> import numpy as np, theon, theon.tensor as tt
 >>> h = tt.dscalar("h")
@@ -34,6 +36,7 @@ array([1., 2., 4., 8.])
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -44,6 +47,7 @@ from theon.graph.basic import Apply, Variable
 from theon.graph.collector import gc_paused
 from theon.graph.fg import FunctionGraph, describe
 from theon.graph.op import Op
+from theon.graph.traversal import ancestors
 from theon.tensor.basic import as_tensor_variable
 from theon.tensor.type import TensorType, tensor_type
 
@@ -136,7 +140,8 @@ class Scan(Op):
     info
         The :class:`ScanInfo` layout.
     mode
-        The mode compiling the body (``None``: ``config.mode`` when first run).
+        The mode compiling the body (``None``: that of the function compiling the
+        scan, or ``config.mode`` where none is known).
     """
 
     # identity: the body and the layout; two Scans built separately are different Ops
@@ -154,9 +159,7 @@ class Scan(Op):
         self.info = info
         self.mode = mode
         self.name = info.name
-        self._compiled: Any = None
-        self._step_loop: Any = _UNSET
-        self._lock = threading.Lock()
+        self._init_caches()
         if len(self._inner_inputs) != info.n_inner_inputs:
             raise ValueError(
                 f"Scan: the body has {len(self._inner_inputs)} inputs, the layout says "
@@ -192,16 +195,26 @@ class Scan(Op):
         kind = "while" if self.info.as_while else "for"
         return f"Scan{{{self.name or 'scan_fn'}, {kind}}}"
 
+    def _init_caches(self) -> None:
+        # the compiled body per mode (see ``mode_cache_key``), and per node of a
+        # compiled function the entry ``prepare_node`` chose for it
+        self._compiled: dict[Any, _Compiled] = {}
+        self._default: _Compiled | None = None
+        self._pattern: list[list[bool]] | None = None
+        self._by_node: weakref.WeakKeyDictionary[Apply, _Compiled] = (
+            weakref.WeakKeyDictionary())
+        self._lock = threading.Lock()
+
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        state["_compiled"] = None
-        state["_step_loop"] = _UNSET
-        state.pop("_lock", None)
+        for k in ("_compiled", "_default", "_by_node", "_lock", "_pattern"):
+            state.pop(k, None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        state.pop("_step_loop", None)  # pickles of older versions
         self.__dict__.update(state)
-        self._lock = threading.Lock()
+        self._init_caches()
 
     # building ----------------------------------------------------------------------
     def make_node(self, *inputs: Any) -> Apply:
@@ -258,24 +271,44 @@ class Scan(Op):
         return Apply(self, ins, outs)
 
     # running -----------------------------------------------------------------------
-    def _runner(self) -> tuple[Any, tuple[int, ...], Any]:
-        """The linked body, the outputs that may view its inputs, and the fast loop or None.
-
-        Made on first use.
-        """
-        c = self._compiled
-        if c is None:
-            with self._lock:
-                c = self._compiled
-                if c is None:
-                    c = self._compiled = self._compile()
-        return c
-
-    def _compile(self) -> tuple[Any, tuple[int, ...], Any]:
-        """Rewrite and link the body once (the mode's rewrites and linker)."""
+    def prepare_node(self, node: Apply, mode: Any) -> None:
+        """Compile the body for ``node`` with ``mode``, the outer function's mode
+        (the scan's own ``mode`` wins when it was given); ``perform`` on ``node``
+        then runs that compiled body.  Each mode's body is compiled once per Op."""
         from theon.compile.mode import get_mode
 
-        mode = get_mode(self.mode)
+        m = get_mode(self.mode) if self.mode is not None else mode
+        self._by_node[node] = self._compiled_for(m)
+
+    def compiled_body(self, node: Apply | None = None) -> _Compiled:
+        """The compiled body ``perform`` uses for ``node``: the one
+        :meth:`prepare_node` chose, else (compiled on first use) the one of the
+        scan's ``mode`` or ``config.mode``."""
+        c = self._by_node.get(node) if node is not None else None
+        if c is None:
+            c = self._default
+            if c is None:
+                from theon.compile.mode import get_mode
+
+                c = self._default = self._compiled_for(get_mode(self.mode))
+        return c
+
+    def _compiled_for(self, mode: Any) -> _Compiled:
+        from theon.compile.pipeline import mode_cache_key
+
+        key = mode_cache_key(mode)
+        c = self._compiled.get(key)
+        if c is None:
+            with self._lock:
+                c = self._compiled.get(key)
+                if c is None:
+                    c = self._compiled[key] = self._compile(mode)
+        return c
+
+    def _compile(self, mode: Any) -> _Compiled:
+        """Rewrite and link the body once (the mode's rewrites and linker)."""
+        from theon.compile.pipeline import prepare_nodes
+
         with gc_paused():
             fg = FunctionGraph(self._inner_inputs, self._inner_outputs, clone=True)
             fg.mutable_inputs = set()
@@ -283,6 +316,7 @@ class Scan(Op):
             rewriter = mode.get_rewriter()
             if rewriter is not None:
                 rewriter(fg)
+            prepare_nodes(fg, mode)
             runner = mode.linker.make_function(fg)
         from theon.compile.compiled import plan_copies
 
@@ -293,26 +327,27 @@ class Scan(Op):
 
         with gc_paused():
             fast = build_fast_loop(fg, self.info, mode.linker)
-        return runner, tuple(k for k, a in enumerate(may_alias) if a), fast
+        return _Compiled(runner, tuple(k for k, a in enumerate(may_alias) if a), fast, mode)
 
     @property
     def fast_loop(self) -> Any:
         """The body's :class:`~theon.scan.fastloop.FastLoop` (compiles the body), or ``None``.
 
         A body of 0-d numbers spelled wholly on Python numbers runs as one
-        generated loop instead of one runner call per step.
+        generated loop instead of one runner call per step.  This is the one of
+        the scan's default mode; ``compiled_body(node).fast`` is a node's.
         """
-        return self._runner()[2]
+        return self.compiled_body().fast
 
-    def _generated_loop(self, runner: Any) -> Any:
+    def _generated_loop(self, c: _Compiled) -> Any:
         """The :mod:`~theon.scan.steploop` loop for this layout, or ``None`` where the
         generic loop is needed (a while loop, taps other than ``[-1]``, 0-d rows, or a
         runner that may overwrite its outputs on the next call)."""
-        loop = self._step_loop
+        loop = c.step_loop
         if loop is _UNSET:
             info = self.info
             inner = self._inner_inputs
-            reuse = runner.reuses_output_storage
+            reuse = c.runner.reuses_output_storage
             ok = (
                 not info.as_while
                 and all(taps == (-1,) for taps in info.state_taps)
@@ -326,14 +361,17 @@ class Scan(Op):
                                       info.n_nonseqs)
             else:
                 loop = None
-            self._step_loop = loop
+            c.step_loop = loop
         return loop
 
     def perform(
         self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]
     ) -> None:
         info = self.info
-        runner, alias, fast = self._runner()
+        c = self._by_node.get(node)
+        if c is None:
+            c = self.compiled_body()
+        runner, alias, fast = c.runner, c.alias, c.fast
         fn = runner.fn
         fix = alias if any(info.store_last) else ()
         n = int(inputs[0])
@@ -379,7 +417,7 @@ class Scan(Op):
                      for a, (j, off, ring) in enumerate(reads)]
         state_steps = [(j, bufs[j], pos, ring, rows[j]) for j, (pos, ring) in enumerate(writes)]
         t = 0
-        gen = self._generated_loop(runner)
+        gen = self._generated_loop(c)
         if lock is not None:
             lock.acquire()
         try:
@@ -517,6 +555,59 @@ class Scan(Op):
             out.append((n, *(as_tensor_variable(s) for s in ot.shape[1:])))
         return out
 
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        """``[input][output]``: whether an outer output depends on an outer input.
+
+        Read from the body: output ``o`` depends on a sequence or non-sequence
+        when the body output computing it does, and on a state's initial buffer
+        when it reads that state, directly or through other states (a fixed
+        point over the recurrences).  A state's output always depends on its own
+        initial buffer (its first rows); a while loop's condition counts for
+        every output.  ``n_steps`` sets only the length, so it is not connected.
+        """
+        pat = self._pattern
+        if pat is None:
+            pat = self._pattern = self._body_pattern()
+        return [list(row) for row in pat]
+
+    def _body_pattern(self) -> list[list[bool]]:
+        info = self.info
+        sseq, sst, sns = info.outer_slices()
+        # the outer input each body input comes from; a state tap stands for the state
+        source: list[tuple[str, int]] = [("in", sseq.start + i) for i in range(info.n_seqs)]
+        for j, taps in enumerate(info.state_taps):
+            source.extend(("state", j) for _ in taps)
+        source.extend(("in", sns.start + w) for w in range(info.n_nonseqs))
+        pos = {v: k for k, v in enumerate(self._inner_inputs)}
+        direct: list[set[tuple[str, int]]] = []
+        for o in self._inner_outputs:
+            used = (pos[v] for v in ancestors([o], blockers=self._inner_inputs) if v in pos)
+            direct.append({source[k] for k in used})
+        # deps[o]: the outer inputs body output o depends on; a state's value over the
+        # steps depends on its buffer and on what its body output depends on
+        n_st = info.n_states
+        state_deps: list[set[int]] = [{sst.start + j} for j in range(n_st)]
+        deps: list[set[int]] = [set() for _ in self._inner_outputs]
+        changed = True
+        while changed:
+            changed = False
+            for m, srcs in enumerate(direct):
+                new = set(deps[m])
+                for kind, k in srcs:
+                    new |= state_deps[k] if kind == "state" else {k}
+                if new != deps[m]:
+                    deps[m] = new
+                    changed = True
+            for j in range(n_st):
+                new = state_deps[j] | deps[j]
+                if new != state_deps[j]:
+                    state_deps[j] = new
+                    changed = True
+        outs = [*state_deps, *deps[n_st: n_st + info.n_nit]]
+        if info.as_while:
+            outs = [d | deps[-1] for d in outs]
+        return [[k in d for d in outs] for k in range(info.n_outer_inputs)]
+
     def L_op(
         self,
         inputs: Sequence[Variable],
@@ -534,6 +625,20 @@ class Scan(Op):
 
 
 _UNSET: Any = object()
+
+
+class _Compiled:
+    """A body compiled for one mode: the runner, the outputs that may view its
+    inputs, the fast loop or ``None``, and the generated step loop (made lazily)."""
+
+    __slots__ = ("runner", "alias", "fast", "mode", "step_loop")
+
+    def __init__(self, runner: Any, alias: tuple[int, ...], fast: Any, mode: Any) -> None:
+        self.runner = runner
+        self.alias = alias
+        self.fast = fast
+        self.mode = mode
+        self.step_loop: Any = _UNSET
 
 
 def _where(node: Apply) -> str:
