@@ -58,7 +58,12 @@ def as_size(size: Any, op_name: str) -> Variable:
             if p.type.ndim != 0 or p.type.dtype[:3] not in ("int", "uin"):
                 raise TypeError(f"{op_name}: argument 'size' must hold integer scalars, got "
                                 f"{describe(p)}")
-        return cast(stack(parts), "int64")
+        out = cast(stack(parts), "int64")
+        # the lengths known at build time, for the draw's static shape
+        out.tag.static_size = tuple(
+            int(s) if isinstance(s, (int, np.integer)) else None for s in size
+        )
+        return out
     if isinstance(size, Variable):
         v = as_tensor_variable(size)
         if v.type.ndim != 1 or v.type.dtype[:3] not in ("int", "uin") or v.type.shape[0] is None:
@@ -154,7 +159,7 @@ class RandomVariable(Op):
             if isinstance(size, Constant):
                 out_batch = tuple(int(s) for s in np.asarray(size.data))
             else:
-                out_batch = (None,) * n
+                out_batch = getattr(size.tag, "static_size", (None,) * n)
             for k, (p, bs) in enumerate(zip(pvars, batch_shapes)):
                 if len(bs) > len(out_batch) or any(
                     b not in (1, None) and o is not None and b != o

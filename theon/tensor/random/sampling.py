@@ -71,7 +71,7 @@ class ChoiceRV(_RandomOp):
         elif isinstance(size, Constant):
             shape = tuple(int(s) for s in np.asarray(size.data))
         else:
-            shape = (None,) * size.type.shape[0]
+            shape = getattr(size.tag, "static_size", (None,) * size.type.shape[0])
         return Apply(self, inputs, [rng.type(), TensorType(dtype, shape=shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:

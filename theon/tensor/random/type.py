@@ -37,6 +37,9 @@ class RandomGeneratorType(Type):
     True
     """
 
+    # no gradient flows into a generator (read by theon.grad)
+    never_differentiable = True
+
     def filter(self, x: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
         if isinstance(x, np.random.Generator):
             return x
