@@ -111,6 +111,12 @@ def test_symbolic_size() -> None:
                                   np.random.default_rng(0).normal(size=(3, 2)))
 
 
+def test_size_as_an_array_or_int() -> None:
+    x = tr.normal(size=np.array([2, 3]), rng=tr.shared_rng(0))
+    y = tr.normal(size=4, rng=tr.shared_rng(0))
+    assert x.type.shape == (2, 3) and y.type.shape == (4,)
+
+
 def test_errors() -> None:
     with pytest.raises(TypeError, match="argument 'size'"):
         tr.normal(size=2.5)

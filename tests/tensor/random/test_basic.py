@@ -209,3 +209,13 @@ def test_goodness_of_fit_detects_a_wrong_distribution() -> None:
     # the checks can fail: normal draws are not uniform, and poisson(4) is not poisson(3)
     assert CASES["uniform"].check(_draw("normal", (3.5, 0.5), (N,))) < 1e-3
     assert CASES["poisson"].check(_draw("poisson", (4.0,), (N,))) < 1e-3
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_reference_vm_equals_default_linker(name: str) -> None:
+    case = CASES[name]
+    outs = []
+    for mode in (theon.Mode(linker="vm"), None):
+        x = getattr(tr, name)(*case.vector, size=None, rng=tr.shared_rng(SEED))
+        outs.append(theon.function([], x, mode=mode)())
+    np.testing.assert_array_equal(outs[0], outs[1])

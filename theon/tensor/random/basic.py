@@ -55,6 +55,7 @@ class Dist(NamedTuple):
     ndim_supp: int = 0
     supp_param: int = -1
     numpy_batches: bool = True
+    example: str = ""  # parameters for the docstring's example
 
 
 def _p(*names: str, **defaults: Any) -> tuple[tuple[str, Any], ...]:
@@ -62,35 +63,45 @@ def _p(*names: str, **defaults: Any) -> tuple[tuple[str, Any], ...]:
 
 
 DISTRIBUTIONS: tuple[Dist, ...] = (
-    Dist("uniform", "uniform", _p("low", "high", low=0.0, high=1.0), (0, 0), "float"),
-    Dist("normal", "normal", _p("loc", "scale", loc=0.0, scale=1.0), (0, 0), "float"),
+    Dist("uniform", "uniform", _p("low", "high", low=0.0, high=1.0), (0, 0), "float",
+         example="2.0, 5.0"),
+    Dist("normal", "normal", _p("loc", "scale", loc=0.0, scale=1.0), (0, 0), "float",
+         example="1.0, 2.0"),
     Dist("standard_normal", "standard_normal", (), (), "float"),
-    Dist("lognormal", "lognormal", _p("mean", "sigma", mean=0.0, sigma=1.0), (0, 0), "float"),
-    Dist("exponential", "exponential", _p("scale", scale=1.0), (0,), "float"),
-    Dist("gamma", "gamma", _p("shape", "scale", scale=1.0), (0, 0), "float"),
-    Dist("beta", "beta", _p("a", "b"), (0, 0), "float"),
-    Dist("chisquare", "chisquare", _p("df"), (0,), "float"),
-    Dist("standard_t", "standard_t", _p("df"), (0,), "float"),
-    Dist("cauchy", "cauchy", _p("loc", "scale", loc=0.0, scale=1.0), (0, 0), "float"),
-    Dist("laplace", "laplace", _p("loc", "scale", loc=0.0, scale=1.0), (0, 0), "float"),
-    Dist("logistic", "logistic", _p("loc", "scale", loc=0.0, scale=1.0), (0, 0), "float"),
-    Dist("gumbel", "gumbel", _p("loc", "scale", loc=0.0, scale=1.0), (0, 0), "float"),
-    Dist("pareto", "pareto", _p("a"), (0,), "float"),
-    Dist("weibull", "weibull", _p("a"), (0,), "float"),
-    Dist("vonmises", "vonmises", _p("mu", "kappa"), (0, 0), "float"),
-    Dist("halfnormal", "halfnormal", _p("loc", "scale", loc=0.0, scale=1.0), (0, 0), "float"),
-    Dist("bernoulli", "bernoulli", _p("p"), (0,), "int"),
-    Dist("binomial", "binomial", _p("n", "p"), (0, 0), "int"),
-    Dist("poisson", "poisson", _p("lam", lam=1.0), (0,), "int"),
-    Dist("geometric", "geometric", _p("p"), (0,), "int"),
-    Dist("negative_binomial", "negative_binomial", _p("n", "p"), (0, 0), "int"),
-    Dist("hypergeometric", "hypergeometric", _p("ngood", "nbad", "nsample"), (0, 0, 0), "int"),
-    Dist("categorical", "categorical", _p("p"), (1,), "int"),
-    Dist("multinomial", "multinomial", _p("n", "pvals"), (0, 1), "int", 1, 1),
-    Dist("dirichlet", "dirichlet", _p("alpha"), (1,), "float", 1, 0, False),
+    Dist("lognormal", "lognormal", _p("mean", "sigma", mean=0.0, sigma=1.0), (0, 0), "float",
+         example="0.5, 0.7"),
+    Dist("exponential", "exponential", _p("scale", scale=1.0), (0,), "float", example="2.0"),
+    Dist("gamma", "gamma", _p("shape", "scale", scale=1.0), (0, 0), "float", example="2.5, 1.5"),
+    Dist("beta", "beta", _p("a", "b"), (0, 0), "float", example="2.0, 3.0"),
+    Dist("chisquare", "chisquare", _p("df"), (0,), "float", example="4.0"),
+    Dist("standard_t", "standard_t", _p("df"), (0,), "float", example="5.0"),
+    Dist("cauchy", "cauchy", _p("loc", "scale", loc=0.0, scale=1.0), (0, 0), "float",
+         example="1.0, 2.0"),
+    Dist("laplace", "laplace", _p("loc", "scale", loc=0.0, scale=1.0), (0, 0), "float",
+         example="1.0, 2.0"),
+    Dist("logistic", "logistic", _p("loc", "scale", loc=0.0, scale=1.0), (0, 0), "float",
+         example="1.0, 2.0"),
+    Dist("gumbel", "gumbel", _p("loc", "scale", loc=0.0, scale=1.0), (0, 0), "float",
+         example="1.0, 2.0"),
+    Dist("pareto", "pareto", _p("a"), (0,), "float", example="3.0"),
+    Dist("weibull", "weibull", _p("a"), (0,), "float", example="1.5"),
+    Dist("vonmises", "vonmises", _p("mu", "kappa"), (0, 0), "float", example="0.0, 2.0"),
+    Dist("halfnormal", "halfnormal", _p("loc", "scale", loc=0.0, scale=1.0), (0, 0), "float",
+         example="1.0, 2.0"),
+    Dist("bernoulli", "bernoulli", _p("p"), (0,), "int", example="0.3"),
+    Dist("binomial", "binomial", _p("n", "p"), (0, 0), "int", example="10, 0.3"),
+    Dist("poisson", "poisson", _p("lam", lam=1.0), (0,), "int", example="3.0"),
+    Dist("geometric", "geometric", _p("p"), (0,), "int", example="0.3"),
+    Dist("negative_binomial", "negative_binomial", _p("n", "p"), (0, 0), "int", example="5, 0.4"),
+    Dist("hypergeometric", "hypergeometric", _p("ngood", "nbad", "nsample"), (0, 0, 0), "int",
+         example="7, 5, 6"),
+    Dist("categorical", "categorical", _p("p"), (1,), "int", example="[0.2, 0.8]"),
+    Dist("multinomial", "multinomial", _p("n", "pvals"), (0, 1), "int", 1, 1,
+         example="10, [0.2, 0.8]"),
+    Dist("dirichlet", "dirichlet", _p("alpha"), (1,), "float", 1, 0, False, example="[1.0, 2.0]"),
     Dist("multivariate_normal", "multivariate_normal", _p("mean", "cov"), (1, 2), "float",
-         1, 0, False),
-    Dist("integers", "integers", _p("low", "high"), (0, 0), "int"),
+         1, 0, False, example="[0.0, 1.0], [[1.0, 0.0], [0.0, 1.0]]"),
+    Dist("integers", "integers", _p("low", "high"), (0, 0), "int", example="2, 7"),
 )
 
 
@@ -159,12 +170,16 @@ def _make_function(d: Dist) -> Any:
     sig = ", ".join(n if dflt is _REQ else f"{n}={dflt!r}" for n, dflt in d.params)
     fn.__name__ = fn.__qualname__ = d.name
     fn.__module__ = "theon.tensor.random"
+    args = f"{d.example}, " if d.example else ""
+    shape = "(2, 3, 2)" if d.ndim_supp else "(2, 3)"
     fn.__doc__ = (
         f"Draws of ``{d.name}({sig})``, with ``size``, ``rng``, ``dtype`` and "
         "``return_next_rng`` as in the module's docstring.\n\n"
         f"The values equal ``numpy.random.Generator`` on the same state (see "
         "``theon.tensor.random.basic``); the output dtype is "
-        f"{'config.floatX' if d.kind == 'float' else 'int64'} unless ``dtype`` says.\n"
+        f"{'config.floatX' if d.kind == 'float' else 'int64'} unless ``dtype`` says.\n\n"
+        f"Examples\n--------\n>>> import theon.tensor.random as tr\n"
+        f">>> tr.{d.name}({args}size=(2, 3), rng=tr.shared_rng(0)).eval().shape\n{shape}\n"
     )
     return fn
 

@@ -40,6 +40,8 @@ def as_size(size: Any, op_name: str) -> Variable:
     """
     if size is None or (isinstance(size, Constant) and size.data is None):
         return none_size()
+    if isinstance(size, np.ndarray) and size.ndim <= 1 and size.dtype.kind in "iu":
+        size = tuple(int(s) for s in size.reshape(-1))
     if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
         size = (size,)
     if isinstance(size, (tuple, list)) and not any(
