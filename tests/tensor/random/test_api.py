@@ -161,3 +161,12 @@ def test_lazy_attribute_and_props() -> None:
     assert (op.name, op.ndim_supp, op.ndims_params, op.inplace) == ("multinomial", 1, (0, 1),
                                                                      False)
     assert op == op.clone_with() and op != op.clone_with(dtype="int32")
+
+
+def test_runtime_shape_error_names_the_draw() -> None:
+    loc = tt.dvector("loc")
+    x = tr.normal(loc, 1.0, size=(3,), rng=tr.shared_rng(0), name="noise")
+    f = theon.function([loc], x)
+    np.testing.assert_array_equal(f(np.zeros(3)), np.random.default_rng(0).normal(size=3))
+    with pytest.raises(ValueError, match="normal: cannot draw 'noise'.*size=\\(3,\\)"):
+        f(np.zeros(4))

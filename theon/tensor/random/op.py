@@ -185,7 +185,12 @@ class RandomVariable(Op):
         if not self.inplace:
             rng = copy.deepcopy(rng)
         size_t = None if size is None else tuple(int(s) for s in size)
-        draw = self.draw(rng, params, size_t)
+        try:
+            draw = self.draw(rng, params, size_t)
+        except ValueError as e:
+            raise ValueError(f"{self.name}: cannot draw {describe(node.outputs[1])} with "
+                             f"size={size_t} and parameters of shapes "
+                             f"{[np.shape(p) for p in params]}: {e}") from e
         output_storage[0][0] = rng
         output_storage[1][0] = np.asarray(draw, dtype=self.dtype)
 
