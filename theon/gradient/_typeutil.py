@@ -38,7 +38,10 @@ def is_tensor(v: Variable) -> bool:
 
 
 def is_discrete(v: Variable) -> bool:
-    """Whether ``v`` has an integer or boolean dtype (gradients never flow into it)."""
+    """Whether ``v`` has an integer or boolean dtype, or a Type that sets
+    ``never_differentiable`` (a random generator): gradients never flow into it."""
+    if getattr(v.type, "never_differentiable", False):
+        return True
     dtype = getattr(v.type, "dtype", None)
     return isinstance(dtype, str) and dtype.startswith(_DISCRETE_PREFIXES)
 

@@ -14,6 +14,11 @@ Import it as ``tt``::
 array([   0.,    2., 1026.])
 """
 
+from typing import Any as _Any
+
+import numpy as _np
+
+from theon.compile.sharedvalue import shared_constructor as _shared_constructor
 from theon.graph.basic import Apply, Constant, Variable
 from theon.link.registry import register_linker_backend as _register_linker_backend
 from theon.rewriting.db import register_rewrite_module as _register_rewrite_module
@@ -115,3 +120,22 @@ def _as_scalar(x: Variable) -> Variable | None:
 _register_rewrite_module("theon.tensor.rewriting")
 _register_linker_backend("py", "theon.link.pyfunc.tensor")
 _register_scalar_conversion(TensorType, _as_scalar)  # noqa: F405
+
+
+def __getattr__(name: str) -> _Any:
+    """``theon.tensor.random`` is imported on first use (it is not needed to build tensors)."""
+    if name == "random":
+        import theon.tensor.random as random_module
+
+        return random_module
+    raise AttributeError(f"module 'theon.tensor' has no attribute {name!r}")
+
+
+@_shared_constructor
+def _generator_constructor(value: _Any, **kwargs: _Any) -> _Any:
+    """``theon.shared(np.random.Generator)`` before ``theon.tensor.random`` is imported."""
+    if not isinstance(value, _np.random.Generator):
+        raise TypeError(f"not a numpy.random.Generator: {type(value).__name__}")
+    from theon.tensor.random.type import generator_constructor
+
+    return generator_constructor(value, **kwargs)

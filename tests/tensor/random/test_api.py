@@ -1,0 +1,172 @@
+"""The explicit (PyTensor 3 style) API: shared generators, updates, inputs, rewrites, errors."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import theon
+import theon.tensor as tt
+import theon.tensor.random as tr
+from theon.compile.io import In
+from theon.gradient.core import NullTypeGradError
+from theon.tensor.random.op import RandomVariable
+
+
+def _rv_nodes(f: theon.compile.compiled.Function) -> list[object]:
+    return [n for n in f.maker.fgraph.toposort() if isinstance(n.op, RandomVariable)]
+
+
+def test_shared_generator_is_a_copy() -> None:
+    g = np.random.default_rng(5)
+    state = g.bit_generator.state
+    rng = theon.shared(g)
+    assert isinstance(rng, tr.RandomGeneratorSharedVariable)
+    assert rng.type == tr.random_generator_type
+    assert rng.get_value(borrow=True) is not g
+    nxt, x = tr.normal(size=(4,), rng=rng, return_next_rng=True)
+    theon.function([], x, updates={rng: nxt})()
+    assert g.bit_generator.state == state  # the caller's generator never moved
+    assert rng.get_value().bit_generator.state != state
+
+
+def test_update_gives_fresh_draws_and_a_seed_reproduces_them() -> None:
+    def draws(seed: int) -> list[np.ndarray]:
+        rng = tr.shared_rng(seed)
+        nxt, x = tr.uniform(size=(3,), rng=rng, return_next_rng=True)
+        f = theon.function([], x, updates={rng: nxt})
+        return [f(), f()]
+
+    a, b = draws(1)
+    assert (a != b).all()
+    g = np.random.default_rng(1)
+    np.testing.assert_array_equal(np.concatenate([a, b]), g.uniform(size=6))
+    np.testing.assert_array_equal(np.concatenate(draws(1)), np.concatenate([a, b]))
+
+
+def test_without_update_the_draw_repeats() -> None:
+    x = tr.normal(size=(3,), rng=tr.shared_rng(2))
+    f = theon.function([], x)
+    np.testing.assert_array_equal(f(), f())
+
+
+def test_default_rng_updates_itself() -> None:
+    x = tr.normal(size=(3,))
+    f = theon.function([], x)
+    assert (f() != f()).all()
+    # two unseeded draws get two generators: they are not merged
+    a, b = tr.normal(size=(3,)), tr.normal(size=(3,))
+    g = theon.function([], [a, b])
+    assert len(_rv_nodes(g)) == 2
+    va, vb = g()
+    assert (va != vb).all()
+
+
+def test_rng_as_an_input() -> None:
+    rng_in = tr.random_generator_type("rng")
+    nxt, x = tr.normal(1.0, 2.0, size=(3,), rng=rng_in, return_next_rng=True)
+    for mutable in (False, True):
+        f = theon.function([In(rng_in, mutable=mutable)], [nxt, x])
+        g = np.random.default_rng(9)
+        state = g.bit_generator.state
+        g2, v = f(g)
+        assert g.bit_generator.state == state  # not inplace: the input is untouched
+        ref = np.random.default_rng(9)
+        np.testing.assert_array_equal(v, ref.normal(1.0, 2.0, size=3))
+        assert g2.bit_generator.state == ref.bit_generator.state
+
+
+def test_two_draws_are_never_merged_or_folded() -> None:
+    r1, r2 = tr.shared_rng(3), tr.shared_rng(4)
+    a = tr.normal(0.0, 1.0, size=(2,), rng=r1)
+    b = tr.normal(0.0, 1.0, size=(2,), rng=r2)
+    f = theon.function([], [a, b])
+    assert len(_rv_nodes(f)) == 2
+    # a draw from a constant generator with constant parameters is not folded
+    c = tr.normal(size=(2,), rng=tr.random_generator_type.make_constant(
+        np.random.default_rng(0)))
+    g = theon.function([], c)
+    assert len(_rv_nodes(g)) == 1
+    np.testing.assert_array_equal(g(), np.random.default_rng(0).normal(size=2))
+
+
+def test_dtype() -> None:
+    x = tr.normal(size=(2,), rng=tr.shared_rng(0), dtype="float32")
+    assert x.dtype == "float32" and theon.function([], x)().dtype == np.float32
+    with theon.config.change_flags(floatX="float32"):
+        assert tr.uniform(size=(2,), rng=tr.shared_rng(0)).dtype == "float32"
+    assert tr.poisson(size=(2,), rng=tr.shared_rng(0)).dtype == "int64"
+    i = tr.integers(0, 5, size=(3,), rng=tr.shared_rng(0), dtype="int32")
+    np.testing.assert_array_equal(theon.function([], i)(), np.random.default_rng(0).integers(
+        0, 5, size=3, dtype="int32"))
+
+
+def test_symbolic_size() -> None:
+    n = tt.lscalar("n")
+    x = tr.normal(size=(n, 2), rng=tr.shared_rng(0))
+    assert x.type.shape == (None, 2)
+    np.testing.assert_array_equal(theon.function([n], x)(3),
+                                  np.random.default_rng(0).normal(size=(3, 2)))
+
+
+def test_size_as_an_array_or_int() -> None:
+    x = tr.normal(size=np.array([2, 3]), rng=tr.shared_rng(0))
+    y = tr.normal(size=4, rng=tr.shared_rng(0))
+    assert x.type.shape == (2, 3) and y.type.shape == (4,)
+
+
+def test_errors() -> None:
+    with pytest.raises(TypeError, match="argument 'size'"):
+        tr.normal(size=2.5)
+    with pytest.raises(TypeError, match="argument 'size'"):
+        tr.normal(size="3")
+    with pytest.raises(TypeError, match="argument 'size'"):
+        tr.normal(size=tt.dvector("s"))
+    with pytest.raises(ValueError, match="parameter 0 .* does not broadcast to size"):
+        tr.normal(np.zeros(3), 1.0, size=(4,))
+    with pytest.raises(ValueError, match="do not broadcast"):
+        tr.normal(np.zeros(3), np.ones(4))
+    with pytest.raises(TypeError, match="argument 'rng'"):
+        tr.normal(rng=np.random.default_rng(0))
+    with pytest.raises(TypeError, match="missing its parameter 'a'"):
+        tr.beta(b=2.0)
+    with pytest.raises(TypeError, match="numpy.random.Generator"):
+        tr.shared_rng(0).set_value(3)
+
+
+def test_grad_through_a_draw_is_an_error_naming_the_op() -> None:
+    m = tt.dscalar("m")
+    x = tr.normal(m, 1.0, size=(3,), rng=tr.shared_rng(0))
+    with pytest.raises(NullTypeGradError, match="normal_rv"):
+        theon.grad(x.sum(), m)
+    # a parameter-free draw shifted by m has the usual gradient
+    y = m + tr.normal(0.0, 1.0, size=(3,), rng=tr.shared_rng(0))
+    assert theon.grad(y.sum(), m).eval({m: 1.0}) == 3.0
+
+
+def test_pickled_shared_rng_keeps_its_state() -> None:
+    rng = tr.shared_rng(11)
+    nxt, x = tr.normal(size=(2,), rng=rng, return_next_rng=True)
+    f = theon.function([], x, updates={rng: nxt})
+    f()
+    g = pickle.loads(pickle.dumps(f))
+    np.testing.assert_array_equal(g(), f())
+
+
+def test_lazy_attribute_and_props() -> None:
+    assert tt.random is tr
+    op = tr.RV_OPS["multinomial"]
+    assert (op.name, op.ndim_supp, op.ndims_params, op.inplace) == ("multinomial", 1, (0, 1),
+                                                                     False)
+    assert op == op.clone_with() and op != op.clone_with(dtype="int32")
+
+
+def test_runtime_shape_error_names_the_draw() -> None:
+    loc = tt.dvector("loc")
+    x = tr.normal(loc, 1.0, size=(3,), rng=tr.shared_rng(0), name="noise")
+    f = theon.function([loc], x)
+    np.testing.assert_array_equal(f(np.zeros(3)), np.random.default_rng(0).normal(size=3))
+    with pytest.raises(ValueError, match="normal: cannot draw 'noise'.*size=\\(3,\\)"):
+        f(np.zeros(4))

@@ -1,0 +1,168 @@
+"""Hand-written random Ops: ``choice``, ``permutation`` and ``shuffle``.
+
+Like :class:`~theon.tensor.random.op.RandomVariable`, a node takes the generator
+first and returns ``(next_rng, draw)``, copies the generator before drawing and is
+never constant-folded; the draw equals ``numpy.random.Generator``'s method.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Constant, Variable
+from theon.graph.fg import describe
+from theon.graph.null_type import disconnected_type, grad_undefined
+from theon.graph.op import Op
+from theon.tensor.basic import as_tensor_variable
+from theon.tensor.random.basic import draw_outputs
+from theon.tensor.random.op import as_size
+from theon.tensor.type import TensorType
+
+__all__ = ["ChoiceRV", "PermutationRV", "choice", "permutation", "shuffle"]
+
+
+class _RandomOp(Op):
+    default_output = 1
+
+    def do_constant_folding(self, node: Apply) -> bool:
+        return False
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        return [disconnected_type()] + [
+            grad_undefined(self, k, x, "a random draw has no gradient")
+            for k, x in enumerate(inputs[1:], start=1)
+        ]
+
+
+class ChoiceRV(_RandomOp):
+    """``Generator.choice(a, size, replace, p)``; inputs ``(rng, size, a[, p])``.
+
+    ``a`` is an integer scalar (draw from ``arange(a)``) or a vector (draw its entries).
+    """
+
+    __props__ = ("replace", "has_p")
+
+    def __init__(self, replace: bool = True, has_p: bool = False) -> None:
+        self.replace = bool(replace)
+        self.has_p = bool(has_p)
+
+    def make_node(self, rng: Variable, size: Variable, a: Any, *p: Any) -> Apply:
+        av = as_tensor_variable(a)
+        if av.type.ndim > 1 or (av.type.ndim == 0 and av.type.dtype[:1] not in "iu"):
+            raise TypeError(f"choice: argument 'a' must be an integer scalar or a vector, got "
+                            f"{describe(av)}")
+        inputs: list[Variable] = [rng, size, av]
+        if self.has_p:
+            pv = as_tensor_variable(p[0])
+            if pv.type.ndim != 1:
+                raise TypeError(f"choice: argument 'p' must be a vector, got {describe(pv)}")
+            if (av.type.ndim == 1 and None not in (av.type.shape[0], pv.type.shape[0])
+                    and av.type.shape[0] != pv.type.shape[0]):
+                raise ValueError(f"choice: 'a' and 'p' have different lengths: "
+                                 f"{describe(av)}, {describe(pv)}")
+            inputs.append(pv)
+        dtype = "int64" if av.type.ndim == 0 else av.type.dtype
+        if isinstance(size, Constant) and size.data is None:
+            shape: tuple[int | None, ...] = ()
+        elif isinstance(size, Constant):
+            shape = tuple(int(s) for s in np.asarray(size.data))
+        else:
+            shape = getattr(size.tag, "static_size", (None,) * size.type.shape[0])
+        return Apply(self, inputs, [rng.type(), TensorType(dtype, shape=shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        rng, size, a, *p = inputs
+        rng = copy.deepcopy(rng)
+        size_t = None if size is None else tuple(int(s) for s in size)
+        a = int(a) if np.ndim(a) == 0 else a
+        out = rng.choice(a, size=size_t, replace=self.replace, p=p[0] if p else None)
+        output_storage[0][0] = rng
+        output_storage[1][0] = np.asarray(out, dtype=node.outputs[1].type.dtype)
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        size = node.inputs[1]
+        if isinstance(size, Constant) and size.data is None:
+            return [None, ()]
+        return [None, tuple(size[i] for i in range(size.type.shape[0]))]
+
+
+class PermutationRV(_RandomOp):
+    """``Generator.permutation(x)`` (``name="permutation"``) or a shuffled copy of ``x``
+    by ``Generator.shuffle`` (``name="shuffle"``); inputs ``(rng, x)``."""
+
+    __props__ = ("name",)
+
+    def __init__(self, name: str = "permutation") -> None:
+        self.name = name
+
+    def make_node(self, rng: Variable, x: Any) -> Apply:
+        xv = as_tensor_variable(x)
+        if xv.type.ndim == 0:
+            if self.name == "shuffle" or xv.type.dtype[:1] not in "iu":
+                raise TypeError(f"{self.name}: argument 'x' must be an array"
+                                f"{' or an integer' if self.name == 'permutation' else ''}, "
+                                f"got {describe(xv)}")
+            out = TensorType("int64", shape=(None,))()
+        else:
+            out = xv.type()
+        return Apply(self, [rng, xv], [rng.type(), out])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        rng, x = inputs
+        rng = copy.deepcopy(rng)
+        if self.name == "shuffle":
+            out = np.array(x, copy=True)
+            rng.shuffle(out)
+        else:
+            out = rng.permutation(int(x) if np.ndim(x) == 0 else x)
+        output_storage[0][0] = rng
+        output_storage[1][0] = np.asarray(out, dtype=node.outputs[1].type.dtype)
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        x = node.inputs[1]
+        if x.type.ndim == 0:
+            from theon.tensor.basic import cast
+
+            return [None, (cast(x, "int64"),)]
+        return [None, tuple(input_shapes[1])]
+
+
+def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None, rng: Any = None,
+           return_next_rng: bool = False) -> Any:
+    """Draws of ``Generator.choice(a, size, replace, p)``.
+
+    ``a`` is an integer (draw from ``arange(a)``) or a vector; ``p`` the probabilities.
+
+    >>> import theon.tensor.random as tr
+    >>> x = choice(5, size=(3,), replace=False, rng=tr.shared_rng(0))
+    >>> sorted(set(x.eval().tolist())) == sorted(x.eval().tolist())
+    True
+    """
+    op = ChoiceRV(replace, p is not None)
+    inputs = [as_size(size, "choice"), a] + ([] if p is None else [p])
+    return draw_outputs(op, rng, "choice", inputs, return_next_rng)
+
+
+def permutation(x: Any, rng: Any = None, return_next_rng: bool = False) -> Any:
+    """``Generator.permutation(x)``: a permuted ``arange(x)`` or a copy of ``x`` permuted
+    along its first axis.
+
+    >>> import theon.tensor.random as tr
+    >>> sorted(permutation(4, rng=tr.shared_rng(0)).eval().tolist())
+    [0, 1, 2, 3]
+    """
+    return draw_outputs(PermutationRV("permutation"), rng, "permutation", [x], return_next_rng)
+
+
+def shuffle(x: Any, rng: Any = None, return_next_rng: bool = False) -> Any:
+    """A copy of the array ``x`` shuffled along its first axis by ``Generator.shuffle``.
+
+    >>> import numpy as np, theon.tensor.random as tr
+    >>> sorted(shuffle(np.arange(4.0), rng=tr.shared_rng(0)).eval().tolist())
+    [0.0, 1.0, 2.0, 3.0]
+    """
+    return draw_outputs(PermutationRV("shuffle"), rng, "shuffle", [x], return_next_rng)
