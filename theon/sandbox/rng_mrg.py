@@ -38,11 +38,13 @@ class MRG_RandomStreams(RandomStreams):  # Theano's name
     def __init__(self, seed: Any = 12345) -> None:
         super().__init__(seed)
 
-    def uniform(self, size: Any = None, low: Any = 0.0, high: Any = 1.0, ndim: Any = None,
+    def uniform(self, size: Any = None, low: Any = 0.0,  # type: ignore[override]
+                high: Any = 1.0, ndim: Any = None,
                 dtype: Any = None, nstreams: Any = None, name: str | None = None) -> Any:
         return RandomStreams.uniform(self, size, low, high, ndim, dtype, name)
 
-    def normal(self, size: Any = None, avg: Any = 0.0, std: Any = 1.0, ndim: Any = None,
+    def normal(self, size: Any = None, avg: Any = 0.0,  # type: ignore[override]
+               std: Any = 1.0, ndim: Any = None,
                dtype: Any = None, nstreams: Any = None, truncate: bool = False,
                name: str | None = None) -> Any:
         if truncate:
@@ -56,7 +58,8 @@ class MRG_RandomStreams(RandomStreams):  # Theano's name
         return RandomStreams.binomial(self, size, n, p if prob is None else prob, ndim, dtype,
                                       name)
 
-    def multinomial(self, size: Any = None, n: Any = 1, pvals: Any = None,
+    def multinomial(self, size: Any = None, n: Any = 1,  # type: ignore[override]
+                    pvals: Any = None,
                     ndim: Any = None, dtype: Any = "int64", nstreams: Any = None,
                     name: str | None = None) -> Any:
         """``n`` draws from each row of ``pvals`` (a matrix gives one row of counts per

@@ -27,7 +27,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -52,7 +52,7 @@ _ALIASES: dict[str, dict[str, str]] = {
 _PARAMS: dict[str, list[tuple[str, Any]]] = {d.name: list(d.params) for d in DISTRIBUTIONS}
 
 
-def _check_ndim(name: str, draw: Variable, ndim: Any) -> None:
+def _check_ndim(name: str, draw: Any, ndim: Any) -> None:
     if ndim is not None and draw.type.ndim != int(ndim):
         raise ValueError(f"{name}: ndim={ndim} but the draw has {draw.type.ndim} dimensions "
                          f"({draw.type})")
@@ -112,7 +112,8 @@ class RandomStream:
 
     def new_rng(self, name: str | None = None) -> RandomGeneratorSharedVariable:
         """A new shared generator seeded from this stream (no update attached)."""
-        return generator_constructor(self._next_generator(), name=name, borrow=True)
+        rng = generator_constructor(self._next_generator(), name=name, borrow=True)
+        return cast(RandomGeneratorSharedVariable, rng)
 
     def updates(self) -> list[tuple[RandomGeneratorSharedVariable, Variable]]:
         """The ``(shared_rng, next_rng)`` pairs of every draw made so far (a copy)."""
@@ -288,7 +289,8 @@ class RandomStreams(RandomStream):
 
         count = int(np.prod(shape))
         rows = [RandomStream.permutation(self, n) for _ in range(count)]
-        out = stack(rows).reshape((*shape, -1))
+        out: Any = stack(rows)
+        out = out.reshape((*shape, -1))
         return _finish("permutation", out, ndim, dtype, name)
 
 
