@@ -61,8 +61,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "control flow",
         ("theon.ifelse", "theon.scan", "theon.scan_module", "theon.compile.builders"),
     ),
-    # the package itself (theon.function, theon.shared, ...) and the seeds' old entry points
-    ("top", ("theon", "theon.gof", "theon.demo")),
+    # the package itself (theon.function, theon.shared, ...) and the seeds' old entry points;
+    # theon.sandbox holds Theano's old import paths (rng_mrg.MRG_RandomStreams) for migration
+    ("top", ("theon", "theon.gof", "theon.demo", "theon.sandbox")),
 )
 
 #: (importer, imported) pairs allowed to go upward, each with its reason.

@@ -503,7 +503,9 @@ class Function:
         """A copy of this function, without recompiling.
 
         The copy reads and updates the same shared variables as this function
-        (their storage is the variables' own), except those given in ``swap``.
+        (their storage is the variables' own), except those given in ``swap`` and
+        those whose Type sets ``state_copied_by_function_copy`` (random generators):
+        the copy gets its own copy of their current value.
         Arguments' defaults and state inputs (``In(value=..., update=...)``) start
         from this function's current values but are the copy's own: setting
         ``copy[name]`` or advancing the copy's state leaves this function alone.
@@ -556,8 +558,11 @@ class Function:
             if i.variable in swap:
                 ni.variable = swap[i.variable]
                 c = swap[i.variable].container
-            elif not i.shared:
-                c = c.copy()  # defaults and state are the copy's own
+            elif not i.shared or getattr(i.variable.type, "state_copied_by_function_copy",
+                                         False):
+                # defaults and state are the copy's own; so is a shared value whose
+                # Type asks for it (a random generator: the copy draws its own numbers)
+                c = c.copy()
             new_inputs.append(ni)
             storage.append(c)
         new_maker = FunctionMaker(fg, new_inputs, maker.outputs, maker.mode, maker.unpack_single)

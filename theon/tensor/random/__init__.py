@@ -1,23 +1,47 @@
-"""Random numbers: symbolic draws from ``numpy.random.Generator`` (PyTensor 3's explicit form).
+"""Random numbers: symbolic draws from ``numpy.random.Generator``.
 
-A draw takes a generator variable and returns the draw; with ``return_next_rng=True``
-also the generator after it, which the caller stores back with an update:
+Two forms, backed by the same Ops; draws equal ``numpy.random.Generator``'s methods
+on the same state.
+
+**Explicit (PyTensor 3) form.**  A draw takes a generator variable; with
+``return_next_rng=True`` it also returns the generator after it, which the caller
+stores back with an update:
 
 >>> import numpy as np
 >>> import theon
+>>> import theon.tensor as T
 >>> import theon.tensor.random as tr
->>> rng = theon.shared(np.random.default_rng(7))
->>> next_rng, x = tr.uniform(0.0, 1.0, size=(2,), rng=rng, return_next_rng=True)
+>>> rng = theon.shared(np.random.default_rng(7))       # or tr.shared_rng(7)
+>>> next_rng, x = tr.normal(0.0, 1.0, size=(2,), rng=rng, return_next_rng=True)
 >>> f = theon.function([], x, updates={rng: next_rng})
 >>> bool((f() != f()).all())
 True
 
-Without ``rng``, each draw gets a new shared generator (seeded by the operating
-system) that updates itself.  Importing this package registers the shared
-constructor for ``numpy.random.Generator`` values.
+**Stream (Theano) form.**  A stream makes a generator per draw, seeded from its own
+seed, whose update is its *default update*: no updates to list, and ``seed(s)``
+restarts the whole sequence (``theon.tensor.random.utils.RandomStream`` takes the
+parameters first, ``theon.tensor.shared_randomstreams.RandomStreams`` and
+``theon.sandbox.rng_mrg.MRG_RandomStreams`` take ``size`` first, as Theano's did):
+
+>>> from theon.tensor.shared_randomstreams import RandomStreams
+>>> srng = RandomStreams(seed=234)
+>>> v = T.matrix("v")
+>>> corrupted = srng.binomial(size=v.shape, n=1, p=0.7, dtype=theon.config.floatX) * v
+>>> g = theon.function([v], corrupted)
+>>> ones = np.ones((3, 4), dtype=theon.config.floatX)
+>>> first = g(ones)
+>>> bool((g(ones) != first).any())
+True
+>>> srng.seed(234)
+>>> bool((g(ones) == first).all())
+True
+
+Without ``rng``, a function of this package gets a new shared generator (seeded by
+the operating system) that updates itself.  Importing this package registers the
+shared constructor for ``numpy.random.Generator`` values.
 """
 
-from theon.tensor.random import basic, op, sampling, type
+from theon.tensor.random import basic, op, sampling, type, utils
 from theon.tensor.random.basic import *  # noqa: F403
 from theon.tensor.random.op import RandomVariable
 from theon.tensor.random.sampling import ChoiceRV, PermutationRV, choice, permutation, shuffle
@@ -27,12 +51,14 @@ from theon.tensor.random.type import (
     random_generator_type,
     shared_rng,
 )
+from theon.tensor.random.utils import RandomStream
 
 __all__ = [
     "ChoiceRV",
     "PermutationRV",
     "RandomGeneratorSharedVariable",
     "RandomGeneratorType",
+    "RandomStream",
     "RandomVariable",
     "basic",
     "choice",
@@ -43,5 +69,6 @@ __all__ = [
     "shared_rng",
     "shuffle",
     "type",
+    "utils",
 ]
 __all__ += basic.__all__

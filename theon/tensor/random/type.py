@@ -39,6 +39,8 @@ class RandomGeneratorType(Type):
 
     # no gradient flows into a generator (read by theon.grad)
     never_differentiable = True
+    # Function.copy() gives the copy its own generator (read by theon.compile.compiled)
+    state_copied_by_function_copy = True
 
     def filter(self, x: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
         if isinstance(x, np.random.Generator):
