@@ -17,6 +17,7 @@ system) that updates itself.  Importing this package registers the shared
 constructor for ``numpy.random.Generator`` values.
 """
 
+from theon.rewriting.db import register_rewrite_module as _register_rewrite_module
 from theon.tensor.random import basic, op, sampling, type
 from theon.tensor.random.basic import *  # noqa: F403
 from theon.tensor.random.op import RandomVariable
@@ -45,3 +46,5 @@ __all__ = [
     "type",
 ]
 __all__ += basic.__all__
+
+_register_rewrite_module("theon.tensor.random.rewriting")

@@ -1,0 +1,119 @@
+"""Rewrites of random draws: inplace draws and removal of unused draws (values vs NumPy)."""
+
+import numpy as np
+
+import theon
+import theon.tensor as tt
+import theon.tensor.random as tr
+from theon.compile.io import In
+from theon.compile.mode import Mode
+from theon.tensor.random.op import RandomVariable
+
+
+def _rv_ops(f):
+    return [n.op for n in f.maker.fgraph.toposort() if isinstance(n.op, RandomVariable)]
+
+
+def _no_rewrite_mode():
+    return Mode(optimizer=None)
+
+
+def test_chained_draw_becomes_inplace_and_matches_numpy():
+    rng = theon.shared(np.random.default_rng(11))
+    r1, x = tr.normal(0.0, 1.0, size=(3,), rng=rng, return_next_rng=True)
+    r2, y = tr.uniform(-1.0, 2.0, size=(2, 2), rng=r1, return_next_rng=True)
+    f = theon.function([], [x, y], updates={rng: r2})
+    ops = _rv_ops(f)
+    assert sorted(o.inplace for o in ops) == [False, True]  # the shared rng is copied
+    ref = np.random.default_rng(11)
+    for _ in range(3):
+        a, b = f()
+        np.testing.assert_array_equal(a, ref.normal(0.0, 1.0, size=(3,)))
+        np.testing.assert_array_equal(b, ref.uniform(-1.0, 2.0, size=(2, 2)))
+    # the same numbers without rewrites (no inplace)
+    rng.set_value(np.random.default_rng(11))
+    g = theon.function([], [x, y], updates={rng: r2}, mode=_no_rewrite_mode())
+    assert not any(o.inplace for o in _rv_ops(g))
+    ref = np.random.default_rng(11)
+    for _ in range(2):
+        a, b = g()
+        np.testing.assert_array_equal(a, ref.normal(0.0, 1.0, size=(3,)))
+        np.testing.assert_array_equal(b, ref.uniform(-1.0, 2.0, size=(2, 2)))
+
+
+def test_shared_rng_never_destroyed():
+    rng = theon.shared(np.random.default_rng(5))
+    x = tr.normal(0.0, 1.0, size=(4,), rng=rng)
+    f = theon.function([], x)  # no update: same numbers each call
+    assert not any(o.inplace for o in _rv_ops(f))
+    np.testing.assert_array_equal(f(), f())
+    np.testing.assert_array_equal(f(), np.random.default_rng(5).normal(size=4))
+
+
+def test_rng_argument_is_never_advanced_in_place():
+    r = tr.random_generator_type("r")
+    x = tr.normal(0.0, 1.0, size=(3,), rng=r)
+    for mutable in (False, True):
+        f = theon.function([In(r, mutable=mutable)], x)
+        assert not any(o.inplace for o in _rv_ops(f))
+        g = np.random.default_rng(2)
+        np.testing.assert_array_equal(f(g), f(g))
+        np.testing.assert_array_equal(f(g), np.random.default_rng(2).normal(size=3))
+
+
+def test_unused_draw_and_its_update_are_removed():
+    rng = theon.shared(np.random.default_rng(8))
+    r1, x = tr.normal(0.0, 1.0, size=(3,), rng=rng, return_next_rng=True)
+    y = tt.dvector("y")
+    f = theon.function([y], y * 2, updates={rng: r1})
+    assert _rv_ops(f) == []
+    f(np.ones(2))
+    # the generator was not advanced
+    after = rng.get_value(borrow=True).normal(size=3)
+    np.testing.assert_array_equal(after, np.random.default_rng(8).normal(size=3))
+
+
+def test_unused_draw_kept_when_its_rng_feeds_a_later_draw():
+    rng = theon.shared(np.random.default_rng(9))
+    r1, _x = tr.normal(0.0, 1.0, size=(3,), rng=rng, return_next_rng=True)
+    r2, y = tr.uniform(size=(2,), rng=r1, return_next_rng=True)
+    f = theon.function([], y, updates={rng: r2})
+    assert len(_rv_ops(f)) == 2
+    ref = np.random.default_rng(9)
+    ref.normal(size=3)
+    np.testing.assert_array_equal(f(), ref.uniform(size=2))
+
+
+def test_used_draw_is_kept_and_advances():
+    rng = theon.shared(np.random.default_rng(4))
+    r1, x = tr.normal(0.0, 1.0, size=(3,), rng=rng, return_next_rng=True)
+    f = theon.function([], x, updates={rng: r1})
+    ref = np.random.default_rng(4)
+    for _ in range(3):
+        np.testing.assert_array_equal(f(), ref.normal(size=3))
+
+
+def test_two_equal_draws_are_not_merged():
+    rng1 = theon.shared(np.random.default_rng(1))
+    rng2 = theon.shared(np.random.default_rng(2))
+    x = tr.normal(0.0, 1.0, size=(3,), rng=rng1)
+    y = tr.normal(0.0, 1.0, size=(3,), rng=rng2)
+    f = theon.function([], [x, y])
+    assert len(_rv_ops(f)) == 2
+    a, b = f()
+    assert not np.array_equal(a, b)
+
+
+def test_intermediate_rng_read_elsewhere_is_not_destroyed():
+    rng = theon.shared(np.random.default_rng(12))
+    r1, x = tr.normal(0.0, 1.0, size=(3,), rng=rng, return_next_rng=True)
+    r2, y = tr.normal(0.0, 1.0, size=(3,), rng=r1, return_next_rng=True)
+    z = tr.normal(0.0, 1.0, size=(3,), rng=r1)  # reads r1 too: same numbers as y
+    for mode in ("FAST_RUN", Mode(linker="vm")):
+        rng.set_value(np.random.default_rng(12))
+        f = theon.function([], [x, y, z], updates={rng: r2}, mode=mode)
+        a, b, c = f()
+        ref = np.random.default_rng(12)
+        np.testing.assert_array_equal(a, ref.normal(size=3))
+        np.testing.assert_array_equal(b, ref.normal(size=3))
+        np.testing.assert_array_equal(c, b)
