@@ -1,6 +1,7 @@
 """Rewrites of random draws: inplace draws and removal of unused draws (values vs NumPy)."""
 
 import numpy as np
+import pytest
 
 import theon
 import theon.tensor as tt
@@ -111,7 +112,8 @@ def test_intermediate_rng_read_elsewhere_is_not_destroyed():
     z = tr.normal(0.0, 1.0, size=(3,), rng=r1)  # reads r1 too: same numbers as y
     for mode in ("FAST_RUN", Mode(linker="vm")):
         rng.set_value(np.random.default_rng(12))
-        f = theon.function([], [x, y, z], updates={rng: r2}, mode=mode)
+        with pytest.warns(UserWarning, match="read by 2 draws"):
+            f = theon.function([], [x, y, z], updates={rng: r2}, mode=mode)
         a, b, c = f()
         ref = np.random.default_rng(12)
         np.testing.assert_array_equal(a, ref.normal(size=3))
