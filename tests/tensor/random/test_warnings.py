@@ -60,3 +60,12 @@ def test_choice_and_permutation_count_as_draws():
     b = tr.choice(5, size=(2,), rng=rng)
     _, w = _compile_warnings([], [a, b])
     assert len(w) == 1 and "read by 2 draws" in str(w[0].message)
+
+
+def test_copies_of_one_draw_do_not_warn():
+    rng = theon.shared(np.random.default_rng(0), name="r")
+    x = tr.normal(size=(3,), rng=rng)
+    node = x.owner
+    copy = node.op.make_node(*node.inputs).outputs[1]  # as a gradient may rebuild it
+    _, w = _compile_warnings([], [x + 1, copy * 2])
+    assert w == []

@@ -43,8 +43,15 @@ def _is_draw(node: Apply) -> bool:
 def warn_reused_rng(fgraph: FunctionGraph) -> None:
     """Warn once if a generator variable is the ``rng`` of two or more draws."""
     readers: dict[Variable, list[Apply]] = {}
+    seen: set[tuple[object, ...]] = set()
     for node in fgraph.apply_nodes:
         if _is_draw(node):
+            # two copies of one draw (same Op, same inputs; a gradient may rebuild a
+            # node) give the same numbers by design and are merged: count them once
+            key = (node.op, *(id(i) for i in node.inputs))
+            if key in seen:
+                continue
+            seen.add(key)
             readers.setdefault(node.inputs[0], []).append(node)
     reused = [(r, nodes) for r, nodes in readers.items() if len(nodes) > 1]
     if not reused:
