@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import theon
 import theon.tensor as tt
@@ -119,3 +121,46 @@ def test_intermediate_rng_read_elsewhere_is_not_destroyed():
         np.testing.assert_array_equal(a, ref.normal(size=3))
         np.testing.assert_array_equal(b, ref.normal(size=3))
         np.testing.assert_array_equal(c, b)
+
+
+_DRAWS = {
+    "normal": (lambda r, s: tr.normal(0.5, 2.0, size=s, rng=r, return_next_rng=True),
+               lambda g, s: g.normal(0.5, 2.0, size=s)),
+    "uniform": (lambda r, s: tr.uniform(-1.0, 1.0, size=s, rng=r, return_next_rng=True),
+                lambda g, s: g.uniform(-1.0, 1.0, size=s)),
+    "binomial": (lambda r, s: tr.binomial(1, 0.3, size=s, rng=r, return_next_rng=True),
+                 lambda g, s: g.binomial(1, 0.3, size=s)),
+    "poisson": (lambda r, s: tr.poisson(3.0, size=s, rng=r, return_next_rng=True),
+                lambda g, s: g.poisson(3.0, size=s)),
+}
+
+
+@settings(max_examples=25, deadline=None)
+@given(chain=st.lists(st.tuples(st.sampled_from(sorted(_DRAWS)), st.booleans(),
+                                st.integers(1, 3)), min_size=1, max_size=4),
+       seed=st.integers(0, 2**16))
+def test_rewrites_differential_vs_unrewritten_and_numpy(chain, seed):
+    """A chain of draws, some unused: rewritten == unrewritten == NumPy, draw for draw."""
+    rng = theon.shared(np.random.default_rng(seed))
+    r, outs = rng, []
+    for name, used, n in chain:
+        r, x = _DRAWS[name][0](r, (n,))
+        if used:
+            outs.append(x)
+    total = sum((tt.sum(x) * 1.0 for x in outs), tt.constant(0.0))
+    results = []
+    for mode in ("FAST_RUN", Mode(optimizer=None)):
+        rng.set_value(np.random.default_rng(seed))
+        f = theon.function([], [total, *outs], updates={rng: r}, mode=mode)
+        results.append([f(), f()])
+    ref = np.random.default_rng(seed)
+    expected = []
+    for _ in range(2):
+        vals = [(used, _DRAWS[name][1](ref, (n,))) for name, used, n in chain]
+        used_vals = [v for u, v in vals if u]
+        expected.append([sum(float(v.sum()) for v in used_vals), *used_vals])
+    for got in results:
+        for call_got, call_exp in zip(got, expected, strict=True):
+            np.testing.assert_allclose(call_got[0], call_exp[0], rtol=1e-12)
+            for a, b in zip(call_got[1:], call_exp[1:], strict=True):
+                np.testing.assert_array_equal(a, b)
