@@ -20,7 +20,10 @@ the parameters when ``size`` is None.
     into the generator it was drawn from (an update) is removed: the update then
     stores the generator unchanged, i.e. the generator is not advanced.  This is
     what happens to a Theano stream's unused draw (it is not in the graph at all).
-    A ``next_rng`` read by anything else (a later draw, an output) keeps the draw.
+    A ``next_rng`` read by anything else (a later draw, an output) keeps the draw,
+    and so does a draw from an intermediate generator (the last, unused draw of a
+    chain still advances the generator, as NumPy would).  Without rewrites
+    (``optimizer=None``) the unused draw runs and the generator does advance.
 
 >>> import numpy as np
 >>> import theon
