@@ -224,6 +224,55 @@ def mlp_train_step(b: Bench, nv: int) -> None:
     b.record("mlp_train_step_128", comp, ttfr, median_call(f, args), ok)
 
 
+def _binomial_mask(b: Bench, seed: int, p: float, shape: tuple[int, int]
+                   ) -> tuple[Any, list[Any], str]:
+    """A symbolic 0/1 mask ``binomial(1, p)`` and the updates advancing its generator.
+
+    Through ``<lib>.tensor.random.utils.RandomStream(seed).binomial`` (its default
+    update goes with the function); when a library has no RandomStream, through the
+    explicit form: a shared generator and ``updates={rng: next_rng}``.
+    """
+    try:
+        stream_cls = importlib.import_module(b.libname + ".tensor.random.utils").RandomStream
+    except (ImportError, AttributeError):
+        stream_cls = None
+    if stream_cls is not None:
+        srng = stream_cls(seed)
+        return srng.binomial(n=1, p=p, size=shape), [], "RandomStream"
+    random = importlib.import_module(b.libname + ".tensor.random")
+    rng = b.lib.shared(np.random.default_rng(seed))
+    nxt, mask = random.binomial(1, p, size=shape, rng=rng, return_next_rng=True)
+    return mask, [(rng, nxt)], "explicit"
+
+
+def dropout_mlp_step(b: Bench, nv: int) -> None:
+    """``mlp_train_step`` with dropout (p = 0.5, inverted) on the hidden layer."""
+    T, lib = b.T, b.lib
+    softmax = b.op("special.softmax", "nnet.softmax", "softmax")
+    rng = np.random.default_rng(3)
+    W1 = lib.shared(0.05 * rng.normal(size=(784, 256)), name="W1")
+    b1 = lib.shared(np.zeros(256), name="b1")
+    W2 = lib.shared(0.05 * rng.normal(size=(256, 10)), name="W2")
+    b2 = lib.shared(np.zeros(10), name="b2")
+    X, Y = T.dmatrix("X"), T.dmatrix("Y")
+    mask, mask_updates, how = _binomial_mask(b, 42, 0.5, (128, 256))
+    hidden = T.tanh(T.dot(X, W1) + b1) * mask * 2.0
+    prob = softmax(T.dot(hidden, W2) + b2, axis=-1)
+    loss = -T.mean(T.sum(Y * T.log(prob), axis=1))
+    params = [W1, b1, W2, b2]
+    grads = lib.grad(loss, params)
+    updates = [(q, q - 0.1 * g) for q, g in zip(params, grads, strict=True)] + mask_updates
+    Xv = rng.normal(size=(128, 784))
+    Yv = np.eye(10)[rng.integers(0, 10, size=128)]
+    args = (Xv, Yv)
+    f, comp, ttfr, first_loss = b.build([X, Y], loss, args, updates=updates)
+    later = [float(f(*args)) for _ in range(10)]
+    # the loss falls, and the masks differ from call to call (the generator advances)
+    ok = (all(np.isfinite(later)) and np.mean(later[-3:]) < float(first_loss)
+          and len(set(later)) == len(later))
+    b.record("dropout_mlp_step_128", comp, ttfr, median_call(f, args), ok, rng_api=how)
+
+
 def big_graph_compile(b: Bench, nv: int) -> None:
     """Many small independent terms, like a log-density with many scalar parameters."""
     T, lib = b.T, b.lib
@@ -376,6 +425,7 @@ WORKLOADS: dict[str, tuple[Case, ...]] = {
     "elemwise_chain": (("elemwise_chain_1e6", elemwise_chain),),
     "logreg_grad": (("logreg_grad_1000x100", logreg_grad),),
     "mlp_train_step": (("mlp_train_step_128", mlp_train_step),),
+    "dropout_mlp_step": (("dropout_mlp_step_128", dropout_mlp_step),),
     "big_graph_compile": (("big_graph_{nv}_vars_grad", big_graph_compile),),
     "jacobian_vectorized": (
         ("jacobian_vectorized", jacobian_vectorized),

@@ -196,6 +196,45 @@ def mlp_train_step(b: JaxBench, nv: int) -> None:
     b.record("mlp_train_step_128", comp, ttfr, median_call(f, (params, Xv, Yv)), ok)
 
 
+def dropout_mlp_step(b: JaxBench, nv: int) -> None:
+    """``mlp_train_step`` with dropout (p = 0.5, inverted) on the hidden layer; the
+    ``jax.random`` key is threaded through the step (split each call)."""
+    jax, jnp = b.jax, b.jnp
+
+    def loss(params: Any, X: Any, Y: Any, key: Any) -> Any:
+        W1, b1, W2, b2 = params
+        mask = jax.random.bernoulli(key, 0.5, (X.shape[0], W1.shape[1]))
+        hidden = jnp.tanh(X @ W1 + b1) * mask * 2.0
+        prob = jax.nn.softmax(hidden @ W2 + b2, axis=-1)
+        return -jnp.mean(jnp.sum(Y * jnp.log(prob), axis=1))
+
+    vg = jax.value_and_grad(loss)
+
+    def step(params: Any, X: Any, Y: Any, key: Any) -> Any:
+        key, sub = jax.random.split(key)
+        value, grads = vg(params, X, Y, sub)
+        return value, tuple(q - 0.1 * g for q, g in zip(params, grads, strict=True)), key
+
+    rng = np.random.default_rng(3)
+    params = (
+        0.05 * rng.normal(size=(784, 256)),
+        np.zeros(256),
+        0.05 * rng.normal(size=(256, 10)),
+        np.zeros(10),
+    )
+    Xv = rng.normal(size=(128, 784))
+    Yv = np.eye(10)[rng.integers(0, 10, size=128)]
+    key = jax.random.PRNGKey(42)
+    f, comp, ttfr, (first_loss, params, key) = b.build(step, (params, Xv, Yv, key))
+    later = []
+    for _ in range(10):
+        value, params, key = f(params, Xv, Yv, key)
+        later.append(float(value))
+    ok = (all(np.isfinite(later)) and np.mean(later[-3:]) < float(first_loss)
+          and len(set(later)) == len(later))
+    b.record("dropout_mlp_step_128", comp, ttfr, median_call(f, (params, Xv, Yv, key)), ok)
+
+
 def big_graph_compile(b: JaxBench, nv: int) -> None:
     jax, jnp = b.jax, b.jnp
 
@@ -309,6 +348,7 @@ WORKLOADS: dict[str, tuple[Case, ...]] = {
     "elemwise_chain": (("elemwise_chain_1e6", elemwise_chain),),
     "logreg_grad": (("logreg_grad_1000x100", logreg_grad),),
     "mlp_train_step": (("mlp_train_step_128", mlp_train_step),),
+    "dropout_mlp_step": (("dropout_mlp_step_128", dropout_mlp_step),),
     "big_graph_compile": (("big_graph_{nv}_vars_grad", big_graph_compile),),
     "jacobian_vectorized": (
         ("jacobian_vectorized", jacobian_vectorized),

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from theon.compile.compiled import (
@@ -56,6 +56,7 @@ __all__ = [
     "mode_cache_key",
     "outputs_needing_copy",
     "prepare_nodes",
+    "register_graph_check",
 ]
 
 
@@ -335,6 +336,8 @@ def _function(
     fgraph.mutable_inputs = mutable
     fgraph.protected_inputs = {v for v in fgraph.inputs if v not in mutable}
     _check_inplace(fgraph, accept_inplace)
+    for check in _graph_checks:
+        check(fgraph)
 
     m = get_mode(mode)
     prof = _make_profile(profile, name)
@@ -378,6 +381,21 @@ def _copy_in(i: In) -> In:
     new = In.__new__(In)
     new.__dict__.update(i.__dict__)
     return new
+
+
+_graph_checks: list[Callable[[FunctionGraph], None]] = []
+
+
+def register_graph_check(check: Callable[[FunctionGraph], None]) -> None:
+    """Have ``check(fgraph)`` called on each graph :func:`function` compiles.
+
+    It runs on the user's graph (cloned, givens applied, updates among the outputs
+    as ``fgraph.update_mapping`` says) before any rewrite, and may warn or raise.
+    A package above ``compile`` (e.g. ``theon.tensor.random``) registers its checks
+    on import; registering the same callable twice is a no-op.
+    """
+    if check not in _graph_checks:
+        _graph_checks.append(check)
 
 
 def prepare_nodes(fgraph: FunctionGraph, mode: Mode) -> None:

@@ -307,6 +307,13 @@ def build_scan(
     for sv, new in step_updates:
         if not isinstance(sv, SharedVariable):
             raise TypeError(f"scan: an update's key must be a shared variable, got {sv!r}")
+        if not isinstance(sv.type, TensorType):
+            raise NotImplementedError(
+                f"scan: the step updates {describe(sv)}, which is not a tensor; the loop "
+                "carries only tensor states, so a random generator cannot be threaded "
+                "through scan yet: draw the numbers for all steps before the loop and pass "
+                "them in sequences"
+            )
         new_v = sv.type.filter_variable(as_tensor_variable(new))  # type: ignore[attr-defined]
         updates.append((sv, new_v))
 

@@ -41,7 +41,9 @@ the operating system) that updates itself.  Importing this package registers the
 shared constructor for ``numpy.random.Generator`` values.
 """
 
-from theon.tensor.random import basic, op, sampling, type, utils
+from theon.compile.pipeline import register_graph_check as _register_graph_check
+from theon.rewriting.db import register_rewrite_module as _register_rewrite_module
+from theon.tensor.random import basic, checks, op, sampling, type, utils
 from theon.tensor.random.basic import *  # noqa: F403
 from theon.tensor.random.op import RandomVariable
 from theon.tensor.random.sampling import ChoiceRV, PermutationRV, choice, permutation, shuffle
@@ -72,3 +74,6 @@ __all__ = [
     "utils",
 ]
 __all__ += basic.__all__
+
+_register_rewrite_module("theon.tensor.random.rewriting")
+_register_graph_check(checks.warn_reused_rng)
