@@ -198,7 +198,10 @@ def logreg_grad(b: Bench, nv: int) -> None:
     b.record("logreg_grad_1000x100", comp, ttfr, median_call(f, args), ok)
 
 
-def mlp_train_step(b: Bench, nv: int) -> None:
+def _mlp_step(b: Bench, dropout: Any = None) -> tuple[Callable[..., Any], float, float, Any,
+                                                      tuple[Any, ...]]:
+    """The 784-256-10 tanh/softmax MLP SGD step, the hidden layer times ``dropout`` if given:
+    (function, compile_s, ttfr_s, first loss, args)."""
     T, lib = b.T, b.lib
     softmax = b.op("special.softmax", "nnet.softmax", "softmax")
     rng = np.random.default_rng(3)
@@ -208,6 +211,8 @@ def mlp_train_step(b: Bench, nv: int) -> None:
     b2 = lib.shared(np.zeros(10), name="b2")
     X, Y = T.dmatrix("X"), T.dmatrix("Y")
     hidden = T.tanh(T.dot(X, W1) + b1)
+    if dropout is not None:
+        hidden = hidden * dropout
     prob = softmax(T.dot(hidden, W2) + b2, axis=-1)
     loss = -T.mean(T.sum(Y * T.log(prob), axis=1))
     params = [W1, b1, W2, b2]
@@ -217,6 +222,11 @@ def mlp_train_step(b: Bench, nv: int) -> None:
     Yv = np.eye(10)[rng.integers(0, 10, size=128)]
     args = (Xv, Yv)
     f, comp, ttfr, first_loss = b.build([X, Y], loss, args, updates=updates)
+    return f, comp, ttfr, first_loss, args
+
+
+def mlp_train_step(b: Bench, nv: int) -> None:
+    f, comp, ttfr, first_loss, args = _mlp_step(b)
     later = first_loss
     for _ in range(5):
         later = f(*args)
@@ -224,53 +234,21 @@ def mlp_train_step(b: Bench, nv: int) -> None:
     b.record("mlp_train_step_128", comp, ttfr, median_call(f, args), ok)
 
 
-def _binomial_mask(b: Bench, seed: int, p: float, shape: tuple[int, int]
-                   ) -> tuple[Any, list[Any], str]:
-    """A symbolic 0/1 mask ``binomial(1, p)`` and the updates advancing its generator.
-
-    Through ``<lib>.tensor.random.utils.RandomStream(seed).binomial`` (its default
-    update goes with the function); when a library has no RandomStream, through the
-    explicit form: a shared generator and ``updates={rng: next_rng}``.
-    """
-    try:
-        stream_cls = importlib.import_module(b.libname + ".tensor.random.utils").RandomStream
-    except (ImportError, AttributeError):
-        stream_cls = None
-    if stream_cls is not None:
-        srng = stream_cls(seed)
-        return srng.binomial(n=1, p=p, size=shape), [], "RandomStream"
-    random = importlib.import_module(b.libname + ".tensor.random")
-    rng = b.lib.shared(np.random.default_rng(seed))
-    nxt, mask = random.binomial(1, p, size=shape, rng=rng, return_next_rng=True)
-    return mask, [(rng, nxt)], "explicit"
-
-
 def dropout_mlp_step(b: Bench, nv: int) -> None:
-    """``mlp_train_step`` with dropout (p = 0.5, inverted) on the hidden layer."""
-    T, lib = b.T, b.lib
-    softmax = b.op("special.softmax", "nnet.softmax", "softmax")
-    rng = np.random.default_rng(3)
-    W1 = lib.shared(0.05 * rng.normal(size=(784, 256)), name="W1")
-    b1 = lib.shared(np.zeros(256), name="b1")
-    W2 = lib.shared(0.05 * rng.normal(size=(256, 10)), name="W2")
-    b2 = lib.shared(np.zeros(10), name="b2")
-    X, Y = T.dmatrix("X"), T.dmatrix("Y")
-    mask, mask_updates, how = _binomial_mask(b, 42, 0.5, (128, 256))
-    hidden = T.tanh(T.dot(X, W1) + b1) * mask * 2.0
-    prob = softmax(T.dot(hidden, W2) + b2, axis=-1)
-    loss = -T.mean(T.sum(Y * T.log(prob), axis=1))
-    params = [W1, b1, W2, b2]
-    grads = lib.grad(loss, params)
-    updates = [(q, q - 0.1 * g) for q, g in zip(params, grads, strict=True)] + mask_updates
-    Xv = rng.normal(size=(128, 784))
-    Yv = np.eye(10)[rng.integers(0, 10, size=128)]
-    args = (Xv, Yv)
-    f, comp, ttfr, first_loss = b.build([X, Y], loss, args, updates=updates)
+    """``mlp_train_step`` with dropout (p = 0.5, inverted) on the hidden layer.
+
+    The mask is ``<lib>.tensor.random.utils.RandomStream(42).binomial(n=1, p=0.5)``;
+    its generator's default update goes with the function, so each call draws anew.
+    """
+    utils = importlib.import_module(b.libname + ".tensor.random.utils")
+    mask = utils.RandomStream(42).binomial(n=1, p=0.5, size=(128, 256))
+    f, comp, ttfr, first_loss, args = _mlp_step(b, mask * 2.0)
     later = [float(f(*args)) for _ in range(10)]
     # the loss falls, and the masks differ from call to call (the generator advances)
     ok = (all(np.isfinite(later)) and np.mean(later[-3:]) < float(first_loss)
           and len(set(later)) == len(later))
-    b.record("dropout_mlp_step_128", comp, ttfr, median_call(f, args), ok, rng_api=how)
+    b.record("dropout_mlp_step_128", comp, ttfr, median_call(f, args), ok,
+             rng_api="RandomStream")
 
 
 def big_graph_compile(b: Bench, nv: int) -> None:
