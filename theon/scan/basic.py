@@ -27,7 +27,7 @@ from theon.graph.fg import describe
 from theon.graph.replace import clone_replace
 from theon.graph.traversal import graph_inputs
 from theon.scan.op import Scan, ScanInfo
-from theon.scan.utils import ScanUpdates, split_step_result
+from theon.scan.utils import ScanUpdates, carried_draws, split_step_result
 from theon.tensor.basic import as_tensor_variable
 from theon.tensor.type import TensorType, tensor_type
 
@@ -203,6 +203,18 @@ def scan(
     ...               n_steps=6)
     >>> theon.function([x0], fib)(np.array([0.0, 1.0]))
     array([ 1.,  2.,  3.,  5.,  8., 13.])
+
+    A random walk: a draw in the step advances its generator at every step, and
+    the generator's update comes back in ``updates``:
+
+    >>> from theon.tensor.random.utils import RandomStream
+    >>> srng = RandomStream(42)
+    >>> walk, upd = scan(lambda p: p + srng.normal(), outputs_info=tt.constant(0.0),
+    ...                  n_steps=5)
+    >>> f = theon.function([], walk, updates=upd)
+    >>> a, b = f(), f()
+    >>> a.shape, bool((a != b).all())
+    ((5,), True)
     """
     del profile, allow_gc
     results, upd, _ = build_scan(
@@ -304,17 +316,19 @@ def build_scan(
             "not fed back)"
         )
     updates: list[tuple[SharedVariable, Variable]] = []
+    carried_upd: list[tuple[SharedVariable, Variable]] = []  # non-tensor: generators
     for sv, new in step_updates:
         if not isinstance(sv, SharedVariable):
             raise TypeError(f"scan: an update's key must be a shared variable, got {sv!r}")
         if not isinstance(sv.type, TensorType):
-            raise NotImplementedError(
-                f"scan: the step updates {describe(sv)}, which is not a tensor; the loop "
-                "carries only tensor states, so a random generator cannot be threaded "
-                "through scan yet: draw the numbers for all steps before the loop and pass "
-                "them in sequences"
-            )
-        new_v = sv.type.filter_variable(as_tensor_variable(new))  # type: ignore[attr-defined]
+            if not isinstance(new, Variable) or new.type != sv.type:
+                raise TypeError(
+                    f"scan: the step updates {describe(sv)} (a {sv.type}) with {new!r}, "
+                    f"which is not a {sv.type}"
+                )
+            carried_upd.append((sv, new))
+            continue
+        new_v = sv.type.filter_variable(as_tensor_variable(new))
         updates.append((sv, new_v))
 
     # the recurrent outputs must keep their types
@@ -340,47 +354,73 @@ def build_scan(
     # free variables: the explicit non-sequences, then what the body uses from outside
     placeholders = set(args)
     computed_ns = [x for x in nonseqs if x.owner is not None]
-    roots_of = [*state_outs, *nit_outs, *(v for _, v in updates)]
+    roots_of = [*state_outs, *nit_outs, *(v for _, v in updates + carried_upd)]
     if cond is not None:
         roots_of.append(cond.condition)
     free: list[Variable] = [x for x in nonseqs if not isinstance(x, Constant)]
     seen = set(free)
-    for r in graph_inputs(roots_of, blockers=set(computed_ns)):
-        if r in seen or r in placeholders or isinstance(r, Constant):
-            continue
-        if strict and not isinstance(r, SharedVariable):
-            raise ValueError(
-                f"scan (strict=True): the step uses {describe(r)}, which is not one of its "
-                "arguments; pass it in non_sequences"
-            )
-        seen.add(r)
-        free.append(r)
+    carried_new = {sv: new for sv, new in carried_upd}
+    while roots_of:
+        more: list[Variable] = []
+        for r in graph_inputs(roots_of, blockers=set(computed_ns)):
+            if r in seen or r in placeholders or isinstance(r, Constant):
+                continue
+            if strict and not isinstance(r, SharedVariable):
+                raise ValueError(
+                    f"scan (strict=True): the step uses {describe(r)}, which is not one of "
+                    "its arguments; pass it in non_sequences"
+                )
+            seen.add(r)
+            free.append(r)
+            # a generator with a default update (a RandomStream's) advances every step
+            dflt = getattr(r, "default_update", None)
+            if (isinstance(r, SharedVariable) and not isinstance(r.type, TensorType)
+                    and dflt is not None and r not in carried_new):
+                carried_new[r] = dflt
+                carried_upd.append((r, dflt))
+                more.append(dflt)
+        roots_of = more
     updated = {sv: new for sv, new in updates}
     repl: dict[Variable, Variable] = {}
     ns_outer: list[Variable] = []
     ns_inner: list[Variable] = []
     sh_outer: list[SharedVariable] = []
     sh_inner: list[Variable] = []
+    ca_outer: list[SharedVariable] = []
+    ca_inner: list[Variable] = []
     for r in free:
-        ph = r.type(_name(r, "ns"))
-        repl[r] = ph
-        if r in updated:
-            sh_outer.append(r)  # type: ignore[arg-type]
-            sh_inner.append(ph)
+        fph: Variable = r.type(_name(r, "ns"))
+        repl[r] = fph
+        if isinstance(r, SharedVariable) and r in updated:
+            sh_outer.append(r)
+            sh_inner.append(fph)
+        elif isinstance(r, SharedVariable) and r in carried_new:
+            ca_outer.append(r)
+            ca_inner.append(fph)
         else:
             ns_outer.append(r)
-            ns_inner.append(ph)
-    for sv, _ in updates:
+            ns_inner.append(fph)
+    for sv, _ in updates + carried_upd:
         if sv not in repl:  # updated but never read
-            ph = sv.type(_name(sv, "shared"))
-            repl[sv] = ph
-            sh_outer.append(sv)
-            sh_inner.append(ph)
-    body = [*state_outs, *(updated[sv] for sv in sh_outer), *nit_outs]
+            fph = sv.type(_name(sv, "shared"))
+            repl[sv] = fph
+            (sh_outer if sv in updated else ca_outer).append(sv)
+            (sh_inner if sv in updated else ca_inner).append(fph)
+    n_user_nit = len(nit_outs)
+    body = [*state_outs, *(updated[sv] for sv in sh_outer), *nit_outs,
+            *(carried_new[sv] for sv in ca_outer)]
     if cond is not None:
         body.append(cond.condition)
     if repl:
         body = clone_replace(body, repl)
+    if ca_outer:
+        # every step's draws are also stacked as hidden outputs (the gradient reads
+        # them instead of drawing again; unread, they are pruned)
+        n_keep = len(state_outs) + len(sh_outer) + n_user_nit
+        draws = [d for d in carried_draws(body, body[n_keep: n_keep + len(ca_outer)])
+                 if d not in body[:n_keep]]
+        body = [*body[:n_keep], *draws, *body[n_keep:]]
+        nit_outs = nit_outs + draws
     # the body's outputs are fresh variables (an output that is an input stays distinct)
     n_st = len(state_outs)
     n_sh = len(sh_outer)
@@ -394,8 +434,9 @@ def build_scan(
         store_last=(False,) * n_st + (True,) * n_sh,
         truncate_gradient=truncate_gradient,
         name=name,
+        n_carried=len(ca_outer),
     )
-    inner_inputs = inner_seqs + inner_states + sh_inner + ns_inner
+    inner_inputs = inner_seqs + inner_states + sh_inner + ns_inner + ca_inner
     from theon.tensor.shape import shape_padleft
 
     inits: list[Variable] = []
@@ -405,7 +446,7 @@ def build_scan(
         inits.append(shape_padleft(o.init) if o.taps == [-1] else o.init[: -o.taps[0]])
     inits += [shape_padleft(sv) for sv in sh_outer]
     op = Scan(inner_inputs, body, info, mode=mode)
-    node_outs = op(n_var, *outer_seqs, *inits, *ns_outer, return_list=True)
+    node_outs = op(n_var, *outer_seqs, *inits, *ns_outer, *ca_outer, return_list=True)
 
     results: list[Variable] = []
     buffers: list[Variable | None] = []
@@ -422,6 +463,8 @@ def build_scan(
     upd = ScanUpdates()
     for j, sv in enumerate(sh_outer):
         upd[sv] = node_outs[n_st + j][-1]
+    for i, sv in enumerate(ca_outer):
+        upd[sv] = node_outs[info.carried_outputs.start + i]
     if name:
         for r in results:
             r.name = name

@@ -20,6 +20,13 @@ After the last backward step the carry holds the adjoints sent to the initial
 rows.  With ``truncate_gradient = T`` only the last ``T`` steps are run
 backwards: earlier steps send nothing (sequence gradients are zero there).
 
+**Random draws.**  A loop that threads a generator (a carried state) draws new
+numbers at every step; the backward pass must not draw again.  The loop stacks
+every step's draws as hidden outputs, and the derivatives are those of the same
+loop with the draws read from those stacks as sequences (:func:`_drawless`).
+The draws' parameters get no gradient through a draw (it is undefined, as for a
+draw outside a loop).
+
 **R_op.**  One forward Scan computes each state and its tangent together: the
 body's Jacobian-vector product (``theon.Rop`` on the body) is the tangent step.
 
@@ -36,7 +43,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from theon.graph.basic import Variable
-from theon.graph.null_type import disconnected_type, grad_not_implemented
+from theon.graph.fg import describe
+from theon.graph.null_type import disconnected_type, grad_not_implemented, grad_undefined
 from theon.graph.replace import clone_replace
 from theon.tensor.type import tensor_type
 
@@ -113,6 +121,82 @@ def _last_row(x: Variable) -> Variable | None:
         v = y
 
 
+class _Drawless:
+    """A loop with carried states (generators) rewritten to read its draws as sequences.
+
+    ``op``/``inputs``/``outputs``: the new loop, its outer inputs (the sequences
+    followed by one stack per draw) and the old node's outputs it computes (the
+    states, then the nits that are not draws).  ``nits``: for each new nit, the old
+    nit index.  ``param_of``: old outer input positions that feed a draw's
+    parameters (their gradient through the draw is undefined).
+    """
+
+    def __init__(self, op: Scan, inputs: list[Variable], outputs: list[Variable]) -> None:
+        from theon.graph.traversal import ancestors
+        from theon.scan.op import Scan, ScanInfo
+        from theon.scan.utils import carried_draws
+
+        info = op.info
+        n_st, n_nit = info.n_states, info.n_nit
+        inner, outs = op.inner_inputs, op.inner_outputs
+        roots = [*outs[: n_st + n_nit], *outs[info.n_states + info.n_nit + info.n_carried:]]
+        draws = carried_draws(roots, [])
+        nit_of = {outs[n_st + m]: m for m in range(n_nit)}
+        missing = [d for d in draws if d not in nit_of]
+        if missing:
+            raise NotImplementedError(
+                f"{op}: the derivative of a loop that draws random numbers needs each "
+                f"step's draws, which this loop no longer keeps ({describe(missing[0])}); "
+                "take the gradient before compiling or rewriting the loop"
+            )
+        self.op_in = op
+        phs = [d.type(f"{d.name or 'draw'}[t]") for d in draws]
+        body = clone_replace([*outs[:n_st], *outs[n_st: n_st + n_nit],
+                              *outs[info.n_inner_outputs - int(info.as_while):]],
+                             dict(zip(draws, phs)))
+        drawn = set(draws)
+        self.nits = [m for m in range(n_nit) if outs[n_st + m] not in drawn]
+        body = [*body[:n_st], *(body[n_st + m] for m in self.nits), *body[n_st + n_nit:]]
+        k = info.n_seqs
+        new_in = [*inner[:k], *phs, *inner[k: info.n_inner_inputs - info.n_carried]]
+        new_info = ScanInfo(
+            n_seqs=k + len(phs), state_taps=info.state_taps, n_nit=len(self.nits),
+            n_nonseqs=info.n_nonseqs, as_while=info.as_while, store_last=info.store_last,
+            truncate_gradient=info.truncate_gradient, name=info.name,
+        )
+        self.op = Scan(new_in, body, new_info, mode=op.mode)
+        sseq = info.outer_slices()[0]
+        self.n_draws = len(draws)
+        self.inputs = [*inputs[: sseq.stop], *(outputs[n_st + nit_of[d]] for d in draws),
+                       *inputs[sseq.stop: info.carried_inputs.start]]
+        self.outputs = [*outputs[:n_st], *(outputs[n_st + m] for m in self.nits)]
+        # the old outer inputs feeding a draw's parameters
+        params = [p for d in draws for p in d.owner.inputs]  # type: ignore[union-attr]
+        src: dict[Variable, int] = {inner[i]: sseq.start + i for i in range(info.n_seqs)}
+        kk = info.n_seqs
+        for j, taps in enumerate(info.state_taps):
+            for _ in taps:
+                src[inner[kk]] = info.outer_slices()[1].start + j
+                kk += 1
+        for w in range(info.n_nonseqs):
+            src[inner[kk + w]] = info.outer_slices()[2].start + w
+        self.param_of = sorted({src[v] for v in ancestors(params, blockers=inner)
+                                if v in src})
+
+    def old_input_grads(self, grads: list[Any], inputs: list[Variable]) -> list[Any]:
+        """The new loop's input gradients placed at the old loop's inputs."""
+        info = self.op_in.info
+        sseq = info.outer_slices()[0]
+        res = [*grads[: sseq.stop], *grads[sseq.stop + self.n_draws:]]
+        res += [disconnected_type() for _ in range(info.n_carried)]
+        why = ("a random draw has no gradient with respect to its parameters "
+               "(no reparameterization)")
+        for k in self.param_of:
+            if _is_float(inputs[k]):
+                res[k] = grad_undefined(self.op_in, k, inputs[k], why)
+        return res
+
+
 def scan_grad(
     op: Scan, inputs: list[Variable], outputs: list[Variable], output_grads: list[Any]
 ) -> list[Any]:
@@ -128,6 +212,11 @@ def scan_grad(
             grad_not_implemented(op, k, x, "a while loop (until) is not differentiable")
             for k, x in enumerate(inputs)
         ]
+    if info.n_carried:
+        dl = _Drawless(op, inputs, outputs)
+        n_st = info.n_states
+        g_out = [*output_grads[:n_st], *(output_grads[n_st + m] for m in dl.nits)]
+        return dl.old_input_grads(scan_grad(dl.op, dl.inputs, dl.outputs, g_out), inputs)
     sseq, sst, sns = info.outer_slices()
     n = inputs[0]
     seqs, inits, nonseqs = inputs[sseq], inputs[sst], inputs[sns]
@@ -343,6 +432,22 @@ def scan_rop(op: Scan, inputs: list[Variable], eval_points: list[Any]) -> list[A
     from theon.scan.op import Scan, ScanInfo
 
     info = op.info
+    if info.n_carried:
+        if info.as_while:
+            raise NotImplementedError(
+                f"{op}: R_op of a while loop that draws random numbers is not implemented")
+        # the node's outputs (the recorded draws): the same Op on the same inputs
+        # is the same node once merged
+        dl = _Drawless(op, inputs, op(*inputs, return_list=True))
+        sseq = info.outer_slices()[0]
+        pts = [*eval_points[: sseq.stop], *([None] * dl.n_draws),
+               *eval_points[sseq.stop: info.carried_inputs.start]]
+        got = scan_rop(dl.op, dl.inputs, pts)
+        res_c: list[Any] = [None] * len(op.inner_outputs[: info.n_states + info.n_nit])
+        res_c[: info.n_states] = got[: info.n_states]
+        for pos, m in enumerate(dl.nits):
+            res_c[info.n_states + m] = got[info.n_states + pos]
+        return res_c + [None] * info.n_carried
     sseq, sst, sns = info.outer_slices()
     n_st = info.n_states
     inner = op.inner_inputs

@@ -6,6 +6,7 @@ Outer inputs, in order::
     sequences               one per (sequence, tap): step t reads ``seq[t]``
     state buffers           one per recurrent state j, ``L_j`` rows: the initial values
     non-sequences           passed unchanged to every step
+    carried states          one per non-tensor state (a random generator): its value
 
 The body (the inner graph) takes, in order: one value per sequence, one per
 tap of each state (``taps_j``, negative; the state row ``t + L_j + k`` for tap
@@ -16,8 +17,10 @@ then, for a while loop, the boolean condition that ends the loop.
 Outer outputs: for each state the buffer of its ``L_j`` initial rows followed by
 the ``n`` computed rows (or, with ``store_last``, only its last ``L_j`` rows,
 which is what the memory-saving rewrite asks for), then each nit-sot output
-stacked over the steps.  A while loop stops after the step whose condition is
-true; its outputs are truncated to the steps run.
+stacked over the steps, then each carried state's value after the last step.  A
+carried state is not a tensor and is not stacked: a random generator threaded
+through the loop (each step's draws advance it) is one.  A while loop stops after
+the step whose condition is true; its outputs are truncated to the steps run.
 
 The inner graph is rewritten and linked once per mode, by the same rewrites and
 linker as an outer graph: the scan's ``mode`` when one was given, else the mode
@@ -35,6 +38,7 @@ array([1., 2., 4., 8.])
 
 from __future__ import annotations
 
+import copy
 import threading
 import weakref
 from collections.abc import Sequence
@@ -76,6 +80,8 @@ class ScanInfo:
         Backpropagate through at most this many steps (``-1``: all).
     name
         A name for messages and printing.
+    n_carried
+        Number of carried (non-tensor, unstacked) states, such as random generators.
     """
 
     n_seqs: int = 0
@@ -86,6 +92,7 @@ class ScanInfo:
     store_last: tuple[bool, ...] = ()
     truncate_gradient: int = -1
     name: str | None = None
+    n_carried: int = 0
     store_last_default: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -113,15 +120,27 @@ class ScanInfo:
 
     @property
     def n_inner_inputs(self) -> int:
-        return self.n_seqs + self.n_state_taps + self.n_nonseqs
+        return self.n_seqs + self.n_state_taps + self.n_nonseqs + self.n_carried
 
     @property
     def n_inner_outputs(self) -> int:
-        return self.n_states + self.n_nit + int(self.as_while)
+        return self.n_states + self.n_nit + self.n_carried + int(self.as_while)
 
     @property
     def n_outer_inputs(self) -> int:
-        return 1 + self.n_seqs + self.n_states + self.n_nonseqs
+        return 1 + self.n_seqs + self.n_states + self.n_nonseqs + self.n_carried
+
+    @property
+    def carried_outputs(self) -> slice:
+        """The positions of the carried states in the outer (and inner) outputs."""
+        a = self.n_states + self.n_nit
+        return slice(a, a + self.n_carried)
+
+    @property
+    def carried_inputs(self) -> slice:
+        """The positions of the carried states in the outer inputs."""
+        b = 1 + self.n_seqs + self.n_states + self.n_nonseqs
+        return slice(b, b + self.n_carried)
 
     def outer_slices(self) -> tuple[slice, slice, slice]:
         """The positions of the sequences, state buffers and non-sequences in the inputs."""
@@ -222,9 +241,19 @@ class Scan(Op):
         if len(inputs) != info.n_outer_inputs:
             raise TypeError(
                 f"{self} takes {info.n_outer_inputs} inputs (n_steps, {info.n_seqs} sequences, "
-                f"{info.n_states} state buffers, {info.n_nonseqs} non-sequences), got {len(inputs)}"
+                f"{info.n_states} state buffers, {info.n_nonseqs} non-sequences, "
+                f"{info.n_carried} carried states), got {len(inputs)}"
             )
-        ins = [as_tensor_variable(x) for x in inputs]
+        sca = info.carried_inputs
+        ins = [as_tensor_variable(x) for x in inputs[: sca.start]]
+        carried = list(inputs[sca])
+        for i, x in enumerate(carried):
+            ph = self._inner_inputs[info.n_inner_inputs - info.n_carried + i]
+            if not isinstance(x, Variable) or x.type != ph.type:
+                raise TypeError(
+                    f"{self}: carried state {i} must be a {ph.type} like the body's input "
+                    f"{describe(ph)}, got {x!r}"
+                )
         n = ins[0]
         if n.type.ndim != 0 or n.type.dtype not in ("int8", "int16", "int32", "int64"):
             raise TypeError(f"{self}: n_steps must be an integer scalar, got {describe(n)}")
@@ -268,7 +297,8 @@ class Scan(Op):
         for o in self._inner_outputs[info.n_states: info.n_states + info.n_nit]:
             ot = tensor_type(o)
             outs.append(TensorType(ot.dtype, shape=(None, *ot.shape))())
-        return Apply(self, ins, outs)
+        outs += [o.type() for o in self._inner_outputs[info.carried_outputs]]
+        return Apply(self, ins + carried, outs)
 
     # running -----------------------------------------------------------------------
     def prepare_node(self, node: Apply, mode: Any) -> None:
@@ -326,7 +356,7 @@ class Scan(Op):
         from theon.scan.fastloop import build_fast_loop
 
         with gc_paused():
-            fast = build_fast_loop(fg, self.info, mode.linker)
+            fast = None if self.info.n_carried else build_fast_loop(fg, self.info, mode.linker)
         return _Compiled(runner, tuple(k for k, a in enumerate(may_alias) if a), fast, mode)
 
     @property
@@ -350,6 +380,7 @@ class Scan(Op):
             reuse = c.runner.reuses_output_storage
             ok = (
                 not info.as_while
+                and not info.n_carried
                 and all(taps == (-1,) for taps in info.state_taps)
                 and not (any(reuse) if isinstance(reuse, list) else reuse)
                 and all(v.type.ndim >= 1 for v in inner[: info.n_seqs + info.n_states])
@@ -403,7 +434,13 @@ class Scan(Op):
         # one argument list reused by every step: sequences, state taps, non-sequences
         args: list[Any] = [None] * info.n_inner_inputs
         n_seqs = len(seqs)
-        args[n_seqs + len(reads):] = nonseqs
+        n_ns = len(nonseqs)
+        args[n_seqs + len(reads): n_seqs + len(reads) + n_ns] = nonseqs
+        # the carried states (generators): copied, so the caller's value is not advanced
+        c_in = info.n_inner_inputs - info.n_carried
+        c_out = info.carried_outputs
+        carried = [copy.deepcopy(x) for x in inputs[info.carried_inputs]]
+        args[c_in:] = carried
         ell = Ellipsis
         # a 0-d float64 body input that the runner reads only as a float gets a Python
         # float (``item``), its fast path; the others get a 0-d view of their row
@@ -458,6 +495,9 @@ class Scan(Op):
                     if t == 0:
                         nits[m] = self._alloc_nit(node, m, y, n)
                     nits[m][t] = y
+                if carried:
+                    carried = list(outs[c_out])
+                    args[c_in:] = carried
                 if info.as_while and outs[-1]:
                     done = t + 1
                     break
@@ -484,6 +524,8 @@ class Scan(Op):
             elif done < n:
                 y = y[:done].copy()
             output_storage[n_st + m][0] = y
+        for i, g in enumerate(carried):
+            output_storage[c_out.start + i][0] = g
 
     def _state_buffers(
         self, node: Apply, inits: Sequence[Any], n: int
@@ -553,6 +595,7 @@ class Scan(Op):
 
                 raise OpContractError("the shape of a step's output is known when it runs")
             out.append((n, *(as_tensor_variable(s) for s in ot.shape[1:])))
+        out.extend([None] * info.n_carried)  # type: ignore[list-item]
         return out
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
@@ -578,6 +621,9 @@ class Scan(Op):
         for j, taps in enumerate(info.state_taps):
             source.extend(("state", j) for _ in taps)
         source.extend(("in", sns.start + w) for w in range(info.n_nonseqs))
+        # a carried state is a state too (numbered after the tensor states)
+        n_st = info.n_states
+        source.extend(("state", n_st + i) for i in range(info.n_carried))
         pos = {v: k for k, v in enumerate(self._inner_inputs)}
         direct: list[set[tuple[str, int]]] = []
         for o in self._inner_outputs:
@@ -585,8 +631,11 @@ class Scan(Op):
             direct.append({source[k] for k in used})
         # deps[o]: the outer inputs body output o depends on; a state's value over the
         # steps depends on its buffer and on what its body output depends on
-        n_st = info.n_states
+        sca, cout = info.carried_inputs, info.carried_outputs
         state_deps: list[set[int]] = [{sst.start + j} for j in range(n_st)]
+        state_deps += [{sca.start + i} for i in range(info.n_carried)]
+        # the body output computing each state: tensor states first, then carried ones
+        state_out = [*range(n_st), *range(cout.start, cout.stop)]
         deps: list[set[int]] = [set() for _ in self._inner_outputs]
         changed = True
         while changed:
@@ -598,12 +647,12 @@ class Scan(Op):
                 if new != deps[m]:
                     deps[m] = new
                     changed = True
-            for j in range(n_st):
-                new = state_deps[j] | deps[j]
+            for j, m in enumerate(state_out):
+                new = state_deps[j] | deps[m]
                 if new != state_deps[j]:
                     state_deps[j] = new
                     changed = True
-        outs = [*state_deps, *deps[n_st: n_st + info.n_nit]]
+        outs = [*state_deps[:n_st], *deps[n_st: n_st + info.n_nit], *state_deps[n_st:]]
         if info.as_while:
             outs = [d | deps[-1] for d in outs]
         return [[k in d for d in outs] for k in range(info.n_outer_inputs)]

@@ -70,7 +70,9 @@ def _remake(
                                      n_nit=info.n_nit + len(new_nits)), op.mode)
     sseq = info.outer_slices()[0]
     outer = [*node.inputs[: sseq.stop], *(o for _, o in new_seqs), *node.inputs[sseq.stop:]]
-    return new_op(*outer, return_list=True)  # type: ignore[no-any-return]
+    made: list[Variable] = new_op(*outer, return_list=True)
+    nn = len(new_nits)
+    return [*made[:k], *made[k + nn:], *made[k: k + nn]]  # carried states stay before
 
 
 # -- sequences ------------------------------------------------------------------------------

@@ -72,7 +72,9 @@ def _rebuild(
     for j in keep_states:
         new_in += [inner[p] for p in tap_pos[j]]
     new_in += [inner[ns_pos[w]] for w in keep_ns] + extra_ns[0]
+    new_in += inner[info.n_inner_inputs - info.n_carried:]  # carried states: all kept
     new_out = [outs[j] for j in keep_states] + [outs[info.n_states + m] for m in keep_nits]
+    new_out += outs[info.carried_outputs]
     if info.as_while:
         new_out.append(outs[-1])
     store_last = info_changes.pop("store_last", info.store_last)
@@ -85,17 +87,20 @@ def _rebuild(
         store_last=tuple(store_last[j] for j in keep_states),
         truncate_gradient=info.truncate_gradient,
         name=info.name,
+        n_carried=info.n_carried,
     )
     new_op = Scan(new_in, new_out, new_info, op.mode)
     ins = node.inputs
     outer = [ins[0], *(ins[sseq][i] for i in keep_seqs), *(ins[sst][j] for j in keep_states),
-             *(ins[sns][w] for w in keep_ns), *extra_ns[1]]
+             *(ins[sns][w] for w in keep_ns), *extra_ns[1], *ins[info.carried_inputs]]
     made = new_op(*outer, return_list=True)
     res: list[Any] = [None] * len(node.outputs)
     for pos, j in enumerate(keep_states):
         res[j] = made[pos]
     for pos, m in enumerate(keep_nits):
         res[info.n_states + m] = made[len(keep_states) + pos]
+    for i in range(info.n_carried):
+        res[info.carried_outputs.start + i] = made[len(keep_states) + len(keep_nits) + i]
     return res, new_op
 
 
@@ -120,6 +125,7 @@ def scan_prune(fgraph: FunctionGraph, node: Apply) -> Any:
     keep_states = {j for j in range(info.n_states) if _used(fgraph, node.outputs[j])}
     while True:  # add the states the kept outputs read (a fixpoint)
         roots = [outs[j] for j in keep_states] + [outs[info.n_states + m] for m in keep_nits]
+        roots += outs[info.carried_outputs]
         if info.as_while:
             roots.append(outs[-1])
         needed = set(ancestors(roots))
@@ -133,7 +139,7 @@ def scan_prune(fgraph: FunctionGraph, node: Apply) -> Any:
     if (len(keep_states) == info.n_states and len(keep_nits) == info.n_nit
             and len(keep_seqs) == info.n_seqs and len(keep_ns) == info.n_nonseqs):
         return None
-    if not keep_states and not keep_nits and not info.as_while:
+    if not keep_states and not keep_nits and not info.as_while and not info.n_carried:
         return None  # nothing read at all: the node is dead and goes with its clients
     res, _ = _rebuild(node, sorted(keep_states), keep_nits, keep_seqs, keep_ns)
     return {o: r for o, r in zip(node.outputs, res) if r is not None and _used(fgraph, o)}
@@ -246,12 +252,13 @@ def scan_merge(fgraph: FunctionGraph, node: Apply) -> Any:
     ``scan(f, n)``, ``scan(g, n)`` -> ``scan(f ++ g, n)``: the bodies side by side.
     """
     op: Scan = node.op  # type: ignore[assignment]
-    if op.info.as_while:
+    if op.info.as_while or op.info.n_carried:
         return None
     n = node.inputs[0]
     for client, _ in list(fgraph.clients.get(n, ())):
         if (client is node or not isinstance(client, Apply) or not isinstance(client.op, Scan)
-                or client.op.info.as_while or client.op.mode != op.mode
+                or client.op.info.as_while or client.op.info.n_carried
+                or client.op.mode != op.mode
                 or client.op.info.truncate_gradient != op.info.truncate_gradient):
             continue
         if client not in fgraph.apply_nodes:

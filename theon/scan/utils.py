@@ -13,11 +13,11 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
-from theon.graph.basic import Variable
+from theon.graph.basic import Constant, Variable
 from theon.graph.fg import describe
 from theon.tensor.basic import as_tensor_variable
 
-__all__ = ["ScanUpdates", "until", "split_step_result"]
+__all__ = ["ScanUpdates", "carried_draws", "until", "split_step_result"]
 
 
 class until:
@@ -122,3 +122,22 @@ def split_step_result(res: Any) -> tuple[list[Any], list[tuple[Any, Any]], until
         else:
             outs.append(p)
     return outs, upd, cond
+
+
+def carried_draws(outputs: list[Variable], carried: list[Variable]) -> list[Variable]:
+    """The tensors a step computes from a carried (non-tensor) state: its random draws.
+
+    These are the tensor outputs of every node of the step that reads a non-tensor,
+    non-constant variable (a generator), in graph order.  Drawing again from the
+    same generator state gives the same numbers, but a backward pass does not
+    have that state, so the loop stacks these values for it.
+    """
+    from theon.graph.traversal import toposort
+    from theon.tensor.type import TensorType
+
+    found: list[Variable] = []
+    for node in toposort([*outputs, *carried]):
+        if any(not isinstance(v.type, TensorType) and not isinstance(v, Constant)
+               for v in node.inputs):
+            found.extend(o for o in node.outputs if isinstance(o.type, TensorType))
+    return found
