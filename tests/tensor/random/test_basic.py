@@ -9,6 +9,8 @@ against scipy.stats at p > 0.001, with a fixed seed.
 
 from __future__ import annotations
 
+import copy
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -16,6 +18,8 @@ import pytest
 from scipy import stats
 
 import theon
+import theon.graph.basic
+import theon.graph.traversal
 import theon.tensor as tt
 import theon.tensor.random as tr
 from theon.tensor.random.op import RandomVariable
@@ -219,3 +223,52 @@ def test_reference_vm_equals_default_linker(name: str) -> None:
         x = getattr(tr, name)(*case.vector, size=None, rng=tr.shared_rng(SEED))
         outs.append(theon.function([], x, mode=mode)())
     np.testing.assert_array_equal(outs[0], outs[1])
+
+
+# -- the coin-flip path of binomial (n = 1) ------------------------------------------------
+COIN_PS = [0.5, 0.3, 0.7, 1e-300, 1 - 1e-16, 1.0, 0.9999999, 1e-9, 0.123456789,
+           0.5000000001, 0.4999999999, 0.0, *np.random.default_rng(0).random(40)]
+
+
+@pytest.mark.parametrize("bitgen", [np.random.PCG64, np.random.MT19937, np.random.Philox,
+                                    np.random.SFC64])
+def test_coin_flip_binomial_equals_numpy_draw_for_draw(bitgen: Any) -> None:
+    from theon.tensor.random.op import _binomial
+
+    for seed in range(3):
+        for p in COIN_PS:
+            ref = np.random.Generator(bitgen(seed))
+            gen = copy.deepcopy(ref)
+            want = ref.binomial(1, p, size=(37, 5))
+            got = _binomial(gen, np.array(1), np.array(p), (37, 5))
+            np.testing.assert_array_equal(got, want)
+            assert got.dtype == want.dtype
+            assert gen.random() == ref.random()  # the generators advanced alike
+
+
+def test_coin_flip_binomial_rewinds_when_a_draw_needs_a_second_uniform(monkeypatch: Any
+                                                                       ) -> None:
+    """NumPy draws a second uniform when ``U - qn > r qn / q``; rounding makes that rare,
+    so a smaller ``qn`` forces it here: the result must still be NumPy's."""
+    import theon.tensor.random.op as rvop
+
+    exp = math.exp
+    monkeypatch.setattr(rvop.math, "exp", lambda x: 0.9 * exp(x))
+    ref = np.random.default_rng(1)
+    gen = copy.deepcopy(ref)
+    want = ref.binomial(1, 0.5, size=1000)
+    np.testing.assert_array_equal(rvop._binomial(gen, 1, 0.5, (1000,)), want)
+    assert gen.random() == ref.random()
+
+
+def test_stream_dropout_mask_equals_numpy_binomial() -> None:
+    from theon.tensor.random.utils import RandomStream
+
+    srng = RandomStream(42)
+    m = srng.binomial(n=1, p=0.5, size=(128, 256))
+    (rng,) = [v for v in theon.graph.traversal.graph_inputs([m])
+              if not isinstance(v, theon.graph.basic.Constant)]
+    ref = copy.deepcopy(rng.get_value())
+    f = theon.function([], m)
+    np.testing.assert_array_equal(f(), ref.binomial(1, 0.5, size=(128, 256)))
+    np.testing.assert_array_equal(f(), ref.binomial(1, 0.5, size=(128, 256)))

@@ -11,6 +11,7 @@ give the same numbers anyway; draws are never constant-folded.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -289,10 +290,46 @@ def _draw_cauchy(op: RandomVariable, rng: np.random.Generator, params: Sequence[
     return np.asarray(loc + scale * rng.standard_cauchy(size=shape))
 
 
+def _binomial(rng: np.random.Generator, n: Any, p: Any, size: tuple[int, ...] | None
+              ) -> np.ndarray:
+    """``rng.binomial(n, p, size)``, draw for draw; a coin flip (``n = 1``) five times faster.
+
+    For ``n = 1`` and one ``p`` in ``(0, 1]`` NumPy's inversion algorithm reduces to:
+    with ``r = min(p, 1 - p)`` (``r = 1 - p`` for ``p > 0.5``, the result then being
+    ``1 - X``), ``qn = exp(log(1 - r))`` (libm, as NumPy's C code), one uniform ``U``
+    per draw and ``X = U > qn``; it draws ``U`` again only when
+    ``U - qn > r * qn / (1 - r)``, which rounding makes possible but rare.  The
+    uniforms are ``rng.random``'s (the same ``next_double`` of the bit generator);
+    when a draw would need a second uniform, the generator is rewound and NumPy
+    draws instead.
+    """
+    if np.ndim(n) or np.ndim(p) or n != 1 or not 0.0 < p <= 1.0:
+        return np.asarray(rng.binomial(n, p, size=size))
+    pf = float(p)
+    flip = pf > 0.5
+    r = 1.0 - pf if flip else pf
+    q = 1.0 - r
+    qn = math.exp(math.log(q))
+    state = rng.bit_generator.state
+    u = np.asarray(rng.random(size))
+    # ``U - qn`` grows with ``U``: only the largest uniform can need a second one
+    if u.size and (u.max() - qn) > (r * qn) / q:
+        rng.bit_generator.state = state
+        return np.asarray(rng.binomial(n, p, size=size))
+    x = u <= qn if flip else u > qn
+    return x.astype(np.int64)
+
+
+def _draw_binomial(op: RandomVariable, rng: np.random.Generator, params: Sequence[Any],
+                   size: tuple[int, ...] | None) -> np.ndarray:
+    """``Generator.binomial(n, p)`` (see :func:`_binomial`)."""
+    return _binomial(rng, params[0], params[1], size)
+
+
 def _draw_bernoulli(op: RandomVariable, rng: np.random.Generator, params: Sequence[Any],
                     size: tuple[int, ...] | None) -> np.ndarray:
     """``binomial(1, p)``."""
-    return np.asarray(rng.binomial(1, params[0], size=size))
+    return _binomial(rng, 1, params[0], size)
 
 
 def _draw_integers(op: RandomVariable, rng: np.random.Generator, params: Sequence[Any],
@@ -312,6 +349,7 @@ CUSTOM_DRAWS: dict[str, Callable[..., Any]] = {
     "halfnormal": _draw_halfnormal,
     "cauchy": _draw_cauchy,
     "bernoulli": _draw_bernoulli,
+    "binomial": _draw_binomial,
     "integers": _draw_integers,
     "standard_normal": _draw_standard_normal,
 }
