@@ -20,8 +20,10 @@ are reproducible from the seed (``seed(s)`` reseeds every generator made).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from theon import config
 from theon.tensor.random.utils import RandomStreams
 
 __all__ = ["MRG_RandomStreams"]
@@ -48,9 +50,35 @@ class MRG_RandomStreams(RandomStreams):  # Theano's name
                dtype: Any = None, nstreams: Any = None, truncate: bool = False,
                name: str | None = None) -> Any:
         if truncate:
-            raise NotImplementedError("MRG_RandomStreams.normal(truncate=True) is not "
-                                      "supported; use theon.tensor.random.normal and clip")
+            return self.truncated_normal(size, avg, std, ndim, dtype, nstreams, name)
         return RandomStreams.normal(self, size, avg, std, ndim, dtype, name)
+
+    def truncated_normal(self, size: Any = None, avg: Any = 0.0, std: Any = 1.0,
+                         ndim: Any = None, dtype: Any = None, nstreams: Any = None,
+                         name: str | None = None) -> Any:
+        """A normal truncated at two standard deviations from ``avg``.
+
+        Drawn by the inverse CDF of a uniform on ``[Phi(-2), Phi(2)]``, so this is
+        exactly the truncated normal (Theano's MRG bounded the Box-Muller radius
+        instead, which gives another distribution on the same interval).
+
+        >>> x = MRG_RandomStreams(0).truncated_normal((1000,), avg=1.0, std=0.5).eval()
+        >>> bool(x.min() >= 0.0 and x.max() <= 2.0)
+        True
+        """
+        from theon.tensor.basic import cast
+        from theon.tensor.special import erfinv
+
+        # Phi(x) = erfc(-x / sqrt(2)) / 2
+        lo, hi = 0.5 * math.erfc(2.0 / math.sqrt(2.0)), 0.5 * math.erfc(-2.0 / math.sqrt(2.0))
+        u = RandomStreams.uniform(self, size, lo, hi, ndim, "float64")
+        z = math.sqrt(2.0) * erfinv(2.0 * u - 1.0)
+        out = avg + std * z
+        want = dtype or config.floatX
+        out = cast(out, want) if out.type.dtype != want else out
+        if name is not None:
+            out.name = name
+        return out
 
     def binomial(self, size: Any = None, p: Any = 0.5, n: Any = 1,  # type: ignore[override]
                  ndim: Any = None, dtype: Any = "int64", nstreams: Any = None,
@@ -67,3 +95,39 @@ class MRG_RandomStreams(RandomStreams):  # Theano's name
         if pvals is None:
             raise TypeError("multinomial: argument 'pvals' is required")
         return RandomStreams.multinomial(self, size, n, pvals, ndim, dtype, name)
+
+    def choice(self, size: Any = 1, a: Any = None,  # type: ignore[override]
+               replace: bool = True, p: Any = None, ndim: Any = None,
+               dtype: Any = "int64", nstreams: Any = None, name: str | None = None) -> Any:
+        """Theano's MRG ``choice``: ``size`` category indices from each row of the
+        probability matrix ``p`` (``a`` must be None), a ``(p.shape[0], size)`` matrix.
+
+        >>> import numpy as np
+        >>> p = np.array([[0.2, 0.3, 0.5], [0.6, 0.2, 0.2]])
+        >>> x = MRG_RandomStreams(3).choice(size=3, p=p, replace=False).eval()
+        >>> [sorted(r) for r in x.tolist()]
+        [[0, 1, 2], [0, 1, 2]]
+        """
+        if a is not None:
+            raise TypeError("MRG_RandomStreams.choice: only a=None is supported (draws "
+                            "category indices from the rows of p), as in Theano; use "
+                            "RandomStreams.choice for a vector a")
+        if p is None:
+            raise TypeError("MRG_RandomStreams.choice: argument 'p' (a matrix of "
+                            "probabilities, one row per draw) is required")
+        from theon.tensor.basic import cast
+        from theon.tensor.random.sampling import row_choice
+
+        out = self.gen(row_choice, size, p, replace=replace)
+        if dtype is not None and out.type.dtype != str(dtype):
+            out = cast(out, dtype)
+        if name is not None:
+            out.name = name
+        return out
+
+    def multinomial_wo_replacement(self, size: Any = None, n: Any = 1, pvals: Any = None,
+                                   ndim: Any = None, dtype: Any = "int64",
+                                   nstreams: Any = None, name: str | None = None) -> Any:
+        """Theano's (deprecated) name for ``choice(size=n, a=None, replace=False, p=pvals)``."""
+        return self.choice(size=n, a=None, replace=False, p=pvals, ndim=ndim, dtype=dtype,
+                           name=name)

@@ -22,7 +22,8 @@ from theon.tensor.random.basic import draw_outputs
 from theon.tensor.random.op import as_size
 from theon.tensor.type import TensorType
 
-__all__ = ["ChoiceRV", "PermutationRV", "choice", "permutation", "shuffle"]
+__all__ = ["ChoiceRV", "PermutationRV", "RowChoiceRV", "choice", "permutation", "row_choice",
+           "shuffle"]
 
 
 class _RandomOp(Op):
@@ -88,6 +89,59 @@ class ChoiceRV(_RandomOp):
         if isinstance(size, Constant) and size.data is None:
             return [None, ()]
         return [None, tuple(size[i] for i in range(size.type.shape[0]))]
+
+
+class RowChoiceRV(_RandomOp):
+    """Per row ``i`` of the matrix ``p``, ``Generator.choice(p.shape[1], n, replace, p[i])``,
+    rows in order; inputs ``(rng, n, p)``, output ``(p.shape[0], n)`` category indices."""
+
+    __props__ = ("replace",)
+
+    def __init__(self, replace: bool = False) -> None:
+        self.replace = bool(replace)
+
+    def make_node(self, rng: Variable, n: Any, p: Any) -> Apply:
+        nv, pv = as_tensor_variable(n), as_tensor_variable(p)
+        if nv.type.ndim != 0 or nv.type.dtype[:1] not in "iu":
+            raise TypeError(f"choice: argument 'size' (the draws per row) must be an integer "
+                            f"scalar, got {describe(nv)}")
+        if pv.type.ndim != 2 or pv.type.dtype[:1] != "f":
+            raise TypeError(f"choice: argument 'p' must be a float matrix (one row of "
+                            f"probabilities per draw), got {describe(pv)}")
+        n_static = int(nv.data) if isinstance(nv, Constant) else None
+        out = TensorType("int64", shape=(pv.type.shape[0], n_static))()
+        return Apply(self, [rng, nv, pv], [rng.type(), out])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        rng, n, p = inputs
+        rng = copy.deepcopy(rng)
+        k = p.shape[1]
+        out = np.empty((p.shape[0], int(n)), dtype=np.int64)
+        for i in range(p.shape[0]):
+            out[i] = rng.choice(k, size=int(n), replace=self.replace, p=p[i])
+        output_storage[0][0] = rng
+        output_storage[1][0] = out
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        from theon.tensor.basic import cast
+
+        return [None, (input_shapes[2][0], cast(node.inputs[1], "int64"))]
+
+
+def row_choice(n: Any, p: Any, replace: bool = False, rng: Any = None,
+               return_next_rng: bool = False) -> Any:
+    """``n`` category indices drawn from each row of the probability matrix ``p``.
+
+    Row ``i`` of the result is ``Generator.choice(p.shape[1], n, replace, p=p[i])``;
+    without replacement an index appears at most once per row (Theano's
+    ``multinomial_wo_replacement``).
+
+    >>> import numpy as np, theon.tensor.random as tr
+    >>> x = row_choice(2, np.array([[0.5, 0.5, 0.0], [0.0, 0.5, 0.5]]), rng=tr.shared_rng(0))
+    >>> [sorted(r) for r in x.eval().tolist()]
+    [[0, 1], [1, 2]]
+    """
+    return draw_outputs(RowChoiceRV(replace), rng, "choice", [n, p], return_next_rng)
 
 
 class PermutationRV(_RandomOp):
