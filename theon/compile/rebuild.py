@@ -159,10 +159,13 @@ def rebuild(
     else:
         skip_default = set(no_default_updates or ())
 
+    # one copy of each node for outputs, updates and default updates alike
+    memo: dict[Any, Any] = {}
+
     def substitute(vs: list[Variable]) -> list[Variable]:
         if not giv or not vs:
             return vs
-        return list(clone_replace(vs, giv))
+        return list(clone_replace(vs, giv, memo=memo))
 
     extra_vars = [e for e in extra if e is not None]
     upd_keys = list(upd)

@@ -30,6 +30,7 @@ from theon.graph.fg import FunctionGraph
 from theon.graph.replace import clone_get_equiv
 from theon.graph.traversal import io_toposort
 from theon.rewriting.db import RewriteQuery, resolve_rewriter
+from theon.tensor.random.type import RandomGeneratorType
 
 from ._typeutil import add_terms
 
@@ -73,6 +74,12 @@ def stable_seeds(
     nodes = io_toposort(cut_set, keys)
     if not nodes:
         return seeds
+    # a random draw is not copied (a copy would be a second draw): the copy reads it
+    draws = [o for n in nodes if any(isinstance(i.type, RandomGeneratorType)
+                                     for i in n.inputs) for o in n.outputs]
+    if draws:
+        cut_set.update(draws)
+        nodes = io_toposort(cut_set, keys)
     # cut variables computed by the graph become placeholder inputs of the copy
     memo: dict[Any, Any] = {}
     back: dict[Variable, Variable] = {}

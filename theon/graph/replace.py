@@ -84,11 +84,16 @@ def clone(
 def clone_replace(
     output: Variable | Sequence[Variable],
     replace: Mapping[Variable, Variable] | Iterable[tuple[Variable, Variable]] | None = None,
+    *,
+    memo: dict[Any, Any] | None = None,
     **kwargs: Any,
 ) -> Any:
     """Copy ``output``'s graph with each key of ``replace`` substituted by its value.
 
     The user's graph is left untouched.  Returns a Variable or a list, like ``output``.
+    Calls that share a ``memo`` dict share their copies: a node copied by an earlier
+    call is reused, not copied again (a second copy of a random draw would be a
+    second draw).
 
     >>> from theon.scalar import add, float64
     >>> x, y, z = float64("x"), float64("y"), float64("z")
@@ -100,7 +105,8 @@ def clone_replace(
     outputs: list[Variable] = [output] if isinstance(output, Variable) else list(output)
     from theon.graph.traversal import graph_inputs
 
-    memo: dict[Any, Any] = {}
+    if memo is None:
+        memo = {}
     for old, new in pairs:
         if not isinstance(old, Variable):
             raise TypeError(f"clone_replace: key {old!r} is not a Variable")

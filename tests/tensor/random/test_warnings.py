@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 
 import theon
+import theon.graph.traversal
+import theon.tensor as tt
 import theon.tensor.random as tr
+from theon.tensor.random.op import RandomVariable
 
 
 def _compile_warnings(*args, **kw):
@@ -69,3 +72,42 @@ def test_copies_of_one_draw_do_not_warn():
     copy = node.op.make_node(*node.inputs).outputs[1]  # as a gradient may rebuild it
     _, w = _compile_warnings([], [x + 1, copy * 2])
     assert w == []
+
+
+def _n_draws(f):
+    return sum(isinstance(n.op, RandomVariable) for n in f.maker.fgraph.apply_nodes)
+
+
+def _dae_cost():
+    from theon.tensor.random.utils import RandomStream
+
+    x = tt.dmatrix("x")
+    W = theon.shared(np.full((4, 3), 0.1), name="W")
+    noisy = RandomStream(1).binomial(size=x.shape, n=1, p=0.7, dtype="float64") * x
+    z = tt.special.sigmoid(tt.dot(tt.special.sigmoid(tt.dot(noisy, W)), W.T))
+    cost = -tt.mean(tt.sum(x * tt.log(z) + (1 - x) * tt.log(1 - z), axis=1))
+    return x, W, cost
+
+
+def test_a_stabilized_gradient_reads_the_draw_instead_of_copying_it():
+    x, W, cost = _dae_cost()
+    g = theon.grad(cost, W)
+    draws = [n for n in theon.graph.traversal.toposort([cost, g])
+             if isinstance(n.op, RandomVariable)]
+    assert len(draws) == 1
+
+
+def test_givens_and_default_updates_share_one_copy_of_a_draw():
+    """The rng's default update (the draw's next_rng) and the outputs are substituted
+    together, so the givens-rebuilt graph holds one draw, and nothing warns."""
+    x, W, cost = _dae_cost()
+    data = theon.shared(np.random.default_rng(0).random((8, 4)))
+    i = tt.lscalar("i")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f = theon.function([i], cost, updates=[(W, W - 0.1 * theon.grad(cost, W))],
+                           givens={x: data[i * 2: (i + 1) * 2]}, mode=theon.Mode(
+                               linker="vm", optimizer=None))
+    assert _n_draws(f) == 1
+    a, b = f(0), f(0)
+    assert np.isfinite(a) and a != b  # the generator advances
