@@ -130,3 +130,13 @@ def test_tutorial_spellings() -> None:
     np.testing.assert_allclose(out, want, rtol=1e-12)
     with pytest.raises(AttributeError, match="no attribute 'not_a_thing'"):
         T.nnet.not_a_thing  # noqa: B018
+
+
+def test_theano_module_paths() -> None:
+    """Theano's files ``nnet/nnet.py`` and ``nnet/sigm.py`` as import paths and attributes."""
+    from theon.tensor.nnet.nnet import categorical_crossentropy, softmax
+    from theon.tensor.nnet.sigm import hard_sigmoid, ultra_fast_sigmoid
+
+    assert softmax is nnet.softmax and categorical_crossentropy is nnet.categorical_crossentropy
+    assert hard_sigmoid is nnet.hard_sigmoid and ultra_fast_sigmoid is nnet.ultra_fast_sigmoid
+    assert T.nnet.nnet.softmax is nnet.softmax and T.nnet.sigm.sigmoid is nnet.sigmoid

@@ -22,7 +22,7 @@ from theon.tensor.nnet.basic import *  # noqa: F403
 __all__ = list(basic.__all__)
 
 #: Submodules imported on first access (they need more than building a graph does).
-_LAZY_MODULES = ("abstract_conv", "conv")
+_LAZY_MODULES = ("abstract_conv", "conv", "nnet", "sigm")
 #: Functions of :mod:`.abstract_conv`, imported with it on first access.
 _LAZY_CONV = ("conv2d", "conv3d", "conv2d_transpose", "conv2d_grad_wrt_inputs",
               "conv2d_grad_wrt_weights")
