@@ -225,3 +225,37 @@ def test_errors_name_the_variables() -> None:
         nnet.crossentropy_softmax_1hot(T.dvector("v"), T.lvector("y"))
     with pytest.raises(ValueError, match="class axis"):
         nnet.categorical_crossentropy(T.dscalar("s"), T.lscalar("k"))
+
+
+def _h_softmax_ref(xv, n_out, n_cls, per, W1, b1, W2, b2):
+    """The two-level probabilities, output by output, with NumPy."""
+    out = np.zeros((len(xv), n_out))
+    for i, row in enumerate(xv):
+        cp = sps.softmax(row @ W1 + b1)
+        for k in range(n_out):
+            g, p = divmod(k, per)
+            out[i, k] = cp[g] * sps.softmax(row @ W2[g] + b2[g])[p]
+    return out
+
+
+def test_h_softmax_full_and_target_match_numpy_and_have_gradients() -> None:
+    rng = np.random.default_rng(21)
+    n_in, n_out, n_cls, per = 4, 7, 3, 3
+    xv = rng.normal(size=(5, n_in))
+    W1, b1 = rng.normal(size=(n_in, n_cls)), rng.normal(size=n_cls)
+    W2, b2 = rng.normal(size=(n_cls, n_in, per)), rng.normal(size=(n_cls, per))
+    tv = np.array([0, 6, 3, 4, 2])
+    x, t = T.dmatrix("x"), T.lvector("t")
+    full = nnet.h_softmax(x, 5, n_out, n_cls, per, W1, b1, W2, b2)
+    picked = nnet.h_softmax(x, 5, n_out, n_cls, per, W1, b1, W2, b2, target=t)
+    a, b = theon.function([x, t], [full, picked])(xv, tv)
+    want = _h_softmax_ref(xv, n_out, n_cls, per, W1, b1, W2, b2)
+    np.testing.assert_allclose(a, want, rtol=1e-12)
+    np.testing.assert_allclose(b, want[np.arange(5), tv], rtol=1e-12)
+    assert np.all(a.sum(axis=1) <= 1 + 1e-12)
+    verify_grad(lambda w1, w2: nnet.h_softmax(xv, 5, n_out, n_cls, per, w1, b1, w2, b2, tv),
+                [W1, W2], rng=rng)
+    verify_grad(lambda v: nnet.h_softmax(v, 5, n_out, n_cls, per, W1, b1, W2, b2), [xv],
+                rng=rng)
+    with pytest.raises(ValueError, match="fewer than n_outputs=10"):
+        nnet.h_softmax(x, 5, 10, n_cls, per, W1, b1, W2, b2)

@@ -43,6 +43,7 @@ __all__ = [
     "crossentropy_softmax_max_and_argmax_1hot",
     "crossentropy_softmax_max_and_argmax_1hot_with_bias",
     "elu",
+    "h_softmax",
     "hard_sigmoid",
     "log_softmax",
     "logsoftmax",
@@ -440,3 +441,71 @@ def crossentropy_softmax_max_and_argmax_1hot(
     nll, _ = _nll_rows(x, y_idx, "crossentropy_softmax_max_and_argmax_1hot")
     sm = softmax(x, axis=-1)
     return nll, sm, tm.max(sm, axis=-1), argmax(x, axis=-1)
+
+
+def h_softmax(x: Any, batch_size: Any, n_outputs: int, n_classes: int, n_outputs_per_class: int,
+              W1: Any, b1: Any, W2: Any, b2: Any, target: Any = None) -> Variable:
+    """Two-level hierarchical softmax: a softmax over classes times one within the class.
+
+    The ``n_outputs`` outputs are split into ``n_classes`` groups of
+    ``n_outputs_per_class`` (the last group may be partly unused).  Output ``k``
+    is in group ``k // n_outputs_per_class`` at place ``k % n_outputs_per_class``, and
+
+        p(k | x) = softmax(x W1 + b1)[group] * softmax(x W2[group] + b2[group])[place]
+
+    Parameters
+    ----------
+    x
+        Matrix ``(batch_size, n_in)``.
+    batch_size
+        The number of rows of ``x`` (kept for Theano's signature; ``x.shape[0]`` is used).
+    n_outputs, n_classes, n_outputs_per_class
+        Sizes; ``n_classes * n_outputs_per_class >= n_outputs``.
+    W1, b1
+        ``(n_in, n_classes)`` and ``(n_classes,)``: the class level.
+    W2, b2
+        ``(n_classes, n_in, n_outputs_per_class)`` and ``(n_classes, n_outputs_per_class)``.
+    target
+        None: all probabilities, ``(batch_size, n_outputs)``.  An integer vector
+        of outputs: the probability of each row's target only, ``(batch_size,)``
+        (training, where only that one is needed: the output-level softmax is
+        computed for the target's group alone).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import theon.tensor as T
+    >>> rng = np.random.default_rng(0)
+    >>> x = T.dmatrix("x")
+    >>> W1, b1 = rng.normal(size=(4, 3)), np.zeros(3)
+    >>> W2, b2 = rng.normal(size=(3, 4, 2)), np.zeros((3, 2))
+    >>> p = h_softmax(x, 5, 6, 3, 2, W1, b1, W2, b2).eval({x: rng.normal(size=(5, 4))})
+    >>> p.shape, bool(np.allclose(p.sum(axis=1), 1.0))
+    ((5, 6), True)
+    """
+    from theon.tensor.blas import dot, einsum
+    from theon.tensor.reshaping import reshape
+    from theon.tensor.subtensor import getitem
+
+    if n_classes * n_outputs_per_class < n_outputs:
+        raise ValueError(f"h_softmax: {n_classes} classes of {n_outputs_per_class} outputs "
+                         f"hold fewer than n_outputs={n_outputs}")
+    xv: Any = as_tensor_variable(x)
+    w1: Any = as_tensor_variable(W1)
+    w2: Any = as_tensor_variable(W2)
+    bias2: Any = as_tensor_variable(b2)
+    class_probs: Any = softmax(dot(xv, w1) + b1, axis=-1)  # (batch, n_classes)
+    if target is None:
+        # (batch, n_classes, per): every group's softmax, times its class probability
+        act: Any = einsum("bi,cio->bco", xv, w2) + bias2
+        probs: Any = softmax(act, axis=-1) * class_probs.dimshuffle(0, 1, "x")
+        flat = reshape(probs, (xv.shape[0], n_classes * n_outputs_per_class))
+        return getitem(flat, (slice(None), slice(0, n_outputs)))
+    tgt: Any = as_tensor_variable(target)
+    _check_int(tgt, "h_softmax", "target")
+    group: Any = tgt // n_outputs_per_class
+    place = tgt % n_outputs_per_class
+    rows = arange(xv.shape[0])
+    act = einsum("bi,bio->bo", xv, w2[group]) + bias2[group]  # (batch, per)
+    within: Any = softmax(act, axis=-1)
+    return cast(Variable, within[rows, place] * class_probs[rows, group])
