@@ -116,6 +116,9 @@ SPECS: dict[str, Spec] = {
     "softplus": Spec(
         ts.softplus, lambda x: np.logaddexp(0, x), dtype_ref=exp_rule, complex_ok=False
     ),
+    "softsign": Spec(
+        ts.softsign, lambda x: x / (1 + np.abs(x)), dtype_ref=exp_rule, complex_ok=False
+    ),
     "log1mexp": Spec(ts.log1mexp, _log1mexp_ref, "neg", exp_rule, complex_ok=False),
 }
 

@@ -26,7 +26,8 @@ FAMILIES = {
     "Reciprocal RoundHalfToEven Sign Sqr Sqrt Trunc",
     "logic": "AND EQ GE GT Invert IsFinite IsInf IsNan LE LT LeftShift LogicalAnd LogicalNot "
     "LogicalOr LogicalXor NEQ OR RightShift Switch XOR",
-    "special": "Erf Erfc Erfcinv Erfinv Gamma GammaLn Log1mexp PolyGamma Psi Sigmoid Softplus",
+    "special": "Erf Erfc Erfcinv Erfinv Gamma GammaLn Log1mexp PolyGamma Psi Sigmoid Softplus "
+    "Softsign",
     "transcendental": "ArcCos ArcCosh ArcSin ArcSinh ArcTan ArcTan2 ArcTanh Cos Cosh Exp2 "
     "Expm1 Log10 Log1p Log2 Sin Sinh Tan Tanh",
 }

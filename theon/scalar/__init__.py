@@ -100,6 +100,7 @@ from theon.scalar.special import (
     psi,
     sigmoid,
     softplus,
+    softsign,
     tri_gamma,
 )
 from theon.scalar.transcendental import (
@@ -262,6 +263,7 @@ __all__ = [
     "sin",
     "sinh",
     "softplus",
+    "softsign",
     "sqr",
     "sqrt",
     "sub",

@@ -1,4 +1,4 @@
-"""Special functions: erf family, gamma family, sigmoid, softplus, log1mexp.
+"""Special functions: erf family, gamma family, sigmoid, softplus, softsign, log1mexp.
 
 Output dtypes follow ``np.exp``'s rule (float16/32 stay, bool/int8/uint8 ->
 float16, int16/uint16 -> float32, wider integers -> float64).  SciPy's own
@@ -44,6 +44,7 @@ from theon.scalar.table import (
     Psi,
     Sigmoid,
     Softplus,
+    Softsign,
     apply_float,
     erf,
     erfc,
@@ -56,6 +57,7 @@ from theon.scalar.table import (
     psi,
     sigmoid,
     softplus,
+    softsign,
 )
 from theon.scalar.type import ScalarType
 
@@ -71,6 +73,7 @@ __all__ = [
     "Psi",
     "Sigmoid",
     "Softplus",
+    "Softsign",
     "erf",
     "erfc",
     "erfcinv",
@@ -83,6 +86,7 @@ __all__ = [
     "psi",
     "sigmoid",
     "softplus",
+    "softsign",
     "tri_gamma",
 ]
 

@@ -156,6 +156,11 @@ def _softplus_np(x: Any) -> Any:
     return np.logaddexp(0, x)
 
 
+def _softsign_np(x: Any) -> Any:
+    """``x / (1 + |x|)``."""
+    return x / (1 + np.abs(x))
+
+
 def _log1mexp_np(x: Any) -> Any:
     """``log(1 - exp(x))`` for x <= 0: log1p(-exp(x)) below -ln 2, log(-expm1(x)) above."""
     x = np.asarray(x)
@@ -510,6 +515,12 @@ ROWS: tuple[OpRow, ...] = (
       deriv(lambda x, z: ts.neg(ts.exp(ts.sub(x, z)))),
       "``log(1 - exp(x))``, accurate for all x <= 0 (-inf at 0, nan above).",
       "``log(1 - exp(x))`` for ``x <= 0``, computed stably.", **_SPECIAL),
+    # x / (1 + |x|); its derivative 1 / (1 + |x|)**2 is taken directly: the chain rule
+    # through the quotient gives 1/(1+|x|) - |x|/(1+|x|)**2, which cancels for large |x|
+    R("Softsign", "softsign", _softsign_np, "({0} / (1.0 + abs({0})))",
+      deriv(lambda x, z: ts.true_div(1, ts.sqr(ts.add(1, ts.abs(x))))),
+      "``x / (1 + |x|)``: a sigmoid-shaped function with values in (-1, 1).",
+      "Softsign ``x / (1 + |x|)``.", **_SPECIAL),
     # complex numbers
     R("Real", "real", None, None, chain(lambda gz, x, z: gz),
       "Real part (``np.real``; real inputs pass through).", "Real part.", "real",

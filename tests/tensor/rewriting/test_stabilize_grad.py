@@ -67,6 +67,13 @@ def _softmax_grad(x: Array, w: Array) -> Array:
     return s * (w - np.sum(w * s))
 
 
+def _unpick(w: Array, perm: list[int]) -> Array:
+    """The gradient of ``sum(w * v[perm])`` with respect to ``v``: ``w`` put back in place."""
+    out = np.zeros_like(w)
+    out[perm] = w
+    return out
+
+
 ROWS: tuple[Row, ...] = (
     Row("local_log1p", lambda x: tt.log(1 + x), np.log1p, lambda x: 1 / (1 + x),
         (-0.5, -1e-30, 1e-30, 1e-8, 1000.0)),
@@ -114,6 +121,14 @@ ROWS: tuple[Row, ...] = (
         sps.log_softmax, lambda x, w: w - sps.softmax(x) * np.sum(w), VECTORS, coupled=True),
     Row("local_log_sum_exp", lambda x: tt.log(tt.sum(tt.exp(x))), sps.logsumexp,
         lambda x, w: np.sum(w) * sps.softmax(x), VECTORS, coupled=True),
+    # log of picked softmax entries: a permutation (advanced index), a reversal (basic)
+    Row("local_log_softmax_indexed", lambda x: tt.log(softmax(x)[[2, 0, 1]]),
+        lambda x: sps.log_softmax(x)[[2, 0, 1]],
+        lambda x, w: _unpick(w, [2, 0, 1]) - sps.softmax(x) * np.sum(w), VECTORS,
+        coupled=True),
+    Row("local_log_softmax_indexed", lambda x: tt.log(softmax(x)[::-1]),
+        lambda x: sps.log_softmax(x)[::-1],
+        lambda x, w: w[::-1] - sps.softmax(x) * np.sum(w), VECTORS, coupled=True),
 )
 
 IDS = [f"{k}-{r.rewrite}" for k, r in enumerate(ROWS)]

@@ -26,6 +26,7 @@ import theon.scalar as ts
 from theon.graph.basic import Apply, Variable
 from theon.rewriting import node_rewriter, register_stabilize
 from theon.tensor import math as tm
+from theon.tensor.advanced_subtensor import AdvancedSubtensor
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise, _restore_axes
 from theon.tensor.reduction import Max, Sum
 from theon.tensor.rewriting.canonicalize import (
@@ -46,6 +47,7 @@ from theon.tensor.rewriting.utils import (
     multiplicative_terms,
 )
 from theon.tensor.special import LogSoftmax, Softmax
+from theon.tensor.subtensor import Subtensor
 from theon.tensor.type import tensor_type
 
 if TYPE_CHECKING:
@@ -57,6 +59,7 @@ __all__ = [
     "local_exp_minus_one",
     "local_log1p",
     "local_log_sum_exp",
+    "local_log_softmax_indexed",
     "log_softmax_as",
     "negate",
     "negate_as",
@@ -400,6 +403,29 @@ def local_softmax_drop_max(fgraph: FunctionGraph, node: Apply) -> Any:
     if not ok or (axis != node.op.axis and not (nd == 1 and {axis, node.op.axis} <= {0, None})):
         return None
     return [fit(type(node.op)(node.op.axis)(x), node.outputs[0])]
+
+
+@register_stabilize
+@node_rewriter([ts.log])
+def local_log_softmax_indexed(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``log(softmax(x, axis)[idx]) -> log_softmax(x, axis)[idx]`` (basic or advanced ``idx``).
+
+    Indexing picks entries and ``log`` is elementwise, so the two commute; the
+    picked log-probabilities are then exact where ``softmax`` underflows to 0
+    (``-log(sm[arange(n), y])``, a classifier's negative log-likelihood, stays
+    finite for large logits).  The softmax may have other clients.
+    """
+    arg = _unary(node, ts.log)
+    if arg is None or arg.owner is None:
+        return None
+    sub = arg.owner
+    if not isinstance(sub.op, (Subtensor, AdvancedSubtensor)):
+        return None
+    sm = sub.inputs[0]
+    if sm.owner is None or not isinstance(sm.owner.op, Softmax):
+        return None
+    lsm = LogSoftmax(sm.owner.op.axis)(sm.owner.inputs[0])
+    return [fit(sub.op(lsm, *sub.inputs[1:]), node.outputs[0])]
 
 
 # ----------------------------------------------------------------------------- logsumexp
