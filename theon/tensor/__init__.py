@@ -122,12 +122,31 @@ _register_linker_backend("py", "theon.link.pyfunc.tensor")
 _register_scalar_conversion(TensorType, _as_scalar)  # noqa: F405
 
 
+# Names of higher layers that Theano kept in ``theano.tensor`` (``T.grad``): the layer that
+# owns each registers it here when it is imported (theon.gradient does, and ``import theon``
+# imports it), so this module never imports a layer above its own.
+_PROVIDED: dict[str, _Any] = {}
+
+
+def provide(name: str, value: _Any) -> None:
+    """Make ``value`` reachable as ``theon.tensor.<name>`` (for a higher layer's names).
+
+    >>> import theon, theon.tensor as tt
+    >>> tt.grad is theon.grad
+    True
+    """
+    _PROVIDED[name] = value
+
+
 def __getattr__(name: str) -> _Any:
-    """``theon.tensor.random`` is imported on first use (it is not needed to build tensors)."""
+    """``theon.tensor.random`` is imported on first use (it is not needed to build tensors);
+    the names registered with :func:`provide` are looked up here."""
     if name == "random":
         import theon.tensor.random as random_module
 
         return random_module
+    if name in _PROVIDED:
+        return _PROVIDED[name]
     raise AttributeError(f"module 'theon.tensor' has no attribute {name!r}")
 
 
