@@ -325,3 +325,37 @@ def test_boolean_and_iteration_errors_name_apis_that_exist() -> None:
     np.testing.assert_array_equal(chosen.eval({v: [-1.0, -2.0]}), [1.0, 2.0])
     np.testing.assert_array_equal(T.switch(v > 0, v, 0.0).eval({v: [1.0, -2.0]}), [1.0, 0.0])
     np.testing.assert_array_equal(T.where(v > 0, v, 0.0).eval({v: [1.0, -2.0]}), [1.0, 0.0])
+
+
+def test_pytensor_module_paths_of_the_new_functions() -> None:
+    from theon.tensor.basic import choose, diag, diagonal
+    from theon.tensor.math import matvec, max_and_argmax, median, nan_to_num, vecdot, vecmat
+
+    assert (choose, diag, diagonal) == (T.choose, T.diag, T.diagonal)
+    assert (matvec, vecmat, vecdot) == (T.matvec, T.vecmat, T.vecdot)
+    assert (max_and_argmax, median, nan_to_num) == (T.max_and_argmax, T.median, T.nan_to_num)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # log of negatives: nan
+def test_reference_vm_agrees_with_the_default_linker() -> None:
+    from theon.compile.mode import Mode
+
+    x, v = T.dmatrix("x"), T.dvector("v")
+    a = T.imatrix("a")
+    row = T.drow("row")
+    outs = [
+        T.median(x, axis=1), T.diag(v, 1), T.diagonal(x, -1), T.nan_to_num(T.log(x - 0.5)),
+        T.choose(a, [x, 2 * x]), T.take(x, [7, -9], axis=1, mode="wrap"),
+        T.var(x, axis=0, corrected=True), T.matvec(x, v), T.vecmat(v, x.T), T.vecdot(x, v),
+        T.max_and_argmax(x, axis=0)[1], T.unbroadcast(row, 0) * 2.0,
+        T.patternbroadcast(x[:1], (True, False)), T.stack(v, v, v),
+        x[[slice(None), slice(1, 3)]], extra_ops.to_one_hot(a[0], 3),
+    ]
+    ins = [x, v, a, row]
+    vals = [RNG.random((3, 3)), RNG.random(3), RNG.integers(0, 2, (3, 3)).astype("int32"),
+            RNG.random((1, 3))]
+    ref = theon.function(ins, outs, mode=Mode(linker="vm", optimizer=None),
+                         on_unused_input="ignore")(*vals)
+    got = theon.function(ins, outs, on_unused_input="ignore")(*vals)
+    for r, g in zip(ref, got, strict=True):
+        np.testing.assert_allclose(g, r, rtol=1e-12)
