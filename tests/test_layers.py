@@ -33,8 +33,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("graph", ("theon.graph",)),
     # text for any graph; an Op's own text comes from the Op, so graph is all it needs
     ("printing", ("theon.printing",)),
-    # rewriters and the rewrite database; the tensor rewrites register themselves
-    ("rewriting", ("theon.rewriting",)),
+    # rewriters and the rewrite database; the tensor rewrites register themselves;
+    # theon.graph.rewriting re-exports them under PyTensor's module paths
+    ("rewriting", ("theon.rewriting", "theon.graph.rewriting")),
     # the Linker protocol, its registry and the linkers themselves; the py linker's
     # emitters for the scalar and tensor Ops are a layer of their own (below)
     ("link", ("theon.link",)),

@@ -29,7 +29,7 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
 from theon.graph.op import Op
 from theon.graph.type import Generic, Type
-from theon.printing import dprint, pprint
+from theon.printing import dprint, pp, pprint
 
 __version__ = "0.1.0"
 
@@ -52,6 +52,7 @@ __all__ = [
     "grad",
     "hessian",
     "jacobian",
+    "pp",
     "pprint",
     "shared",
     "verify_grad",

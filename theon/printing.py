@@ -23,7 +23,7 @@ from typing import IO, Any
 
 from theon.graph.basic import Apply, Variable
 
-__all__ = ["debugprint", "dprint", "pprint", "pydotprint"]
+__all__ = ["debugprint", "dprint", "pp", "pprint", "pydotprint"]
 
 
 def _id_name(n: int) -> str:
@@ -197,6 +197,9 @@ def pprint(var: Variable | Sequence[Variable]) -> str:
             args = ", ".join(memo[i] for i in cur.owner.inputs)
             memo[cur] = f"{cur.owner.op}({args})"
     return ", ".join(memo[v] for v in vs)
+
+
+pp = pprint  # Theano's and PyTensor's name: ``theano.printing.pp(y)``
 
 
 def pydotprint(obj: Any, outfile: str | None = None, **kwargs: Any) -> str:

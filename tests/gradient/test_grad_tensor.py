@@ -105,8 +105,13 @@ def test_integer_inputs_disconnected():
     k = tt.lvector("k")
     c = (x * k).sum()
     np.testing.assert_allclose(ev(grad(c, x), [x, k], np.ones(3), np.arange(3)), np.arange(3.0))
+    # an integer input the cost depends on: float zeros, as Theano and PyTensor give
+    gk = grad(c, k)
+    assert gk.dtype == theon.config.floatX
+    np.testing.assert_array_equal(ev(gk, [x, k], np.ones(3), np.arange(3)), np.zeros(3))
+    # one the cost does not depend on is disconnected, as any input
     with pytest.raises(DisconnectedInputError, match="integer"):
-        grad(c, k)
+        grad(x.sum(), k)
     # a gradient never flows through integer intermediates
     i = tt.cast(x * 10, "int64")
     with pytest.raises(DisconnectedInputError):

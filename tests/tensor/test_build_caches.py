@@ -48,11 +48,18 @@ def test_named_types_stay_distinct() -> None:
     assert tt.dmatrix == TensorType("float64", (None, None))
 
 
-@pytest.mark.parametrize("bad", [(True,), (1.0,), (-1,)])
+@pytest.mark.parametrize("bad", [(1.0,), (-1,)])
 def test_interning_does_not_accept_bad_shapes(bad: tuple[object, ...]) -> None:
     TensorType("float64", (1,))  # make sure (float64, (1,)) is interned
     with pytest.raises(TypeError):
         TensorType("float64", bad)
+
+
+def test_boolean_patterns_do_not_alias_equal_int_shapes() -> None:
+    # (False,) == (0,) and (True,) == (1,) as tuple keys; the flags mean (None,) and (1,)
+    assert TensorType("float64", (0,)).shape == (0,)  # interned under (0,)
+    assert TensorType("float64", (False,)).shape == (None,)
+    assert TensorType("float64", (True,)) is TensorType("float64", (1,))
 
 
 def test_floatx_is_read_at_each_call() -> None:

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,9 @@ from theon.link.registry import (
 from theon.link.vm import Linker
 from theon.rewriting.db import RewriteQuery, load_rewrite_modules, resolve_rewriter, rewrite_db
 
-__all__ = ["Mode", "get_mode", "preload", "register_linker", "register_mode"]
+__all__ = [
+    "Mode", "get_default_mode", "get_mode", "preload", "register_linker", "register_mode"
+]
 
 _MODES: dict[str, Callable[[], Mode]] = {}
 
@@ -89,6 +92,8 @@ class Mode:
         return resolve_rewriter(self.optimizer)
 
     def _with_query(self, how: str, tags: tuple[str, ...]) -> Mode:
+        if how in ("including", "excluding"):
+            tags = _known_tags(tags, how)
         query = self.optimizer
         if query is None:
             raise ValueError(f"mode {self} has no rewrites to refine with {how}{tags}")
@@ -98,11 +103,16 @@ class Mode:
         return new
 
     def including(self, *tags: str) -> Mode:
-        """This mode with the rewrites tagged ``tags`` added."""
+        """This mode with the rewrites tagged ``tags`` added.
+
+        A tag or rewrite name that theon does not have (code written for PyTensor
+        names PyTensor's rewrites) is left out, with a warning once per name.
+        """
         return self._with_query("including", tags)
 
     def excluding(self, *tags: str) -> Mode:
-        """This mode without the rewrites tagged ``tags``."""
+        """This mode without the rewrites tagged ``tags`` (unknown names: as
+        :meth:`including`)."""
         return self._with_query("excluding", tags)
 
     def requiring(self, *tags: str) -> Mode:
@@ -112,6 +122,41 @@ class Mode:
     def clone(self, link_kwargs: dict[str, Any] | None = None, **kw: Any) -> Mode:
         """A copy, optionally with another linker or optimizer."""
         return Mode(kw.get("linker", self.linker), kw.get("optimizer", self.optimizer), self.name)
+
+
+_WARNED_TAGS: set[str] = set()
+
+
+def _known_tags(tags: tuple[str, ...], how: str) -> tuple[str, ...]:
+    """``tags`` without the names no registered rewrite carries; each of those is
+    reported once per process (a UserWarning), then left out silently."""
+    known = rewrite_db.tags() if tags else set()
+    if tags and not set(tags) <= known:
+        load_rewrite_modules()  # the tensor rewrites register their tags on import
+        known = rewrite_db.tags()
+    out = []
+    for t in tags:
+        if t in known:
+            out.append(t)
+        elif t not in _WARNED_TAGS:
+            _WARNED_TAGS.add(t)
+            warnings.warn(
+                f"Mode.{how}({t!r}): theon has no rewrite or tag named {t!r} (a name from "
+                "another library?); it is ignored",
+                UserWarning,
+                stacklevel=4,
+            )
+    return tuple(out)
+
+
+def get_default_mode() -> Mode:
+    """The mode ``theon.function`` uses when given none (``config.mode``), PyTensor's
+    ``pytensor.compile.mode.get_default_mode``.
+
+    >>> get_default_mode().including("fast_run").linker.name in ("py", "vm")
+    True
+    """
+    return get_mode(None)
 
 
 def register_mode(name: str, factory: Callable[[], Mode]) -> None:

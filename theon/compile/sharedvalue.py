@@ -169,12 +169,14 @@ class SharedVariable(Variable):
             container = Container(type, value, name, bool(strict), allow_downcast)
         self.container = container
 
-    def get_value(self, borrow: bool = False) -> Any:
+    def get_value(self, borrow: bool = False, return_internal_type: bool = False) -> Any:
         """The current value.
 
         With ``borrow=False`` (the default) it is a copy the caller owns.  With
         ``borrow=True`` it may be the internal storage: the caller must not change
         it (compiled functions do not write into it; an update stores a new value).
+        ``return_internal_type`` is Theano's flag for values stored in another form
+        (GPU arrays); theon stores the value itself, so it changes nothing.
 
         >>> s = shared([1, 2])
         >>> v = s.get_value(); v.append(3); s.get_value()

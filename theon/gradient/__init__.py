@@ -63,6 +63,12 @@ from theon.graph.null_type import (
     grad_not_implemented,
     grad_undefined,
 )
+from theon.tensor import provide as _tensor_provide
+
+# Theano's ``theano.tensor.grad`` (and its neighbours) as ``theon.tensor.grad``
+for _name, _fn in (("grad", grad), ("Lop", Lop), ("Rop", Rop), ("jacobian", jacobian),
+                   ("hessian", hessian), ("verify_grad", verify_grad)):
+    _tensor_provide(_name, _fn)
 
 #: Names of the tensor Op classes with an ``R_op`` (exact forward mode), see above.
 EXACT_R_OP = (

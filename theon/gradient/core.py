@@ -19,12 +19,14 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import theon.tensor as tt
+from theon.config import config
 from theon.graph.basic import Apply, Variable
 from theon.graph.collector import gc_paused
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, why_null
 from theon.graph.op import OpContractError
-from theon.graph.traversal import io_toposort
+from theon.graph.traversal import ancestors, io_toposort
 
 from ._typeutil import (
     add_terms,
@@ -33,6 +35,7 @@ from ._typeutil import (
     is_disconnected,
     is_discrete,
     is_null,
+    is_tensor,
     ones_like,
     zeros_like,
 )
@@ -345,8 +348,10 @@ def grad(
     consider_constant
         Variables treated as constants: no gradient flows through them to their inputs.
     disconnected_inputs
-        What to do when an element of ``wrt`` does not influence the cost (including
-        integer/boolean ``wrt``): ``'raise'``, ``'warn'`` or ``'ignore'``.
+        What to do when an element of ``wrt`` does not influence the cost:
+        ``'raise'``, ``'warn'`` or ``'ignore'``.  An integer/boolean tensor ``wrt``
+        that the cost depends on gets zeros of dtype ``config.floatX`` (no gradient
+        flows into integers), as in Theano and PyTensor.
     known_grads
         ``{variable: gradient}``: extra seeds of the walk (added to the cost's).
     return_disconnected
@@ -424,7 +429,15 @@ def _grad(
     bp.run()
     cost_text = describe(cost) if cost is not None else "the known_grads seeds"
     out: list[Any] = []
+    depends: set[Variable] | None = None
     for k, v in enumerate(wrt_list):
+        if is_discrete(v) and is_tensor(v) and not getattr(v.type, "never_differentiable", False):
+            # an integer input the cost depends on: float zeros, as Theano and PyTensor give
+            if depends is None:
+                depends = set(ancestors(list(seeds), blockers))
+            if v in depends:
+                out.append(tt.zeros_like(v, dtype=config.floatX))
+                continue
         g = bp.total(v) if (v in bp.reached and not is_discrete(v)) else None
         if g is None or (is_disconnected(g)):
             out.append(

@@ -84,8 +84,8 @@ class GradientError(AssertionError):
 def _as_rng(rng: Any) -> Any:
     if rng is None:
         return np.random.default_rng(0)
-    if isinstance(rng, (np.random.Generator, np.random.RandomState)):
-        return rng
+    if isinstance(rng, (np.random.Generator, np.random.RandomState)) or rng is np.random:
+        return rng  # np.random itself: Theano's tests pass the module (its global state)
     return np.random.default_rng(rng)
 
 
@@ -118,7 +118,8 @@ def verify_grad(
     n_tests
         How many random projections of the output to check.
     rng
-        A ``numpy.random.Generator`` / ``RandomState`` or a seed (default: seed 0).
+        A ``numpy.random.Generator`` / ``RandomState``, the module ``numpy.random``
+        (its global state, as Theano's tests pass it) or a seed (default: seed 0).
     eps
         Finite-difference step (default by dtype: 1e-7 for float64, 1e-3 for float32).
     abs_tol, rel_tol

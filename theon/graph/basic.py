@@ -184,7 +184,16 @@ class Variable(Node):
         key = (tuple(id(i) for i in inputs), tuple(sorted(kwargs.items())))
         cache = self.tag.__dict__.setdefault("_eval_cache", {})
         if key not in cache:
-            cache[key] = function(inputs, self, on_unused_input="ignore", **kwargs)
+            # an intermediate variable given a value replaces its computation (givens)
+            stand_ins = {i: i.type() for i in inputs if i.owner is not None}
+            if stand_ins:
+                givens = {**dict(kwargs.pop("givens", None) or {}), **stand_ins}
+                ins = [stand_ins.get(i, i) for i in inputs]
+                cache[key] = function(
+                    ins, self, givens=givens, on_unused_input="ignore", **kwargs
+                )
+            else:
+                cache[key] = function(inputs, self, on_unused_input="ignore", **kwargs)
         return cache[key](*[inputs_to_values[i] for i in inputs])
 
 
@@ -394,3 +403,31 @@ class Apply(Node):
     @property
     def params_type(self) -> Any:
         return None
+
+
+# PyTensor's ``pytensor.graph.basic`` also holds the graph functions; they live in
+# theon.graph.traversal and theon.graph.replace (which import this module), so they are
+# looked up on first use.
+_ELSEWHERE = {
+    **dict.fromkeys(
+        ("clone", "clone_get_equiv", "clone_replace", "equal_computations", "graph_replace"),
+        "replace",
+    ),
+    **dict.fromkeys(
+        (
+            "ancestors", "applys_between", "graph_inputs", "io_toposort", "orphans_between",
+            "toposort", "variables", "vars_between", "walk",
+        ),
+        "traversal",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """``theon.graph.basic.clone`` and the other graph functions PyTensor keeps here."""
+    module = _ELSEWHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"theon.graph.{module}"), name)

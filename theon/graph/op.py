@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -74,6 +75,29 @@ class Op:
     destroy_map: dict[int, list[int]] = {}
     view_map: dict[int, list[int]] = {}
     lazy_conditional: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Adapt the methods a subclass writes with PyTensor's signatures, once, here.
+
+        ``infer_shape(self, fgraph, node, shapes)`` and ``do_constant_folding(self,
+        fgraph, node)`` (PyTensor's, with the FunctionGraph first) become the seed's
+        ``infer_shape(node, shapes)`` and ``do_constant_folding(node)`` (called with
+        ``fgraph=None``); PyTensor 3's ``pullback(inputs, outputs, output_grads)``
+        serves as ``L_op`` and ``pushforward(inputs, outputs, eval_points)`` as
+        ``R_op`` (a ``DisconnectedType`` tangent where ``R_op`` has ``None``) unless
+        the class defines those too.  The form is read from the signature when the
+        class is created; calls pay nothing.
+        """
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__
+        for name, seed_arity in (("infer_shape", 2), ("do_constant_folding", 1)):
+            fn = own.get(name)
+            if callable(fn) and _arity(fn) == seed_arity + 1:
+                setattr(cls, name, _drop_fgraph(fn))
+        if callable(own.get("pullback")) and "L_op" not in own:
+            cls.L_op = _L_op_from_pullback  # type: ignore[method-assign]
+        if callable(own.get("pushforward")) and "R_op" not in own:
+            cls.R_op = _R_op_from_pushforward  # type: ignore[method-assign]
 
     # identity ----------------------------------------------------------------
     def _props(self) -> tuple[Any, ...]:
@@ -200,6 +224,53 @@ class Op:
         if name in self.__dict__:
             return True
         return getattr(type(self), name, None) is not getattr(Op, name, None)
+
+
+def _arity(fn: Any) -> int | None:
+    """The number of positional parameters after ``self``; None with ``*args`` or for
+    a callable that is not a plain function (read from the code object: no ``inspect``
+    on the import path of every Op module)."""
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_flags & 0x04:  # CO_VARARGS
+        return None
+    return int(code.co_argcount) - 1
+
+
+def _drop_fgraph(fn: Any) -> Any:
+    """``fn(self, fgraph, *rest)`` as the seed's ``method(self, *rest)`` (no FunctionGraph)."""
+
+    @functools.wraps(fn)
+    def method(self: Any, *rest: Any) -> Any:
+        return fn(self, None, *rest)
+
+    method.pytensor_signature = True  # type: ignore[attr-defined]
+    return method
+
+
+def _L_op_from_pullback(
+    self: Any,
+    inputs: Sequence[Variable],
+    outputs: Sequence[Variable],
+    output_grads: Sequence[Variable],
+) -> list[Any]:
+    """``L_op`` of an Op that defines PyTensor 3's ``pullback`` (the same contract)."""
+    return list(self.pullback(inputs, outputs, output_grads))
+
+
+def _R_op_from_pushforward(
+    self: Any, inputs: Sequence[Variable], eval_points: Sequence[Any]
+) -> list[Any]:
+    """``R_op`` of an Op that defines PyTensor 3's ``pushforward(inputs, outputs,
+    eval_points)``: the outputs are rebuilt, absent tangents are disconnected."""
+    from theon.graph.null_type import DisconnectedType, disconnected_type
+
+    outputs = self.make_node(*inputs).outputs
+    points = [disconnected_type() if e is None else e for e in eval_points]
+    res = self.pushforward(list(inputs), list(outputs), points)
+    return [
+        None if r is None or isinstance(getattr(r, "type", None), DisconnectedType) else r
+        for r in res
+    ]
 
 
 class LazyBranches(NamedTuple):

@@ -20,7 +20,14 @@ from typing import Any
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.traversal import io_toposort, orphans_between
 
-__all__ = ["clone", "clone_get_equiv", "clone_replace", "equal_computations", "graph_replace"]
+__all__ = [
+    "clone",
+    "clone_get_equiv",
+    "clone_replace",
+    "equal_computations",
+    "graph_replace",
+    "is_same_graph",
+]
 
 
 def clone_get_equiv(
@@ -184,3 +191,25 @@ def equal_computations(
         pairs[x] = y
         stack.extend(zip(nx.inputs, ny.inputs))
     return True
+
+
+def is_same_graph(
+    var1: Variable, var2: Variable, givens: Mapping[Variable, Variable] | None = None
+) -> bool:
+    """Whether ``var1`` and ``var2`` compute the same thing with the same graph
+    (Theano's ``gof.graph.is_same_graph``): ``x * (y * z)`` is not ``(x * y) * z``.
+
+    ``givens`` substitutes variables in both graphs before they are compared, like
+    the ``givens`` of ``theon.function``.
+
+    >>> from theon.scalar import add, float64
+    >>> x, y, z = float64("x"), float64("y"), float64("z")
+    >>> is_same_graph(add(x, y), add(x, y)), is_same_graph(add(x, y), add(x, z))
+    (True, False)
+    >>> is_same_graph(add(x, y), add(x, z), givens={z: y})
+    True
+    """
+    if givens:
+        pairs = dict(givens)
+        var1, var2 = clone_replace([var1, var2], pairs)
+    return equal_computations([var1], [var2])

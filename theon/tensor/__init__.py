@@ -122,16 +122,35 @@ _register_linker_backend("py", "theon.link.pyfunc.tensor")
 _register_scalar_conversion(TensorType, _as_scalar)  # noqa: F405
 
 
+# Names of higher layers that Theano kept in ``theano.tensor`` (``T.grad``): the layer that
+# owns each registers it here when it is imported (theon.gradient does, and ``import theon``
+# imports it), so this module never imports a layer above its own.
+_PROVIDED: dict[str, _Any] = {}
+
+
+# Theano's ``T.nnet``, ``T.shared_randomstreams``: submodules reachable as attributes
+_LAZY_MODULES = frozenset({"random", "nnet", "shared_randomstreams", "signal"})
+
+
+def provide(name: str, value: _Any) -> None:
+    """Make ``value`` reachable as ``theon.tensor.<name>`` (for a higher layer's names).
+
+    >>> import theon, theon.tensor as tt
+    >>> tt.grad is theon.grad
+    True
+    """
+    _PROVIDED[name] = value
+
+
 def __getattr__(name: str) -> _Any:
-    """``theon.tensor.random`` and ``theon.tensor.nnet`` are imported on first use."""
-    if name == "random":
-        import theon.tensor.random as random_module
+    """The submodules in ``_LAZY_MODULES`` are imported on first use (they are not needed
+    to build tensors); the names registered with :func:`provide` are looked up here."""
+    if name in _LAZY_MODULES:
+        import importlib
 
-        return random_module
-    if name == "nnet":
-        import theon.tensor.nnet as nnet_module
-
-        return nnet_module
+        return importlib.import_module(f"theon.tensor.{name}")
+    if name in _PROVIDED:
+        return _PROVIDED[name]
     raise AttributeError(f"module 'theon.tensor' has no attribute {name!r}")
 
 

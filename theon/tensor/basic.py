@@ -493,3 +493,17 @@ def get_scalar_constant_value(v: Any, elemwise: bool = True) -> np.ndarray:
             return inner.astype(v.type.dtype)  # type: ignore[attr-defined, no-any-return]
         break
     raise NotScalarConstantError(f"{v} is not a constant scalar")
+
+
+# PyTensor keeps these in ``pytensor.tensor.basic``; theon defines them in
+# theon.tensor.extra_ops (which imports this module), so they are looked up on first use.
+_IN_EXTRA_OPS = frozenset({"choose", "diag", "diagonal"})
+
+
+def __getattr__(name: str) -> Any:
+    """``theon.tensor.basic.diag`` and the other names PyTensor keeps in its basic module."""
+    if name in _IN_EXTRA_OPS:
+        from theon.tensor import extra_ops
+
+        return getattr(extra_ops, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

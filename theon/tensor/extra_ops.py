@@ -20,18 +20,22 @@ from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
 from theon.tensor.basic import as_tensor_variable, cast
-from theon.tensor.type import TensorType, tensor_type
+from theon.tensor.type import TensorType, integer_dtypes, tensor_type
 
 __all__ = [
     "CumOp",
     "Nonzero",
     "Repeat",
+    "choose",
     "cumprod",
     "cumsum",
+    "diag",
+    "diagonal",
     "diff",
     "flatnonzero",
     "nonzero",
     "repeat",
+    "to_one_hot",
 ]
 
 
@@ -333,14 +337,139 @@ class Nonzero(Op):
         return [[False] * len(node.outputs)]
 
 
-def nonzero(x: Any) -> tuple[Variable, ...]:
-    """Indices of the non-zero elements, one vector per dimension, like ``numpy.nonzero``.
+def nonzero(x: Any, return_matrix: bool = False) -> Any:
+    """Indices of the non-zero elements, one vector per dimension, like ``numpy.nonzero``;
+    with Theano's ``return_matrix=True``, one int64 matrix whose row ``d`` holds the
+    indices along dimension ``d``.
 
     >>> import theon.tensor as tt
     >>> len(nonzero(tt.dmatrix("m")))
     2
+    >>> v = tt.dvector("v")
+    >>> nonzero(v, return_matrix=True).eval({v: [0.0, 2.0, 3.0]})
+    array([[1, 2]])
     """
-    return tuple(Nonzero()(x, return_list=True))
+    parts = tuple(Nonzero()(x, return_list=True))
+    if not return_matrix:
+        return parts
+    from theon.tensor.joining import stack
+
+    return stack(list(parts))
+
+
+def to_one_hot(y: Any, nb_class: Any, dtype: Any = None) -> Variable:
+    """One row per entry of the integer vector ``y``, with a 1 in column ``y[i]`` of
+    ``nb_class`` columns (Theano's ``extra_ops.to_one_hot``; ``dtype`` defaults to floatX).
+
+    >>> import theon.tensor as tt
+    >>> y = tt.ivector("y")
+    >>> to_one_hot(y, 3).eval({y: [2, 0]})
+    array([[0., 0., 1.],
+           [1., 0., 0.]])
+    """
+    from theon.config import config
+    from theon.tensor.creation import arange
+    from theon.tensor.math import eq
+
+    y = as_tensor_variable(y)
+    if y.type.ndim != 1 or y.type.dtype not in integer_dtypes:
+        raise TypeError(f"to_one_hot: y must be an integer vector, got {describe(y)}")
+    return cast(eq(y[:, None], arange(nb_class)[None, :]), dtype or config.floatX)
+
+
+def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variable:
+    """The diagonal ``offset`` of the 2-d slices along ``axis1`` and ``axis2``, as a
+    new last axis, like ``numpy.diagonal`` (a copy, not a view).
+
+    >>> import numpy as np, theon.tensor as tt
+    >>> m = tt.dmatrix("m")
+    >>> diagonal(m, 1).eval({m: np.arange(9.0).reshape(3, 3)})
+    array([1., 5.])
+    """
+    from theon.tensor.creation import arange
+    from theon.tensor.math import maximum, minimum
+    from theon.tensor.reduction import normalize_axis
+    from theon.tensor.reshaping import transpose
+
+    a = as_tensor_variable(a)
+    nd = a.type.ndim
+    if nd < 2:
+        raise ValueError(f"diagonal: needs at least 2 dimensions, got {describe(a)}")
+    (ax1,) = normalize_axis(axis1, nd, "axis1") or (0,)
+    (ax2,) = normalize_axis(axis2, nd, "axis2") or (1,)
+    if ax1 == ax2:
+        raise ValueError(f"diagonal: axis1 and axis2 are both {ax1}")
+    k = int(offset)
+    rest = [d for d in range(nd) if d not in (ax1, ax2)]
+    a = transpose(a, (*rest, ax1, ax2))
+    n1, n2 = a.shape[-2], a.shape[-1]
+    n = maximum(minimum(n1 + min(k, 0), n2 - max(k, 0)), 0)
+    i = arange(n)
+    return a[..., i - min(k, 0), i + max(k, 0)]  # type: ignore[no-any-return]
+
+
+def diag(v: Any, k: int = 0) -> Variable:
+    """The diagonal ``k`` of a matrix, or a square matrix with the vector ``v`` on
+    diagonal ``k``, like ``numpy.diag``.
+
+    >>> import theon.tensor as tt
+    >>> v = tt.dvector("v")
+    >>> diag(v).eval({v: [1.0, 2.0]})
+    array([[1., 0.],
+           [0., 2.]])
+    """
+    from theon.tensor.creation import arange, zeros
+    from theon.tensor.subtensor import set_subtensor
+
+    v = as_tensor_variable(v)
+    if v.type.ndim == 2:
+        return diagonal(v, k)
+    if v.type.ndim != 1:
+        raise ValueError(f"diag: input must be 1-d or 2-d, got {describe(v)}")
+    k = int(k)
+    n = v.shape[0]
+    size = n + abs(k)
+    i = arange(n)
+    out = zeros((size, size), dtype=v.type.dtype)
+    return set_subtensor(out[i - min(k, 0), i + max(k, 0)], v)
+
+
+def choose(a: Any, choices: Any, mode: str = "raise") -> Variable:
+    """``choices[a[i]][i]`` for every position ``i`` (all broadcast together), like
+    ``numpy.choose``; ``mode`` ``'raise'``, ``'wrap'`` or ``'clip'`` handles indices out
+    of ``range(len(choices))``.
+
+    >>> import theon.tensor as tt
+    >>> a = tt.ivector("a")
+    >>> choose(a, [[1.0, 2.0], [10.0, 20.0]]).eval({a: [1, 0]})
+    array([10.,  2.])
+    """
+    from theon.tensor.joining import stack
+    from theon.tensor.math import clip, mod, zeros_like
+    from theon.tensor.sort import take_along_axis
+
+    a = as_tensor_variable(a)
+    if a.type.dtype not in integer_dtypes:
+        raise TypeError(f"choose: the index array must be integers, got {describe(a)}")
+    if isinstance(choices, Variable):
+        c = as_tensor_variable(choices)
+    else:
+        c = stack([as_tensor_variable(ch) for ch in choices])
+    if c.type.ndim < 1:
+        raise ValueError("choose: choices must be a sequence of arrays")
+    n = c.shape[0]
+    if mode == "wrap":
+        a = mod(a, n)
+    elif mode == "clip":
+        a = clip(a, 0, n - 1)
+    elif mode != "raise":
+        raise ValueError(f"choose: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    nd = max(a.type.ndim, c.type.ndim - 1)
+    c = c[(slice(None),) + (None,) * (nd - (c.type.ndim - 1))]
+    a = a[(None,) * (nd - a.type.ndim)]
+    cb = c + zeros_like(a, dtype=c.type.dtype)[None]  # both broadcast to one shape
+    ab = a + zeros_like(cb[0], dtype=a.type.dtype)
+    return take_along_axis(cb, ab[None], 0)[0]  # type: ignore[no-any-return]
 
 
 def flatnonzero(x: Any) -> Variable:

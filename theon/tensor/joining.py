@@ -8,7 +8,7 @@ array([1., 2., 1., 2.])
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -165,13 +165,29 @@ def concatenate(tensor_list: Sequence[Any], axis: Any = 0) -> Variable:
     return join(axis, *tensor_list)
 
 
-def stack(tensors: Sequence[Any], axis: int = 0) -> Variable:
-    """Join tensors of one shape along a new axis.
+def stack(*tensors: Any, axis: int = 0) -> Variable:
+    """Join tensors of one shape along a new axis: ``stack([a, b], axis)``, or
+    Theano's ``stack(a, b, c)`` with the tensors as separate arguments.
 
     >>> import theon.tensor as tt
     >>> stack([tt.dvector("a"), tt.dvector("b")], axis=1).type.ndim
     2
+    >>> a, b = tt.dscalars("ab")
+    >>> stack(a, b).eval({a: 1.0, b: 2.0})
+    array([1., 2.])
     """
+    first = tensors[0] if tensors else None
+    if (
+        first is not None
+        and (
+            isinstance(first, (list, tuple, Iterator))
+            or isinstance(first, np.ndarray) and first.ndim > 0
+        )
+        and (len(tensors) == 1 or len(tensors) == 2 and isinstance(tensors[1], (int, np.integer)))
+    ):
+        if len(tensors) == 2:  # stack([a, b], 1)
+            axis = int(tensors[1])
+        tensors = tuple(first)
     ts = [as_tensor_variable(t) for t in tensors]
     if not ts:
         raise ValueError("stack: need at least one tensor to stack")

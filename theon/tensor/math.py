@@ -116,7 +116,7 @@ globals().update(_ELEMWISE)
         "or_", "sub", "true_div",
     )
 )
-reciprocal = _ew(ts.reciprocal, "Reciprocal ``1 / x``.", "reciprocal")
+reciprocal = inv = _ew(ts.reciprocal, "Reciprocal ``1 / x`` (Theano's ``inv``).", "reciprocal")
 round_half_to_even = _ew(ts.round_half_to_even, "Round half to even.", "rint")
 switch = _ew(ts.switch, "``x`` where ``cond`` is true, else ``y``.", "where")
 polygamma = _ew(ts.polygamma, "Polygamma function ``psi^(n)(x)`` (``polygamma(n, x)``).", None)
@@ -127,6 +127,8 @@ __all__ = [
     "isclose", "logsumexp", "matmul", "max", "mean", "min", "ones_like", "outer", "polygamma",
     "prod", "rad2deg", "reciprocal", "round", "round_half_to_even", "second", "std", "sum",
     "switch", "tensordot", "var", "where", "zeros_like",
+    # the spellings of Theano and PyTensor (theon.tensor.math below)
+    "inv", "matvec", "max_and_argmax", "median", "nan_to_num", "vecdot", "vecmat",
 ]
 __all__ = sorted([*__all__, *_ELEMWISE])
 
@@ -311,6 +313,140 @@ def outer(a: Any, b: Any) -> Variable:
     >>> y = outer(tt.dvector("a"), tt.dvector("b"))
     """
     return blas.outer(a, b)
+
+
+# Theano's and PyTensor's other names -----------------------------------------------------------
+def max_and_argmax(x: Any, axis: Any = None, keepdims: bool = False) -> list[Variable]:
+    """``[max(x, axis), argmax(x, axis)]``, Theano's pair (the argmax of the flattened
+    array when ``axis`` is None).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> m, i = max_and_argmax(x, axis=1)
+    >>> i.eval({x: [[1.0, 3.0], [4.0, 2.0]]})
+    array([1, 0])
+    """
+    x = as_tensor_variable(x)
+    return [max(x, axis=axis, keepdims=keepdims), argmax(x, axis=axis, keepdims=keepdims)]
+
+
+def matvec(x1: Any, x2: Any, dtype: Any = None) -> Variable:
+    """Matrix-vector product over the last two axes of ``x1`` and the last of ``x2``,
+    the others broadcast as batch axes, like ``numpy.matvec`` (NumPy 2.2).
+
+    >>> import numpy as np, theon.tensor as tt
+    >>> A, v = tt.dmatrix("A"), tt.dvector("v")
+    >>> matvec(A, v).eval({A: np.eye(2) * 2, v: [1.0, 3.0]})
+    array([2., 6.])
+    """
+    a, b = as_tensor_variable(x1), as_tensor_variable(x2)
+    if a.type.ndim < 2 or b.type.ndim < 1:
+        raise ValueError(
+            f"matvec: the first input needs at least 2 dims and the second at least 1, "
+            f"got {a.type.ndim} and {b.type.ndim}"
+        )
+    out = matmul(a, b[..., None])[..., 0]
+    return cast(out, dtype) if dtype is not None else out
+
+
+def vecmat(x1: Any, x2: Any, dtype: Any = None) -> Variable:
+    """Vector-matrix product ``x1 @ x2`` over the last axis of ``x1`` and the last two
+    of ``x2`` (batched; ``x1`` is conjugated), like ``numpy.vecmat`` (NumPy 2.2).
+
+    >>> import numpy as np, theon.tensor as tt
+    >>> v, A = tt.dvector("v"), tt.dmatrix("A")
+    >>> vecmat(v, A).eval({v: [1.0, 3.0], A: [[1.0, 2.0], [3.0, 4.0]]})
+    array([10., 14.])
+    """
+    a, b = as_tensor_variable(x1), as_tensor_variable(x2)
+    if a.type.ndim < 1 or b.type.ndim < 2:
+        raise ValueError(
+            f"vecmat: the first input needs at least 1 dim and the second at least 2, "
+            f"got {a.type.ndim} and {b.type.ndim}"
+        )
+    if a.type.dtype.startswith("complex"):
+        a = _ELEMWISE["conj"](a)
+    out = matmul(a[..., None, :], b)[..., 0, :]
+    return cast(out, dtype) if dtype is not None else out
+
+
+def vecdot(x1: Any, x2: Any, axis: int = -1, dtype: Any = None) -> Variable:
+    """Dot product of vectors along ``axis`` (``x1`` conjugated), the other axes
+    broadcast, like ``numpy.vecdot``.
+
+    >>> import numpy as np, theon.tensor as tt
+    >>> a, b = tt.dmatrix("a"), tt.dvector("b")
+    >>> vecdot(a, b).eval({a: [[1.0, 2.0], [3.0, 4.0]], b: [1.0, 1.0]})
+    array([3., 7.])
+    """
+    a, b = as_tensor_variable(x1), as_tensor_variable(x2)
+    if a.type.dtype.startswith("complex"):
+        a = _ELEMWISE["conj"](a)
+    out = sum(mul(a, b), axis=axis)
+    return cast(out, dtype) if dtype is not None else out
+
+
+def median(x: Any, axis: Any = None) -> Variable:
+    """Median over ``axis`` (an int, a tuple of ints, or None for all), like
+    ``numpy.median``: the mean of the two middle values for an even count.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> median(x, axis=1).eval({x: [[3.0, 1.0, 2.0], [4.0, 1.0, 9.0]]})
+    array([2., 4.])
+    >>> median(x).eval({x: [[3.0, 1.0], [2.0, 8.0]]})
+    array(2.5)
+    """
+    from theon.tensor.reduction import normalize_axis
+    from theon.tensor.reshaping import reshape, transpose
+    from theon.tensor.sort import sort
+    from theon.tensor.subtensor import take
+
+    x = as_tensor_variable(x)
+    nd = x.type.ndim
+    axes = normalize_axis(axis, nd)
+    if axes is None:
+        axes = tuple(range(nd))
+    keep = [d for d in range(nd) if d not in axes]
+    if len(axes) != 1 or axes[0] != nd - 1:  # the reduced axes, flattened, last
+        x = transpose(x, (*keep, *axes))
+        shape = x.shape
+        x = reshape(x, [shape[i] for i in range(len(keep))] + [-1], ndim=len(keep) + 1)
+    s = sort(x, axis=-1)
+    n = s.shape[-1]
+    lo = take(s, (n - 1) // 2, axis=-1)
+    hi = take(s, n // 2, axis=-1)
+    out = true_div(add(lo, hi), 2)
+    if x.type.dtype in ("float16", "float32"):
+        out = cast(out, x.type.dtype)
+    return out
+
+
+def nan_to_num(x: Any, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Variable:
+    """``x`` with NaN replaced by ``nan`` and infinities by ``posinf``/``neginf`` (the
+    largest finite values of the dtype by default), like ``numpy.nan_to_num``.
+
+    >>> import numpy as np, theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> nan_to_num(x, posinf=9.0).eval({x: [np.nan, np.inf, 1.0]})
+    array([0., 9., 1.])
+    """
+    x = as_tensor_variable(x)
+    dt = x.type.dtype
+    if not (dt.startswith("float") or dt.startswith("complex")):
+        return x
+    if dt.startswith("complex"):
+        re = nan_to_num(_ELEMWISE["real"](x), nan, posinf, neginf)
+        im = nan_to_num(_ELEMWISE["imag"](x), nan, posinf, neginf)
+        return add(cast(re, dt), mul(cast(im, dt), constant(1j, dtype=dt)))
+    info = np.finfo(dt)
+    hi = constant(info.max if posinf is None else posinf, dtype=dt)
+    lo = constant(info.min if neginf is None else neginf, dtype=dt)
+    isinf = _ELEMWISE["isinf"]
+    out = switch(isnan(x), constant(nan, dtype=dt), x)
+    out = switch(and_(isinf(x), _ELEMWISE["gt"](x, 0)), hi, out)
+    return switch(and_(isinf(x), _ELEMWISE["lt"](x, 0)), lo, out)
 
 
 # NumPy ufuncs applied to tensor variables (np.exp(x)) dispatch here ----------------------------

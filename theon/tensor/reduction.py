@@ -30,9 +30,9 @@ from theon.tensor.elemwise import (
     _cast_like,
     _sum_dtype,
     fill_like,
-    normalize_axis,
 )
 from theon.tensor.elemwise import _restore_axes as _keepdims  # put reduced axes back as 1s
+from theon.tensor.elemwise import normalize_axis as _normalize_axis
 from theon.tensor.type import TensorType, discrete_dtypes, float_dtypes, tensor_type
 
 __all__ = [
@@ -361,6 +361,18 @@ class Argmax(Op):
         return [None]
 
 
+def normalize_axis(axis: AnyT, ndim: int, what: str = "axis") -> tuple[int, ...] | None:
+    """``axis`` as a sorted tuple of non-negative ints (None: all axes); an integer
+    NumPy array (``axis=np.array(1)``, ``axis=np.array([0, 1])``) counts as the ints.
+
+    >>> normalize_axis(np.array(-1), 2), normalize_axis(np.array([1, 0]), 3)
+    ((1,), (0, 1))
+    """
+    if isinstance(axis, np.ndarray) and axis.dtype.kind in "iu" and axis.ndim <= 1:
+        axis = int(axis) if axis.ndim == 0 else tuple(int(a) for a in axis)
+    return _normalize_axis(axis, ndim, what)
+
+
 # functions --------------------------------------------------------------------------------
 def _reduce(op_cls: AnyT, x: AnyT, axis: AnyT, keepdims: bool, **kw: AnyT) -> Variable:
     x = as_tensor_variable(x)
@@ -553,8 +565,14 @@ def mean(x: AnyT, axis: AnyT = None, dtype: AnyT = None, keepdims: bool = False)
     return _keepdims(out, x.type.ndim, axes) if keepdims else out
 
 
-def _variance(x: AnyT, axis: AnyT, ddof: int) -> tuple[Variable, str, AnyT]:
-    """(the variance in the accumulator's real dtype, numpy.var's result dtype, the axes)."""
+def _variance(
+    x: AnyT, axis: AnyT, ddof: int, corrected: bool = False
+) -> tuple[Variable, str, AnyT]:
+    """(the variance in the accumulator's real dtype, numpy.var's result dtype, the axes).
+
+    ``corrected`` uses the corrected two-pass algorithm (Chan, Golub and LeVeque): the
+    sum of the deviations, zero in exact arithmetic, corrects the rounding of the mean.
+    """
     m = _m()
     x = as_tensor_variable(x)
     nd = x.type.ndim
@@ -569,27 +587,42 @@ def _variance(x: AnyT, axis: AnyT, ddof: int) -> tuple[Variable, str, AnyT]:
         sq = m.real(m.mul(d, m.conj(d)))
     else:
         sq = m.sqr(d)
+    total = Sum(axes)(sq)
+    if corrected:
+        dsum = Sum(axes)(d)
+        if acc.startswith("complex"):
+            dsq = m.real(m.mul(dsum, m.conj(dsum)))
+        else:
+            dsq = m.sqr(dsum)
+        total = m.sub(total, _divide_by_count(dsq, _count(x, axes)))
     n = _count(x, axes)
     n = n - ddof if isinstance(n, int) else m.sub(n, ddof)
     real_res = {"complex64": "float32", "complex128": "float64"}.get(res, res)
-    return _divide_by_count(Sum(axes)(sq), n), real_res, axes
+    return _divide_by_count(total, n), real_res, axes
 
 
-def var(x: AnyT, axis: AnyT = None, ddof: int = 0, keepdims: bool = False) -> Variable:
+def var(
+    x: AnyT, axis: AnyT = None, ddof: int = 0, keepdims: bool = False, corrected: bool = False
+) -> Variable:
     """Variance over ``axis`` with ``ddof`` delta degrees of freedom, like ``numpy.var``
     (float32 and complex64 accumulate in double precision, as in :func:`mean`).
+
+    ``corrected=True`` (PyTensor's flag) computes the same value with the corrected
+    two-pass algorithm, which loses less precision when the mean is large.
 
     >>> import theon.tensor as tt
     >>> x = tt.dvector("x")
     >>> var(x).eval({x: [1.0, 2.0, 3.0, 4.0]})
     array(1.25)
     """
-    v, res, axes = _variance(x, axis, ddof)
+    v, res, axes = _variance(x, axis, ddof, corrected)
     out = cast(v, res)
     return _keepdims(out, as_tensor_variable(x).type.ndim, axes) if keepdims else out
 
 
-def std(x: AnyT, axis: AnyT = None, ddof: int = 0, keepdims: bool = False) -> Variable:
+def std(
+    x: AnyT, axis: AnyT = None, ddof: int = 0, keepdims: bool = False, corrected: bool = False
+) -> Variable:
     """Standard deviation over ``axis``, like ``numpy.std`` (the square root is taken
     before the cast to the result dtype, so a float16 variance beyond float16's range
     still gives the right deviation).
@@ -599,7 +632,7 @@ def std(x: AnyT, axis: AnyT = None, ddof: int = 0, keepdims: bool = False) -> Va
     >>> std(x, ddof=1).eval({x: [1.0, 3.0]})
     array(1.41421356)
     """
-    v, res, axes = _variance(x, axis, ddof)
+    v, res, axes = _variance(x, axis, ddof, corrected)
     out = cast(_m().sqrt(v), res)
     return _keepdims(out, as_tensor_variable(x).type.ndim, axes) if keepdims else out
 

@@ -31,12 +31,16 @@ __all__ = [
     "Shape",
     "Shape_i",
     "SpecifyShape",
+    "Unbroadcast",
+    "addbroadcast",
     "make_vector",
     "shape",
     "shape_i",
     "shape_tuple",
     "specify_broadcastable",
     "specify_shape",
+    "patternbroadcast",
+    "unbroadcast",
 ]
 
 _INT64 = TensorType("int64", shape=())
@@ -495,6 +499,88 @@ def specify_broadcastable(x: Any, *axes: int) -> Variable:
         return x
     ax = normalize_axes(axes, x.type.ndim)
     return specify_shape(x, [1 if d in ax else None for d in range(x.type.ndim)])
+
+
+def addbroadcast(x: Any, *axes: int) -> Variable:
+    """Theano's name of :func:`specify_broadcastable`: the ``axes`` have length 1.
+
+    >>> import theon.tensor as tt
+    >>> tt.addbroadcast(tt.dmatrix("x"), 1).broadcastable
+    (False, True)
+    """
+    return specify_broadcastable(x, *axes)
+
+
+class Unbroadcast(Op):
+    """The input with the static length 1 of some axes forgotten (a view, no check).
+
+    Theano's ``Rebroadcast`` with ``False`` flags: the output may no longer be
+    broadcast along those axes by the type's rules.
+    """
+
+    __props__ = ("axes",)
+    view_map = {0: [0]}
+
+    def __init__(self, axes: Sequence[int]) -> None:
+        self.axes = tuple(sorted({int(a) for a in axes}))
+
+    def make_node(self, x: Any) -> Apply:
+        x = as_tensor_variable(x)
+        nd = x.type.ndim
+        if any(a < 0 or a >= nd for a in self.axes):
+            raise ValueError(f"unbroadcast: axes {self.axes} out of range for {describe(x)}")
+        shape = tuple(
+            None if d in self.axes and s == 1 else s for d, s in enumerate(x.type.shape)
+        )
+        return Apply(self, [x], [TensorType(x.type.dtype, shape=shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        output_storage[0][0] = inputs[0]
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Any]) -> list[tuple[Any, ...]]:
+        return [tuple(input_shapes[0])]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        g = as_tensor_variable(output_grads[0])
+        if g.type.shape == inputs[0].type.shape:
+            return [g]
+        return [specify_shape(g, inputs[0].type.shape)]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        return [None if eval_points[0] is None else self(eval_points[0])]
+
+
+def unbroadcast(x: Any, *axes: int) -> Variable:
+    """``x`` with the given axes no longer statically of length 1 (Theano's spelling).
+
+    >>> import theon.tensor as tt
+    >>> tt.unbroadcast(tt.row("r"), 0).broadcastable
+    (False, False)
+    """
+    x = as_tensor_variable(x)
+    ax = normalize_axes(axes, x.type.ndim) if axes else ()
+    if not any(x.type.shape[a] == 1 for a in ax):
+        return x
+    return Unbroadcast(ax)(x)  # type: ignore[no-any-return]
+
+
+def patternbroadcast(x: Any, broadcastable: Sequence[bool]) -> Variable:
+    """``x`` with the broadcastable pattern ``broadcastable`` (Theano's spelling): a
+    True axis has length 1 (checked at run time), a False one is free.
+
+    >>> import theon.tensor as tt
+    >>> tt.patternbroadcast(tt.row("r"), (False, True)).broadcastable
+    (False, True)
+    """
+    x = as_tensor_variable(x)
+    pattern = tuple(bool(b) for b in broadcastable)
+    if len(pattern) != x.type.ndim:
+        raise ValueError(
+            f"patternbroadcast: pattern {pattern} has {len(pattern)} entries, "
+            f"{describe(x)} has {x.type.ndim} dimensions"
+        )
+    x = unbroadcast(x, *[d for d, b in enumerate(pattern) if not b])
+    return specify_broadcastable(x, *[d for d, b in enumerate(pattern) if b])
 
 
 # moved to theon.tensor.reshaping; importable from here (lazily: reshaping imports this module)

@@ -469,6 +469,9 @@ def _slice_part(p: Any) -> Any:
 def _parse(x: Variable, idx: Any) -> list[tuple[Any, ...]]:
     """Index entries as ``("new",)``, ``("int", v)``, ``("slice", a, b, c)``, ``("arr", var)``,
     with the Ellipsis expanded."""
+    if isinstance(idx, list) and any(e is None or e is Ellipsis or isinstance(e, slice)
+                                     for e in idx):
+        idx = tuple(idx)  # old NumPy: a list holding slices is a tuple (x[[slice(None), 0]])
     if not isinstance(idx, tuple):
         idx = (idx,)
     raw: list[tuple[Any, ...]] = []
@@ -588,14 +591,22 @@ def getitem(x: Any, idx: Any) -> Variable:
     return _dimshuffle(out, new_order)
 
 
-def take(a: Any, indices: Any, axis: int | None = None) -> Variable:
+def take(a: Any, indices: Any, axis: int | None = None, mode: str = "raise") -> Variable:
     """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` when None).
+
+    ``mode`` is ``numpy.take``'s: ``'raise'`` (an index out of range is an error; negative
+    indices count from the end), ``'wrap'`` (indices modulo the length) or ``'clip'``
+    (indices clipped to ``[0, length - 1]``).
 
     >>> import theon.tensor as tt
     >>> a = tt.dvector("a")
     >>> take(a, [2, 0]).eval({a: [1.0, 2.0, 3.0]})
     array([3., 1.])
+    >>> take(a, [4, -1], mode="clip").eval({a: [1.0, 2.0, 3.0]})
+    array([3., 1.])
     """
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
     from theon.tensor.reshaping import flatten
     from theon.tensor.shape import normalize_axis
 
@@ -608,6 +619,11 @@ def take(a: Any, indices: Any, axis: int | None = None) -> Variable:
         indices = _index_var(indices)
     if isinstance(indices, Variable) and indices.type.dtype == "bool":
         raise IndexError(f"take: indices must be integers, got {describe(indices)}")
+    if mode != "raise":
+        from theon.tensor.math import clip, mod
+
+        n = a.shape[ax]
+        indices = mod(indices, n) if mode == "wrap" else clip(indices, 0, n - 1)
     return getitem(a, (slice(None),) * ax + (indices,))
 
 

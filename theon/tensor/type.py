@@ -105,10 +105,8 @@ def _normalize_shape(shape: Any, broadcastable: Any) -> ShapeT:
         if s is None:
             out.append(None)
         elif isinstance(s, (bool, np.bool_)):
-            raise TypeError(
-                f"TensorType shape entries are ints or None, got the boolean {s!r} "
-                "(use broadcastable= for True/False flags)"
-            )
+            # Theano's positional broadcastable pattern: True is a length-1 dimension
+            out.append(1 if s else None)
         elif isinstance(s, (int, np.integer)) and s >= 0:
             out.append(int(s))
         else:
@@ -548,9 +546,34 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
         """A new TensorVariable of this type."""
         return TensorVariable(self, None, None, name)
 
-    def __call__(self, name: str | None = None) -> TensorVariable:  # type: ignore[override]
-        """A new TensorVariable of this type (the seeds' ``dmatrix('x')``)."""
-        return TensorVariable(self, None, None, name)
+    def __call__(  # type: ignore[override]
+        self, name: str | None = None, shape: Sequence[int | None] | None = None
+    ) -> TensorVariable:
+        """A new TensorVariable of this type (the seeds' ``dmatrix('x')``).
+
+        ``shape`` refines the static shape: ``dmatrix('A', shape=(5, 5))`` is a 5x5
+        float64 matrix; a ``None`` entry keeps this type's entry.
+
+        >>> dmatrix("A", shape=(5, None)).type
+        TensorType(float64, shape=(5, None))
+        """
+        if shape is None:
+            return TensorVariable(self, None, None, name)
+        return TensorVariable(self._refined(tuple(shape)), None, None, name)
+
+    def _refined(self, shape: tuple[Any, ...]) -> TensorType:
+        """This type with the static ``shape`` entries given (``None`` keeps an entry)."""
+        if len(shape) != self.ndim:
+            raise ValueError(
+                f"shape {shape} has {len(shape)} entries but {self} has {self.ndim} dimensions"
+            )
+        new = _normalize_shape(shape, None)
+        out: list[int | None] = []
+        for mine, given in zip(self.shape, new):
+            if mine is not None and given is not None and mine != given:
+                raise ValueError(f"shape {shape} does not agree with the static shape of {self}")
+            out.append(mine if given is None else given)
+        return type(self)(self.dtype, tuple(out))
 
 
 _TENSOR_TYPE_INIT = TensorType.__init__  # (see _TensorTypeMeta)
@@ -576,8 +599,12 @@ def _multi(make: Callable[[str | None], TensorVariable], what: str) -> Callable[
     def many(*names: Any) -> Any:
         if len(names) == 1 and isinstance(names[0], int):
             return [make(None) for _ in range(names[0])]
-        if len(names) == 1 and isinstance(names[0], str) and ("," in names[0] or " " in names[0]):
-            names = tuple(n for n in names[0].replace(",", " ").split() if n)
+        if len(names) == 1 and isinstance(names[0], str):
+            text = names[0]
+            if "," in text or " " in text:
+                names = tuple(n for n in text.replace(",", " ").split() if n)
+            else:  # Theano's spelling: one letter per variable, ``dmatrices('xy')``
+                names = tuple(text)
         if len(names) == 1:
             return make(names[0])
         return [make(n) for n in names]
@@ -585,14 +612,32 @@ def _multi(make: Callable[[str | None], TensorVariable], what: str) -> Callable[
     plural = what[:-1] + "ces" if what.endswith("matrix") else what + "s"
     many.__name__ = many.__qualname__ = plural
     many.__doc__ = (
-        f"Several {what} variables: ``{plural}('x', 'y')``, ``{plural}('x y')`` or "
+        f"Several {what} variables: ``{plural}('x', 'y')``, ``{plural}('x y')``, "
+        f"``{plural}('xy')`` (one letter per variable, as in Theano) or "
         f"``{plural}(n)`` (n unnamed).\n\n"
-        f">>> x, y = {plural}('x', 'y')\n>>> y.name, y.type == {what}().type\n('y', True)\n"
+        f">>> x, y = {plural}('xy')\n>>> y.name, y.type == {what}().type\n('y', True)\n"
     )
     return many
 
 
+def _looks_like_dtype(x: Any) -> bool:
+    """Whether ``x`` names a dtype (``"float64"``, ``"floatX"``, ``np.int32``), not a
+    variable name: single letters (``"x"``, but also NumPy's codes ``"f"``, ``"d"``) are names."""
+    if not isinstance(x, str):
+        return x is not None
+    if x == "floatX":
+        return True
+    if len(x) < 2:
+        return False
+    try:
+        np.dtype(x)
+    except TypeError:
+        return False
+    return True
+
+
 def tensor(
+    *args: Any,
     dtype: Any = None,
     shape: Sequence[int | None] | None = None,
     name: str | None = None,
@@ -600,22 +645,44 @@ def tensor(
 ) -> TensorVariable:
     """A symbolic tensor of ``dtype`` (default ``config.floatX``) and static ``shape``.
 
+    Three spellings are accepted: theon's and Theano's ``tensor(dtype, shape, name)``
+    (a pattern of booleans for ``shape`` is Theano's broadcastable pattern) and
+    PyTensor's ``tensor(name, shape=..., dtype=...)``.  A first argument that names a
+    dtype (``"float64"``, ``"floatX"``, ``"int32"``) is the dtype, any other string
+    is the name.
+
     >>> x = tensor("int32", shape=(None, 3), name="x")
     >>> x.type
     TensorType(int32, shape=(None, 3))
+    >>> y = tensor("y", shape=(2, None), dtype="float32")
+    >>> y.name, y.type
+    ('y', TensorType(float32, shape=(2, None)))
+    >>> tensor("float64", (False, True)).type
+    TensorType(float64, shape=(None, 1))
     """
-    if isinstance(dtype, str) and name is None and shape is None and broadcastable is None:
-        try:
-            np.dtype(dtype)
-        except TypeError:
-            raise TypeError(
-                f"tensor({dtype!r}): the first argument is the dtype; "
-                "use tensor(dtype, shape=..., name=...)"
-            ) from None
+    if len(args) > 3:
+        raise TypeError(f"tensor() takes at most 3 positional arguments, got {len(args)}")
+    rest = list(args)
+    if rest and dtype is None and _looks_like_dtype(rest[0]):
+        dtype = rest.pop(0)
+    elif rest and isinstance(rest[0], str) and name is None:
+        name = rest.pop(0)
+    for value, what in zip(rest, ("shape", "name")):
+        if what == "shape":
+            if shape is not None or broadcastable is not None:
+                raise TypeError("tensor(): the shape is given twice")
+            shape = value
+        elif name is not None:
+            raise TypeError("tensor(): the name is given twice")
+        else:
+            name = value
     if dtype is None:
         dtype = "floatX"
     if shape is None and broadcastable is None:
-        raise TypeError("tensor() needs shape= (e.g. shape=(None, 3)) or broadcastable=")
+        raise TypeError(
+            "tensor() needs a shape, e.g. tensor('x', shape=(None, 3)) or "
+            "tensor('float64', shape=(None, 3))"
+        )
     return TensorType(dtype, shape=shape, broadcastable=broadcastable)(name)
 
 

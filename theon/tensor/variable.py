@@ -14,6 +14,7 @@ NumPy 2's "weak scalar" rules, so a float32 graph stays float32.
 from __future__ import annotations
 
 import importlib
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -39,6 +40,25 @@ def _m() -> Any:
     return _mod("math")
 
 
+def _no_out(out: Any, what: str) -> None:
+    """NumPy's functions (``np.sum(x)``) call the method with ``out=None``; an array for
+    ``out`` cannot hold a symbolic result."""
+    if out is not None:
+        raise TypeError(f"{what}: out= is not supported for symbolic variables")
+
+
+def _numpy_caller() -> str | None:
+    """The name of the NumPy Python function converting its arguments, if one is."""
+    frame = sys._getframe(2)  # the caller of __array__
+    name = None
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("numpy."):
+        name = frame.f_code.co_name
+        frame = frame.f_back  # type: ignore[assignment]
+    if name is not None and name.startswith("_"):  # a helper: report the public function
+        return name.lstrip("_") or None
+    return name
+
+
 def _axes_args(axes: tuple[Any, ...]) -> Any:
     """``transpose(1, 0)`` and ``transpose((1, 0))`` both give ``(1, 0)``; none gives None."""
     if len(axes) == 0:
@@ -62,7 +82,9 @@ class _tensor_py_operators:
     def __bool__(self) -> bool:
         raise TypeError(
             f"symbolic variable {self} has no truth value: it stands for an array computed "
-            "later; use theon.tensor.switch/where for conditions, or ifelse for control flow"
+            "later; choose elementwise with theon.tensor.switch(cond, a, b) (or "
+            "theon.tensor.where), or compute only one branch with "
+            "theon.ifelse.ifelse(cond, a, b)"
         )
 
     def __len__(self) -> int:
@@ -81,13 +103,24 @@ class _tensor_py_operators:
             return iter([self[i] for i in range(shape[0])])
         raise TypeError(
             f"symbolic variable {self} cannot be iterated: its length is not known while "
-            "building the graph; index it (x[i]) or use theon.scan"
+            "building the graph; index it (x[i]), or loop over it with "
+            "theon.scan(fn, sequences=x)"
         )
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        caller = _numpy_caller()
+        if caller is not None and self.type.ndim == 0 and dtype in (None, object):
+            # ``np.prod([x.shape[0], 3])``: a NumPy function turning a list into an array.
+            # As in Theano, a symbolic scalar becomes an object element, so the function
+            # computes with theon's operators and returns a symbolic result.
+            box = np.empty((), dtype=object)
+            box[()] = self
+            return box
+        where = f" by numpy.{caller}" if caller else ""
         raise TypeError(
-            f"symbolic variable {self} cannot be converted to a NumPy array; compile it with "
-            "theon.function or call .eval() to get its value"
+            f"symbolic variable {self} cannot be converted to a NumPy array{where}; use the "
+            "theon.tensor function of the same name, compile it with theon.function or "
+            "call .eval() to get its value"
         )
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -323,49 +356,61 @@ class _tensor_py_operators:
 
     # reductions ------------------------------------------------------------------------
     def sum(self, axis: Any = None, dtype: Any = None, keepdims: bool = False,
-            acc_dtype: Any = None) -> Any:
+            acc_dtype: Any = None, out: None = None) -> Any:
         """Sum over ``axis`` (all axes by default)."""
+        _no_out(out, "sum")
         return _m().sum(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
 
     def prod(self, axis: Any = None, dtype: Any = None, keepdims: bool = False,
-             acc_dtype: Any = None) -> Any:
+             acc_dtype: Any = None, out: None = None) -> Any:
         """Product over ``axis``."""
+        _no_out(out, "prod")
         return _m().prod(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
 
-    def mean(self, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+    def mean(self, axis: Any = None, dtype: Any = None, keepdims: bool = False,
+             out: None = None) -> Any:
         """Arithmetic mean over ``axis``."""
+        _no_out(out, "mean")
         return _m().mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
 
-    def var(self, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Any:
+    def var(self, axis: Any = None, ddof: int = 0, keepdims: bool = False,
+            corrected: bool = False) -> Any:
         """Variance over ``axis`` with ``ddof`` delta degrees of freedom."""
-        return _m().var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+        return _m().var(self, axis=axis, ddof=ddof, keepdims=keepdims, corrected=corrected)
 
-    def std(self, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Any:
+    def std(self, axis: Any = None, ddof: int = 0, keepdims: bool = False,
+            corrected: bool = False) -> Any:
         """Standard deviation over ``axis``."""
-        return _m().std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+        return _m().std(self, axis=axis, ddof=ddof, keepdims=keepdims, corrected=corrected)
 
-    def max(self, axis: Any = None, keepdims: bool = False) -> Any:
+    def max(self, axis: Any = None, keepdims: bool = False, out: None = None) -> Any:
         """Maximum over ``axis``."""
+        _no_out(out, "max")
         return _m().max(self, axis=axis, keepdims=keepdims)
 
-    def min(self, axis: Any = None, keepdims: bool = False) -> Any:
+    def min(self, axis: Any = None, keepdims: bool = False, out: None = None) -> Any:
         """Minimum over ``axis``."""
+        _no_out(out, "min")
         return _m().min(self, axis=axis, keepdims=keepdims)
 
-    def argmax(self, axis: Any = None, keepdims: bool = False) -> Any:
+    def argmax(self, axis: Any = None, keepdims: bool = False, out: None = None) -> Any:
         """Index of the maximum along ``axis``."""
+        _no_out(out, "argmax")
         return _m().argmax(self, axis=axis, keepdims=keepdims)
 
-    def argmin(self, axis: Any = None, keepdims: bool = False) -> Any:
+    def argmin(self, axis: Any = None, keepdims: bool = False, out: None = None) -> Any:
         """Index of the minimum along ``axis``."""
+        _no_out(out, "argmin")
         return _m().argmin(self, axis=axis, keepdims=keepdims)
 
-    def any(self, axis: Any = None, keepdims: bool = False) -> Any:
+    def any(self, axis: Any = None, keepdims: bool = False, out: None = None) -> Any:
         """Whether any element along ``axis`` is true."""
+        _no_out(out, "any")
         return _m().any(self, axis=axis, keepdims=keepdims)
 
-    def all(self, axis: Any = None, keepdims: bool = False) -> Any:
+    def all(self, axis: Any = None, keepdims: bool = False, out: None = None) -> Any:
         """Whether all elements along ``axis`` are true."""
+        _no_out(out, "all")
         return _m().all(self, axis=axis, keepdims=keepdims)
 
     # elementwise methods -----------------------------------------------------------------
@@ -397,9 +442,10 @@ class _tensor_py_operators:
         """Repeat elements, like ``numpy.repeat``."""
         return _mod("extra_ops").repeat(self, repeats, axis=axis)
 
-    def nonzero(self) -> Any:
-        """Indices of the non-zero elements, one vector per dimension."""
-        return _mod("extra_ops").nonzero(self)
+    def nonzero(self, return_matrix: bool = False) -> Any:
+        """Indices of the non-zero elements, one vector per dimension (or the rows of
+        one matrix, with Theano's ``return_matrix=True``)."""
+        return _mod("extra_ops").nonzero(self, return_matrix=return_matrix)
 
     def sort(self, axis: int = -1, kind: str = "quicksort") -> Any:
         """Sorted copy along ``axis``."""
@@ -409,9 +455,10 @@ class _tensor_py_operators:
         """Indices that sort along ``axis``."""
         return _mod("sort").argsort(self, axis=axis, kind=kind)
 
-    def take(self, indices: Any, axis: int | None = None) -> Any:
-        """Elements at ``indices`` along ``axis`` (flattened when None)."""
-        return _mod("subtensor").take(self, indices, axis=axis)
+    def take(self, indices: Any, axis: int | None = None, mode: str = "raise") -> Any:
+        """Elements at ``indices`` along ``axis`` (flattened when None); ``mode`` is
+        ``numpy.take``'s: ``'raise'``, ``'wrap'`` or ``'clip'``."""
+        return _mod("subtensor").take(self, indices, axis=axis, mode=mode)
 
 
 class TensorVariable(_tensor_py_operators, Variable):
