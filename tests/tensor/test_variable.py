@@ -108,11 +108,14 @@ def test_divmod() -> None:
 
 def test_python_protocol_errors() -> None:
     x = tt.dvector("x")
-    with pytest.raises(TypeError, match="truth value"):
-        bool(x)
+    assert bool(x) and x  # Theano's rule: ``if not input:`` tests for None
     with pytest.raises(TypeError, match="truth value"):
         if x > 0:
             pass
+    with pytest.raises(TypeError, match="truth value"):
+        bool(0 < x < 1)  # (0 < x) and (x < 1): the comparison's truth is unknown
+    with pytest.raises(TypeError, match="truth value"):
+        bool(tt.bvector("b").astype("bool"))
     with pytest.raises(TypeError, match="len"):
         len(x)
     with pytest.raises(TypeError, match="iterated"):

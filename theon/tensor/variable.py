@@ -80,6 +80,11 @@ class _tensor_py_operators:
 
     # Python protocol ------------------------------------------------------------
     def __bool__(self) -> bool:
+        """A variable is true (``if not input:`` tests for ``None``, as Theano code does),
+        except a boolean one: a comparison has no truth value before it is computed
+        (``if x > 0:``, ``a < b < c``), as in Theano and PyTensor."""
+        if self.type.dtype != "bool":
+            return True
         raise TypeError(
             f"symbolic variable {self} has no truth value: it stands for an array computed "
             "later; choose elementwise with theon.tensor.switch(cond, a, b) (or "
