@@ -123,11 +123,15 @@ _register_scalar_conversion(TensorType, _as_scalar)  # noqa: F405
 
 
 def __getattr__(name: str) -> _Any:
-    """``theon.tensor.random`` is imported on first use (it is not needed to build tensors)."""
+    """``theon.tensor.random``, ``nnet`` and ``signal`` are imported on first use."""
     if name == "random":
         import theon.tensor.random as random_module
 
         return random_module
+    if name in ("nnet", "signal"):
+        import importlib
+
+        return importlib.import_module(f"theon.tensor.{name}")
     raise AttributeError(f"module 'theon.tensor' has no attribute {name!r}")
 
 
