@@ -83,7 +83,7 @@ def test_pool_3d_matches_the_window_loop(i, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("i", [0, 1, 2, 3, 5, 7])
+@pytest.mark.parametrize("i", [0, 1, 2, 3, 4, 5, 7, 8])
 def test_pool_2d_verify_grad(i, mode):
     xv, kw = random_case(i)
     verify_grad(lambda a: pool.pool_2d(a, mode=mode, **kw), [xv], rng=np.random.default_rng(i))
@@ -121,6 +121,12 @@ def test_max_pool_gradient_goes_to_every_tied_max():
     xv = np.array([[1.0, 3.0, 0.0, 0.0], [3.0, 2.0, 0.0, 0.0]])
     g = theon.grad(pool.pool_2d(x, (2, 2), ignore_border=True).sum(), x)
     np.testing.assert_array_equal(run([x], g, xv), [[0, 1, 1, 1], [1, 0, 1, 1]])
+
+
+def test_overlapping_max_pool_windows_add_their_gradients():
+    x = tt.dmatrix("x")
+    g = theon.grad(pool.pool_2d(x, (1, 2), ignore_border=True, stride=(1, 1)).sum(), x)
+    np.testing.assert_array_equal(run([x], g, np.array([[1.0, 3.0, 3.0]])), [[0, 2, 1]])
 
 
 def test_max_pool_ignores_the_padding_even_for_negative_inputs():

@@ -259,11 +259,38 @@ class MaxPoolGrad(PoolGrad):
         if maxout.shape != gz.shape or tuple(maxout.shape[maxout.ndim - self.ndim :]) != out:
             raise ValueError(f"{type(self).__name__}: the pooled output {maxout.shape} and its "
                              f"gradient {gz.shape} do not fit the input {x.shape}")
+        gz = np.asarray(gz, dtype=dtype)
+        if self.stride == self.ws and not any(self.pad) and self.ignore_border:
+            output_storage[0][0] = self._tiled_grad(x, maxout, gz, out)
+            return
         xp = self._padded(x, padded, self._fill(x.dtype))
         gx = np.zeros(xp.shape, dtype=dtype)
+        disjoint = all(s >= w for s, w in zip(self.stride, self.ws, strict=True))
         for where in self._windows(out):
-            gx[where] += np.where(xp[where] == maxout, gz, 0).astype(dtype, copy=False)
+            hit = np.equal(xp[where], maxout)
+            if disjoint:  # each position is in one window at most: write, don't add
+                np.multiply(hit, gz, out=gx[where])
+            else:
+                gx[where] += hit * gz
         output_storage[0][0] = gx[self._inner(spatial)] if gx.shape != x.shape else gx
+
+    def _tiled_grad(self, x: np.ndarray, maxout: np.ndarray, gz: np.ndarray,
+                    out: Sequence[int]) -> np.ndarray:
+        """Windows that tile the input (stride == ws, no padding): one broadcast pass over
+        ``x`` viewed as ``(..., out_0, ws_0, out_1, ws_1, ...)`` instead of one per offset."""
+        nd = self.ndim
+        lead = x.shape[: x.ndim - nd]
+        covered = tuple(o * w for o, w in zip(out, self.ws, strict=True))
+        tiles = tuple(v for o, w in zip(out, self.ws, strict=True) for v in (o, w))
+        expand = (Ellipsis, *(v for _ in range(nd) for v in (slice(None), None)))
+        xc = x[(Ellipsis, *(slice(0, c) for c in covered))].reshape(lead + tiles)
+        hit = np.equal(xc, maxout[expand])
+        tiled = np.multiply(hit, gz[expand], dtype=gz.dtype).reshape(lead + covered)
+        if covered == x.shape[x.ndim - nd :]:
+            return tiled
+        gx = np.zeros(x.shape, dtype=gz.dtype)
+        gx[(Ellipsis, *(slice(0, c) for c in covered))] = tiled
+        return gx
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
         return [tuple(input_shapes[0])]
