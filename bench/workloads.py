@@ -394,6 +394,113 @@ def scan_small_steps(b: Bench, nv: int) -> None:
              per_step_us=round(call_s * 1e6 / SCAN_STEPS, 4))
 
 
+# -- convolutional network (LeNet-5 sized) -----------------------------------------
+CONV_BATCH = 64
+CONV_LR = 0.01
+CONV_SHAPES = {  # parameter shapes of the LeNet-5 sized network of ``convnet_step``
+    "W1": (20, 1, 5, 5), "b1": (20,), "W2": (50, 20, 5, 5), "b2": (50,),
+    "W3": (800, 500), "b3": (500,), "W4": (500, 10), "b4": (10,),
+}
+
+
+def convnet_data() -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """Parameters, images (64, 1, 28, 28) and one-hot labels (64, 10) of ``convnet_step``."""
+    rng = np.random.default_rng(7)
+    params = {}
+    for name, shape in CONV_SHAPES.items():
+        fan_in = shape[0] if len(shape) == 2 else int(np.prod(shape[1:]))
+        params[name] = (rng.normal(size=shape) / np.sqrt(fan_in) if len(shape) > 1
+                        else np.zeros(shape))
+    X = rng.normal(size=(CONV_BATCH, 1, 28, 28))
+    Y = np.eye(10)[rng.integers(0, 10, size=CONV_BATCH)]
+    return params, X, Y
+
+
+def convnet_reference_loss(params: dict[str, np.ndarray], X: np.ndarray, Y: np.ndarray) -> float:
+    """The loss of the network by NumPy: convolutions as window sums with flipped kernels."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    def conv(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+        win = sliding_window_view(x, w.shape[2:], axis=(2, 3))  # (N, C, H', W', kh, kw)
+        return np.einsum("nchwij,ocij->nohw", win, w[:, :, ::-1, ::-1])
+
+    def pool_tanh(x: np.ndarray, bias: np.ndarray) -> np.ndarray:
+        n, c, h, w = x.shape
+        pooled = x.reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+        return np.tanh(pooled + bias[None, :, None, None])
+
+    p = params
+    h1 = pool_tanh(conv(X, p["W1"]), p["b1"])
+    h2 = pool_tanh(conv(h1, p["W2"]), p["b2"])
+    h3 = np.tanh(h2.reshape(len(X), -1) @ p["W3"] + p["b3"])
+    z = h3 @ p["W4"] + p["b4"]
+    z = z - z.max(axis=1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    return float(-np.mean(np.sum(Y * logp, axis=1)))
+
+
+def _conv_layers(b: Bench) -> tuple[Callable[..., Any], Callable[..., Any], str]:
+    """``conv(x, w)`` (a true, 'valid' convolution) and ``pool(x)`` (2x2 max) for ``b.lib``.
+
+    Theano's API (``tensor.nnet.conv2d``, ``tensor.signal.pool.pool_2d``) where the library
+    has it; PyTensor 3 dropped both, so there the convolution is ``tensor.signal.convolve2d``
+    batched over (image, filter) and summed over channels, and the pooling a reshape + max.
+    """
+    T = b.T
+    try:
+        conv2d = b.op("nnet.conv2d")
+        pool_2d = importlib.import_module(b.libname + ".tensor.signal.pool").pool_2d
+    except (AttributeError, ImportError):
+        convolve2d = importlib.import_module(b.libname + ".tensor.signal").convolve2d
+
+        def conv(x: Any, w: Any, ishape: tuple[int, ...]) -> Any:
+            out = convolve2d(x[:, None, :, :, :], w[None, :, :, :, :], mode="valid")
+            return out.sum(axis=2)
+
+        def pool(x: Any, shape: tuple[int, ...]) -> Any:
+            n, c, h, w = shape
+            return T.max(x.reshape((n, c, h // 2, 2, w // 2, 2)), axis=(3, 5))
+
+        return conv, pool, "signal.convolve2d"
+
+    def conv_nnet(x: Any, w: Any, ishape: tuple[int, ...]) -> Any:
+        return conv2d(x, w, input_shape=ishape, filter_shape=w.get_value().shape)
+
+    def pool_nnet(x: Any, shape: tuple[int, ...]) -> Any:
+        return pool_2d(x, ws=(2, 2), ignore_border=True)
+
+    return conv_nnet, pool_nnet, "nnet.conv2d"
+
+
+def convnet_step(b: Bench, nv: int) -> None:
+    """LeNet-5 sized SGD step: conv 20@5x5, maxpool 2, tanh, conv 50@5x5, maxpool 2, tanh,
+    dense 500 tanh, softmax 10; batch 64 of 1x28x28, float64.  ``ok``: the first loss
+    equals a NumPy forward pass and the loss falls over 5 steps."""
+    T, lib = b.T, b.lib
+    softmax = b.op("special.softmax", "nnet.softmax", "softmax")
+    conv, pool, api = _conv_layers(b)
+    values, Xv, Yv = convnet_data()
+    p = {k: lib.shared(v.copy(), name=k) for k, v in values.items()}
+    X, Y = T.dtensor4("X"), T.dmatrix("Y")
+    n = CONV_BATCH
+    c1 = conv(X, p["W1"], (n, 1, 28, 28))
+    h1 = T.tanh(pool(c1, (n, 20, 24, 24)) + p["b1"].dimshuffle("x", 0, "x", "x"))
+    c2 = conv(h1, p["W2"], (n, 20, 12, 12))
+    h2 = T.tanh(pool(c2, (n, 50, 8, 8)) + p["b2"].dimshuffle("x", 0, "x", "x"))
+    h3 = T.tanh(T.dot(h2.reshape((n, 800)), p["W3"]) + p["b3"])
+    prob = softmax(T.dot(h3, p["W4"]) + p["b4"], axis=-1)
+    loss = -T.mean(T.sum(Y * T.log(prob), axis=1))
+    params = list(p.values())
+    grads = lib.grad(loss, params)
+    updates = [(q, q - CONV_LR * g) for q, g in zip(params, grads, strict=True)]
+    args = (Xv, Yv)
+    f, comp, ttfr, first_loss = b.build([X, Y], loss, args, updates=updates)
+    later = [float(f(*args)) for _ in range(5)]
+    ok = (np.isclose(float(first_loss), convnet_reference_loss(values, Xv, Yv))
+          and all(np.isfinite(later)) and later[-1] < float(first_loss))
+    b.record("convnet_step_64", comp, ttfr, median_call(f, args, budget=3.0), ok, conv_api=api)
+
+
 Case = tuple[str, Callable[[Bench, int], None]]
 
 # workload key -> the measured cases: (record name, with {nv} filled in; function)
@@ -411,6 +518,7 @@ WORKLOADS: dict[str, tuple[Case, ...]] = {
     ),
     "rnn_bptt": (("rnn_bptt", rnn_bptt),),
     "scan_small_steps": (("scan_small_steps", scan_small_steps),),
+    "convnet_step": (("convnet_step_64", convnet_step),),
 }
 
 

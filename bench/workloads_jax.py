@@ -23,9 +23,12 @@ import numpy as np
 
 if __package__:
     from .workloads import (
+        CONV_LR,
         JAC_N,
         SCAN_STEPS,
         chain_reference,
+        convnet_data,
+        convnet_reference_loss,
         jacobian_matrix,
         jacobian_reference,
         median_call,
@@ -37,9 +40,12 @@ if __package__:
     )
 else:  # run as a script: bench/ is on sys.path
     from workloads import (  # type: ignore[no-redef]
+        CONV_LR,
         JAC_N,
         SCAN_STEPS,
         chain_reference,
+        convnet_data,
+        convnet_reference_loss,
         jacobian_matrix,
         jacobian_reference,
         median_call,
@@ -340,6 +346,47 @@ def scan_small_steps(b: JaxBench, nv: int) -> None:
              per_step_us=round(call_s * 1e6 / SCAN_STEPS, 4))
 
 
+def convnet_step(b: JaxBench, nv: int) -> None:
+    """The LeNet-5 sized SGD step of ``workloads.convnet_step``: ``jax.lax.conv`` (the kernel
+    flipped, a true convolution as in Theano), 2x2 max pooling by ``lax.reduce_window``,
+    ``jax.value_and_grad`` and the SGD update in one ``jax.jit``."""
+    jax, jnp = b.jax, b.jnp
+    lax = jax.lax
+
+    def conv(x: Any, w: Any) -> Any:
+        return lax.conv_general_dilated(x, w[:, :, ::-1, ::-1], (1, 1), "VALID",
+                                        dimension_numbers=("NCHW", "OIHW", "NCHW"))
+
+    def pool(x: Any) -> Any:
+        return lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+
+    def loss(params: Any, X: Any, Y: Any) -> Any:
+        W1, b1, W2, b2, W3, b3, W4, b4 = params
+        h1 = jnp.tanh(pool(conv(X, W1)) + b1[None, :, None, None])
+        h2 = jnp.tanh(pool(conv(h1, W2)) + b2[None, :, None, None])
+        h3 = jnp.tanh(h2.reshape(X.shape[0], -1) @ W3 + b3)
+        prob = jax.nn.softmax(h3 @ W4 + b4, axis=-1)
+        return -jnp.mean(jnp.sum(Y * jnp.log(prob), axis=1))
+
+    vg = jax.value_and_grad(loss)
+
+    def step(params: Any, X: Any, Y: Any) -> Any:
+        value, grads = vg(params, X, Y)
+        return value, tuple(q - CONV_LR * g for q, g in zip(params, grads, strict=True))
+
+    values, Xv, Yv = convnet_data()
+    params = tuple(values.values())
+    f, comp, ttfr, (first_loss, params) = b.build(step, (params, Xv, Yv))
+    later = []
+    for _ in range(5):
+        value, params = f(params, Xv, Yv)
+        later.append(float(value))
+    ok = (np.isclose(float(first_loss), convnet_reference_loss(values, Xv, Yv))
+          and all(np.isfinite(later)) and later[-1] < float(first_loss))
+    b.record("convnet_step_64", comp, ttfr, median_call(f, (params, Xv, Yv), budget=3.0), ok,
+             conv_api="lax.conv_general_dilated")
+
+
 Case = tuple[str, Callable[[JaxBench, int], None]]
 
 WORKLOADS: dict[str, tuple[Case, ...]] = {
@@ -356,6 +403,7 @@ WORKLOADS: dict[str, tuple[Case, ...]] = {
     ),
     "rnn_bptt": (("rnn_bptt", rnn_bptt),),
     "scan_small_steps": (("scan_small_steps", scan_small_steps),),
+    "convnet_step": (("convnet_step_64", convnet_step),),
 }
 
 

@@ -25,7 +25,7 @@ __all__ = list(basic.__all__)
 _LAZY_MODULES = ("abstract_conv", "conv", "nnet", "sigm")
 #: Functions of :mod:`.abstract_conv`, imported with it on first access.
 _LAZY_CONV = ("conv2d", "conv3d", "conv2d_transpose", "conv2d_grad_wrt_inputs",
-              "conv2d_grad_wrt_weights")
+              "conv2d_grad_wrt_weights", "conv3d_grad_wrt_inputs", "conv3d_grad_wrt_weights")
 
 
 def __getattr__(name: str) -> Any:
