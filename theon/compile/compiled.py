@@ -171,6 +171,7 @@ def _build_call(
     unpack: bool,
     profile: Any,
     locks: Sequence[Any] = (),
+    broadcast_dims: Sequence[tuple[int, tuple[int, ...]]] = (),
 ) -> tuple[Callable[..., Any], str]:
     """A call function doing exactly what ``owner`` needs, unrolled, and its source.
 
@@ -215,6 +216,13 @@ def _build_call(
             "    except (TypeError, ValueError) as e:",
             f"        raise self._arg_error(({', '.join(a)},), e) from None",
         ]
+    if broadcast_dims:
+        # an argument of length 1 where its type does not say: NumPy broadcasting, by a
+        # variant of the function compiled for those lengths (see _broadcast_call)
+        test = " or ".join(f"{b[k]}.shape[{d}] == 1" for k, dims in broadcast_dims
+                           for d in dims)
+        s += [f"    if {test}:",
+              f"        return self._broadcast_call(({', '.join(b)},))"]
     call_args = list(b)
     for k, cell in enumerate(implicit_cells):
         src.define(f"_c{k}", cell)
@@ -237,7 +245,6 @@ def _build_call(
         s = [f"    _acq{n}()", "    try:", *("    " + ln for ln in s),
              "    finally:", f"        _rel{n}()"]
     params = "".join(f"{x}=_M, " for x in a) + ("/, " if a else "")
-    s.insert(0, f"def __call__({params}*rest, **kwargs):")
     n_out = len(out_copy)
     items = [f"_copy(outs[{k}])" if c else f"outs[{k}]" for k, c in enumerate(out_copy)]
     if unpack:
@@ -248,6 +255,7 @@ def _build_call(
         s.append(f"    return outs[:{n_out}]")
     else:
         s.append("    return outs")
+    s.insert(0, f"def __call__({params}*rest, **kwargs):")
     src.add(*s)
     return src.function("__call__", "call"), src.text()
 
@@ -311,8 +319,13 @@ class Function:
         input_storage: list[Container] | None = None,
         profile: Any = None,
         runner_lock: Any = None,
+        link_job: Any = None,
     ) -> None:
         self.maker = maker
+        # how to compile the same graph on inputs with more static lengths of 1
+        # (run-time broadcasting: see ``_broadcast_retry``), and those compiled so far
+        self._link_job = link_job
+        self._specialized: dict[tuple[Any, ...], Function] = {}
         self.name = name
         self._runner = runner = _as_runner(runner)
         self.profile = profile
@@ -365,9 +378,16 @@ class Function:
             else (i.variable.type.filter, i.strict, i.allow_downcast)
             for i in explicit
         ]
+        # the arguments' dimensions of unknown length, which may be 1 at run time and
+        # broadcast (NumPy's rule): checked at each call
+        self._bcast_dims = [
+            (k, dims) for k, i in enumerate(explicit)
+            if (dims := tuple(d for d, s in enumerate(getattr(i.variable.type, "shape", ()))
+                              if s is None))
+        ] if self._link_job is not None else []
         call, self._call_source = _build_call(
             self, n, filters, self._runner, self._implicit_cells, self._update_plan, out_copy,
-            self._unpack, self.profile, locks,
+            self._unpack, self.profile, locks, broadcast_dims=self._bcast_dims,
         )
         call.__qualname__ = "Function.__call__"
         call.__doc__ = _CALL_DOC
@@ -403,6 +423,23 @@ class Function:
         # instance's generated call function (``_call``), all in C, so a call costs
         # what a method of a class made for this function would.
         __call__ = property(operator.attrgetter("_call"), doc=_CALL_DOC)
+
+    # run-time broadcasting -------------------------------------------------------
+    def _broadcast_call(self, args: tuple[Any, ...]) -> Any:
+        """Run ``args``, some of length 1 where their types do not say, on the variant of
+        this function compiled with those lengths declared 1 (once per pattern): the
+        graph is rebuilt on those types, so broadcasting and its gradient (summed back
+        to the argument's length) are decided statically, as NumPy would compute them.
+        The variant shares this function's inputs, shared variables and updates."""
+        key = tuple(
+            (k, hit) for k, dims in self._bcast_dims
+            if (hit := tuple(d for d in dims if args[k].shape[d] == 1))
+        )
+        spec = self._specialized.get(key)
+        if spec is None:
+            spec = self._link_job.specialize(dict(key), self.input_storage)
+            self._specialized[key] = spec
+        return spec(*args)
 
     def _arg_error(self, args: Sequence[Any], e: Exception) -> Exception:
         """The error for the first argument its filter refuses, naming the input."""
@@ -571,8 +608,10 @@ class Function:
             runner, lock = self._runner, self._runner_lock
         else:
             runner, lock = maker.mode.linker.make_function(fg, profile=prof), None
+        # the same graph and shared variables: the copy can specialize as this one does
+        job = self._link_job if not swap and not delete_updates else None
         return Function(new_maker, runner, name=name or self.name, trust_input=self.trust_input,
-                        input_storage=storage, profile=prof, runner_lock=lock)
+                        input_storage=storage, profile=prof, runner_lock=lock, link_job=job)
 
     def __copy__(self) -> Function:
         """``copy.copy(f)`` is ``f.copy()``."""

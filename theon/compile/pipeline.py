@@ -45,6 +45,7 @@ from theon.graph.collector import gc_paused
 from theon.graph.destroyhandler import DestroyHandler
 from theon.graph.fg import FunctionGraph, MissingInputError, describe
 from theon.graph.op import Op
+from theon.graph.replace import clone_replace
 from theon.graph.traversal import ancestors
 
 __all__ = [
@@ -328,37 +329,98 @@ def _function(
         )
         storage.append(sv.container)
 
-    t0 = time.perf_counter()
-    fgraph = FunctionGraph(fg_inputs, fg_outputs, clone=True, update_mapping=update_mapping)
-    # Inputs the inplace machinery must not overwrite: all but declared-mutable
-    # arguments (shared variables never are).
-    mutable = {fgraph.inputs[k] for k, i in enumerate(maker_inputs) if i.mutable}
-    fgraph.mutable_inputs = mutable
-    fgraph.protected_inputs = {v for v in fgraph.inputs if v not in mutable}
-    _check_inplace(fgraph, accept_inplace)
-    for check in _graph_checks:
-        check(fgraph)
+    job = _LinkJob(fg_inputs, fg_outputs, update_mapping, maker_inputs, storage, state_update,
+                   outs, mode, profile, name, accept_inplace, trust_input,
+                   unpack and bool(out_list))
+    return job.link()
 
-    m = get_mode(mode)
-    prof = _make_profile(profile, name)
-    rewriter = m.get_rewriter()
-    t1 = time.perf_counter()
-    if rewriter is not None:
-        rewriter(fgraph)
-    t2 = time.perf_counter()
-    prepare_nodes(fgraph, m)
-    runner = m.linker.make_function(fgraph, profile=prof)
-    t3 = time.perf_counter()
-    if prof is not None:
-        prof.rewrite_time += t2 - t1
-        prof.link_time += t3 - t2
-        prof.n_nodes = len(fgraph.apply_nodes)
-    for k, upd_var in state_update.items():
-        maker_inputs[k] = _with_update(maker_inputs[k], upd_var)
-    maker = FunctionMaker(fgraph, maker_inputs, outs, m, unpack_single=unpack and bool(out_list))
-    maker.compile_time = t3 - t0
-    return Function(maker, runner, name=name, trust_input=trust_input,
-                    input_storage=storage, profile=prof)
+
+class _LinkJob:
+    """Everything needed to compile a function's graph (after ``givens`` and updates are
+    collected), kept by the function so that it can compile a variant of the same graph
+    whose inputs have more static lengths: :meth:`specialize`."""
+
+    def __init__(self, fg_inputs: list[Variable], fg_outputs: list[Variable],
+                 update_mapping: dict[int, int], maker_inputs: list[In],
+                 storage: list[Container], state_update: dict[int, Variable],
+                 outs: list[Out], mode: Any, profile: Any, name: str | None,
+                 accept_inplace: bool, trust_input: bool, unpack: bool,
+                 run_checks: bool = True) -> None:
+        self.fg_inputs = fg_inputs
+        self.fg_outputs = fg_outputs
+        self.update_mapping = update_mapping
+        self.maker_inputs = maker_inputs
+        self.storage = storage
+        self.state_update = state_update
+        self.outs = outs
+        self.mode = mode
+        self.profile = profile
+        self.name = name
+        self.accept_inplace = accept_inplace
+        self.trust_input = trust_input
+        self.unpack = unpack
+        self.run_checks = run_checks
+
+    def link(self) -> Function:
+        """Rewrite and link the graph into a Function (the tail of :func:`function`)."""
+        t0 = time.perf_counter()
+        fgraph = FunctionGraph(self.fg_inputs, self.fg_outputs, clone=True,
+                               update_mapping=self.update_mapping)
+        maker_inputs = list(self.maker_inputs)
+        # Inputs the inplace machinery must not overwrite: all but declared-mutable
+        # arguments (shared variables never are).
+        mutable = {fgraph.inputs[k] for k, i in enumerate(maker_inputs) if i.mutable}
+        fgraph.mutable_inputs = mutable
+        fgraph.protected_inputs = {v for v in fgraph.inputs if v not in mutable}
+        _check_inplace(fgraph, self.accept_inplace)
+        if self.run_checks:
+            for check in _graph_checks:
+                check(fgraph)
+
+        m = get_mode(self.mode)
+        prof = _make_profile(self.profile, self.name)
+        rewriter = m.get_rewriter()
+        t1 = time.perf_counter()
+        if rewriter is not None:
+            rewriter(fgraph)
+        t2 = time.perf_counter()
+        prepare_nodes(fgraph, m)
+        runner = m.linker.make_function(fgraph, profile=prof)
+        t3 = time.perf_counter()
+        if prof is not None:
+            prof.rewrite_time += t2 - t1
+            prof.link_time += t3 - t2
+            prof.n_nodes = len(fgraph.apply_nodes)
+        for k, upd_var in self.state_update.items():
+            maker_inputs[k] = _with_update(maker_inputs[k], upd_var)
+        maker = FunctionMaker(fgraph, maker_inputs, self.outs, m, unpack_single=self.unpack)
+        maker.compile_time = t3 - t0
+        return Function(maker, runner, name=self.name, trust_input=self.trust_input,
+                        input_storage=self.storage, profile=prof, link_job=self)
+
+    def specialize(self, ones: dict[int, tuple[int, ...]], storage: list[Container]
+                   ) -> Function:
+        """The function on inputs whose lengths listed in ``ones`` (input position ->
+        dimensions) are declared 1, sharing ``storage``: the graph is rebuilt on those
+        types, so broadcasting (and its gradient) is decided statically."""
+        repl: dict[Variable, Variable] = {}
+        fg_inputs = list(self.fg_inputs)
+        maker_inputs = list(self.maker_inputs)
+        for k, dims in ones.items():
+            v = fg_inputs[k]
+            t: Any = v.type
+            shape = tuple(1 if d in dims else s for d, s in enumerate(t.shape))
+            nv = t.clone(shape=shape)(v.name)
+            repl[v] = fg_inputs[k] = nv
+            maker_inputs[k] = _copy_in(maker_inputs[k])
+            maker_inputs[k].variable = nv
+        fg_outputs = list(clone_replace(self.fg_outputs, repl))
+        state_update = {k: fg_outputs[j] for j, k in self.update_mapping.items()
+                        if k in self.state_update}
+        job = _LinkJob(fg_inputs, fg_outputs, self.update_mapping, maker_inputs, storage,
+                       state_update, self.outs, self.mode, None, self.name,
+                       self.accept_inplace, self.trust_input, self.unpack, run_checks=False)
+        return job.link()
 
 
 def _with_downcast(i: In, allow: bool) -> In:

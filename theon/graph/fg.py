@@ -376,7 +376,8 @@ class FunctionGraph:
             old = node.inputs[i]
         if old is new_var:
             return
-        if check and old.type is not new_var.type and old.type != new_var.type:
+        # a replacement may be more specific (more static lengths known), never less
+        if check and old.type is not new_var.type and not old.type.is_super(new_var.type):
             raise TypeError(
                 f"cannot replace {old} of type {old.type} by {new_var} of type {new_var.type}"
                 + (f" (reason: {reason})" if reason else "")

@@ -378,6 +378,12 @@ def scan_grad(
             b_outer_seqs.append(back(outputs[n_st + m], start, n))
     if stored:
         b_body = clone_replace(b_body, stored)
+    # the body's types are final (its lengths do not broadcast at run time): the
+    # gradients of its broadcasts are the static reductions, which the push-out
+    # rewrites can read
+    from theon.tensor.broadcast_grad import resolve_broadcast_grads
+
+    b_body = resolve_broadcast_grads(b_body)
     b_inputs = [*b_inner_seqs, *(carry_ph[j] for j in fl_states), *(acc_ph[w] for w in fl_ns),
                 *ns_ph]
     b_info = ScanInfo(

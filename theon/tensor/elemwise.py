@@ -542,8 +542,11 @@ class Elemwise(Op):
                     raise ValueError(
                         f"{self}: input {k} {describe(v)} has shape {a.shape} at runtime, which "
                         f"broadcasts along dimension {d} to {out_shape}, but its type does not "
-                        f"declare that dimension broadcastable; give it static length 1 "
-                        f"(e.g. shape=(1, ...) or x.dimshuffle(...)) to broadcast"
+                        f"declare that dimension broadcastable.  A function's arguments may "
+                        f"broadcast so (it compiles a variant for their lengths of 1); a value "
+                        f"computed in the graph, or a shared variable, must say it: give it "
+                        f"static length 1 (e.g. shape=(1, ...), specify_broadcastable or "
+                        f"x.dimshuffle(...)) to broadcast"
                     )
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
@@ -586,7 +589,10 @@ class Elemwise(Op):
         outputs: Sequence[Variable],
         output_grads: Sequence[Variable],
     ) -> list[Any]:
+        from theon.tensor.broadcast_grad import broadcast_grad, may_broadcast
+
         partials = self._partials(inputs, outputs, output_grads)
+        out_shape = tensor_type(outputs[0]).shape
         res: list[Any] = []
         for x, g in zip(inputs, partials):
             if g is None:
@@ -595,6 +601,8 @@ class Elemwise(Op):
                 res.append(g)
             elif tensor_type(x).dtype in discrete_dtypes:
                 res.append(disconnected_type())
+            elif may_broadcast(x, [y for y in inputs if y is not x], len(out_shape)):
+                res.append(broadcast_grad(g, x))  # decided for the compiled types
             else:
                 res.append(sum_to_type(g, x))
         return res

@@ -36,7 +36,8 @@ from theon.graph.basic import Apply, Variable
 from theon.rewriting import node_rewriter, register_canonicalize
 from theon.scalar.basic import Cast
 from theon.tensor import math as tm
-from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from theon.tensor.broadcast_grad import BroadcastGrad
+from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise, sum_to_type
 from theon.tensor.rewriting.utils import (
     _SECOND_T,
     ADDITIVE,
@@ -448,3 +449,21 @@ def local_reduce_of_reduce(fgraph: FunctionGraph, node: Apply) -> Any:
     if new.type.dtype != out.type.dtype:
         return None
     return [fit(new, out)]
+
+
+@node_rewriter([BroadcastGrad])
+def local_broadcast_grad(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``BroadcastGrad(g, x) -> sum_to_type(g, x)``: sum over the axes ``x`` is statically
+    broadcast along.
+
+    In a compiled graph an unknown length does not broadcast at run time: a
+    function's inputs of length 1 there are declared 1 when it specializes on them,
+    and an Elemwise refuses any other run-time broadcast.  So where ``x``'s length is
+    unknown, it equals ``g``'s, and the sum runs over the leading axes and those where
+    ``x`` has static length 1 (the gradient built for this graph's types).
+    """
+    g, x = node.inputs
+    return [sum_to_type(g, x)]
+
+
+register_canonicalize(local_broadcast_grad, "fast_compile", position=-1)

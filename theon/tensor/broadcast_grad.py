@@ -1,0 +1,145 @@
+"""The gradient of an Elemwise input whose unknown lengths may be 1 at run time.
+
+NumPy broadcasts a length of 1 against any length.  theon does the same for a
+function's inputs: where an input's static length is unknown (``None``) and it is
+1 at run time, the compiled function specializes on that (it recompiles with the
+length declared 1, once per pattern: see :meth:`theon.compile.Function.__call__`).
+The gradient with respect to such an input must then be summed back to its
+length, which a graph built before knowing the lengths cannot say.  So
+``Elemwise.L_op`` gives ``BroadcastGrad(g, x)``: "``g`` summed to ``x``'s shape over
+the axes along which ``x`` was broadcast", decided when the function is compiled,
+from the types the compiled graph has (the rewrite ``local_broadcast_grad`` turns it
+into the static reduction ``sum_to_type(g, x)``).  Run without rewrites, it sums over
+the axes where ``x`` is 1 at run time.
+
+>>> import numpy as np, theon, theon.tensor as tt
+>>> x, y = tt.dmatrix("x"), tt.dmatrix("y")
+>>> gx = theon.grad((x * y).sum(), x)
+>>> f = theon.function([x, y], gx)
+>>> f(np.ones((1, 3)), np.arange(6.0).reshape(2, 3))  # x broadcast along rows
+array([[3., 5., 7.]])
+>>> f(np.ones((2, 3)), np.arange(6.0).reshape(2, 3))
+array([[0., 1., 2.],
+       [3., 4., 5.]])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Variable
+from theon.graph.null_type import disconnected_type
+from theon.graph.op import Op
+from theon.tensor.basic import as_tensor_variable
+from theon.tensor.type import TensorType, tensor_type
+
+__all__ = ["BroadcastGrad", "broadcast_grad", "may_broadcast", "resolve_broadcast_grads"]
+
+
+class BroadcastGrad(Op):
+    """``g`` summed to the shape of ``x`` (leading axes, and the axes where ``x`` has
+    length 1 and ``g`` not), in ``x``'s dtype: the gradient of broadcasting ``x``."""
+
+    __props__ = ()
+
+    def make_node(self, g: Any, x: Any) -> Apply:
+        from theon.tensor.elemwise import sum_to_type
+
+        g, x = as_tensor_variable(g), as_tensor_variable(x)
+        # the type of the static reduction the compiled graph will have
+        out_t = tensor_type(sum_to_type(g.type(), x))
+        return Apply(self, [g, x], [TensorType(out_t.dtype, shape=out_t.shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        g, x = inputs
+        g = np.asarray(g)
+        lead = g.ndim - x.ndim
+        if lead < 0:  # a smaller gradient (a constant): it is filled out below
+            g = g.reshape((1,) * -lead + g.shape)
+        elif lead:
+            g = g.sum(axis=tuple(range(lead)))
+        axes = tuple(d for d in range(x.ndim) if x.shape[d] == 1 and g.shape[d] != 1)
+        if axes:
+            g = g.sum(axis=axes, keepdims=True)
+        if g.shape != x.shape:  # g was smaller (a length-1 output gradient)
+            g = np.broadcast_to(g, x.shape)
+        output_storage[0][0] = np.array(g, dtype=x.dtype)
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Any]) -> list[Any]:
+        return [tuple(input_shapes[1])]
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        return [[True], [False]]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        from theon.tensor.creation import alloc
+        from theon.tensor.shape import shape_tuple
+
+        g, _ = inputs
+        gg = output_grads[0]
+        if tensor_type(gg).dtype != tensor_type(g).dtype:
+            from theon.tensor.basic import cast
+
+            gg = cast(gg, tensor_type(g).dtype)
+        return [alloc(gg, *shape_tuple(g)), disconnected_type()]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        if eval_points[0] is None:
+            return [None]
+        return [self(eval_points[0], inputs[1])]
+
+
+def may_broadcast(x: Variable, others: Sequence[Variable], out_ndim: int) -> bool:
+    """Whether ``x``, an input of an Elemwise node with ``others``, has an unknown length
+    that may be 1 at run time where another input's length is not statically 1 (so the
+    gradient must be summed there if it is)."""
+    xs = tensor_type(x).shape
+    off = out_ndim - len(xs)
+    for d, s in enumerate(xs):
+        if s is not None:
+            continue
+        for y in others:
+            ys = tensor_type(y).shape
+            k = d + off - (out_ndim - len(ys))
+            if 0 <= k < len(ys) and ys[k] != 1:
+                return True
+    return False
+
+
+def broadcast_grad(g: Variable, x: Variable) -> Variable:
+    """``BroadcastGrad()(g, x)``: the gradient ``g`` of a broadcast, summed to ``x``.
+
+    >>> import theon.tensor as tt
+    >>> broadcast_grad(tt.dmatrix("g"), tt.dvector("x")).type
+    TensorType(float64, shape=(None,))
+    """
+    out: Variable = BroadcastGrad()(g, x)
+    return out
+
+
+def resolve_broadcast_grads(outputs: Sequence[Variable]) -> list[Variable]:
+    """``outputs`` with each ``BroadcastGrad(g, x)`` replaced by the static reduction
+    ``sum_to_type(g, x)``, for a graph whose types are final (a loop's body, whose
+    unknown lengths do not broadcast at run time).
+
+    >>> import theon, theon.tensor as tt
+    >>> x, y = tt.dmatrix("x"), tt.dmatrix("y")
+    >>> (g,) = resolve_broadcast_grads([theon.grad((x * y).sum(), x)])
+    >>> any(isinstance(n.op, BroadcastGrad) for n in theon.graph.traversal.toposort([g]))
+    False
+    """
+    from theon.graph.replace import clone_replace
+    from theon.graph.traversal import toposort
+    from theon.tensor.elemwise import sum_to_type
+
+    found = [n for n in toposort(list(outputs)) if isinstance(n.op, BroadcastGrad)]
+    if not found:
+        return list(outputs)
+    memo: dict[Any, Any] = {}
+    for n in found:  # in graph order: a node's g may itself hold earlier ones
+        g, x = clone_replace([n.inputs[0], n.inputs[1]], memo=memo)
+        memo[n.outputs[0]] = sum_to_type(g, x)
+    return list(clone_replace(list(outputs), memo=memo))
