@@ -166,3 +166,20 @@ def test_broadcast_grad_rewrite_matches_unrewritten_and_numpy(data) -> None:
     f = theon.function([g, x], out)  # the rewritten graph decides from the types
     assert not any(isinstance(n.op, BroadcastGrad) for n in f.maker.fgraph.apply_nodes)
     np.testing.assert_allclose(f(gv, xv), want, rtol=1e-12)
+
+
+def test_vectorized_jacobian_keeps_the_static_reduction_and_broadcasts() -> None:
+    """A jacobian (the gradient vectorized over rows) resolves its batched BroadcastGrad
+    at compile time too, and follows run-time broadcasting of its arguments."""
+    x, y = tt.dvector("x"), tt.dvector("y")
+    jx, jy = theon.gradient.jacobian(x * y, [x, y], vectorize=True)
+    f = theon.function([x, y], [jx, jy])
+    ops = {type(n.op).__name__ for n in f.maker.fgraph.apply_nodes}
+    assert not ops & {"BroadcastGrad", "SumToShape", "LoopedApply"}, ops
+    xv, yv = np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0])
+    a, b = f(xv, yv)
+    np.testing.assert_allclose(a, np.diag(yv))
+    np.testing.assert_allclose(b, np.diag(xv))
+    a, b = f(xv, np.array([4.0]))  # y broadcast: d(x*y)/dy is the column x
+    np.testing.assert_allclose(a, 4.0 * np.eye(3))
+    np.testing.assert_allclose(b, xv[:, None])

@@ -14,7 +14,7 @@ from theon.graph.basic import Apply, Variable
 from theon.tensor.blas import Dot, Einsum, MatMul
 from theon.tensor.broadcast_grad import BroadcastGrad
 from theon.tensor.creation import Alloc, SumToShape, alloc
-from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise, sum_to_type
+from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.extra_ops import CumOp
 from theon.tensor.joining import Join, Split, concatenate
 from theon.tensor.math import sum as tsum
@@ -122,29 +122,10 @@ def _alloc(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) ->
 
 @register_vectorize(BroadcastGrad)
 def _broadcast_grad(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
-    """Sum the batched ``g`` to ``(batch, *x.shape)`` at run time (SumToShape), as the
-    unbatched graph does once its function specializes on ``x``'s lengths of 1."""
-    if not batched[0]:
-        return None
-    g, x = inputs
-    g0, x0 = tensor_type(node.inputs[0]), tensor_type(node.inputs[1])
-    lead = g0.ndim - x0.ndim
-    if any(gs == 1 and xs != 1 for gs, xs in zip(g0.shape[lead:], x0.shape)) and not batched[1]:
-        from .vectorize import vectorize_graph  # g is filled out: the static rule
-
-        gp = node.inputs[0].type()
-        outs, flags = vectorize_graph([sum_to_type(gp, x)], {gp: g})
-        return outs, flags
-    if lead:
-        g = tsum(g, axis=tuple(range(1, 1 + lead)))
-    target = shape(x) if batched[1] else concatenate([make_vector(shape_i(g, 0)), shape(x)])
-    out = SumToShape()(g, target)
-    want = tensor_type(node.outputs[0]).dtype
-    if tensor_type(out).dtype != want:
-        from theon.tensor.basic import cast
-
-        out = cast(out, want)
-    return [out]
+    """One more batch axis, kept by the reduction (decided when compiled, as unbatched)."""
+    if not batched[0] or (op.batch_ndim and batched[1] != op.x_batched):
+        return None  # x would have some batch axes but not all: loop
+    return [BroadcastGrad(op.batch_ndim + 1, batched[1])(*inputs)]
 
 
 @register_vectorize(SumToShape)

@@ -41,35 +41,82 @@ __all__ = ["BroadcastGrad", "broadcast_grad", "may_broadcast", "resolve_broadcas
 
 class BroadcastGrad(Op):
     """``g`` summed to the shape of ``x`` (leading axes, and the axes where ``x`` has
-    length 1 and ``g`` not), in ``x``'s dtype: the gradient of broadcasting ``x``."""
+    length 1 and ``g`` not), in ``x``'s dtype: the gradient of broadcasting ``x``.
 
-    __props__ = ()
+    ``batch_ndim`` leading axes of ``g`` are batch axes (a vectorized gradient,
+    :func:`theon.gradient.vectorize_graph`), kept as they are; ``x`` has them too when
+    ``x_batched``.
+    """
+
+    __props__ = ("batch_ndim", "x_batched")
+
+    def __init__(self, batch_ndim: int = 0, x_batched: bool = False) -> None:
+        self.batch_ndim = int(batch_ndim)
+        self.x_batched = bool(x_batched)
+
+    def _core(self, x: Variable) -> TensorType:
+        xt = tensor_type(x)
+        return TensorType(xt.dtype, shape=xt.shape[self.batch_ndim:]) if self.x_batched else xt
 
     def make_node(self, g: Any, x: Any) -> Apply:
         from theon.tensor.elemwise import sum_to_type
 
         g, x = as_tensor_variable(g), as_tensor_variable(x)
+        k = self.batch_ndim
+        gt = tensor_type(g)
         # the type of the static reduction the compiled graph will have
-        out_t = tensor_type(sum_to_type(g.type(), x))
-        return Apply(self, [g, x], [TensorType(out_t.dtype, shape=out_t.shape)()])
+        core = tensor_type(sum_to_type(TensorType(gt.dtype, shape=gt.shape[k:])(),
+                                       self._core(x)()))
+        return Apply(self, [g, x], [TensorType(core.dtype, shape=gt.shape[:k] + core.shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         g, x = inputs
         g = np.asarray(g)
-        lead = g.ndim - x.ndim
+        k = self.batch_ndim
+        xs = x.shape[k:] if self.x_batched else x.shape
+        lead = g.ndim - k - len(xs)
         if lead < 0:  # a smaller gradient (a constant): it is filled out below
-            g = g.reshape((1,) * -lead + g.shape)
+            g = g.reshape(g.shape[:k] + (1,) * -lead + g.shape[k:])
         elif lead:
-            g = g.sum(axis=tuple(range(lead)))
-        axes = tuple(d for d in range(x.ndim) if x.shape[d] == 1 and g.shape[d] != 1)
+            g = g.sum(axis=tuple(range(k, k + lead)))
+        axes = tuple(k + d for d in range(len(xs)) if xs[d] == 1 and g.shape[k + d] != 1)
         if axes:
             g = g.sum(axis=axes, keepdims=True)
-        if g.shape != x.shape:  # g was smaller (a length-1 output gradient)
-            g = np.broadcast_to(g, x.shape)
+        want = g.shape[:k] + xs
+        if g.shape != want:  # g was smaller (a length-1 output gradient)
+            g = np.broadcast_to(g, want)
         output_storage[0][0] = np.array(g, dtype=x.dtype)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Any]) -> list[Any]:
-        return [tuple(input_shapes[1])]
+        k = self.batch_ndim
+        xs = tuple(input_shapes[1])
+        return [tuple(input_shapes[0][:k]) + (xs[k:] if self.x_batched else xs)]
+
+    def static(self, node: Apply) -> Variable | None:
+        """The static reduction for ``node``'s types (``None`` where it would have to fill
+        a batched gradient out: the node then keeps its run-time reduction)."""
+        from theon.tensor.basic import cast
+        from theon.tensor.elemwise import sum_to_type
+        from theon.tensor.math import sum as tsum
+
+        g, x = node.inputs
+        k = self.batch_ndim
+        if k == 0:
+            return sum_to_type(g, x)
+        xs = self._core(x).shape
+        lead = tensor_type(g).ndim - k - len(xs)
+        if lead < 0:
+            return None
+        if lead:
+            g = tsum(g, axis=tuple(range(k, k + lead)))
+        gs = tensor_type(g).shape[k:]
+        if any(a == 1 and b != 1 for a, b in zip(gs, xs)):
+            return None
+        axes = [k + d for d, (a, b) in enumerate(zip(gs, xs)) if b == 1 and a != 1]
+        if axes:
+            g = tsum(g, axis=axes, keepdims=True)
+        want = tensor_type(node.outputs[0]).dtype
+        return cast(g, want) if tensor_type(g).dtype != want else g
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True], [False]]
@@ -133,7 +180,6 @@ def resolve_broadcast_grads(outputs: Sequence[Variable]) -> list[Variable]:
     """
     from theon.graph.replace import clone_replace
     from theon.graph.traversal import toposort
-    from theon.tensor.elemwise import sum_to_type
 
     found = [n for n in toposort(list(outputs)) if isinstance(n.op, BroadcastGrad)]
     if not found:
@@ -141,5 +187,7 @@ def resolve_broadcast_grads(outputs: Sequence[Variable]) -> list[Variable]:
     memo: dict[Any, Any] = {}
     for n in found:  # in graph order: a node's g may itself hold earlier ones
         g, x = clone_replace([n.inputs[0], n.inputs[1]], memo=memo)
-        memo[n.outputs[0]] = sum_to_type(g, x)
+        new = n.op.static(n.op.make_node(g, x))  # type: ignore[attr-defined]
+        if new is not None:
+            memo[n.outputs[0]] = new
     return list(clone_replace(list(outputs), memo=memo))

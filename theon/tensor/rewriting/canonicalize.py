@@ -37,7 +37,7 @@ from theon.rewriting import node_rewriter, register_canonicalize
 from theon.scalar.basic import Cast
 from theon.tensor import math as tm
 from theon.tensor.broadcast_grad import BroadcastGrad
-from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise, sum_to_type
+from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.rewriting.utils import (
     _SECOND_T,
     ADDITIVE,
@@ -460,10 +460,11 @@ def local_broadcast_grad(fgraph: FunctionGraph, node: Apply) -> Any:
     function's inputs of length 1 there are declared 1 when it specializes on them,
     and an Elemwise refuses any other run-time broadcast.  So where ``x``'s length is
     unknown, it equals ``g``'s, and the sum runs over the leading axes and those where
-    ``x`` has static length 1 (the gradient built for this graph's types).
+    ``x`` has static length 1 (the gradient built for this graph's types).  A batched
+    one (a vectorized gradient) keeps its batch axes.
     """
-    g, x = node.inputs
-    return [sum_to_type(g, x)]
+    new = node.op.static(node)
+    return None if new is None else [new]
 
 
 register_canonicalize(local_broadcast_grad, "fast_compile", position=-1)
