@@ -164,3 +164,50 @@ def test_rewrites_differential_vs_unrewritten_and_numpy(chain, seed):
             np.testing.assert_allclose(call_got[0], call_exp[0], rtol=1e-12)
             for a, b in zip(call_got[1:], call_exp[1:], strict=True):
                 np.testing.assert_array_equal(a, b)
+
+
+INT_DRAWS = {
+    "binomial": (lambda rng: tr.binomial(1, 0.3, size=(40,), rng=rng),
+                 lambda g: g.binomial(1, 0.3, size=(40,))),
+    "binomial_n": (lambda rng: tr.binomial(7, 0.6, size=(40,), rng=rng),
+                   lambda g: g.binomial(7, 0.6, size=(40,))),
+    "poisson": (lambda rng: tr.poisson(3.0, size=(40,), rng=rng),
+                lambda g: g.poisson(3.0, size=(40,))),
+    "integers": (lambda rng: tr.integers(-(2**40), 2**40, size=(40,), rng=rng),
+                 lambda g: g.integers(-(2**40), 2**40, size=(40,))),
+}
+
+
+@settings(max_examples=20, deadline=None)
+@given(name=st.sampled_from(sorted(INT_DRAWS)), dtype=st.sampled_from(["float32", "float64"]),
+       seed=st.integers(0, 2**16))
+def test_cast_of_an_integer_draw_is_drawn_as_floats(name, dtype, seed):
+    """``cast(draw{int}) -> draw{float}``: the same numbers as the unrewritten graph and
+    as NumPy's draw cast to that dtype; the generator advances alike."""
+    build, np_draw = INT_DRAWS[name]
+    rng = theon.shared(np.random.default_rng(seed))
+    nxt, x = build(rng).owner.outputs
+    out = tt.cast(x, dtype) * 2
+    fast = theon.function([], out, updates={rng: nxt})
+    drawn_as = {n.op.dtype for n in fast.maker.fgraph.apply_nodes
+                if isinstance(n.op, RandomVariable)}
+    assert drawn_as == ({"int64"} if name == "integers" else {dtype})
+    slow = theon.function([], out, mode=Mode(linker="vm", optimizer=None))
+    ref = np.random.default_rng(seed)
+    for _ in range(2):
+        want = np_draw(ref).astype(dtype) * np.asarray(2, dtype)
+        got = fast()
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, want)
+    rng.set_value(np.random.default_rng(seed))
+    np.testing.assert_array_equal(slow(), np_draw(np.random.default_rng(seed)).astype(dtype) * 2)
+
+
+def test_a_draw_read_as_integers_elsewhere_keeps_its_dtype():
+    rng = theon.shared(np.random.default_rng(0))
+    x = tr.binomial(1, 0.5, size=(5,), rng=rng)
+    f = theon.function([], [tt.cast(x, "float64"), x])
+    assert [n.op.dtype for n in f.maker.fgraph.apply_nodes
+            if isinstance(n.op, RandomVariable)] == ["int64"]
+    a, b = f()
+    np.testing.assert_array_equal(a, b)

@@ -10,7 +10,6 @@ give the same numbers anyway; draws are never constant-folded.
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -23,7 +22,7 @@ from theon.graph.null_type import disconnected_type, grad_undefined
 from theon.graph.op import Op
 from theon.graph.type import Generic
 from theon.tensor.basic import as_tensor_variable
-from theon.tensor.random.type import random_generator_type
+from theon.tensor.random.type import copy_generator, random_generator_type
 from theon.tensor.type import TensorType
 
 __all__ = ["RandomVariable", "as_size", "broadcast_static", "none_size"]
@@ -184,7 +183,7 @@ class RandomVariable(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         rng, size, *params = inputs
         if not self.inplace:
-            rng = copy.deepcopy(rng)
+            rng = copy_generator(rng)
         size_t = None if size is None else tuple(int(s) for s in size)
         try:
             draw = self.draw(rng, params, size_t)
@@ -290,8 +289,8 @@ def _draw_cauchy(op: RandomVariable, rng: np.random.Generator, params: Sequence[
     return np.asarray(loc + scale * rng.standard_cauchy(size=shape))
 
 
-def _binomial(rng: np.random.Generator, n: Any, p: Any, size: tuple[int, ...] | None
-              ) -> np.ndarray:
+def _binomial(rng: np.random.Generator, n: Any, p: Any, size: tuple[int, ...] | None,
+              dtype: Any = np.int64) -> np.ndarray:
     """``rng.binomial(n, p, size)``, draw for draw; a coin flip (``n = 1``) five times faster.
 
     For ``n = 1`` and one ``p`` in ``(0, 1]`` NumPy's inversion algorithm reduces to:
@@ -317,19 +316,19 @@ def _binomial(rng: np.random.Generator, n: Any, p: Any, size: tuple[int, ...] | 
         rng.bit_generator.state = state
         return np.asarray(rng.binomial(n, p, size=size))
     x = u <= qn if flip else u > qn
-    return x.astype(np.int64)
+    return x.astype(dtype)  # straight to the draw's dtype (0 and 1 are exact in any)
 
 
 def _draw_binomial(op: RandomVariable, rng: np.random.Generator, params: Sequence[Any],
                    size: tuple[int, ...] | None) -> np.ndarray:
     """``Generator.binomial(n, p)`` (see :func:`_binomial`)."""
-    return _binomial(rng, params[0], params[1], size)
+    return _binomial(rng, params[0], params[1], size, op.dtype)
 
 
 def _draw_bernoulli(op: RandomVariable, rng: np.random.Generator, params: Sequence[Any],
                     size: tuple[int, ...] | None) -> np.ndarray:
     """``binomial(1, p)``."""
-    return _binomial(rng, 1, params[0], size)
+    return _binomial(rng, 1, params[0], size, op.dtype)
 
 
 def _draw_integers(op: RandomVariable, rng: np.random.Generator, params: Sequence[Any],
@@ -343,6 +342,10 @@ def _draw_standard_normal(op: RandomVariable, rng: np.random.Generator, params: 
                           size: tuple[int, ...] | None) -> np.ndarray:
     return np.asarray(rng.standard_normal(size=size))
 
+
+#: methods whose numbers depend on the dtype they are drawn in (NumPy's ``integers``
+#: draws in ``dtype``); the others draw in NumPy's own dtype and are cast after
+DTYPE_DRAWS = frozenset({"integers"})
 
 CUSTOM_DRAWS: dict[str, Callable[..., Any]] = {
     "categorical": _draw_categorical,

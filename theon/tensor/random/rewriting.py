@@ -43,7 +43,10 @@ from theon.graph.destroyhandler import can_destroy, ensure_destroy_handler, try_
 from theon.graph.fg import FunctionGraph
 from theon.rewriting.basic import GraphRewriter, Replacement, node_rewriter
 from theon.rewriting.db import register_canonicalize, rewrite_db
-from theon.tensor.random.op import RandomVariable
+from theon.scalar.basic import Cast
+from theon.tensor.elemwise import Elemwise
+from theon.tensor.random.op import DTYPE_DRAWS, RandomVariable
+from theon.tensor.type import tensor_type
 
 __all__ = ["RandomMakeInplace", "remove_unused_draw"]
 
@@ -92,6 +95,33 @@ def remove_unused_draw(fgraph: FunctionGraph, node: Apply) -> Replacement:
     return {next_rng: rng}
 
 
+@node_rewriter([Elemwise])
+def local_cast_of_draw(fgraph: FunctionGraph, node: Apply) -> Replacement:
+    """``cast(draw{int}(rng, ...), float) -> draw{float}(rng, ...)``.
+
+    A random variable draws with NumPy and casts the result to its dtype, so an
+    integer draw that is only cast to a float type equals the same draw made with
+    that float dtype (not for ``integers``, whose numbers depend on the dtype): the
+    one conversion moves into the draw (a dropout mask ``binomial(...) * 2.0`` is
+    then drawn as floats, with no separate pass).
+    """
+    if not isinstance(node.op.scalar_op, Cast):
+        return None
+    x = node.inputs[0]
+    owner = x.owner
+    if owner is None or not isinstance(owner.op, RandomVariable) or x is not owner.outputs[1]:
+        return None
+    target = tensor_type(node.outputs[0]).dtype
+    if (owner.op.dtype[:1] not in "iu" or target[:1] != "f" or len(fgraph.clients[x]) != 1
+            or owner.op.method in DTYPE_DRAWS):
+        return None
+    new = owner.op.clone_with(dtype=target).make_node(*owner.inputs)
+    if new.outputs[1].type != node.outputs[0].type:
+        return None
+    return {node.outputs[0]: new.outputs[1], owner.outputs[0]: new.outputs[0]}
+
+
 register_canonicalize(remove_unused_draw, "random")
+register_canonicalize(local_cast_of_draw, "random")
 rewrite_db.register("random_make_inplace", RandomMakeInplace(), "fast_run", "inplace",
                     "random", phase="inplace")

@@ -7,7 +7,6 @@ never constant-folded; the draw equals ``numpy.random.Generator``'s method.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ from theon.graph.op import Op
 from theon.tensor.basic import as_tensor_variable
 from theon.tensor.random.basic import draw_outputs
 from theon.tensor.random.op import as_size
+from theon.tensor.random.type import copy_generator
 from theon.tensor.type import TensorType
 
 __all__ = ["ChoiceRV", "PermutationRV", "RowChoiceRV", "choice", "permutation", "row_choice",
@@ -77,7 +77,7 @@ class ChoiceRV(_RandomOp):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         rng, size, a, *p = inputs
-        rng = copy.deepcopy(rng)
+        rng = copy_generator(rng)
         size_t = None if size is None else tuple(int(s) for s in size)
         a = int(a) if np.ndim(a) == 0 else a
         out = rng.choice(a, size=size_t, replace=self.replace, p=p[0] if p else None)
@@ -114,7 +114,7 @@ class RowChoiceRV(_RandomOp):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         rng, n, p = inputs
-        rng = copy.deepcopy(rng)
+        rng = copy_generator(rng)
         k = p.shape[1]
         out = np.empty((p.shape[0], int(n)), dtype=np.int64)
         for i in range(p.shape[0]):
@@ -167,7 +167,7 @@ class PermutationRV(_RandomOp):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         rng, x = inputs
-        rng = copy.deepcopy(rng)
+        rng = copy_generator(rng)
         if self.name == "shuffle":
             out = np.array(x, copy=True)
             rng.shuffle(out)
