@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import theon
 import theon.tensor as tt
 from theon.compile.mode import Mode
+from theon.gradient import verify_grad
 from theon.graph.traversal import toposort
 from theon.scalar.table import ROWS
 from theon.tensor.broadcast_grad import BroadcastGrad
@@ -90,6 +91,7 @@ def test_binary_op_value_and_gradient_broadcast_at_run_time(name, shapes, mode) 
     na, nb = _numeric_grads(np_fn, [av, bv], w)
     np.testing.assert_allclose(ga, na, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(gb, nb, rtol=1e-5, atol=1e-6)
+    verify_grad(getattr(tt, name), [av, bv], rng=0, mode=MODES[mode], static_shape=False)
 
 
 def test_one_variant_per_pattern_sharing_updates() -> None:

@@ -105,6 +105,7 @@ def verify_grad(
     rel_tol: float | None = None,
     mode: Any = None,
     cast_to_output_type: bool = False,
+    static_shape: bool = True,
 ) -> None:
     """Check ``theon.grad`` of ``fun`` at ``pt`` against central finite differences.
 
@@ -129,6 +130,9 @@ def verify_grad(
         The compilation mode of both functions.
     cast_to_output_type
         Make the random projection of the output's dtype (else float64).
+    static_shape
+        ``False``: the symbolic inputs' lengths are all unknown (``None``), so inputs
+        of length 1 broadcast at run time (NumPy's rule) instead of statically.
 
     Raises
     ------
@@ -157,9 +161,8 @@ def verify_grad(
             )
     rng = _as_rng(rng)
     inputs = [
-        tt.TensorType(str(p.dtype), shape=tuple(1 if s == 1 else None for s in p.shape))(
-            f"input_{i}"
-        )
+        tt.TensorType(str(p.dtype), shape=tuple(
+            1 if s == 1 and static_shape else None for s in p.shape))(f"input_{i}")
         for i, p in enumerate(points)
     ]
     out = fun(*inputs)
