@@ -8,7 +8,7 @@ Gradients (``A`` the input, a bar the gradient of a scalar cost):
 
 - ``L = cholesky(A)``: ``Abar = sym(L^-T Phi(L^T Lbar) L^-1)``, ``Phi`` the lower
   triangle with the diagonal halved and ``sym(X) = (X + X^T) / 2`` (the gradient
-  with respect to a symmetric ``A``; NumPy reads only its lower triangle).
+  with respect to a symmetric ``A``; only one triangle of it is read).
 - ``X = inv(A)``: ``Abar = -X^T Xbar X^T``.
 - ``X = pinv(A)``: ``Abar = -X^T Xbar X^T + (I - A X) Xbar^T X X^T + X^T X Xbar^T (I - X A)``
   (Golub and Pereyra; valid where the rank does not change).
@@ -104,8 +104,8 @@ class Cholesky(LinalgOp):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (a,) = inputs
-        try:
-            out = np.linalg.cholesky(a)
+        try:  # the upper factor of A is the conjugate transpose of the lower one of A^T
+            out = np.linalg.cholesky(a if self.lower else np.swapaxes(a, -1, -2))
         except np.linalg.LinAlgError as exc:
             self.raise_or_nan(node, [a.shape], output_storage, exc,
                               "the matrix is not positive definite")
@@ -116,6 +116,10 @@ class Cholesky(LinalgOp):
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
         return [input_shapes[0]]
+
+    def matrix_structure(self, node: Apply) -> list[frozenset[str]]:
+        """The output is lower (or upper) triangular (see ``linalg.rewriting.structure``)."""
+        return [frozenset({"lower" if self.lower else "upper"})]
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
@@ -149,8 +153,9 @@ def cholesky(x: Any, lower: bool = True, *, on_error: str = "raise",
     """The Cholesky factor of the symmetric positive-definite ``x`` (batched).
 
     ``lower=True`` gives ``L`` with ``x = L @ L.T``, else ``U`` with ``x = U.T @ U``.
-    Only the lower triangle of ``x`` is read.  A matrix that is not positive definite
-    raises ``numpy.linalg.LinAlgError``, or gives NaN with ``on_error='nan'``.
+    Only that triangle of ``x`` is read (as ``scipy.linalg.cholesky`` does).  A matrix
+    that is not positive definite raises ``numpy.linalg.LinAlgError``, or gives NaN
+    with ``on_error='nan'``.
 
     >>> import theon.tensor as tt
     >>> a = tt.dmatrix("a")
@@ -295,7 +300,7 @@ class Det(LinalgOp):
 
     >>> import theon.tensor as tt
     >>> a = tt.dmatrix("a")
-    >>> float(Det()(a).eval({a: [[2.0, 1.0], [1.0, 3.0]]}))
+    >>> round(float(Det()(a).eval({a: [[2.0, 1.0], [1.0, 3.0]]})), 12)
     5.0
     """
 
