@@ -43,6 +43,7 @@ from .ops import (
     csm_properties,
     entry_coords,
     mul,
+    same_shape,
     shape_of,
     sp_sum,
     transpose,
@@ -213,7 +214,7 @@ class StructuredDotGrad(Op):
                           a.indptr.copy(), a.shape)
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
-        return [shapes[0]]
+        return [same_shape(node, shapes)]
 
 
 _structured_dot = StructuredDot()
@@ -358,7 +359,7 @@ class ScaleSV(Op):
         return [_cast_like(gx, x), _cast_like(gs, s)]
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
-        return [shapes[0]]
+        return [same_shape(node, shapes)]
 
 
 def row_scale(x: Any, s: Any) -> Variable:

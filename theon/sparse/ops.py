@@ -95,6 +95,12 @@ def shape_of(x: Variable, given: Sequence[Any], i: int) -> Any:
     return sp_shape(x)[i]
 
 
+def same_shape(node: Apply, shapes: Sequence[Any]) -> tuple[Any, Any]:
+    """The shape of ``node``'s sparse input 0 (for Ops whose output has it)."""
+    x = node.inputs[0]
+    return (shape_of(x, shapes[0], 0), shape_of(x, shapes[0], 1))
+
+
 # shape ------------------------------------------------------------------------
 class SpShape(Op):
     """The shape of a sparse matrix, as an int64 vector of length 2."""
@@ -319,7 +325,7 @@ class Cast(Op):
         return [_cast_like(grads[0], x)]
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
-        return [shapes[0]]
+        return [same_shape(node, shapes)]
 
 
 def cast(x: Any, dtype: Any) -> Variable:
@@ -355,7 +361,7 @@ class AsFormat(Op):
         return [as_format(grads[0], inputs[0].type.format)]  # type: ignore[attr-defined]
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
-        return [shapes[0]]
+        return [same_shape(node, shapes)]
 
 
 def as_format(x: Any, format: str) -> Variable:
@@ -510,7 +516,7 @@ class AddSS(Op):
         return [_cast_like(gz, v) for v in inputs]
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
-        return [shapes[0]]
+        return [same_shape(node, shapes)]
 
 
 class AddSD(Op):
@@ -568,7 +574,7 @@ class MulSS(Op):
                 _cast_like(as_format(mul(x, gz), y.type.format), y)]  # type: ignore[attr-defined]
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
-        return [shapes[0]]
+        return [same_shape(node, shapes)]
 
 
 class MulSD(Op):
@@ -606,7 +612,7 @@ class MulSD(Op):
         return [_cast_like(as_format(gx, x.type.format), x), _cast_like(gy, y)]  # type: ignore[attr-defined]
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
-        return [shapes[0]]
+        return [same_shape(node, shapes)]
 
 
 _add_ss, _add_sd, _mul_ss, _mul_sd = AddSS(), AddSD(), MulSS(), MulSD()

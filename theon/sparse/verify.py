@@ -11,8 +11,8 @@ the perturbed values are either
   point's pattern (so the check sees the gradient at those entries only, and a
   structured gradient is right when it agrees there).
 
-Sparse outputs are made dense before the check.  This is the role of Theano's
-``theano.sparse.verify_grad_sparse``.
+Sparse outputs are made dense before the check (``DenseFromSparse(structured)``).
+This is the role of Theano's ``theano.sparse.verify_grad_sparse``.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def verify_grad_sparse(
     """
     from theon.gradient.verify import verify_grad
 
-    from .ops import CSM, SparseFromDense, dense_from_sparse
+    from .ops import CSM, DenseFromSparse, SparseFromDense
     from .type import is_sparse_variable
 
     pt = list(pt)
@@ -95,7 +95,9 @@ def verify_grad_sparse(
                 args[k] = SparseFromDense(fmt)(inputs[k])
         out = op(*args)
         if is_sparse_variable(out):
-            out = dense_from_sparse(out)
+            # read every entry of a sparse output in the regular check (a structured
+            # read would hide the entries the perturbations create)
+            out = DenseFromSparse(structured=structured)(out)
         return out
 
     verify_grad(fun, points, **kwargs)
