@@ -23,13 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from theon.graph.basic import Apply, Variable
+from theon.graph.basic import Apply
 from theon.graph.fg import describe
 from theon.graph.op import Op
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.extra_ops import diag, diagonal
 from theon.tensor.linalg.spectral import _apply, float_matrix, mT, svd, zeros_like
 from theon.tensor.type import TensorType, float_dtypes
+from theon.tensor.variable import TensorVariable
 
 __all__ = ["Expm", "SolveContinuousLyapunov", "SolveDiscreteLyapunov", "block_diag", "diag",
            "expm", "extract_diag", "kron", "matrix_power", "norm",
@@ -39,7 +40,7 @@ __all__ = ["Expm", "SolveContinuousLyapunov", "SolveDiscreteLyapunov", "block_di
 extract_diag = diagonal
 
 
-def _square(a: Any, what: str) -> Variable:
+def _square(a: Any, what: str) -> TensorVariable:
     a = float_matrix(a, what)
     m, n = a.type.shape
     if m is not None and n is not None and m != n:
@@ -47,13 +48,13 @@ def _square(a: Any, what: str) -> Variable:
     return a
 
 
-def _block(tl: Variable, tr: Variable, br: Variable) -> Variable:
+def _block(tl: TensorVariable, tr: TensorVariable, br: TensorVariable) -> TensorVariable:
     """``[[tl, tr], [0, br]]`` for square blocks of one size."""
     from theon.tensor.joining import concatenate
 
     top = concatenate([tl, tr], axis=-1)
     bottom = concatenate([zeros_like(tl), br], axis=-1)
-    return concatenate([top, bottom], axis=-2)  # type: ignore[no-any-return]
+    return concatenate([top, bottom], axis=-2)
 
 
 # expm ---------------------------------------------------------------------------------
@@ -82,17 +83,17 @@ class Expm(Op):
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
         return [tuple(input_shapes[0])]
 
-    def _frechet(self, a: Variable, e: Variable) -> Variable:
+    def _frechet(self, a: TensorVariable, e: TensorVariable) -> TensorVariable:
         """``L(a, e)``: the upper-right block of ``expm([[a, e], [0, a]])``."""
         n = a.shape[-1]
         big = _apply(self, _block(a, e, a))
-        return big[..., :n, n:]  # type: ignore[no-any-return]
+        return big[..., :n, n:]
 
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+    def grad(self, inputs: Sequence[Any], output_grads: Sequence[Any]) -> list[Any]:
         at = mT(inputs[0])
         return [self._frechet(at, output_grads[0])]
 
-    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+    def R_op(self, inputs: Sequence[Any], eval_points: Sequence[Any]) -> list[Any]:
         if eval_points[0] is None:
             return [None]
         return [self._frechet(inputs[0], eval_points[0])]
@@ -101,7 +102,7 @@ class Expm(Op):
         return "Expm"
 
 
-def expm(a: Any) -> Variable:
+def expm(a: Any) -> TensorVariable:
     """The matrix exponential ``sum_k a**k / k!``, like ``scipy.linalg.expm``.
 
     >>> import theon.tensor as tt
@@ -110,7 +111,7 @@ def expm(a: Any) -> Variable:
     array([[1., 0.],
            [0., 1.]])
     """
-    return _apply(Expm(), a)  # type: ignore[no-any-return]
+    return _apply(Expm(), a)
 
 
 # Lyapunov equations -------------------------------------------------------------------
@@ -167,8 +168,8 @@ class SolveContinuousLyapunov(_Lyapunov):
 
         return scipy.linalg.solve_continuous_lyapunov(a, q)
 
-    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
-             output_grads: Sequence[Variable]) -> list[Any]:
+    def L_op(self, inputs: Sequence[Any], outputs: Sequence[Any],
+             output_grads: Sequence[Any]) -> list[Any]:
         from theon.tensor.blas import matmul
 
         a, _ = inputs
@@ -176,7 +177,7 @@ class SolveContinuousLyapunov(_Lyapunov):
         y = _apply(self, mT(a), output_grads[0])
         return [-(matmul(y, mT(x)) + matmul(mT(y), x)), y]
 
-    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+    def R_op(self, inputs: Sequence[Any], eval_points: Sequence[Any]) -> list[Any]:
         from theon.tensor.blas import matmul
 
         a, q = inputs
@@ -211,8 +212,8 @@ class SolveDiscreteLyapunov(_Lyapunov):
 
         return scipy.linalg.solve_discrete_lyapunov(a, q, method=self.method)
 
-    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
-             output_grads: Sequence[Variable]) -> list[Any]:
+    def L_op(self, inputs: Sequence[Any], outputs: Sequence[Any],
+             output_grads: Sequence[Any]) -> list[Any]:
         from theon.tensor.blas import matmul
 
         a, _ = inputs
@@ -220,7 +221,7 @@ class SolveDiscreteLyapunov(_Lyapunov):
         y = _apply(self, mT(a), output_grads[0])
         return [matmul(matmul(y, a), mT(x)) + matmul(matmul(mT(y), a), x), y]
 
-    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+    def R_op(self, inputs: Sequence[Any], eval_points: Sequence[Any]) -> list[Any]:
         from theon.tensor.blas import matmul
 
         a, q = inputs
@@ -237,7 +238,7 @@ class SolveDiscreteLyapunov(_Lyapunov):
         return "SolveDiscreteLyapunov" + (f"{{{self.method}}}" if self.method else "")
 
 
-def solve_continuous_lyapunov(a: Any, q: Any) -> Variable:
+def solve_continuous_lyapunov(a: Any, q: Any) -> TensorVariable:
     """The solution ``x`` of ``a @ x + x @ a.T = q``, like
     ``scipy.linalg.solve_continuous_lyapunov``; a ``LinAlgError`` when ``a`` and ``-a``
     share an eigenvalue (the equation is singular).
@@ -249,10 +250,10 @@ def solve_continuous_lyapunov(a: Any, q: Any) -> Variable:
     array([[1., 0.],
            [0., 2.]])
     """
-    return _apply(SolveContinuousLyapunov(), a, q)  # type: ignore[no-any-return]
+    return _apply(SolveContinuousLyapunov(), a, q)
 
 
-def solve_discrete_lyapunov(a: Any, q: Any, method: str | None = None) -> Variable:
+def solve_discrete_lyapunov(a: Any, q: Any, method: str | None = None) -> TensorVariable:
     """The solution ``x`` of ``a @ x @ a.T - x + q = 0``, like
     ``scipy.linalg.solve_discrete_lyapunov``.
 
@@ -263,13 +264,13 @@ def solve_discrete_lyapunov(a: Any, q: Any, method: str | None = None) -> Variab
     array([[4., 0.],
            [0., 1.]])
     """
-    return _apply(SolveDiscreteLyapunov(method), a, q)  # type: ignore[no-any-return]
+    return _apply(SolveDiscreteLyapunov(method), a, q)
 
 
 # compositions -------------------------------------------------------------------------
 
 
-def trace(x: Any, offset: int = 0) -> Variable:
+def trace(x: Any, offset: int = 0) -> TensorVariable:
     """The sum of diagonal ``offset`` of the matrices in the last two axes, like
     ``numpy.linalg.trace`` (the same as ``numpy.trace`` for a matrix).
 
@@ -281,10 +282,10 @@ def trace(x: Any, offset: int = 0) -> Variable:
     x = as_tensor_variable(x)
     if x.type.ndim < 2:
         raise ValueError(f"trace: needs at least 2 dimensions, got {describe(x)}")
-    return diagonal(x, offset, -2, -1).sum(axis=-1)  # type: ignore[no-any-return]
+    return diagonal(x, offset, -2, -1).sum(axis=-1)
 
 
-def kron(a: Any, b: Any) -> Variable:
+def kron(a: Any, b: Any) -> TensorVariable:
     """The Kronecker product, like ``numpy.kron`` (the inputs get leading axes of
     length 1 up to the same number of dimensions).
 
@@ -299,16 +300,16 @@ def kron(a: Any, b: Any) -> Variable:
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     nd = max(a.type.ndim, b.type.ndim)
     if nd == 0:
-        return a * b  # type: ignore[no-any-return]
+        return a * b
     a = a[(None,) * (nd - a.type.ndim)] if a.type.ndim < nd else a
     b = b[(None,) * (nd - b.type.ndim)] if b.type.ndim < nd else b
     prod = a[tuple(x for _ in range(nd) for x in (slice(None), None))] * \
         b[tuple(x for _ in range(nd) for x in (None, slice(None)))]
     shape = [a.shape[i] * b.shape[i] for i in range(nd)]
-    return reshape(prod, shape, ndim=nd)  # type: ignore[no-any-return]
+    return reshape(prod, shape, ndim=nd)
 
 
-def block_diag(*matrices: Any) -> Variable:
+def block_diag(*matrices: Any) -> TensorVariable:
     """The block-diagonal matrix of the given matrices, like ``scipy.linalg.block_diag``.
 
     >>> import theon.tensor as tt
@@ -339,10 +340,10 @@ def block_diag(*matrices: Any) -> Variable:
         r2, c2 = r + m.shape[0], c + m.shape[1]
         out = set_subtensor(out[r:r2, c:c2], cast(m, dtype) if m.type.dtype != dtype else m)
         r, c = r2, c2
-    return out  # type: ignore[no-any-return]
+    return out
 
 
-def matrix_power(m: Any, n: int) -> Variable:
+def matrix_power(m: Any, n: int) -> TensorVariable:
     """``m`` raised to the integer power ``n``, like ``numpy.linalg.matrix_power``, by
     repeated squaring (``n < 0``: the power of the inverse).
 
@@ -362,12 +363,12 @@ def matrix_power(m: Any, n: int) -> Variable:
     if m.type.ndim < 2:
         raise ValueError(f"matrix_power: needs a (batch of) square matrices, got {describe(m)}")
     if n == 0:
-        return zeros_like(m) + eye(m.shape[-1], dtype=m.type.dtype)  # type: ignore[no-any-return]
+        return zeros_like(m) + eye(m.shape[-1], dtype=m.type.dtype)
     if n < 0:
         from theon.tensor.linalg.decomp import inv  # type: ignore[import-not-found]
 
         m, n = inv(m), -n
-    result: Variable | None = None
+    result: TensorVariable | None = None
     base = m
     while True:
         if n & 1:
@@ -383,29 +384,29 @@ def matrix_power(m: Any, n: int) -> Variable:
 # norms --------------------------------------------------------------------------------
 
 
-def _vector_norm(x: Variable, ord: Any, axis: int, keepdims: bool) -> Variable:
+def _vector_norm(x: TensorVariable, ord: Any, axis: int, keepdims: bool) -> TensorVariable:
     import theon.tensor.math as tm
 
     ax = abs(x) if x.type.dtype in float_dtypes else x
     if ord is None or ord == 2:
-        return tm.sqrt((x * x).sum(axis=axis, keepdims=keepdims))  # type: ignore[no-any-return]
+        return tm.sqrt((x * x).sum(axis=axis, keepdims=keepdims))
     if ord == np.inf:
-        return tm.max(ax, axis=axis, keepdims=keepdims)  # type: ignore[no-any-return]
+        return tm.max(ax, axis=axis, keepdims=keepdims)
     if ord == -np.inf:
-        return tm.min(ax, axis=axis, keepdims=keepdims)  # type: ignore[no-any-return]
+        return tm.min(ax, axis=axis, keepdims=keepdims)
     if ord == 0:
-        return cast(tm.neq(x, 0), x.type.dtype).sum(  # type: ignore[no-any-return]
+        return cast(tm.neq(x, 0), x.type.dtype).sum(
             axis=axis, keepdims=keepdims)
     if ord == 1:
-        return ax.sum(axis=axis, keepdims=keepdims)  # type: ignore[no-any-return]
+        return ax.sum(axis=axis, keepdims=keepdims)
     if isinstance(ord, str):
         raise ValueError(f"norm: invalid order {ord!r} for a vector norm")
     p = float(ord)
-    return (ax ** p).sum(axis=axis, keepdims=keepdims) ** (1.0 / p)  # type: ignore[no-any-return]
+    return (ax ** p).sum(axis=axis, keepdims=keepdims) ** (1.0 / p)
 
 
-def _matrix_norm(x: Variable, ord: Any, axes: tuple[int, int],
-                 keepdims: bool) -> Variable:
+def _matrix_norm(x: TensorVariable, ord: Any, axes: tuple[int, int],
+                 keepdims: bool) -> TensorVariable:
     import theon.tensor.math as tm
     from theon.tensor.reshaping import expand_dims, transpose
 
@@ -428,10 +429,10 @@ def _matrix_norm(x: Variable, ord: Any, axes: tuple[int, int],
         raise ValueError(f"norm: invalid order {ord!r} for a matrix norm")
     if keepdims:
         out = expand_dims(out, tuple(sorted((r, c))))
-    return out  # type: ignore[no-any-return]
+    return out
 
 
-def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Variable:
+def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> TensorVariable:
     """A vector or matrix norm, like ``numpy.linalg.norm``.
 
     ``axis`` an integer: vector norms of ``ord`` None or 2, 1, inf, -inf, 0 (the number
@@ -457,7 +458,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> V
     if axis is None:
         if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
             out = _vector_norm(flatten(x), None, 0, False)
-            return reshape(out, [1] * nd, ndim=nd) if keepdims else out  # type: ignore[no-any-return]
+            return reshape(out, [1] * nd, ndim=nd) if keepdims else out
         if nd == 1:
             axis = 0
         elif nd == 2:

@@ -27,12 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from theon.graph.basic import Apply, Variable
+from theon.graph.basic import Apply
 from theon.graph.fg import describe
 from theon.graph.null_type import grad_not_implemented
 from theon.graph.op import Op
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.type import TensorType, float_dtypes, integer_dtypes
+from theon.tensor.variable import TensorVariable
 
 __all__ = ["Eig", "Eigh", "Eigvalsh", "Lstsq", "QRFull", "SVD", "eig", "eigh", "eigvalsh",
            "lstsq", "qr", "svd"]
@@ -48,7 +49,7 @@ def _apply(op: Op, *inputs: Any) -> Any:
     return op(*inputs)
 
 
-def float_matrix(x: Any, what: str, ndim: int = 2) -> Variable:
+def float_matrix(x: Any, what: str, ndim: int = 2) -> TensorVariable:
     """``x`` as a tensor of ``ndim`` dimensions with a float dtype (integers become
     float64, as in NumPy); a clear error otherwise."""
     v = as_tensor_variable(x)
@@ -89,21 +90,21 @@ def run_lapack(op: Any, node: Apply, inputs: Sequence[Any], output_storage: list
         ) from e
 
 
-def mT(x: Variable) -> Variable:
+def mT(x: TensorVariable) -> TensorVariable:
     """Swap the last two axes (the matrix transpose of a batch of matrices)."""
     from theon.tensor.reshaping import swapaxes
 
-    return swapaxes(x, -1, -2)  # type: ignore[no-any-return]
+    return swapaxes(x, -1, -2)
 
 
-def eye_like(n: Any, dtype: str) -> Variable:
+def eye_like(n: Any, dtype: str) -> TensorVariable:
     """The ``n`` x ``n`` identity matrix of ``dtype``."""
     from theon.tensor.creation import eye
 
     return eye(n, dtype=dtype)
 
 
-def tri_mask(n: Any, lower: bool, dtype: str, k: int = 0) -> Variable:
+def tri_mask(n: Any, lower: bool, dtype: str, k: int = 0) -> TensorVariable:
     """The ``n`` x ``n`` 0/1 mask of the lower (``lower``) or upper triangle, diagonal
     ``k`` included."""
     from theon.tensor.creation import arange
@@ -114,35 +115,35 @@ def tri_mask(n: Any, lower: bool, dtype: str, k: int = 0) -> Variable:
     return cast(rel, dtype)
 
 
-def fold_symmetric(g: Variable, n: Any, lower: bool) -> Variable:
+def fold_symmetric(g: TensorVariable, n: Any, lower: bool) -> TensorVariable:
     """The gradient with respect to a matrix of which only one triangle is read as a
     symmetric matrix: ``tri(g + g^T) - diag(g)``."""
     dtype = g.type.dtype
     return (g + mT(g)) * tri_mask(n, lower, dtype) - g * eye_like(n, dtype)
 
 
-def _diag_embed(v: Variable) -> Variable:
+def _diag_embed(v: TensorVariable) -> TensorVariable:
     """``v[..., None, :] * I``: the diagonal matrices of the last axis of ``v``."""
-    return v[..., None, :] * eye_like(v.shape[-1], v.type.dtype)  # type: ignore[no-any-return]
+    return v[..., None, :] * eye_like(v.shape[-1], v.type.dtype)
 
 
-def _off_diag_inverse_gaps(w: Variable, squared: bool = False) -> Variable:
+def _off_diag_inverse_gaps(w: TensorVariable, squared: bool = False) -> TensorVariable:
     """``F_ij = 1 / (w_j - w_i)`` off the diagonal, 0 on it (``w**2`` when ``squared``)."""
     ws = w * w if squared else w
     n = w.shape[-1]
     eye = eye_like(n, w.type.dtype)
     gaps = ws[..., None, :] - ws[..., :, None]
-    return (1 - eye) / (gaps + eye)  # type: ignore[no-any-return]
+    return (1 - eye) / (gaps + eye)
 
 
-def zeros_like(x: Variable) -> Variable:
+def zeros_like(x: TensorVariable) -> TensorVariable:
     """Zeros of the shape and dtype of ``x``."""
     from theon.tensor.math import zeros_like as zl
 
-    return zl(x)  # type: ignore[no-any-return]
+    return zl(x)
 
 
-def _matmul(a: Variable, b: Variable) -> Variable:
+def _matmul(a: TensorVariable, b: TensorVariable) -> TensorVariable:
     from theon.tensor.blas import matmul
 
     return matmul(a, b)
@@ -205,8 +206,8 @@ class Eig(Op):
         n = input_shapes[0][0]
         return [(n,), (n, n)]
 
-    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
-             output_grads: Sequence[Variable]) -> list[Any]:
+    def L_op(self, inputs: Sequence[Any], outputs: Sequence[Any],
+             output_grads: Sequence[Any]) -> list[Any]:
         return [grad_not_implemented(
             self, 0, inputs[0],
             "the eigenvectors of a general matrix are complex and defined up to a complex "
@@ -277,15 +278,15 @@ class Eigh(Op):
         n = input_shapes[0][0]
         return [(n,), (n, n)]
 
-    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
-             output_grads: Sequence[Variable]) -> list[Any]:
+    def L_op(self, inputs: Sequence[Any], outputs: Sequence[Any],
+             output_grads: Sequence[Any]) -> list[Any]:
         w, v = outputs
         gw, gv = output_grads
         x = _matmul(mT(v), gv)  # x_ij = v_i . vbar_j
         m = _diag_embed(gw) + _off_diag_inverse_gaps(w) * x
         return _eigh_input_grads(self, inputs, w, v, m, x)
 
-    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+    def R_op(self, inputs: Sequence[Any], eval_points: Sequence[Any]) -> list[Any]:
         if self.generalized or eval_points[0] is None:
             return [None, None]  # the transpose trick handles the generalized problem
         a = inputs[0]
@@ -301,15 +302,15 @@ class Eigh(Op):
         return f"Eigh{{{self.UPLO}{', generalized' if self.generalized else ''}}}"
 
 
-def _symmetric_from(a: Variable, n: Any, lower: bool) -> Variable:
+def _symmetric_from(a: TensorVariable, n: Any, lower: bool) -> TensorVariable:
     """The symmetric matrix that reads only one triangle of ``a``."""
     dtype = a.type.dtype
     tri = a * tri_mask(n, lower, dtype)
-    return tri + mT(tri) - a * eye_like(n, dtype)  # type: ignore[no-any-return]
+    return tri + mT(tri) - a * eye_like(n, dtype)
 
 
-def _eigh_input_grads(op: Eigh, inputs: Sequence[Variable], w: Variable, v: Variable,
-                      m: Variable, x: Variable | None) -> list[Any]:
+def _eigh_input_grads(op: Eigh, inputs: Sequence[Any], w: TensorVariable, v: TensorVariable,
+                      m: TensorVariable, x: TensorVariable | None) -> list[Any]:
     """``abar = V M V^T`` and, for the generalized problem, ``bbar = -V (M diag(w) +
     diag(x)/2) V^T``, each folded onto the triangle the Op reads."""
     n = inputs[0].shape[-1]
@@ -355,12 +356,12 @@ class Eigvalsh(Op):
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
         return [(input_shapes[0][0],)]
 
-    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
-             output_grads: Sequence[Variable]) -> list[Any]:
+    def L_op(self, inputs: Sequence[Any], outputs: Sequence[Any],
+             output_grads: Sequence[Any]) -> list[Any]:
         w, v = _apply(self._full, *inputs)
         return _eigh_input_grads(self._full, inputs, w, v, _diag_embed(output_grads[0]), None)
 
-    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+    def R_op(self, inputs: Sequence[Any], eval_points: Sequence[Any]) -> list[Any]:
         if self.generalized or eval_points[0] is None:
             return [None]
         w, v = _apply(self._full, *inputs)
@@ -371,7 +372,7 @@ class Eigvalsh(Op):
         return f"Eigvalsh{{{self.UPLO}{', generalized' if self.generalized else ''}}}"
 
 
-def eig(a: Any, on_error: str = "raise") -> list[Variable]:
+def eig(a: Any, on_error: str = "raise") -> list[TensorVariable]:
     """Eigenvalues and right eigenvectors of a square matrix, like ``numpy.linalg.eig``
     (always complex: ``complex128``, or ``complex64`` for ``float32``).
 
@@ -384,10 +385,10 @@ def eig(a: Any, on_error: str = "raise") -> list[Variable]:
     >>> np.sort(w.eval({a: [[2.0, 0.0], [0.0, 3.0]]}).real)
     array([2., 3.])
     """
-    return _apply(Eig(on_error), a)  # type: ignore[no-any-return]
+    return _apply(Eig(on_error), a)
 
 
-def eigh(a: Any, UPLO: str = "L", b: Any = None, on_error: str = "raise") -> list[Variable]:
+def eigh(a: Any, UPLO: str = "L", b: Any = None, on_error: str = "raise") -> list[TensorVariable]:
     """Eigenvalues (ascending) and eigenvectors of a symmetric matrix, like
     ``numpy.linalg.eigh`` (only the ``UPLO`` triangle is read); with ``b``, the
     generalized problem ``a v = w b v`` like ``scipy.linalg.eigh(a, b)``.
@@ -398,12 +399,12 @@ def eigh(a: Any, UPLO: str = "L", b: Any = None, on_error: str = "raise") -> lis
     >>> w.eval({a: [[2.0, 1.0], [1.0, 2.0]]})
     array([1., 3.])
     """
-    return _apply(Eigh(UPLO, b is not None, on_error), a,  # type: ignore[no-any-return]
+    return _apply(Eigh(UPLO, b is not None, on_error), a,
                   *([] if b is None else [b]))
 
 
 def eigvalsh(a: Any, b: Any = None, lower: bool = True, UPLO: str | None = None,
-             on_error: str = "raise") -> Variable:
+             on_error: str = "raise") -> TensorVariable:
     """Eigenvalues (ascending) of a symmetric matrix, like ``numpy.linalg.eigvalsh``;
     with ``b``, of ``a v = w b v`` like ``scipy.linalg.eigvalsh(a, b)`` (Theano's
     ``slinalg.eigvalsh(a, b, lower)``).
@@ -414,7 +415,7 @@ def eigvalsh(a: Any, b: Any = None, lower: bool = True, UPLO: str | None = None,
     array([1., 3.])
     """
     uplo = UPLO if UPLO is not None else ("L" if lower else "U")
-    return _apply(Eigvalsh(uplo, b is not None, on_error), a,  # type: ignore[no-any-return]
+    return _apply(Eigvalsh(uplo, b is not None, on_error), a,
                   *([] if b is None else [b]))
 
 
@@ -478,8 +479,8 @@ class SVD(Op):
             return [(k,)]
         return [(m, m), (k,), (n, n)] if self.full_matrices else [(m, k), (k,), (k, n)]
 
-    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
-             output_grads: Sequence[Variable]) -> list[Any]:
+    def L_op(self, inputs: Sequence[Any], outputs: Sequence[Any],
+             output_grads: Sequence[Any]) -> list[Any]:
         (a,) = inputs
         if not self.compute_uv:
             u, s, vh = _apply(SVD(False, True, self.on_error), a)
@@ -491,7 +492,7 @@ class SVD(Op):
             u, gu, vh, gvh = u[..., :, :k], gu[..., :, :k], vh[..., :k, :], gvh[..., :k, :]
         return [_svd_backward(a, u, s, vh, gu, gs, gvh)]
 
-    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+    def R_op(self, inputs: Sequence[Any], eval_points: Sequence[Any]) -> list[Any]:
         if self.compute_uv or eval_points[0] is None:
             return [None] * len(self.gufunc_signature.split("->")[1].split("),"))
         u, s, vh = _apply(SVD(False, True, self.on_error), inputs[0])
@@ -503,8 +504,9 @@ class SVD(Op):
         return f"SVD{{{what}}}"
 
 
-def _svd_backward(a: Variable, u: Variable, s: Variable, vh: Variable, gu: Variable,
-                  gs: Variable, gvh: Variable) -> Variable:
+def _svd_backward(a: TensorVariable, u: TensorVariable, s: TensorVariable,
+                  vh: TensorVariable, gu: TensorVariable, gs: TensorVariable,
+                  gvh: TensorVariable) -> TensorVariable:
     """Townsend's formula for the reduced SVD ``A = U S V^T`` (U: m x k, V: n x k)::
 
         Abar = U [ (F * (U^T Ubar - Ubar^T U)) S + diag(sbar)
@@ -527,7 +529,7 @@ def _svd_backward(a: Variable, u: Variable, s: Variable, vh: Variable, gu: Varia
     # U S^-1 Vbar^T (I - V V^T)
     gv_perp = gv - _matmul(v, vt_gv)
     right = _matmul(u * inv_s[..., None, :], mT(gv_perp))
-    return core + left + right  # type: ignore[no-any-return]
+    return core + left + right
 
 
 def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True,
@@ -595,8 +597,8 @@ class QRFull(Op):
             return [(m, m), (m, n)]
         return [(k, n)]
 
-    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
-             output_grads: Sequence[Variable]) -> list[Any]:
+    def L_op(self, inputs: Sequence[Any], outputs: Sequence[Any],
+             output_grads: Sequence[Any]) -> list[Any]:
         (a,) = inputs
         if self.mode == "r":
             q, r = _apply(QRFull("reduced"), a)
@@ -614,14 +616,15 @@ class QRFull(Op):
         return f"QR{{{self.mode}}}"
 
 
-def _copyltu(m: Variable) -> Variable:
+def _copyltu(m: TensorVariable) -> TensorVariable:
     """``tril(M) + tril(M, -1)^T``: the symmetric matrix of the lower triangle of ``M``."""
     n = m.shape[-1]
     lower = m * tri_mask(n, True, m.type.dtype)
-    return lower + mT(lower) - m * eye_like(n, m.type.dtype)  # type: ignore[no-any-return]
+    return lower + mT(lower) - m * eye_like(n, m.type.dtype)
 
 
-def _qr_backward(a: Variable, q: Variable, r: Variable, gq: Variable, gr: Variable) -> Variable:
+def _qr_backward(a: TensorVariable, q: TensorVariable, r: TensorVariable,
+                 gq: TensorVariable, gr: TensorVariable) -> TensorVariable:
     """The reduced QR backward rule, for tall and wide matrices alike.
 
     With ``k = min(m, n)``, ``A = [X | Y]``, ``R = [U | V]`` (``U``: k x k upper
@@ -643,9 +646,9 @@ def _qr_backward(a: Variable, q: Variable, r: Variable, gq: Variable, gr: Variab
     return concatenate([gx, _matmul(q, gv)], axis=-1)
 
 
-def _solve_upper(u: Variable, b: Variable) -> Variable:
+def _solve_upper(u: TensorVariable, b: TensorVariable) -> TensorVariable:
     """``U^-1 b`` for a nonsingular upper-triangular ``U``."""
-    return _apply(Lstsq(None, b.type.ndim), u, b)  # type: ignore[no-any-return]
+    return _apply(Lstsq(None, b.type.ndim), u, b)
 
 
 def qr(a: Any, mode: str = "reduced") -> Any:
@@ -714,8 +717,8 @@ class Lstsq(Op):
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
         return [(input_shapes[0][1], *input_shapes[1][1:])]
 
-    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
-             output_grads: Sequence[Variable]) -> list[Any]:
+    def L_op(self, inputs: Sequence[Any], outputs: Sequence[Any],
+             output_grads: Sequence[Any]) -> list[Any]:
         """With ``P = pinv(a)``, ``x = P b``, ``r = b - a x`` (Golub and Pereyra's
         derivative of the pseudo-inverse)::
 
@@ -728,8 +731,8 @@ class Lstsq(Op):
         (gx,) = output_grads
         at = mT(a)
 
-        def ls(mat: Variable, rhs: Variable) -> Variable:
-            return _apply(self, mat, rhs)  # type: ignore[no-any-return]
+        def ls(mat: TensorVariable, rhs: TensorVariable) -> TensorVariable:
+            return _apply(self, mat, rhs)
 
         gb = ls(at, gx)
         r = b - _matmul(a, x)
@@ -748,7 +751,8 @@ class Lstsq(Op):
         return f"Lstsq{{rcond={self.rcond}}}" if self.rcond is not None else "Lstsq"
 
 
-def lstsq(a: Any, b: Any, rcond: float | None = None, on_error: str = "raise") -> list[Variable]:
+def lstsq(a: Any, b: Any, rcond: float | None = None,
+          on_error: str = "raise") -> list[TensorVariable]:
     """Least squares, like ``numpy.linalg.lstsq``: ``[x, residuals, rank, s]`` with
     ``x`` minimizing ``||a @ x - b||``, ``residuals`` the squared residual norm of each
     column of ``b`` (empty when ``rank < n`` or ``m <= n``), the effective ``rank`` of
@@ -785,13 +789,13 @@ def lstsq(a: Any, b: Any, rcond: float | None = None, on_error: str = "raise") -
     return [x, sq[:count], rank, s]
 
 
-def _eq(a: Any, b: Any) -> Variable:
+def _eq(a: Any, b: Any) -> TensorVariable:
     from theon.tensor.math import eq
 
-    return eq(a, b)  # type: ignore[no-any-return]
+    return eq(a, b)
 
 
-def _max_scalar(m: Any, n: Any) -> Variable:
+def _max_scalar(m: Any, n: Any) -> TensorVariable:
     from theon.tensor.math import maximum
 
-    return maximum(m, n)  # type: ignore[no-any-return]
+    return maximum(m, n)
