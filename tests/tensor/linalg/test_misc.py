@@ -326,3 +326,59 @@ def test_props_identity() -> None:
     assert misc.SolveDiscreteLyapunov("direct") != misc.SolveDiscreteLyapunov("bilinear")
     assert misc.SolveContinuousLyapunov() != misc.SolveDiscreteLyapunov()
     assert misc.Expm().gufunc_signature == "(m,m)->(m,m)"
+
+
+# batched (Blockwise) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_batched_values(dtype: str) -> None:
+    x = tt.tensor("x", dtype=dtype, shape=(None, None, None))
+    q = tt.tensor("q", dtype=dtype, shape=(None, None))
+    m = np.stack([stable(3, 60 + i) for i in range(4)]).astype(dtype)
+    qv = rng(61).normal(size=(3, 3)).astype(dtype)
+    got = expm(x).eval({x: m})
+    for i in range(4):
+        np.testing.assert_allclose(got[i], scipy.linalg.expm(m[i]), **tol(dtype))
+    got = solve_continuous_lyapunov(x, q).eval({x: m, q: qv})
+    got_d = solve_discrete_lyapunov(x * 0.3, q).eval({x: m, q: qv})
+    for i in range(4):
+        np.testing.assert_allclose(got[i], scipy.linalg.solve_continuous_lyapunov(m[i], qv),
+                                   **tol(dtype))
+        np.testing.assert_allclose(
+            got_d[i], scipy.linalg.solve_discrete_lyapunov(m[i] * np.asarray(0.3, dtype), qv),
+            **tol(dtype))
+    v = rng(62).normal(size=(2, 3, 4)).astype(dtype)
+    for ord in (2, -2, "nuc"):
+        for axis in ((1, 2), (2, 0)):
+            np.testing.assert_allclose(norm(x, ord, axis=axis).eval({x: v}),
+                                       np.linalg.norm(v, ord, axis=axis), **tol(dtype))
+
+
+def test_batched_grads() -> None:
+    m = np.stack([stable(3, 63 + i) for i in range(2)])
+    qv = rng(64).normal(size=(3, 3))
+    theon.verify_grad(expm, [m * 0.5])
+    theon.verify_grad(solve_continuous_lyapunov, [m, qv])
+    theon.verify_grad(lambda a, q: solve_discrete_lyapunov(a, q, "direct"), [m * 0.3, qv])
+    theon.verify_grad(lambda a: norm(a, "nuc", axis=(1, 2)), [rng(65).normal(size=(2, 3, 4))])
+    a, e = tt.dtensor3("a"), tt.dtensor3("e")
+    ev = rng(66).normal(size=m.shape)
+    got = theon.function([a, e], theon.Rop(expm(a), a, e))(m * 0.5, ev)
+    for i in range(2):
+        np.testing.assert_allclose(got[i], scipy.linalg.expm_frechet(
+            m[i] * 0.5, ev[i], compute_expm=False), rtol=1e-9)
+
+
+def test_batched_infer_shape_and_vm() -> None:
+    a, q = tt.dtensor3("a"), tt.dmatrix("q")
+    m = np.stack([stable(3, 67 + i) for i in range(2)])
+    qv = rng(68).normal(size=(3, 3))
+    check_infer_shape(expm(a), [a], [m])
+    check_infer_shape(solve_continuous_lyapunov(a, q), [a, q], [m, qv])
+    cost = expm(a).sum() + solve_continuous_lyapunov(a, q).sum() + norm(a, 2, axis=(1, 2)).sum()
+    outs = [cost, *theon.grad(cost, [a, q])]
+    got = theon.function([a, q], outs)(m, qv)
+    ref = theon.function([a, q], outs, mode=VM)(m, qv)
+    for g, r in zip(got, ref):
+        np.testing.assert_allclose(g, r, rtol=1e-10)

@@ -378,7 +378,7 @@ def test_on_error_nan_eigh_and_lstsq() -> None:
 
 
 def test_bad_inputs() -> None:
-    with pytest.raises(ValueError, match="matrix.*'v'"):
+    with pytest.raises(ValueError, match="SVD.*matrix.*'v'"):
         svd(tt.dvector("v"))
     with pytest.raises(TypeError, match="real.*'c'"):
         eigh(tt.cmatrix("c"))
@@ -400,3 +400,115 @@ def test_props_identity() -> None:
     assert sp.Eigh("L") != sp.Eigh("U")
     assert sp.QRFull("r") != sp.QRFull("reduced")
     assert sp.SVD(False, True).gufunc_signature == "(m,n)->(m,k),(k),(k,n)"
+
+
+# batched (Blockwise) ------------------------------------------------------------------
+
+
+def sym_batch(shape: tuple[int, ...], n: int, seed: int, dtype: str = "float64") -> np.ndarray:
+    flat = [sym(n, seed + i) for i in range(int(np.prod(shape)))]
+    return np.array(flat).reshape(*shape, n, n).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_batched_values(dtype: str) -> None:
+    x = tt.tensor("x", dtype=dtype, shape=(None, None, None, None))
+    s = sym_batch((2, 3), 4, 40, dtype)
+    g = rng(41).normal(size=(2, 3, 5, 3)).astype(dtype)
+    w, v = eigh(x)
+    gw, gv = theon.function([x], [w, v])(s)
+    ew, ev = np.linalg.eigh(s)
+    np.testing.assert_allclose(gw, ew, **tol(dtype))
+    np.testing.assert_allclose(np.abs(gv), np.abs(ev), **tol(dtype))
+    np.testing.assert_allclose(eigvalsh(x).eval({x: s}), ew, **tol(dtype))
+    np.testing.assert_allclose(eig(x)[0].eval({x: s}), np.linalg.eig(s)[0], rtol=1e-3)
+    for full in (True, False):
+        got = theon.function([x], svd(x, full_matrices=full))(g)
+        want = np.linalg.svd(g, full_matrices=full)
+        assert [o.shape for o in got] == [o.shape for o in want]
+        np.testing.assert_allclose(got[1], want[1], **tol(dtype))
+    np.testing.assert_allclose(svd(x, compute_uv=False).eval({x: g}),
+                               np.linalg.svd(g, compute_uv=False), **tol(dtype))
+    for mode in ("reduced", "complete"):
+        got = theon.function([x], qr(x, mode=mode))(g)
+        for o, e in zip(got, np.linalg.qr(g, mode=mode)):
+            np.testing.assert_allclose(o, e, **tol(dtype))
+    np.testing.assert_allclose(qr(x, mode="r").eval({x: g}), np.linalg.qr(g, mode="r"),
+                               **tol(dtype))
+
+
+def test_batched_broadcast_and_loops() -> None:
+    a, b = tt.dtensor3("a"), tt.dtensor3("b")
+    av = rng(42).normal(size=(3, 5, 3))
+    bv = rng(43).normal(size=(1, 5, 2))  # broadcasts over the batch
+    x, res, rank, s = theon.function([a, b], lstsq(a, b))(av, bv)
+    for i in range(3):
+        e = np.linalg.lstsq(av[i], bv[0], rcond=None)
+        np.testing.assert_allclose(x[i], e[0], rtol=1e-9)
+        np.testing.assert_allclose(res[i], e[1], rtol=1e-9)
+        assert rank[i] == e[2]
+        np.testing.assert_allclose(s[i], e[3], rtol=1e-9)
+    v = tt.dvector("v")  # a plain vector b against a batch of matrices
+    x1 = lstsq(a, v)[0].eval({a: av, v: bv[0, :, 0]})
+    np.testing.assert_allclose(x1, x[..., 0], rtol=1e-9)
+    # generalized eigh: a batch of a against one b
+    bb = tt.dmatrix("bb")
+    sa, sb = sym_batch((2,), 3, 44), spd(3, 45)
+    w = eigvalsh(a, bb).eval({a: sa, bb: sb})
+    for i in range(2):
+        np.testing.assert_allclose(w[i], scipy.linalg.eigvalsh(sa[i], sb), rtol=1e-10)
+
+
+def test_batched_grads() -> None:
+    s = sym_batch((2,), 3, 46)
+    wt = weights((3, 3))
+
+    def f_eigh(x: Any) -> Any:
+        w, v = eigh(x)
+        return w.sum() + (w ** 2).sum() + ((v ** 2) * wt).sum()
+
+    theon.verify_grad(f_eigh, [s])
+    theon.verify_grad(eigvalsh, [s])
+    g = rng(47).normal(size=(2, 4, 3))
+
+    def f_svd(x: Any) -> Any:
+        u, sv, vh = svd(x, full_matrices=False)
+        return ((u ** 2) * weights((4, 3))).sum() + (sv ** 2).sum() + (vh ** 4).sum()
+
+    theon.verify_grad(f_svd, [g])
+    theon.verify_grad(lambda x: svd(x, compute_uv=False), [g])
+
+    def f_qr(x: Any) -> Any:
+        q, r = qr(x)
+        return (q * weights((4, 3))).sum() + (r ** 2).sum()
+
+    theon.verify_grad(f_qr, [g])
+    theon.verify_grad(lambda x, y: lstsq(x, y)[0], [g, rng(48).normal(size=(2, 4, 2))])
+    theon.verify_grad(lambda x, y: lstsq(x, y)[0], [g, rng(49).normal(size=(4,))])
+    theon.verify_grad(lambda x, y: eigvalsh(x, y), [s, spd(3, 50)])
+
+
+def test_batched_infer_shape_and_vm() -> None:
+    x = tt.dtensor3("x")
+    g = rng(51).normal(size=(2, 5, 3))
+    check_infer_shape(svd(x, full_matrices=False)[0], [x], [g])
+    check_infer_shape(qr(x, mode="complete")[0], [x], [g])
+    s = sym_batch((2,), 3, 52)
+    check_infer_shape(eigh(x)[1], [x], [s])
+    outs = [*eigh(x), *svd(x), theon.grad(eigvalsh(x).sum() + svd(x, compute_uv=False).sum(),
+                                          x)]
+    got = theon.function([x], outs)(s)
+    ref = theon.function([x], outs, mode=VM)(s)
+    for a, b in zip(got, ref):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_batched_failure_names_batch_index() -> None:
+    x = tt.dtensor3("x")
+    bad = np.stack([np.eye(2), np.array([[np.nan, 1.0], [1.0, 1.0]])])
+    with pytest.raises(np.linalg.LinAlgError) as info:
+        theon.function([x], svd(x, compute_uv=False))(bad)
+    assert "batch index (1,)" in "\n".join(info.value.__notes__)
+    s = theon.function([x], svd(x, compute_uv=False, on_error="nan"))(bad)
+    np.testing.assert_allclose(s[0], [1.0, 1.0])
+    assert np.isnan(s[1]).all()

@@ -26,9 +26,17 @@ import numpy as np
 from theon.graph.basic import Apply
 from theon.graph.fg import describe
 from theon.graph.op import Op
+from theon.graph.vectorize import register_vectorize
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.extra_ops import diag, diagonal
-from theon.tensor.linalg.spectral import _apply, float_matrix, mT, svd, zeros_like
+from theon.tensor.linalg.spectral import (
+    _apply,
+    float_matrix,
+    mT,
+    svd,
+    vectorize_blockwise,
+    zeros_like,
+)
 from theon.tensor.type import TensorType, float_dtypes
 from theon.tensor.variable import TensorVariable
 
@@ -265,6 +273,9 @@ def solve_discrete_lyapunov(a: Any, q: Any, method: str | None = None) -> Tensor
            [0., 1.]])
     """
     return _apply(SolveDiscreteLyapunov(method), a, q)
+
+
+register_vectorize(Expm, SolveContinuousLyapunov, SolveDiscreteLyapunov)(vectorize_blockwise)
 
 
 # compositions -------------------------------------------------------------------------

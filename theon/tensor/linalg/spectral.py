@@ -31,6 +31,7 @@ from theon.graph.basic import Apply
 from theon.graph.fg import describe
 from theon.graph.null_type import grad_not_implemented
 from theon.graph.op import Op
+from theon.graph.vectorize import register_vectorize
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.type import TensorType, float_dtypes, integer_dtypes
 from theon.tensor.variable import TensorVariable
@@ -45,8 +46,37 @@ _ON_ERROR = ("raise", "nan")
 
 
 def _apply(op: Op, *inputs: Any) -> Any:
-    """Apply ``op`` to ``inputs``: the single place that will add batching (Blockwise)."""
-    return op(*inputs)
+    """``op`` applied to ``inputs`` through :class:`~theon.tensor.blockwise.Blockwise`:
+    leading dimensions beyond the core ones of ``op.gufunc_signature`` are batch
+    dimensions (broadcast as in NumPy); with none, the core Op's outputs.  Integer
+    inputs become float64 and the float inputs share one dtype (float32 stays float32)."""
+    from theon.tensor.blockwise import Blockwise, parse_signature
+
+    core_ins, _ = parse_signature(op.gufunc_signature)  # type: ignore[attr-defined]
+    ins = [as_tensor_variable(x) for x in inputs]
+    dtypes = []
+    for v, core in zip(ins, core_ins):
+        if v.type.ndim < len(core):
+            kind = "a matrix" if len(core) == 2 else f"{len(core)} dimensions"
+            raise ValueError(f"{op}: needs {kind} (or a batch of them), got {describe(v)}")
+        dt = v.type.dtype
+        if dt in integer_dtypes or dt == "bool":
+            dt = "float64"
+        elif dt not in float_dtypes:
+            raise TypeError(f"{op}: needs a real (float or integer) tensor, got {describe(v)}")
+        dtypes.append(dt)
+    dtype = np.result_type(*dtypes).name
+    ins = [v if v.type.dtype == dtype else cast(v, dtype) for v in ins]
+    return Blockwise(op)(*ins)
+
+
+def vectorize_blockwise(op: Op, node: Apply, inputs: list[Any], batched: list[bool]) -> Any:
+    """The batching rule of the linalg core Ops (for ``vectorize_graph``, e.g. inside a
+    Blockwise gradient): the Op over the new batch axis through Blockwise, no
+    fallback warning."""
+    from theon.tensor.blockwise import Blockwise
+
+    return Blockwise(op)(*inputs, return_list=True)
 
 
 def float_matrix(x: Any, what: str, ndim: int = 2) -> TensorVariable:
@@ -758,44 +788,41 @@ def lstsq(a: Any, b: Any, rcond: float | None = None,
     column of ``b`` (empty when ``rank < n`` or ``m <= n``), the effective ``rank`` of
     ``a`` and its singular values ``s``.  ``x``, ``residuals`` and ``s`` have gradients.
 
+    Batched (unlike NumPy's): leading dimensions of ``a`` and ``b`` broadcast; ``b`` is
+    a vector only when it has one dimension (as in ``numpy.linalg.solve``); ``rank``
+    and ``s`` get the batch dimensions, and ``residuals`` (batch, k) is empty unless
+    every matrix of the batch has full column rank.
+
     >>> import theon.tensor as tt
     >>> a, b = tt.dmatrix("a"), tt.dvector("b")
     >>> x = lstsq(a, b)[0]
     >>> x.eval({a: [[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]], b: [1.0, 4.0, 5.0]})
     array([1., 2.])
     """
-    from theon.tensor.math import and_, gt
-    from theon.tensor.math import max as tmax
-    from theon.tensor.math import sum as tsum
+    from theon.tensor.math import all as tall
+    from theon.tensor.math import and_, eq, gt, maximum
 
-    a = float_matrix(a, "lstsq")
-    bv = as_tensor_variable(b)
-    b_ndim = bv.type.ndim
-    if b_ndim not in (1, 2):
-        raise ValueError(f"lstsq: b must be a vector or a matrix, got {describe(bv)}")
-    x = _apply(Lstsq(rcond, b_ndim, on_error), a, bv)
-    m, n = a.shape[0], a.shape[1]
-    s = svd(a, compute_uv=False, on_error=on_error)
-    eps = np.finfo(x.type.dtype).eps
-    cut = (eps * cast(_max_scalar(m, n), x.type.dtype) if rcond is None
-           else np.asarray(rcond, x.type.dtype))
-    rank = tsum(gt(s, cut * tmax(s)), dtype="int64")
-    resid = b - (_matmul(a, x))
-    sq = tsum(resid * resid, axis=0)
+    av, bv = as_tensor_variable(a), as_tensor_variable(b)
+    b_ndim = 1 if bv.type.ndim == 1 else 2
+    x = _apply(Lstsq(rcond, b_ndim, on_error), av, bv)
+    dtype = x.type.dtype
+    av = cast(av, dtype) if av.type.dtype != dtype else av
+    bv = cast(bv, dtype) if bv.type.dtype != dtype else bv
+    m, n = av.shape[-2], av.shape[-1]
+    s = svd(av, compute_uv=False, on_error=on_error)
+    eps = np.finfo(dtype).eps
+    cut = (eps * cast(maximum(m, n), dtype) if rcond is None
+           else np.asarray(rcond, dtype))
+    rank = gt(s, cut * s.max(axis=-1, keepdims=True)).sum(axis=-1, dtype="int64")
     if b_ndim == 1:
-        sq = sq[None]
-    full = and_(_eq(rank, n), gt(m, n))
-    count = sq.shape[0] * cast(full, "int64")
-    return [x, sq[:count], rank, s]
+        resid = bv - _matmul(av, x[..., None])[..., 0]
+        sq = (resid * resid).sum(axis=-1)[..., None]
+    else:
+        resid = bv - _matmul(av, x)
+        sq = (resid * resid).sum(axis=-2)
+    full = and_(tall(eq(rank, n)), gt(m, n))
+    count = sq.shape[-1] * cast(full, "int64")
+    return [x, sq[..., :count], rank, s]
 
 
-def _eq(a: Any, b: Any) -> TensorVariable:
-    from theon.tensor.math import eq
-
-    return eq(a, b)
-
-
-def _max_scalar(m: Any, n: Any) -> TensorVariable:
-    from theon.tensor.math import maximum
-
-    return maximum(m, n)
+register_vectorize(Eig, Eigh, Eigvalsh, SVD, QRFull, Lstsq)(vectorize_blockwise)
