@@ -646,13 +646,6 @@ class QRFull(Op):
         return f"QR{{{self.mode}}}"
 
 
-def _copyltu(m: TensorVariable) -> TensorVariable:
-    """``tril(M) + tril(M, -1)^T``: the symmetric matrix of the lower triangle of ``M``."""
-    n = m.shape[-1]
-    lower = m * tri_mask(n, True, m.type.dtype)
-    return lower + mT(lower) - m * eye_like(n, m.type.dtype)
-
-
 def _qr_backward(a: TensorVariable, q: TensorVariable, r: TensorVariable,
                  gq: TensorVariable, gr: TensorVariable) -> TensorVariable:
     """The reduced QR backward rule, for tall and wide matrices alike.
@@ -661,9 +654,10 @@ def _qr_backward(a: TensorVariable, q: TensorVariable, r: TensorVariable,
     triangular, ``X = Q U``, ``Y = Q V``)::
 
         Qbar' = Qbar + Y Vbar^T;   M = U Ubar^T - Qbar'^T Q
-        Xbar = (Qbar' + Q copyltu(M)) U^-T;   Ybar = Q Vbar
+        Xbar = (Qbar' + Q sym(M)) U^-T;   Ybar = Q Vbar
 
-    For a tall matrix ``Y`` and ``V`` are empty and this is the usual rule."""
+    with ``sym(M) = tril(M) + tril(M, -1)^T``.  For a tall matrix ``Y`` and ``V`` are
+    empty and this is the usual rule."""
     from theon.tensor.joining import concatenate
 
     k = q.shape[-1]
@@ -671,7 +665,7 @@ def _qr_backward(a: TensorVariable, q: TensorVariable, r: TensorVariable,
     y, gv = a[..., :, k:], gr[..., :, k:]
     gq2 = gq + _matmul(y, mT(gv))
     mm = _matmul(u, mT(gu)) - _matmul(mT(gq2), q)
-    b = gq2 + _matmul(q, _copyltu(mm))
+    b = gq2 + _matmul(q, _symmetric_from(mm, k, True))
     gx = mT(_solve_upper(u, mT(b)))  # b U^-T
     return concatenate([gx, _matmul(q, gv)], axis=-1)
 
