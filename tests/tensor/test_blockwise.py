@@ -378,3 +378,26 @@ def test_vectorize_graph_of_a_blockwise_adds_batch_dims():
     got = theon.function([A, B], yb)(av, bv)
     expected = np.stack([av @ bv[k] for k in range(5)])
     np.testing.assert_allclose(got, expected, rtol=1e-13)
+
+
+class StackInv(Inv):
+    """``Inv`` that also runs whole stacks in one ``numpy.linalg.inv`` call."""
+
+    calls: list[tuple[int, ...]] = []
+
+    def perform_batched(self, node, inputs, batch):
+        StackInv.calls.append(batch)
+        if batch == (5,):  # decline: the block-by-block loop runs instead
+            return None
+        return [np.linalg.inv(inputs[0])]
+
+
+@pytest.mark.parametrize("shape", [(3, 2, 4, 4), (5, 4, 4)])
+def test_a_core_op_may_run_the_whole_batch_at_once(shape):
+    rng = np.random.default_rng(4)
+    av = rng.normal(size=shape) + 4 * np.eye(4)
+    a = tt.TensorType("float64", shape=(None,) * len(shape))("a")
+    StackInv.calls.clear()
+    f = theon.function([a], Blockwise(StackInv(), "(m,m)->(m,m)")(a))
+    np.testing.assert_allclose(f(av), np.linalg.inv(av), rtol=1e-12)
+    assert StackInv.calls == [shape[:-2]]

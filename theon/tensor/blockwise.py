@@ -107,6 +107,10 @@ class Blockwise(Op):
         A NumPy gufunc signature, ``"(m,m),(m)->(m)"``; by default the core Op's
         ``gufunc_signature``.
 
+    A core Op whose NumPy routine takes stacks of blocks may define
+    ``perform_batched(core_node, inputs, batch_shape)``: the inputs broadcast to the
+    batch shape, returning the list of outputs (or ``None`` to be run block by block).
+
     Examples
     --------
     >>> import numpy as np, theon.tensor as tt
@@ -252,6 +256,16 @@ class Blockwise(Op):
         arrs = [
             np.broadcast_to(x, batch + np.shape(x)[b:]) if b else x for x, b in zip(inputs, bs)
         ]
+        whole = getattr(self.core_op, "perform_batched", None)
+        if whole is not None and batch:
+            # a core Op whose NumPy routine takes stacks (np.linalg.solve, ...) runs the
+            # whole batch in one call; None: it cannot here, loop
+            full = [a if b else np.broadcast_to(a, batch + np.shape(a)) for a, b in zip(arrs, bs)]
+            res = whole(core, full, batch)
+            if res is not None:
+                for cell, out, o in zip(output_storage, res, node.outputs):
+                    cell[0] = np.asarray(out, dtype=o.type.dtype)  # type: ignore[attr-defined]
+                return
         outs: list[Any] = [None] * len(output_storage)
         for idx in np.ndindex(*batch):
             args = [a[idx + (Ellipsis,)] if b else a for a, b in zip(arrs, bs)]
