@@ -244,9 +244,20 @@ def _mm_operand(x: Variable, batched: bool, core_ndim: int, is_left: bool) -> Va
     return DimShuffle(nd, order)(x)  # type: ignore[no-any-return]
 
 
+def _transpose(x: Variable) -> Variable:
+    return DimShuffle(2, (1, 0))(x)  # type: ignore[no-any-return]
+
+
 @register_vectorize(Dot)
 def _dot(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    """A batched vector against an unbatched operand is one matrix product (rows of
+    the batch): ``[a @ v_k]_k = V @ a.T``, ``[v_k @ b]_k = V @ b``; other cases MatMul."""
     da, db = (_ndim(v) for v in node.inputs)
+    a, b = inputs
+    if batched == [False, True] and db == 1:
+        return [Dot()(b, _transpose(a) if da == 2 else a)]
+    if batched == [True, False] and da == 1:
+        return [Dot()(a, b)]
     a = _mm_operand(inputs[0], batched[0], da, True)
     b = _mm_operand(inputs[1], batched[1], db, False)
     out = MatMul()(a, b)  # (B, n|1, m|1): unbatched operands broadcast over B
