@@ -501,6 +501,63 @@ def convnet_step(b: Bench, nv: int) -> None:
     b.record("convnet_step_64", comp, ttfr, median_call(f, args, budget=3.0), ok, conv_api=api)
 
 
+SPARSE_SHAPE = (10_000, 1_000)
+SPARSE_DENSITY = 0.01
+
+
+def sparse_logreg_data() -> tuple[Any, np.ndarray, np.ndarray, float]:
+    """A 10,000 x 1,000 CSR design at 1% density, labels, weights and a bias."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(5)
+    X = sp.random(*SPARSE_SHAPE, density=SPARSE_DENSITY, format="csr", random_state=rng,
+                  data_rvs=rng.standard_normal)
+    t = (rng.random(SPARSE_SHAPE[0]) > 0.5).astype(np.float64)
+    w = 0.1 * rng.normal(size=SPARSE_SHAPE[1])
+    return X, t, w, 0.1
+
+
+def sparse_logreg_reference(X: Any, t: np.ndarray, w: np.ndarray, bias: float
+                            ) -> tuple[float, np.ndarray, float]:
+    """Loss and gradients of ``sparse_logreg`` with scipy.sparse and NumPy."""
+    z = X @ w + bias
+    p = 1.0 / (1.0 + np.exp(-z))
+    loss = -np.mean(t * np.log(p) + (1 - t) * np.log(1 - p)) + 0.01 * np.sum(w**2)
+    return float(loss), X.T @ (p - t) / len(t) + 0.02 * w, float(np.mean(p - t))
+
+
+def sparse_logreg(b: Bench, nv: int) -> None:
+    """Logistic regression loss and gradient (weights, bias) with a sparse CSR design
+    (``<lib>.sparse.csr_matrix`` and ``<lib>.sparse.dot``); ``logreg_grad``'s loss.
+
+    The product is written ``dot(X, w)`` with the weight vector; where the library's
+    gradient of that fails (PyTensor 3.0.7: the pullback of its sparse ``dot`` with a
+    vector calls the dense ``dot`` on the sparse operand), with the weights as a column,
+    ``dot(X, w[:, None])[:, 0]``.  ``dot_form`` in the record says which ran."""
+    T, lib = b.T, b.lib
+    S = importlib.import_module(b.libname + ".sparse")
+    sigmoid = b.op("sigmoid", "nnet.sigmoid")
+    X, t = S.csr_matrix("X", dtype="float64"), T.dvector("y")
+    w, bias = T.dvector("w"), T.dscalar("b")
+
+    def graph(form: str) -> tuple[Any, Any, Any]:
+        z = S.dot(X, w) if form == "vector" else S.dot(X, w[:, None])[:, 0]
+        p = sigmoid(z + bias)
+        nll = -T.mean(t * T.log(p) + (1 - t) * T.log(1 - p))
+        loss = nll + 0.01 * (w**2).sum()
+        return (loss, *lib.grad(loss, [w, bias]))
+
+    try:
+        form, outputs = "vector", graph("vector")
+    except TypeError:
+        form, outputs = "column", graph("column")
+    args = sparse_logreg_data()
+    f, comp, ttfr, out = b.build([X, t, w, bias], list(outputs), args)
+    ref = sparse_logreg_reference(*args)
+    ok = all(np.allclose(o, r) for o, r in zip(out, ref, strict=True))
+    b.record("sparse_logreg_10000x1000", comp, ttfr, median_call(f, args), ok, dot_form=form)
+
+
 Case = tuple[str, Callable[[Bench, int], None]]
 
 # workload key -> the measured cases: (record name, with {nv} filled in; function)
@@ -519,6 +576,7 @@ WORKLOADS: dict[str, tuple[Case, ...]] = {
     "rnn_bptt": (("rnn_bptt", rnn_bptt),),
     "scan_small_steps": (("scan_small_steps", scan_small_steps),),
     "convnet_step": (("convnet_step_64", convnet_step),),
+    "sparse_logreg": (("sparse_logreg_10000x1000", sparse_logreg),),
 }
 
 

@@ -37,6 +37,8 @@ if __package__:
         rnn_reference,
         run_table,
         scan_small_reference,
+        sparse_logreg_data,
+        sparse_logreg_reference,
     )
 else:  # run as a script: bench/ is on sys.path
     from workloads import (  # type: ignore[no-redef]
@@ -54,6 +56,8 @@ else:  # run as a script: bench/ is on sys.path
         rnn_reference,
         run_table,
         scan_small_reference,
+        sparse_logreg_data,
+        sparse_logreg_reference,
     )
 
 Record = dict[str, Any]
@@ -387,6 +391,32 @@ def convnet_step(b: JaxBench, nv: int) -> None:
              conv_api="lax.conv_general_dilated")
 
 
+def sparse_logreg(b: JaxBench, nv: int) -> None:
+    """``workloads.sparse_logreg`` with ``jax.experimental.sparse``: the design as a BCOO
+    matrix (JAX's general sparse format; its BCSR ran 1.5x slower here), ``X @ w``."""
+    jax, jnp = b.jax, b.jnp
+    from jax.experimental import sparse as jsparse
+
+    def loss(w: Any, bias: Any, X: Any, t: Any) -> Any:
+        p = jax.nn.sigmoid(X @ w + bias)
+        nll = -jnp.mean(t * jnp.log(p) + (1 - t) * jnp.log(1 - p))
+        return nll + 0.01 * jnp.sum(w**2)
+
+    vg = jax.value_and_grad(loss, argnums=(0, 1))
+
+    def step(X: Any, t: Any, w: Any, bias: Any) -> Any:
+        value, (gw, gb) = vg(w, bias, X, t)
+        return value, gw, gb
+
+    Xs, tv, wv, bias = sparse_logreg_data()
+    args = (jsparse.BCOO.from_scipy_sparse(Xs), tv, wv, bias)
+    f, comp, ttfr, out = b.build(step, args)
+    ref = sparse_logreg_reference(Xs, tv, wv, bias)
+    ok = all(np.allclose(o, r) for o, r in zip(out, ref, strict=True))
+    b.record("sparse_logreg_10000x1000", comp, ttfr, median_call(f, args), ok,
+             sparse_format="BCOO")
+
+
 Case = tuple[str, Callable[[JaxBench, int], None]]
 
 WORKLOADS: dict[str, tuple[Case, ...]] = {
@@ -404,6 +434,7 @@ WORKLOADS: dict[str, tuple[Case, ...]] = {
     "rnn_bptt": (("rnn_bptt", rnn_bptt),),
     "scan_small_steps": (("scan_small_steps", scan_small_steps),),
     "convnet_step": (("convnet_step_64", convnet_step),),
+    "sparse_logreg": (("sparse_logreg_10000x1000", sparse_logreg),),
 }
 
 

@@ -52,10 +52,15 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "link emitters",
         ("theon.link.pyfunc.scalar", "theon.link.pyfunc.tensor", "theon.link.pyfunc.fused"),
     ),
-    # grad, jacobian, hessian, verify_grad, vectorize: they build tensor graphs
-    # (as_tensor_variable, arange, stack) and hold the tensor Ops' batching rules;
+    # grad, jacobian, hessian, verify_grad: they build tensor graphs
+    # (as_tensor_variable, arange, stack); the batching rules are in the graph
+    # (theon.graph.vectorize) and tensor (theon.tensor.vectorize_rules) layers;
     # no Op needs gradient (Op.grad uses graph.null_type)
     ("gradient", ("theon.gradient",)),
+    # the sparse type (scipy.sparse CSR/CSC values) and its Ops: built on graph and tensor;
+    # above gradient because verify_grad_sparse is theon.verify_grad on sparse points.
+    # Loaded only by ``import theon.sparse`` (it imports scipy.sparse)
+    ("sparse", ("theon.sparse",)),
     # control flow: Ops holding inner graphs (ifelse, scan, loop, OpFromGraph); they
     # compile their inner graphs and differentiate through them
     (

@@ -62,7 +62,7 @@ __all__ = [
 _SUBPACKAGES = frozenset(
     {
         "compile", "gof", "gradient", "graph", "ifelse", "link", "printing", "rewriting",
-        "scalar", "scan", "scan_module", "tensor",
+        "scalar", "scan", "scan_module", "sparse", "tensor",
     }
 )
 

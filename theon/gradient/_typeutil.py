@@ -59,6 +59,9 @@ def is_disconnected(v: Any) -> bool:
 def _filled(v: Variable, value: float) -> Variable:
     if is_tensor(v):
         return tt.ones_like(v) if value == 1.0 else tt.zeros_like(v)
+    filled_like = getattr(v.type, "filled_like", None)
+    if filled_like is not None:  # a type whose constants cannot be made from a number
+        return filled_like(v, value)  # type: ignore[no-any-return]
     try:
         data = v.type.filter(value, allow_downcast=True)
     except Exception as exc:

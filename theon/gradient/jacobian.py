@@ -2,10 +2,12 @@
 
 The vectorized jacobian of ``y`` (flattened to ``n`` elements) builds the
 vector-Jacobian product ``v -> d(y . v)/dx`` once, for a symbolic seed ``v``,
-then batches that graph over the rows of an ``n x n`` identity matrix
-(:func:`theon.gradient.vectorize.vectorize_graph`).  The result is one graph
-whose size does not depend on ``n``.  ``vectorize=False`` builds the loop form:
-one gradient graph per element of ``y`` (``y`` must have a static length).
+then batches that graph over the rows of an ``n x n`` identity matrix with
+:func:`theon.graph.replace.vectorize_graph` (the same machinery as ``Blockwise``
+and ``theon.tensor.vectorize``; the rewrites of
+:mod:`theon.tensor.rewriting.diagonal` turn the identity batch into diagonals).
+The result is one graph whose size does not depend on ``n``.  ``vectorize=False``
+builds the loop form: one gradient graph per element of ``y`` (``y`` must have a static length).
 """
 
 from __future__ import annotations
@@ -15,9 +17,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from theon.graph.basic import Variable
+from theon.graph.vectorize import (
+    CannotVectorizeError,
+    VectorizeFallbackWarning,
+    vectorize_graph_levels,
+)
 
 from .core import _as_var_list, grad
-from .vectorize import CannotVectorizeError, VectorizeFallbackWarning, vectorize_graph
 
 __all__ = ["hessian", "hessian_vector_product", "jacobian"]
 
@@ -69,7 +75,7 @@ def _jacobian_vectorized(
     n = _length(y)
     seeds = tt.eye(n, dtype=y.type.dtype)
     try:
-        outs, batched = vectorize_graph(gs, {v: seeds})
+        outs, depth = vectorize_graph_levels(gs, {v: seeds})
     except CannotVectorizeError as exc:
         if y.type.shape[0] is None:
             raise
@@ -78,7 +84,7 @@ def _jacobian_vectorized(
             stacklevel=3,
         )
         return _jacobian_loop(y, wrt, consider_constant, disconnected_inputs)
-    return [o if b else _broadcast_rows(o, n) for o, b in zip(outs, batched)]
+    return [o if d else _broadcast_rows(o, n) for o, d in zip(outs, depth)]
 
 
 def _jacobian_loop(

@@ -10,7 +10,7 @@
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
 from theon.graph.op import Op
-from theon.graph.replace import clone, clone_replace, equal_computations
+from theon.graph.replace import clone, clone_replace, equal_computations, vectorize_graph
 from theon.graph.traversal import ancestors, graph_inputs, io_toposort, toposort, variables
 from theon.graph.type import Generic, Type
 
@@ -30,4 +30,5 @@ __all__ = [
     "io_toposort",
     "toposort",
     "variables",
+    "vectorize_graph",
 ]

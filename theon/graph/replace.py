@@ -19,6 +19,7 @@ from typing import Any
 
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.traversal import io_toposort, orphans_between
+from theon.graph.vectorize import vectorize_graph
 
 __all__ = [
     "clone",
@@ -27,6 +28,7 @@ __all__ = [
     "equal_computations",
     "graph_replace",
     "is_same_graph",
+    "vectorize_graph",
 ]
 
 

@@ -152,8 +152,9 @@ def _copy_impl(op: ScalarOp, x: Any) -> Any:
 
 
 def _softplus_np(x: Any) -> Any:
-    """``log(1 + exp(x))`` without overflow: ``logaddexp(0, x)``."""
-    return np.logaddexp(0, x)
+    """``log(1 + exp(x))`` without overflow: ``max(x, 0) + log1p(exp(-|x|))`` (the value
+    of ``logaddexp(0, x)``, in a few fast ufuncs: ``logaddexp`` is several times slower)."""
+    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
 
 
 def _softsign_np(x: Any) -> Any:

@@ -20,6 +20,7 @@ import numpy as _np
 
 from theon.compile.sharedvalue import shared_constructor as _shared_constructor
 from theon.graph.basic import Apply, Constant, Variable
+from theon.graph.vectorize import register_vectorize_module as _register_vectorize_module
 from theon.link.registry import register_linker_backend as _register_linker_backend
 from theon.rewriting.db import register_rewrite_module as _register_rewrite_module
 from theon.scalar.type import register_scalar_conversion as _register_scalar_conversion
@@ -48,6 +49,7 @@ from theon.tensor.basic import (
     tensor_from_scalar,
     value,
 )
+from theon.tensor.blockwise import Blockwise, vectorize
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.sharedvar import TensorSharedVariable
 from theon.tensor.variable import TensorConstant, TensorValue, TensorVariable
@@ -74,6 +76,7 @@ prod, sum = _math.prod, _math.sum
 
 __all__ = [
     "Apply",
+    "Blockwise",
     "CAReduce",
     "Constant",
     "DimShuffle",
@@ -95,6 +98,7 @@ __all__ = [
     "sharedvar",
     "tensor_from_scalar",
     "value",
+    "vectorize",
 ]
 __all__ += [n for m in (_type, _math) for n in m.__all__ if n not in __all__]
 
@@ -119,6 +123,7 @@ def _as_scalar(x: Variable) -> Variable | None:
 # emitters are imported on first use (the first compile), not by ``import theon.tensor``.
 _register_rewrite_module("theon.tensor.rewriting")
 _register_linker_backend("py", "theon.link.pyfunc.tensor")
+_register_vectorize_module("theon.tensor.vectorize_rules")
 _register_scalar_conversion(TensorType, _as_scalar)  # noqa: F405
 
 

@@ -150,18 +150,24 @@ class _tensor_py_operators:
         return _m().invert(self)
 
     def __add__(self, other: Any) -> Any:
+        if getattr(other, "_theon_defers_tensor_operators", False):
+            return NotImplemented  # e.g. a sparse variable: its reflected operator decides
         return _m().add(self, other)
 
     def __radd__(self, other: Any) -> Any:
         return _m().add(other, self)
 
     def __sub__(self, other: Any) -> Any:
+        if getattr(other, "_theon_defers_tensor_operators", False):
+            return NotImplemented  # e.g. a sparse variable: its reflected operator decides
         return _m().sub(self, other)
 
     def __rsub__(self, other: Any) -> Any:
         return _m().sub(other, self)
 
     def __mul__(self, other: Any) -> Any:
+        if getattr(other, "_theon_defers_tensor_operators", False):
+            return NotImplemented  # e.g. a sparse variable: its reflected operator decides
         return _m().mul(self, other)
 
     def __rmul__(self, other: Any) -> Any:
@@ -198,6 +204,8 @@ class _tensor_py_operators:
         return _m().pow(other, self)
 
     def __matmul__(self, other: Any) -> Any:
+        if getattr(other, "_theon_defers_tensor_operators", False):
+            return NotImplemented  # e.g. a sparse variable: its reflected operator decides
         return _m().matmul(self, other)
 
     def __rmatmul__(self, other: Any) -> Any:

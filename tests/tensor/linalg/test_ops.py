@@ -283,7 +283,7 @@ def test_bad_arguments() -> None:
         la.cholesky(T.dmatrix(), on_error="ignore")
     with pytest.raises(ValueError, match="assume_a"):
         la.solve(T.dmatrix(), T.dvector(), assume_a="banded")
-    with pytest.raises(TypeError, match="dimensions"):
+    with pytest.raises(TypeError, match="matrix"):
         la.inv(T.dvector("v"))
     with pytest.raises(ValueError, match="square"):
         la.det(T.TensorType("float64", shape=(2, 3))("r"))

@@ -1,4 +1,5 @@
-"""Linear algebra with gradients: decompositions, solves, inverses and determinants.
+"""Linear algebra with gradients: decompositions, solves, inverses, determinants,
+spectral decompositions (:mod:`.spectral`) and the rest (:mod:`.misc`).
 
 Reached as ``theon.tensor.linalg`` (``import theon.tensor as T; T.linalg.solve(A, b)``);
 Theano's and PyTensor's module paths ``theon.tensor.nlinalg`` and
@@ -20,7 +21,7 @@ array([2., 3.])
 """
 
 from theon.rewriting.db import register_rewrite_module as _register_rewrite_module
-from theon.tensor.linalg import decomp, solvers
+from theon.tensor.linalg import decomp, misc, solvers, spectral
 from theon.tensor.linalg.decomp import (
     LU,
     Cholesky,
@@ -38,6 +39,7 @@ from theon.tensor.linalg.decomp import (
     pinv,
     slogdet,
 )
+from theon.tensor.linalg.misc import *  # noqa: F403
 from theon.tensor.linalg.solvers import (
     CholeskySolve,
     LUSolve,
@@ -48,6 +50,7 @@ from theon.tensor.linalg.solvers import (
     solve,
     solve_triangular,
 )
+from theon.tensor.linalg.spectral import *  # noqa: F403
 
 __all__ = [
     "LU",
@@ -64,7 +67,9 @@ __all__ = [
     "cho_solve",
     "cholesky",
     "decomp",
+    "misc",
     "solvers",
+    "spectral",
     "det",
     "inv",
     "lu",
@@ -75,6 +80,8 @@ __all__ = [
     "slogdet",
     "solve",
     "solve_triangular",
+    *spectral.__all__,
+    *misc.__all__,
 ]
 
 

@@ -29,6 +29,7 @@ from theon.tensor.type import TensorType, tensor_type
 __all__ = [
     "LinalgOp",
     "apply_op",
+    "vectorize_linalg",
     "as_float",
     "band_mask",
     "check_matrix",
@@ -109,14 +110,33 @@ def band_mask(x: Variable, lower: int | None, upper: int | None, dtype: str) -> 
     return cast(cond, dtype)
 
 
-def apply_op(op: Op, *inputs: Any) -> Any:
-    """``op(*inputs)``, batched over the inputs' leading dimensions beyond the core
-    Op's ``gufunc_signature``.
+def apply_op(op: Op, *inputs: Any, keep: tuple[int, ...] = ()) -> Any:
+    """``op(*inputs)`` through :class:`~theon.tensor.blockwise.Blockwise`: leading
+    dimensions beyond the core ones of ``op.gufunc_signature`` are batch dimensions
+    (broadcast as in NumPy); with none, the core Op's outputs.
 
-    Until :mod:`theon.tensor.blockwise` exists the inputs must have exactly the core
-    dimensions.
+    The inputs (but those at the positions ``keep``: integer pivots) are cast to one
+    float dtype first: float32 stays float32, integers become float64.
     """
-    return op(*inputs)
+    from theon.tensor.blockwise import Blockwise, parse_signature
+
+    core_ins, _ = parse_signature(op.gufunc_signature)  # type: ignore[attr-defined]
+    ins = [as_tensor_variable(x) for x in inputs]
+    for v, core in zip(ins, core_ins):
+        if v.type.ndim < len(core):
+            kind = "a matrix" if len(core) == 2 else f"{len(core)} dimension(s)"
+            raise TypeError(f"{op}: needs {kind} (or a batch of them), got {describe(v)}")
+    dt = float_dtype(*(v.type.dtype for i, v in enumerate(ins) if i not in keep))
+    ins = [v if i in keep else as_float(v, dt) for i, v in enumerate(ins)]
+    return Blockwise(op)(*ins)
+
+
+def vectorize_linalg(op: Op, node: Apply, inputs: list[Any], batched: list[bool]) -> Any:
+    """The batching rule of the linalg core Ops (``vectorize_graph``): the same Op over
+    the new batch axis through Blockwise (no looping fallback)."""
+    from theon.tensor.blockwise import Blockwise
+
+    return Blockwise(op)(*inputs, return_list=True)
 
 
 class LinalgOp(Op):

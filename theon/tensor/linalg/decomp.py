@@ -27,6 +27,7 @@ import numpy as np
 
 from theon.graph.basic import Apply, Variable
 from theon.graph.null_type import grad_not_implemented
+from theon.graph.vectorize import register_vectorize
 from theon.tensor.linalg._common import (
     LinalgOp,
     apply_op,
@@ -37,6 +38,7 @@ from theon.tensor.linalg._common import (
     float_dtype,
     mT,
     scipy_linalg,
+    vectorize_linalg,
 )
 from theon.tensor.type import TensorType, tensor_type
 
@@ -113,6 +115,15 @@ class Cholesky(LinalgOp):
         if not self.lower:
             out = np.swapaxes(out, -1, -2).conj()
         output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
+
+    def perform_batched(self, node: Apply, inputs: Sequence[Any], batch: Any) -> Any:
+        """A whole stack at once (Blockwise); a failing block: None, run block by block."""
+        (a,) = inputs
+        try:
+            out = np.linalg.cholesky(a if self.lower else np.swapaxes(a, -1, -2))
+        except np.linalg.LinAlgError:
+            return None
+        return [out if self.lower else np.swapaxes(out, -1, -2).conj()]
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
         return [input_shapes[0]]
@@ -197,6 +208,13 @@ class MatrixInverse(LinalgOp):
             return
         output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
 
+    def perform_batched(self, node: Apply, inputs: Sequence[Any], batch: Any) -> Any:
+        """A whole stack at once (Blockwise); a singular block: None, run block by block."""
+        try:
+            return [np.linalg.inv(inputs[0])]
+        except np.linalg.LinAlgError:
+            return None
+
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
         return [input_shapes[0]]
 
@@ -263,6 +281,10 @@ class MatrixPinv(LinalgOp):
         out = np.linalg.pinv(inputs[0], hermitian=self.hermitian)
         output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
 
+    def perform_batched(self, node: Apply, inputs: Sequence[Any], batch: Any) -> Any:
+        """A whole stack at once (Blockwise)."""
+        return [np.linalg.pinv(inputs[0], hermitian=self.hermitian)]
+
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
         m, n = input_shapes[0]
         return [(n, m)]
@@ -315,6 +337,10 @@ class Det(LinalgOp):
         output_storage[0][0] = np.asarray(np.linalg.det(inputs[0]),
                                           dtype=node.outputs[0].type.dtype)
 
+    def perform_batched(self, node: Apply, inputs: Sequence[Any], batch: Any) -> Any:
+        """A whole stack at once (Blockwise)."""
+        return [np.linalg.det(inputs[0])]
+
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
         return [()]
 
@@ -365,6 +391,10 @@ class SLogDet(LinalgOp):
         dtype = node.outputs[0].type.dtype
         output_storage[0][0] = np.asarray(sign, dtype=dtype)
         output_storage[1][0] = np.asarray(logdet, dtype=dtype)
+
+    def perform_batched(self, node: Apply, inputs: Sequence[Any], batch: Any) -> Any:
+        """A whole stack at once (Blockwise)."""
+        return list(np.linalg.slogdet(inputs[0]))
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
         return [(), ()]
@@ -530,3 +560,6 @@ def lu_factor(a: Any, check_finite: bool = False) -> tuple[Variable, Variable]:
     packed, piv = apply_op(LUFactor(), a)
     return packed, piv
 
+
+register_vectorize(Cholesky, MatrixInverse, MatrixPinv, Det, SLogDet, LU, LUFactor)(
+    vectorize_linalg)

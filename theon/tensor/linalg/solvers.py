@@ -26,6 +26,7 @@ from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, grad_not_implemented
 from theon.tensor.basic import as_tensor_variable
+from theon.graph.vectorize import register_vectorize
 from theon.tensor.linalg._common import (
     LinalgOp,
     apply_op,
@@ -35,6 +36,7 @@ from theon.tensor.linalg._common import (
     float_dtype,
     mT,
     scipy_linalg,
+    vectorize_linalg,
 )
 from theon.tensor.type import TensorType, tensor_type
 
@@ -166,6 +168,19 @@ class Solve(_SolveBase):
             self._failed(node, b, output_storage, exc)
             return
         self._store(node, out, output_storage)
+
+    def perform_batched(self, node: Apply, inputs: Sequence[Any], batch: Any) -> Any:
+        """A whole stack at once (Blockwise, ``'gen'`` only); a singular block: None,
+        run block by block."""
+        if self.assume_a != "gen":
+            return None
+        a, b = inputs
+        try:
+            if self.b_ndim == 1:
+                return [np.linalg.solve(a, b[..., None])[..., 0]]
+            return [np.linalg.solve(a, b)]
+        except np.linalg.LinAlgError:
+            return None
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
@@ -418,4 +433,7 @@ def lu_solve(lu_and_piv: tuple[Any, Any], b: Any, trans: int = 0, *,
     packed, piv = lu_and_piv
     b = as_tensor_variable(b)
     op = LUSolve(trans, _default_b_ndim(b, b_ndim), on_error)
-    return apply_op(op, packed, piv, b)  # type: ignore[no-any-return]
+    return apply_op(op, packed, piv, b, keep=(1,))  # type: ignore[no-any-return]
+
+
+register_vectorize(Solve, SolveTriangular, CholeskySolve, LUSolve)(vectorize_linalg)

@@ -6,6 +6,8 @@
 - :mod:`.stabilize`: ``log1p``, ``expm1``, ``softplus``, ``log_softmax``, ``logsumexp``;
 - :mod:`.specialize`: ``x**2 -> sqr`` and other powers, ``sum(x*y) -> dot``;
 - :mod:`.blas`: ``z + a*dot(x, y) -> gemm``;
+- :mod:`.diagonal`: identity and diagonal matrices (a jacobian's unit seeds) as
+  ``AllocDiag``/``AddDiag`` and row/column scalings;
 - :mod:`.shape`, :mod:`.fusion`, :mod:`.inplace`: shape, elementwise-fusion and
   inplace rewrites.
 
@@ -26,12 +28,14 @@ _register_track_key(_Elemwise, lambda op: op.scalar_op)
 # The import order is the registration order, which orders the rewrites within a phase.
 # isort: off
 from theon.tensor.rewriting import blas, canonicalize, specialize, stabilize, useless  # noqa: E402
+from theon.tensor.rewriting import diagonal  # noqa: E402
 from theon.tensor.rewriting import shape, fusion, inplace  # noqa: E402
 # isort: on
 
 __all__ = [
     "blas",
     "canonicalize",
+    "diagonal",
     "fusion",
     "inplace",
     "shape",
