@@ -25,8 +25,8 @@ import numpy as np
 from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, grad_not_implemented
-from theon.tensor.basic import as_tensor_variable
 from theon.graph.vectorize import register_vectorize
+from theon.tensor.basic import as_tensor_variable
 from theon.tensor.linalg._common import (
     LinalgOp,
     apply_op,
