@@ -558,6 +558,90 @@ def sparse_logreg(b: Bench, nv: int) -> None:
     b.record("sparse_logreg_10000x1000", comp, ttfr, median_call(f, args), ok, dot_form=form)
 
 
+GP_N = 500  # points of gp_logp
+BSOLVE_BATCH, BSOLVE_N = 1000, 8  # systems of batched_solve
+
+
+def gp_data() -> tuple[np.ndarray, np.ndarray, tuple[float, float, float]]:
+    """Inputs (500, 2), targets (500,) and (lengthscale, variance, noise) of ``gp_logp``."""
+    rng = np.random.default_rng(16)
+    X = rng.uniform(-3, 3, size=(GP_N, 2))
+    y = np.sin(X[:, 0]) * np.cos(X[:, 1]) + 0.1 * rng.normal(size=GP_N)
+    return X, y, (1.3, 0.8, 0.1)
+
+
+def gp_reference(X: np.ndarray, y: np.ndarray, ls: float, var: float, noise: float
+                 ) -> tuple[float, float, float, float]:
+    """The log marginal likelihood and its gradient wrt (ls, var, noise), by NumPy:
+    d logp / d theta = 0.5 tr((alpha alpha^T - K^-1) dK/dtheta)."""
+    sq = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    E = np.exp(-0.5 * sq / ls**2)
+    K = var * E + noise * np.eye(len(X))
+    Kinv = np.linalg.inv(K)
+    alpha = Kinv @ y
+    logp = (-0.5 * y @ alpha - 0.5 * np.linalg.slogdet(K)[1]
+            - 0.5 * len(X) * np.log(2 * np.pi))
+    W = np.outer(alpha, alpha) - Kinv
+    dls = 0.5 * np.sum(W * var * E * sq / ls**3)
+    return logp, dls, 0.5 * np.sum(W * E), 0.5 * np.trace(W)
+
+
+def gp_logp(b: Bench, nv: int) -> None:
+    """The log marginal likelihood of a Gaussian process (500 points, RBF kernel) and its
+    gradient wrt lengthscale, variance and noise: Cholesky, two triangular solves and
+    ``log(det(K))`` (which theon rewrites to the Cholesky diagonal)."""
+    T, lib = b.T, b.lib
+    cholesky = b.op("linalg.cholesky", "slinalg.cholesky")
+    solve_triangular = b.op("linalg.solve_triangular", "slinalg.solve_triangular")
+    det = b.op("linalg.det", "nlinalg.det")
+    X, y = T.dmatrix("X"), T.dvector("y")
+    ls, var, noise = T.dscalar("ls"), T.dscalar("var"), T.dscalar("noise")
+    r = (X**2).sum(axis=1)
+    sq = r[:, None] + r[None, :] - 2.0 * T.dot(X, X.T)
+    K = var * T.exp(-0.5 * sq / ls**2) + noise * T.eye(X.shape[0])
+    L = cholesky(K)
+    alpha = solve_triangular(L.T, solve_triangular(L, y, lower=True), lower=False)
+    logp = (-0.5 * T.dot(y, alpha) - 0.5 * T.log(det(K))
+            - 0.5 * X.shape[0] * np.log(2 * np.pi))
+    grads = lib.grad(logp, [ls, var, noise])
+    Xv, yv, theta = gp_data()
+    args = (Xv, yv, *theta)
+    f, comp, ttfr, out = b.build([X, y, ls, var, noise], [logp, *grads], args)
+    ok = np.allclose([float(o) for o in out], gp_reference(Xv, yv, *theta), rtol=1e-6)
+    b.record("gp_logp_500", comp, ttfr, median_call(f, args, budget=3.0), ok)
+
+
+def bsolve_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(A, b, w) of ``batched_solve``: 1000 well-conditioned 8x8 systems."""
+    rng = np.random.default_rng(17)
+    A = rng.normal(size=(BSOLVE_BATCH, BSOLVE_N, BSOLVE_N)) + 4 * np.eye(BSOLVE_N)
+    return A, rng.normal(size=(BSOLVE_BATCH, BSOLVE_N)), rng.normal(size=(BSOLVE_BATCH, BSOLVE_N))
+
+
+def bsolve_reference(A: np.ndarray, bv: np.ndarray, w: np.ndarray
+                     ) -> tuple[float, np.ndarray, np.ndarray]:
+    """cost = sum(w * solve(A, b)); d/db = A^-T w, d/dA = -(A^-T w) x^T."""
+    x = np.linalg.solve(A, bv[..., None])[..., 0]
+    gb = np.linalg.solve(np.swapaxes(A, -1, -2), w[..., None])[..., 0]
+    return float((w * x).sum()), -gb[..., :, None] * x[..., None, :], gb
+
+
+def batched_solve(b: Bench, nv: int) -> None:
+    """``solve`` of 1000 batched 8x8 systems ``A x = b`` and the gradient of
+    ``sum(w * x)`` wrt ``A`` and ``b``."""
+    T, lib = b.T, b.lib
+    solve = b.op("linalg.solve", "slinalg.solve")
+    A, rhs, w = T.dtensor3("A"), T.dmatrix("b"), T.dmatrix("w")
+    x = solve(A, rhs, b_ndim=1)
+    cost = (w * x).sum()
+    gA, gb = lib.grad(cost, [A, rhs])
+    args = bsolve_data()
+    f, comp, ttfr, out = b.build([A, rhs, w], [cost, gA, gb], args)
+    ref = bsolve_reference(*args)
+    ok = all(np.allclose(o, r) for o, r in zip(out, ref))
+    b.record("batched_solve_1000x8", comp, ttfr, median_call(f, args, budget=2.0), ok)
+
+
 Case = tuple[str, Callable[[Bench, int], None]]
 
 # workload key -> the measured cases: (record name, with {nv} filled in; function)
@@ -577,6 +661,8 @@ WORKLOADS: dict[str, tuple[Case, ...]] = {
     "scan_small_steps": (("scan_small_steps", scan_small_steps),),
     "convnet_step": (("convnet_step_64", convnet_step),),
     "sparse_logreg": (("sparse_logreg_10000x1000", sparse_logreg),),
+    "gp_logp": (("gp_logp_500", gp_logp),),
+    "batched_solve": (("batched_solve_1000x8", batched_solve),),
 }
 
 

@@ -26,9 +26,13 @@ if __package__:
         CONV_LR,
         JAC_N,
         SCAN_STEPS,
+        bsolve_data,
+        bsolve_reference,
         chain_reference,
         convnet_data,
         convnet_reference_loss,
+        gp_data,
+        gp_reference,
         jacobian_matrix,
         jacobian_reference,
         median_call,
@@ -45,9 +49,13 @@ else:  # run as a script: bench/ is on sys.path
         CONV_LR,
         JAC_N,
         SCAN_STEPS,
+        bsolve_data,
+        bsolve_reference,
         chain_reference,
         convnet_data,
         convnet_reference_loss,
+        gp_data,
+        gp_reference,
         jacobian_matrix,
         jacobian_reference,
         median_call,
@@ -417,6 +425,47 @@ def sparse_logreg(b: JaxBench, nv: int) -> None:
              sparse_format="BCOO")
 
 
+def gp_logp(b: JaxBench, nv: int) -> None:
+    """``workloads.gp_logp``: Cholesky, triangular solves and log det(K) as twice the sum
+    of the log of the Cholesky diagonal (JAX's idiom), ``jax.value_and_grad``."""
+    jax, jnp = b.jax, b.jnp
+    from jax.scipy.linalg import solve_triangular
+
+    def logp(theta: Any, X: Any, y: Any) -> Any:
+        ls, var, noise = theta
+        r = (X**2).sum(axis=1)
+        sq = r[:, None] + r[None, :] - 2.0 * X @ X.T
+        K = var * jnp.exp(-0.5 * sq / ls**2) + noise * jnp.eye(X.shape[0])
+        L = jnp.linalg.cholesky(K)
+        alpha = solve_triangular(L.T, solve_triangular(L, y, lower=True), lower=False)
+        return (-0.5 * y @ alpha - jnp.sum(jnp.log(jnp.diag(L)))
+                - 0.5 * X.shape[0] * np.log(2 * np.pi))
+
+    fn = jax.value_and_grad(logp)
+    Xv, yv, theta = gp_data()
+    args = (jnp.asarray(theta), Xv, yv)
+    f, comp, ttfr, (value, grad) = b.build(fn, args)
+    ok = np.allclose([float(value), *np.asarray(grad)], gp_reference(Xv, yv, *theta),
+                     rtol=1e-6)
+    b.record("gp_logp_500", comp, ttfr, median_call(f, args, budget=3.0), ok)
+
+
+def batched_solve(b: JaxBench, nv: int) -> None:
+    """``workloads.batched_solve``: ``jnp.linalg.solve`` on the stack, ``jax.value_and_grad``
+    wrt ``A`` and ``b``."""
+    jax, jnp = b.jax, b.jnp
+
+    def cost(A: Any, rhs: Any, w: Any) -> Any:
+        return (w * jnp.linalg.solve(A, rhs[..., None])[..., 0]).sum()
+
+    fn = jax.value_and_grad(cost, argnums=(0, 1))
+    args = bsolve_data()
+    f, comp, ttfr, (value, (gA, gb)) = b.build(fn, args)
+    ref = bsolve_reference(*args)
+    ok = all(np.allclose(np.asarray(o), r) for o, r in zip((value, gA, gb), ref))
+    b.record("batched_solve_1000x8", comp, ttfr, median_call(f, args, budget=2.0), ok)
+
+
 Case = tuple[str, Callable[[JaxBench, int], None]]
 
 WORKLOADS: dict[str, tuple[Case, ...]] = {
@@ -435,6 +484,8 @@ WORKLOADS: dict[str, tuple[Case, ...]] = {
     "scan_small_steps": (("scan_small_steps", scan_small_steps),),
     "convnet_step": (("convnet_step_64", convnet_step),),
     "sparse_logreg": (("sparse_logreg_10000x1000", sparse_logreg),),
+    "gp_logp": (("gp_logp_500", gp_logp),),
+    "batched_solve": (("batched_solve_1000x8", batched_solve),),
 }
 
 

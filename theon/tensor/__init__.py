@@ -134,7 +134,9 @@ _PROVIDED: dict[str, _Any] = {}
 
 
 # Theano's ``T.nnet``, ``T.shared_randomstreams``: submodules reachable as attributes
-_LAZY_MODULES = frozenset({"random", "nnet", "shared_randomstreams", "signal"})
+_LAZY_MODULES = frozenset(
+    {"random", "nnet", "shared_randomstreams", "signal", "linalg", "nlinalg", "slinalg"}
+)
 
 
 def provide(name: str, value: _Any) -> None:

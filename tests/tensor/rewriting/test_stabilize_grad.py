@@ -137,7 +137,10 @@ IDS = [f"{k}-{r.rewrite}" for k, r in enumerate(ROWS)]
 def test_every_stabilization_has_a_row() -> None:
     load_tensor_rewrites()
     phase = rewrite_db.select(RewriteQuery(include=("stabilize",)))["stabilize"]
-    registered = {e.name for e in phase} - {"merge", "constant_folding"}
+    # the matrix stabilizations of theon.tensor.linalg have their value and gradient
+    # tests in tests/tensor/linalg/test_rewriting.py
+    registered = {e.name for e in phase if not getattr(e.rewriter, "__module__", "").startswith(
+        "theon.tensor.linalg")} - {"merge", "constant_folding"}
     assert registered - {r.rewrite for r in ROWS} == set()
     assert {r.rewrite for r in ROWS} <= registered
 

@@ -1,14 +1,88 @@
-"""Linear algebra with gradients: ``theon.tensor.linalg``.
+"""Linear algebra with gradients: decompositions, solves, inverses, determinants,
+spectral decompositions (:mod:`.spectral`) and the rest (:mod:`.misc`).
 
->>> import theon.tensor.linalg as la
->>> import theon.tensor as tt
->>> a = tt.dmatrix("a")
->>> la.eigvalsh(a).eval({a: [[2.0, 0.0], [0.0, 1.0]]})
-array([1., 2.])
+Reached as ``theon.tensor.linalg`` (``import theon.tensor as T; T.linalg.solve(A, b)``);
+Theano's and PyTensor's module paths ``theon.tensor.nlinalg`` and
+``theon.tensor.slinalg`` name the same functions.  Every function is batched over
+leading axes, has a gradient (``lu_factor`` and ``lu_solve``'s factors excepted)
+and ``infer_shape``; a singular or non-positive-definite input raises
+``numpy.linalg.LinAlgError`` naming the node and the line that built it, or gives
+NaN when the Op is built with ``on_error='nan'``.  Rewrites (:mod:`.rewriting`) turn
+``inv(A) @ b`` into ``solve(A, b)``, ``log(det(A))`` into ``slogdet`` and further
+into the Cholesky diagonal, and use what is known about ``A`` (triangular,
+diagonal, symmetric).  SciPy is imported when an Op first runs.
+
+>>> import numpy as np
+>>> import theon, theon.tensor as T
+>>> A, b = T.dmatrix("A"), T.dvector("b")
+>>> f = theon.function([A, b], T.linalg.solve(A, b))
+>>> f(np.array([[3.0, 1.0], [1.0, 2.0]]), np.array([9.0, 8.0]))
+array([2., 3.])
 """
 
-from theon.tensor.linalg import misc, spectral
+from theon.rewriting.db import register_rewrite_module as _register_rewrite_module
+from theon.tensor.linalg import decomp, misc, solvers, spectral
+from theon.tensor.linalg.decomp import (
+    LU,
+    Cholesky,
+    Det,
+    LUFactor,
+    MatrixInverse,
+    MatrixPinv,
+    SLogDet,
+    cholesky,
+    det,
+    inv,
+    lu,
+    lu_factor,
+    matrix_inverse,
+    pinv,
+    slogdet,
+)
 from theon.tensor.linalg.misc import *  # noqa: F403
+from theon.tensor.linalg.solvers import (
+    CholeskySolve,
+    LUSolve,
+    Solve,
+    SolveTriangular,
+    cho_solve,
+    lu_solve,
+    solve,
+    solve_triangular,
+)
 from theon.tensor.linalg.spectral import *  # noqa: F403
 
-__all__ = [*spectral.__all__, *misc.__all__]
+__all__ = [
+    "LU",
+    "Cholesky",
+    "CholeskySolve",
+    "Det",
+    "LUFactor",
+    "LUSolve",
+    "MatrixInverse",
+    "MatrixPinv",
+    "SLogDet",
+    "Solve",
+    "SolveTriangular",
+    "cho_solve",
+    "cholesky",
+    "decomp",
+    "misc",
+    "solvers",
+    "spectral",
+    "det",
+    "inv",
+    "lu",
+    "lu_factor",
+    "lu_solve",
+    "matrix_inverse",
+    "pinv",
+    "slogdet",
+    "solve",
+    "solve_triangular",
+    *spectral.__all__,
+    *misc.__all__,
+]
+
+
+_register_rewrite_module("theon.tensor.linalg.rewriting")

@@ -1,0 +1,296 @@
+"""The linalg rewrites: each fires on its pattern (and not off it), and a hypothesis
+differential run compares the rewritten graph, the unrewritten one (REFERENCE mode)
+and NumPy, in float64 and float32 (float32 graphs stay float32)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import theon
+import theon.tensor as T
+from tests.tensor.rewriting.helpers import op_names, rewrite
+from theon.tensor import linalg as la
+from theon.tensor.linalg.rewriting import structure
+
+DTYPES = ["float64", "float32"]
+HYP = settings(max_examples=25, deadline=None, derandomize=True)
+
+
+def mat(dtype: str, name: str) -> Any:
+    return T.TensorType(dtype, shape=(None, None))(name)
+
+
+def vec(dtype: str, name: str) -> Any:
+    return T.TensorType(dtype, shape=(None,))(name)
+
+
+@st.composite
+def problems(draw: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(X, general square G, b): G well conditioned, X any, b any; n from 1 to 6."""
+    n = draw(st.integers(1, 6))
+    seed = draw(st.integers(0, 2**31 - 1))
+    scale = draw(st.sampled_from([1e-2, 1.0, 1e2]))
+    r = np.random.default_rng(seed)
+    x = r.normal(size=(n, n)) * scale
+    g = (r.normal(size=(n, n)) + 3 * n * np.eye(n)) * scale
+    b = r.normal(size=(n, 2)) * scale
+    return x, g, b
+
+
+def spd_of(x: Any, n_eye: Any) -> Any:
+    """A symmetric positive-definite matrix built the way user code builds one."""
+    return x @ x.T + n_eye * T.eye(x.shape[0], dtype=x.type.dtype)
+
+
+def compare(inputs: list[Any], outputs: list[Any], values: list[np.ndarray],
+            refs: list[np.ndarray], dtype: str) -> None:
+    """Rewritten == unrewritten == NumPy, dtypes kept."""
+    args = [v.astype(dtype) for v in values]
+    fast = theon.function(inputs, outputs, on_unused_input="ignore")(*args)
+    slow = theon.function(inputs, outputs, mode="REFERENCE", on_unused_input="ignore")(*args)
+    tol = dict(rtol=1e-8, atol=1e-8) if dtype == "float64" else dict(rtol=3e-3, atol=3e-3)
+    for f, s, r, o in zip(fast, slow, refs, outputs):
+        assert np.asarray(f).dtype == np.asarray(s).dtype == np.dtype(o.type.dtype)
+        assert o.type.dtype == dtype, "float32 graphs stay float32"
+        scale = max(1.0, float(np.max(np.abs(r)))) if np.size(r) else 1.0
+        np.testing.assert_allclose(f, s, rtol=tol["rtol"], atol=tol["atol"] * scale)
+        np.testing.assert_allclose(f, r, rtol=tol["rtol"], atol=tol["atol"] * scale)
+
+
+# each case: build(dtype) -> (inputs, outputs, the op names present / absent after rewriting,
+# numpy reference from the values)
+Case = Callable[[str], tuple[list[Any], list[Any], set[str], set[str], Callable[..., list[Any]]]]
+
+
+def case_inv_dot(dtype: str) -> Any:
+    g, b = mat(dtype, "G"), mat(dtype, "b")
+    return ([g, b], [la.inv(g) @ b], {"Solve"}, {"MatrixInverse"},
+            lambda x, gv, bv: [np.linalg.solve(gv, bv)])
+
+
+def case_inv_dot_vec(dtype: str) -> Any:
+    g, b = mat(dtype, "G"), mat(dtype, "b")
+    return ([g, b], [la.inv(g) @ b[:, 0]], {"Solve"}, {"MatrixInverse"},
+            lambda x, gv, bv: [np.linalg.solve(gv, bv[:, 0])])
+
+
+def case_log_det(dtype: str) -> Any:
+    g = mat(dtype, "G")
+    return ([g], [T.log(la.det(g))], {"SLogDet"}, {"Det"},
+            lambda x, gv, bv: [np.log(np.linalg.det(gv.astype("float64")))])
+
+
+def case_log_det_negative(dtype: str) -> Any:
+    g = mat(dtype, "G")
+    return ([g], [T.log(la.det(-g[::-1]))], {"SLogDet"}, {"Det"},
+            lambda x, gv, bv: [np.log(np.linalg.det(-gv[::-1].astype("float64")))])
+
+
+def case_log_det_cholesky(dtype: str) -> Any:
+    x = mat(dtype, "X")
+    k = spd_of(x, 2.0)
+    return ([x], [T.log(la.det(k)), la.cholesky(k)], {"Cholesky"}, {"Det", "SLogDet"},
+            lambda xv, gv, bv: [np.linalg.slogdet(xv @ xv.T + 2 * np.eye(len(xv)))[1],
+                                np.linalg.cholesky(xv @ xv.T + 2 * np.eye(len(xv)))])
+
+
+def case_slogdet_cholesky(dtype: str) -> Any:
+    x = mat(dtype, "X")
+    k = spd_of(x, 2.0)
+    sign, logdet = la.slogdet(k)
+    return ([x], [sign, logdet, la.solve(k, x, assume_a="pos", lower=True)],
+            {"Cholesky", "CholeskySolve"}, {"SLogDet", "Solve"},
+            lambda xv, gv, bv: [*np.linalg.slogdet(xv @ xv.T + 2 * np.eye(len(xv))),
+                                np.linalg.solve(xv @ xv.T + 2 * np.eye(len(xv)), xv)])
+
+
+def case_det_cholesky(dtype: str) -> Any:
+    g = mat(dtype, "G")
+    k = g @ g.T
+    return ([g], [la.det(la.cholesky(k)), la.det(la.cholesky(k, lower=False))],
+            {"Cholesky"}, {"Det"},
+            lambda xv, gv, bv: [np.prod(np.diag(np.linalg.cholesky(gv @ gv.T)))] * 2)
+
+
+def case_det_of_symmetric_with_factor(dtype: str) -> Any:
+    g = mat(dtype, "G")
+    k = g @ g.T
+    return ([g], [la.det(k), la.cholesky(k)], {"Cholesky"}, {"Det"},
+            lambda xv, gv, bv: [np.linalg.det(gv @ gv.T), np.linalg.cholesky(gv @ gv.T)])
+
+
+def case_det_diagonal(dtype: str) -> Any:
+    x = mat(dtype, "X")
+    d = 2.5 * T.eye(x.shape[0], dtype=dtype)
+    tri = T.constant(np.triu(np.ones((3, 3), dtype=dtype) * 2))
+    return ([x], [la.det(d), la.slogdet(d)[1], la.det(tri)],
+            set(), {"Det", "SLogDet"},
+            lambda xv, gv, bv: [2.5 ** len(xv), len(xv) * np.log(2.5), 8.0])
+
+
+def case_slogdet_triangular(dtype: str) -> Any:
+    g = mat(dtype, "G")
+    s, ld = la.slogdet(-la.cholesky(g @ g.T).T)
+    return ([g], [s, ld], {"Cholesky"}, {"SLogDet"},
+            lambda xv, gv, bv: list(np.linalg.slogdet(-np.linalg.cholesky(gv @ gv.T).T)))
+
+
+def case_chol_chol_t(dtype: str) -> Any:
+    x = mat(dtype, "X")
+    k = spd_of(x, 1.0)
+    lo, up = la.cholesky(k), la.cholesky(k, lower=False)
+    return ([x], [lo @ lo.T, up.T @ up], set(), {"Cholesky"},
+            lambda xv, gv, bv: [xv @ xv.T + np.eye(len(xv))] * 2)
+
+
+def case_chol_chol_t_unknown_symmetry(dtype: str) -> Any:
+    g = mat(dtype, "G")
+    lo = la.cholesky(g)  # only g's lower triangle is read
+    return ([g], [T.dot(lo, lo.T)], set(), {"Cholesky"},
+            lambda xv, gv, bv: [np.tril(gv) + np.tril(gv, -1).T])
+
+
+def case_solve_triangular_known(dtype: str) -> Any:
+    g, b = mat(dtype, "G"), mat(dtype, "b")
+    lo = la.cholesky(g @ g.T)
+    return ([g, b], [la.solve(lo, b), la.solve(lo.T, b[:, 0])], {"SolveTriangular"}, {"Solve"},
+            lambda xv, gv, bv: [np.linalg.solve(np.linalg.cholesky(gv @ gv.T), bv),
+                                np.linalg.solve(np.linalg.cholesky(gv @ gv.T).T, bv[:, 0])])
+
+
+def case_solve_diagonal(dtype: str) -> Any:
+    x, b = mat(dtype, "X"), mat(dtype, "b")
+    d = 4.0 * T.eye(x.shape[0], dtype=dtype)
+    return ([x, b], [la.solve(d, b), la.solve_triangular(d, b[:, 1], lower=True)],
+            set(), {"Solve", "SolveTriangular"},
+            lambda xv, gv, bv: [bv / 4.0, bv[:, 1] / 4.0])
+
+
+def case_inv_inv(dtype: str) -> Any:
+    g = mat(dtype, "G")
+    return ([g], [la.inv(la.inv(g))], set(), {"MatrixInverse"}, lambda xv, gv, bv: [gv])
+
+
+def case_transpose_symmetric(dtype: str) -> Any:
+    x = mat(dtype, "X")
+    r = (x ** 2).sum(axis=1)
+    sq = r[:, None] + r[None, :] - 2.0 * x @ x.T
+    k = T.exp(-1e-4 * sq) + la.inv(x @ x.T + T.eye(x.shape[0], dtype=dtype))
+    return ([x], [k.T * 1.0], set(), set(),
+            lambda xv, gv, bv: [np.exp(-1e-4 * ((xv[:, None, :] - xv[None, :, :]) ** 2).sum(-1))
+                                + np.linalg.inv(xv @ xv.T + np.eye(len(xv)))])
+
+
+CASES: list[Case] = [
+    case_inv_dot, case_inv_dot_vec, case_log_det, case_log_det_negative,
+    case_log_det_cholesky, case_slogdet_cholesky, case_det_cholesky,
+    case_det_of_symmetric_with_factor, case_det_diagonal, case_slogdet_triangular,
+    case_chol_chol_t, case_chol_chol_t_unknown_symmetry, case_solve_triangular_known,
+    case_solve_diagonal, case_inv_inv, case_transpose_symmetric,
+]
+
+
+def _names(fg: Any) -> set[str]:
+    out = set(op_names(fg))
+    out |= {str(n.op) for n in fg.apply_nodes}
+    return out
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", CASES, ids=[c.__name__[5:] for c in CASES])
+def test_rewrite_fires(case: Case, dtype: str) -> None:
+    inputs, outputs, present, absent, _ = case(dtype)
+    fg = rewrite(inputs, outputs)
+    names = _names(fg)
+    assert present <= names, (present, names)
+    assert not (absent & names), (absent, names)
+    unrewritten = _names(rewrite(inputs, outputs, theon.rewriting.RewriteQuery(include=())))
+    assert absent & unrewritten or not absent  # the pattern was there before
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in log")  # log(det < 0)
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast")  # float32 det overflow
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", CASES, ids=[c.__name__[5:] for c in CASES])
+@HYP
+@given(problem=problems())
+def test_rewrite_differential(case: Case, dtype: str,
+                              problem: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    inputs, outputs, _, _, ref = case(dtype)
+    x, g, b = problem
+    if case is case_det_diagonal:
+        g = g[:1]  # unused
+    values = {"X": x, "G": g, "b": b}
+    args = [values[str(i.name)] for i in inputs]
+    refs = ref(x, g, b)
+    if dtype == "float32":  # the reference in float32-representable inputs
+        refs = ref(x.astype("float32").astype("float64"), g.astype("float32").astype("float64"),
+                   b.astype("float32").astype("float64"))
+    compare(inputs, outputs, args, [np.asarray(r).astype(dtype) for r in refs], dtype)
+
+
+def test_gradient_of_log_det_uses_the_cholesky_factor() -> None:
+    """grad differentiates the stabilized cost: no inverse, no determinant."""
+    x = mat("float64", "X")
+    s = T.dscalar("s")
+    k = spd_of(x, s)
+    y = T.dvector("y")
+    lo = la.cholesky(k)
+    alpha = la.solve_triangular(lo.T, la.solve_triangular(lo, y, lower=True))
+    cost = -0.5 * y @ alpha - 0.5 * T.log(la.det(k))
+    gs = theon.grad(cost, s)
+    f = theon.function([x, s, y], gs)
+    names = _names(f.maker.fgraph)
+    assert not names & {"MatrixInverse", "Det", "SLogDet"}, names
+    xv = np.random.default_rng(0).normal(size=(5, 3))
+    yv = np.random.default_rng(1).normal(size=5)
+    kinv = np.linalg.inv(xv @ xv.T + 1.5 * np.eye(5))
+    a = kinv @ yv
+    want = 0.5 * a @ a - 0.5 * np.trace(kinv)
+    np.testing.assert_allclose(f(xv, 1.5, yv), want, rtol=1e-10)
+    theon.verify_grad(lambda xx, ss: -0.5 * T.log(la.det(spd_of(xx, ss)))
+                      + la.cholesky(spd_of(xx, ss)).sum(), [xv, np.array(1.5)], rng=0)
+
+
+def test_transpose_of_symmetric_is_dropped() -> None:
+    x = mat("float64", "X")
+    r = (x ** 2).sum(axis=1)
+    k = T.exp(-(r[:, None] + r[None, :] - 2.0 * x @ x.T))
+    outs = [k.T * 1.0]
+    count = op_names(rewrite([x], outs))
+    before = op_names(rewrite([x], outs, theon.rewriting.RewriteQuery(include=())))
+    n = sum(v for k_, v in count.items() if k_ == "DimShuffle")
+    assert n < sum(v for k_, v in before.items() if k_ == "DimShuffle")
+    fg = rewrite([x], outs)
+    assert sum(1 for nd in fg.apply_nodes if str(nd.op) == "DimShuffle{1,0}") == 1  # X.T only
+
+
+def test_no_rewrite_without_the_structure() -> None:
+    """A general matrix is not treated as symmetric or triangular."""
+    g, b = mat("float64", "G"), vec("float64", "b")
+    fg = rewrite([g, b], [la.det(g), la.solve(g, b), g.T, la.cholesky(g),
+                          la.solve(g, b, assume_a="sym")])
+    names = _names(fg)
+    assert {"Det", "Solve{assume_a='gen', lower=False, b_ndim=1}", "DimShuffle{1,0}",
+            "Solve{assume_a='sym', lower=False, b_ndim=1}"} <= names, names
+    x = mat("float64", "X")
+    assert structure(None, x @ x.T) == {"symmetric"}
+    assert structure(None, x @ x) == frozenset()
+    assert structure(None, (2.0 * x) @ (x.T * 3.0)) == {"symmetric"}
+    assert structure(None, (2.0 * x) @ (x * 3.0).T) == {"symmetric"}
+    assert structure(None, (2.0 * x) @ x) == frozenset()
+    assert structure(None, la.cholesky(x)) == {"lower"}
+    assert structure(None, la.cholesky(x).T * 2.0) == {"upper"}
+    assert structure(None, la.cholesky(x) + 1.0) == frozenset()
+    assert structure(None, T.eye(x.shape[0]) * 3.0) == {"symmetric", "lower", "upper"}
+    r = x.sum(axis=0)
+    assert structure(None, r[:, None] + r[None, :]) == {"symmetric"}
+    assert structure(None, r[:, None] - r[None, :]) == frozenset()
+    assert structure(None, T.exp(x @ x.T)) == {"symmetric"}
+    assert structure(None, x + r) == frozenset()

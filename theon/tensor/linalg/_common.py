@@ -1,0 +1,188 @@
+"""What the linalg Ops share: the base class, failure handling, batching, masks.
+
+Every core Op of :mod:`theon.tensor.linalg` works on matrices (and vectors), names
+its NumPy generalized-ufunc signature in ``gufunc_signature`` and is applied
+through :func:`apply_op`, which batches it over leading dimensions.
+
+A failing factorization or solve (a singular or non-positive-definite input) raises
+:class:`numpy.linalg.LinAlgError` naming the input; the linker adds the node and the
+line where it was built.  Built with ``on_error='nan'``, the Op returns outputs
+filled with NaN instead (samplers reject such a point rather than stop).
+
+SciPy is imported when an Op first runs, never by ``import theon.tensor.linalg``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Variable
+from theon.graph.fg import describe
+from theon.graph.op import Op
+from theon.scalar.type import upcast
+from theon.tensor.basic import as_tensor_variable, cast
+from theon.tensor.type import TensorType, tensor_type
+
+__all__ = [
+    "LinalgOp",
+    "apply_op",
+    "vectorize_linalg",
+    "as_float",
+    "band_mask",
+    "check_matrix",
+    "check_square",
+    "float_dtype",
+    "mT",
+    "scipy_linalg",
+]
+
+_ON_ERROR = ("raise", "nan")
+_SCIPY: list[Any] = []
+
+
+def scipy_linalg() -> Any:
+    """``scipy.linalg``, imported on the first call (not by importing theon)."""
+    if not _SCIPY:
+        import scipy.linalg
+
+        _SCIPY.append(scipy.linalg)
+    return _SCIPY[0]
+
+
+def float_dtype(*dtypes: str) -> str:
+    """The float dtype results of inputs of ``dtypes`` have: float32 stays float32,
+    integers and booleans become float64."""
+    out = upcast(*dtypes)
+    if out.startswith(("int", "uint")) or out == "bool":
+        return "float64"
+    if out == "float16":
+        return "float32"
+    return out
+
+
+def as_float(x: Any, dtype: str) -> Variable:
+    """``x`` as a tensor of ``dtype`` (cast when it differs)."""
+    x = as_tensor_variable(x)
+    return x if x.type.dtype == dtype else cast(x, dtype)
+
+
+def check_matrix(x: Variable, what: str, ndims: tuple[int, ...] = (2,)) -> None:
+    """Raise a TypeError naming ``x`` unless it has one of ``ndims`` dimensions."""
+    if tensor_type(x).ndim not in ndims:
+        want = " or ".join(str(n) for n in ndims)
+        raise TypeError(f"{what} takes a tensor of {want} dimensions, got {describe(x)}")
+
+
+def check_square(x: Variable, what: str) -> None:
+    """Raise a TypeError unless ``x`` is a matrix, a ValueError if it is known not square."""
+    check_matrix(x, what)
+    m, n = tensor_type(x).shape[-2:]
+    if m is not None and n is not None and m != n:
+        raise ValueError(f"{what} needs a square matrix, got {describe(x)}")
+
+
+def mT(x: Any) -> Variable:
+    """The matrix transpose of the last two axes (batch axes stay)."""
+    from theon.tensor.reshaping import swapaxes
+
+    return swapaxes(x, -1, -2)
+
+
+def band_mask(x: Variable, lower: int | None, upper: int | None, dtype: str) -> Variable:
+    """A ``(m, n)`` 0/1 matrix of ``dtype``: 1 where ``-lower <= j - i <= upper`` (a
+    bound of None is unlimited); it broadcasts against ``x``'s batch axes."""
+    import theon.tensor.math as tm
+    from theon.tensor.creation import arange
+
+    i = arange(x.shape[-2])[:, None]
+    j = arange(x.shape[-1])[None, :]
+    d = j - i
+    cond: Any = None
+    if lower is not None:
+        cond = tm.ge(d, -lower)
+    if upper is not None:
+        c2 = tm.le(d, upper)
+        cond = c2 if cond is None else tm.and_(cond, c2)
+    assert cond is not None
+    return cast(cond, dtype)
+
+
+def apply_op(op: Op, *inputs: Any, keep: tuple[int, ...] = ()) -> Any:
+    """``op(*inputs)`` through :class:`~theon.tensor.blockwise.Blockwise`: leading
+    dimensions beyond the core ones of ``op.gufunc_signature`` are batch dimensions
+    (broadcast as in NumPy); with none, the core Op's outputs.
+
+    The inputs (but those at the positions ``keep``: integer pivots) are cast to one
+    float dtype first: float32 stays float32, integers become float64.
+    """
+    from theon.tensor.blockwise import Blockwise, parse_signature
+
+    core_ins, _ = parse_signature(op.gufunc_signature)  # type: ignore[attr-defined]
+    ins = [as_tensor_variable(x) for x in inputs]
+    for v, core in zip(ins, core_ins):
+        if v.type.ndim < len(core):
+            kind = "a matrix" if len(core) == 2 else f"{len(core)} dimension(s)"
+            raise TypeError(f"{op}: needs {kind} (or a batch of them), got {describe(v)}")
+    dt = float_dtype(*(v.type.dtype for i, v in enumerate(ins) if i not in keep))
+    ins = [v if i in keep else as_float(v, dt) for i, v in enumerate(ins)]
+    return Blockwise(op)(*ins)
+
+
+def vectorize_linalg(op: Op, node: Apply, inputs: list[Any], batched: list[bool]) -> Any:
+    """The batching rule of the linalg core Ops (``vectorize_graph``): the same Op over
+    the new batch axis through Blockwise (no looping fallback)."""
+    from theon.tensor.blockwise import Blockwise
+
+    return Blockwise(op)(*inputs, return_list=True)
+
+
+class LinalgOp(Op):
+    """Base of the linalg Ops: ``on_error`` handling and the output types.
+
+    Subclasses list ``on_error`` in ``__props__`` when they can fail.
+    """
+
+    __props__: tuple[str, ...] = ()
+    gufunc_signature: str = ""
+    on_error: str = "raise"
+
+    def _set_on_error(self, on_error: str) -> None:
+        if on_error not in _ON_ERROR:
+            raise ValueError(f"on_error must be 'raise' or 'nan', got {on_error!r}")
+        self.on_error = on_error
+
+    def nan_outputs(self, node: Apply, shapes: Sequence[tuple[int, ...]],
+                    output_storage: list[list[Any]]) -> None:
+        """Store NaN-filled outputs of the given shapes (integer outputs get zeros)."""
+        for out, shape, cell in zip(node.outputs, shapes, output_storage):
+            dtype = tensor_type(out).dtype
+            if dtype.startswith(("float", "complex")):
+                cell[0] = np.full(shape, np.nan, dtype=dtype)
+            else:
+                cell[0] = np.zeros(shape, dtype=dtype)
+
+    def raise_or_nan(self, node: Apply, shapes: Sequence[tuple[int, ...]],
+                     output_storage: list[list[Any]], exc: Exception, what: str) -> None:
+        """On failure: NaN outputs of ``shapes`` with ``on_error='nan'``, else raise."""
+        if self.on_error == "nan":
+            self.nan_outputs(node, shapes, output_storage)
+            return
+        raise np.linalg.LinAlgError(
+            f"{self}: {what} ({exc}) for input {describe(node.inputs[0])}; build the Op "
+            "with on_error='nan' to get NaN instead"
+        ) from exc
+
+    def __str__(self) -> str:
+        props = [
+            f"{p}={getattr(self, p)!r}" for p in self.__props__
+            if not (p == "on_error" and self.on_error == "raise")
+        ]
+        return f"{type(self).__name__}{{{', '.join(props)}}}" if props else type(self).__name__
+
+
+def matrix_type(dtype: str, shape: tuple[int | None, ...]) -> TensorType:
+    """A ``TensorType`` of ``dtype`` and static ``shape``."""
+    return TensorType(dtype, shape=shape)

@@ -1,0 +1,439 @@
+"""Linear solves: ``solve``, ``solve_triangular``, ``cho_solve`` and ``lu_solve``.
+
+Each solves ``A x = b`` for a right-hand side ``b`` that is a vector (``b_ndim=1``,
+core signature ``(m,m),(m)->(m)``) or a matrix of columns (``b_ndim=2``,
+``(m,m),(m,n)->(m,n)``), batched over leading axes.  ``b_ndim`` defaults to ``b``'s
+number of dimensions when that is 1 or 2, else 2 (a batch of matrices).
+
+Gradients, with ``x = A^-1 b``: ``bbar = A^-T xbar`` (a solve with the transpose)
+and ``Abar = -bbar x^T``, restricted to what the solver reads: the triangle of a
+triangular ``A`` (without the diagonal when it is a unit diagonal), the three
+diagonals of a tridiagonal one, and symmetrized, ``(Abar + Abar^T) / 2``, for a
+symmetric / Hermitian / positive-definite one.  ``R_op``: ``dx = A^-1 (db - dA x)``.
+
+A singular matrix (a zero pivot; for ``assume_a='pos'``, one not positive definite)
+raises ``numpy.linalg.LinAlgError`` (NaN with ``on_error='nan'``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from theon.graph.basic import Apply, Variable
+from theon.graph.fg import describe
+from theon.graph.null_type import disconnected_type, grad_not_implemented
+from theon.graph.vectorize import register_vectorize
+from theon.tensor.basic import as_tensor_variable
+from theon.tensor.linalg._common import (
+    LinalgOp,
+    apply_op,
+    as_float,
+    band_mask,
+    check_square,
+    float_dtype,
+    mT,
+    scipy_linalg,
+    vectorize_linalg,
+)
+from theon.tensor.type import TensorType, tensor_type
+
+__all__ = [
+    "CholeskySolve",
+    "LUSolve",
+    "Solve",
+    "SolveTriangular",
+    "cho_solve",
+    "lu_solve",
+    "solve",
+    "solve_triangular",
+]
+
+ASSUME_A = ("gen", "sym", "her", "pos", "tridiagonal")
+_ASSUME_ALIASES = {"general": "gen", "symmetric": "sym", "hermitian": "her",
+                   "positive definite": "pos", "tridiag": "tridiagonal"}
+
+
+def _matmul(a: Any, b: Any) -> Variable:
+    from theon.tensor.blas import matmul
+
+    return matmul(a, b)
+
+
+def _default_b_ndim(b: Variable, b_ndim: int | None) -> int:
+    if b_ndim is None:
+        return 1 if tensor_type(b).ndim == 1 else 2
+    return _check_b_ndim(b_ndim)
+
+
+def _check_b_ndim(b_ndim: int) -> int:
+    if b_ndim not in (1, 2):
+        raise ValueError(f"b_ndim must be 1 or 2, got {b_ndim!r}")
+    return int(b_ndim)
+
+
+def _outer_like(bbar: Variable, x: Variable, b_ndim: int) -> Variable:
+    """``bbar x^T``: an outer product of vectors, or a product of matrices."""
+    if b_ndim == 1:
+        from theon.tensor.reshaping import expand_dims
+
+        return expand_dims(bbar, -1) * expand_dims(x, -2)  # type: ignore[no-any-return]
+    return _matmul(bbar, mT(x))
+
+
+def _matvec_like(a: Variable, x: Variable, b_ndim: int) -> Variable:
+    """``a x`` for a vector ``x`` (``b_ndim=1``) or a matrix."""
+    if b_ndim == 1:
+        from theon.tensor.reshaping import expand_dims, squeeze
+
+        return squeeze(_matmul(a, expand_dims(x, -1)), -1)
+    return _matmul(a, x)
+
+
+class _SolveBase(LinalgOp):
+    """``make_node``, ``infer_shape`` and the checks shared by the solves of ``A x = b``."""
+
+    b_ndim: int = 2
+    what = "solve"
+
+    def _signature(self) -> str:
+        return "(m,m),(m)->(m)" if self.b_ndim == 1 else "(m,m),(m,n)->(m,n)"
+
+    def make_node(self, a: Any, b: Any) -> Apply:
+        a, b = as_tensor_variable(a), as_tensor_variable(b)
+        dt = float_dtype(a.type.dtype, b.type.dtype)
+        a, b = as_float(a, dt), as_float(b, dt)
+        check_square(a, self.what)
+        if b.type.ndim != self.b_ndim:
+            raise TypeError(f"{self.what}: b must have {self.b_ndim} dimension(s) "
+                            f"(b_ndim={self.b_ndim}), got {describe(b)}")
+        m = a.type.shape[0] if a.type.shape[0] is not None else a.type.shape[1]
+        bm = b.type.shape[0]
+        if m is not None and bm is not None and m != bm:
+            raise ValueError(f"{self.what}: {describe(a)} and {describe(b)} do not align")
+        shape = (m if m is not None else bm, *b.type.shape[1:])
+        return Apply(self, [a, b], [TensorType(dt, shape=shape)()])
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        return [input_shapes[1]]
+
+    def _store(self, node: Apply, out: Any, output_storage: list[list[Any]]) -> None:
+        output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
+
+    def _failed(self, node: Apply, b: Any, output_storage: list[list[Any]],
+                exc: Exception) -> None:
+        self.raise_or_nan(node, [np.shape(b)], output_storage, exc, "the matrix is singular")
+
+
+class Solve(_SolveBase):
+    """``x`` with ``A x = b`` for a general, symmetric (``'sym'``), Hermitian
+    (``'her'``), positive-definite (``'pos'``) or tridiagonal ``A``
+    (``scipy.linalg.solve``; NumPy's LU solver for ``'gen'``).
+
+    >>> import theon.tensor as tt
+    >>> a, b = tt.dmatrix("a"), tt.dvector("b")
+    >>> Solve(b_ndim=1)(a, b).eval({a: [[2.0, 0.0], [0.0, 4.0]], b: [1.0, 1.0]})
+    array([0.5 , 0.25])
+    """
+
+    __props__ = ("assume_a", "lower", "b_ndim", "on_error")
+
+    def __init__(self, assume_a: str = "gen", lower: bool = False, b_ndim: int = 2,
+                 on_error: str = "raise") -> None:
+        assume_a = _ASSUME_ALIASES.get(assume_a, assume_a)
+        if assume_a not in ASSUME_A:
+            raise ValueError(f"assume_a must be one of {ASSUME_A}, got {assume_a!r}")
+        self.assume_a = assume_a
+        self.lower = bool(lower)
+        self.b_ndim = _check_b_ndim(b_ndim)
+        self._set_on_error(on_error)
+        self.gufunc_signature = self._signature()
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        a, b = inputs
+        try:
+            if self.assume_a == "gen":
+                out = np.linalg.solve(a, b)
+            else:
+                out = scipy_linalg().solve(a, b, lower=self.lower, assume_a=self.assume_a,
+                                           check_finite=False)
+        except np.linalg.LinAlgError as exc:
+            self._failed(node, b, output_storage, exc)
+            return
+        except ValueError as exc:  # scipy: a NaN in a tridiagonal matrix and the like
+            if self.on_error != "nan":
+                raise
+            self._failed(node, b, output_storage, exc)
+            return
+        self._store(node, out, output_storage)
+
+    def perform_batched(self, node: Apply, inputs: Sequence[Any], batch: Any) -> Any:
+        """A whole stack at once (Blockwise, ``'gen'`` only); a singular block: None,
+        run block by block."""
+        if self.assume_a != "gen":
+            return None
+        a, b = inputs
+        try:
+            if self.b_ndim == 1:
+                return [np.linalg.solve(a, b[..., None])[..., 0]]
+            return [np.linalg.solve(a, b)]
+        except np.linalg.LinAlgError:
+            return None
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list[Any]:
+        (a, _), (x,), (gz,) = inputs, outputs, output_grads
+        symmetric = self.assume_a in ("sym", "her", "pos")
+        bbar = self(a if symmetric else mT(a), gz)
+        abar = -_outer_like(bbar, x, self.b_ndim)
+        if symmetric:
+            abar = (abar + mT(abar)) * 0.5
+        elif self.assume_a == "tridiagonal":
+            abar = abar * band_mask(a, 1, 1, tensor_type(a).dtype)
+        return [abar, bbar]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        a, b = inputs
+        da, db = eval_points
+        if da is None and db is None:
+            return [None]
+        x = self(a, b)
+        rhs = db if da is None else (-_matvec_like(da, x, self.b_ndim) if db is None
+                                     else db - _matvec_like(da, x, self.b_ndim))
+        return [self(a, rhs)]
+
+
+def solve(a: Any, b: Any, *, lower: bool = False, assume_a: str = "gen",
+          check_finite: bool = False, b_ndim: int | None = None,
+          on_error: str = "raise", transposed: bool = False) -> Variable:
+    """``x`` with ``a @ x = b`` (batched), like ``scipy.linalg.solve``.
+
+    ``assume_a`` is ``'gen'`` (LU with pivoting), ``'sym'``, ``'her'``, ``'pos'``
+    (Cholesky; reads the triangle ``lower`` says) or ``'tridiagonal'``.
+
+    >>> import theon.tensor as tt
+    >>> a, b = tt.dmatrix("a"), tt.dvector("b")
+    >>> solve(a, b, assume_a="pos").eval({a: [[4.0, 0.0], [0.0, 2.0]], b: [2.0, 1.0]})
+    array([0.5, 0.5])
+    """
+    b = as_tensor_variable(b)
+    if transposed:
+        a = mT(a)
+    op = Solve(assume_a, lower, _default_b_ndim(b, b_ndim), on_error)
+    return apply_op(op, a, b)  # type: ignore[no-any-return]
+
+
+class SolveTriangular(_SolveBase):
+    """``x`` with ``op(T) x = b`` for the triangle ``T`` of ``A`` (``lower`` or upper;
+    its diagonal taken as ones with ``unit_diagonal``), ``op`` the transpose when
+    ``trans=1`` (``scipy.linalg.solve_triangular``).
+
+    >>> import theon.tensor as tt
+    >>> a, b = tt.dmatrix("a"), tt.dvector("b")
+    >>> SolveTriangular(lower=True, b_ndim=1)(a, b).eval({a: [[2.0, 9.0], [1.0, 1.0]],
+    ...                                                   b: [2.0, 2.0]})
+    array([1., 1.])
+    """
+
+    __props__ = ("lower", "trans", "unit_diagonal", "b_ndim", "on_error")
+    what = "solve_triangular"
+
+    def __init__(self, lower: bool = False, trans: int = 0, unit_diagonal: bool = False,
+                 b_ndim: int = 2, on_error: str = "raise") -> None:
+        self.lower = bool(lower)
+        self.trans = {"N": 0, "T": 1, "C": 2}.get(trans, trans)  # type: ignore[call-overload]
+        if self.trans not in (0, 1, 2):
+            raise ValueError(f"trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+        self.unit_diagonal = bool(unit_diagonal)
+        self.b_ndim = _check_b_ndim(b_ndim)
+        self._set_on_error(on_error)
+        self.gufunc_signature = self._signature()
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        a, b = inputs
+        try:
+            out = scipy_linalg().solve_triangular(
+                a, b, trans=self.trans, lower=self.lower, unit_diagonal=self.unit_diagonal,
+                check_finite=False)
+        except np.linalg.LinAlgError as exc:
+            self._failed(node, b, output_storage, exc)
+            return
+        self._store(node, out, output_storage)
+
+    def _mask(self, a: Variable) -> Variable:
+        dt = tensor_type(a).dtype
+        off = -1 if self.unit_diagonal else 0
+        return band_mask(a, None, off, dt) if self.lower else band_mask(a, off, None, dt)
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list[Any]:
+        (a, _), (x,), (gz,) = inputs, outputs, output_grads
+        back = SolveTriangular(self.lower, 1 - min(self.trans, 1), self.unit_diagonal,
+                               self.b_ndim, self.on_error)
+        bbar = back(a, gz)
+        g = -_outer_like(bbar, x, self.b_ndim)  # the gradient wrt op(T)
+        if self.trans:
+            g = mT(g)
+        return [g * self._mask(a), bbar]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        a, b = inputs
+        da, db = eval_points
+        if da is None and db is None:
+            return [None]
+        x = self(a, b)
+        if da is not None:
+            dt = da * self._mask(a)
+            dax = _matvec_like(mT(dt) if self.trans else dt, x, self.b_ndim)
+            rhs = -dax if db is None else db - dax
+        else:
+            rhs = db
+        return [self(a, rhs)]
+
+
+def solve_triangular(a: Any, b: Any, *, trans: int | str = 0, lower: bool = False,
+                     unit_diagonal: bool = False, check_finite: bool = False,
+                     b_ndim: int | None = None, on_error: str = "raise") -> Variable:
+    """``x`` with ``a @ x = b`` for a triangular ``a`` (batched), like
+    ``scipy.linalg.solve_triangular``: only the triangle ``lower`` says is read.
+
+    >>> import theon.tensor as tt
+    >>> a, b = tt.dmatrix("a"), tt.dvector("b")
+    >>> solve_triangular(a, b, lower=True).eval({a: [[1.0, 0.0], [1.0, 2.0]], b: [1.0, 3.0]})
+    array([1., 1.])
+    """
+    b = as_tensor_variable(b)
+    op = SolveTriangular(lower, trans, unit_diagonal,  # type: ignore[arg-type]
+                         _default_b_ndim(b, b_ndim), on_error)
+    return apply_op(op, a, b)  # type: ignore[no-any-return]
+
+
+class CholeskySolve(_SolveBase):
+    """``x`` with ``(C C^T) x = b`` (``lower``) or ``(C^T C) x = b``, for a Cholesky
+    factor ``C`` (``scipy.linalg.cho_solve``).
+
+    >>> import theon.tensor as tt
+    >>> c, b = tt.dmatrix("c"), tt.dvector("b")
+    >>> CholeskySolve(lower=True, b_ndim=1)(c, b).eval({c: [[2.0, 0.0], [0.0, 1.0]],
+    ...                                                 b: [4.0, 1.0]})
+    array([1., 1.])
+    """
+
+    __props__ = ("lower", "b_ndim", "on_error")
+    what = "cho_solve"
+
+    def __init__(self, lower: bool = False, b_ndim: int = 2, on_error: str = "raise") -> None:
+        self.lower = bool(lower)
+        self.b_ndim = _check_b_ndim(b_ndim)
+        self._set_on_error(on_error)
+        self.gufunc_signature = self._signature()
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        c, b = inputs
+        if not np.all(np.diagonal(c, axis1=-2, axis2=-1)):
+            exc = np.linalg.LinAlgError("a zero on the factor's diagonal")
+            self._failed(node, b, output_storage, exc)
+            return
+        out = scipy_linalg().cho_solve((c, self.lower), b, check_finite=False)
+        self._store(node, out, output_storage)
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list[Any]:
+        (c, _), (x,), (gz,) = inputs, outputs, output_grads
+        bbar = self(c, gz)
+        abar = -_outer_like(bbar, x, self.b_ndim)
+        s = abar + mT(abar)
+        dt = tensor_type(c).dtype
+        if self.lower:  # A = C C^T: dA = dC C^T + C dC^T
+            cbar = _matmul(s, c) * band_mask(c, None, 0, dt)
+        else:  # A = C^T C
+            cbar = _matmul(c, s) * band_mask(c, 0, None, dt)
+        return [cbar, bbar]
+
+
+def cho_solve(c_and_lower: tuple[Any, bool], b: Any, *, check_finite: bool = False,
+              b_ndim: int | None = None, on_error: str = "raise") -> Variable:
+    """``x`` with ``A @ x = b`` given the Cholesky factor of ``A`` as ``(c, lower)``
+    (batched), like ``scipy.linalg.cho_solve``.
+
+    >>> import theon.tensor as tt
+    >>> a, b = tt.dmatrix("a"), tt.dvector("b")
+    >>> from theon.tensor.linalg import cholesky
+    >>> cho_solve((cholesky(a), True), b).eval({a: [[4.0, 0.0], [0.0, 1.0]], b: [4.0, 1.0]})
+    array([1., 1.])
+    """
+    c, lower = c_and_lower
+    b = as_tensor_variable(b)
+    op = CholeskySolve(lower, _default_b_ndim(b, b_ndim), on_error)
+    return apply_op(op, c, b)  # type: ignore[no-any-return]
+
+
+class LUSolve(LinalgOp):
+    """``x`` with ``A x = b`` (``trans=1``: ``A^T x = b``) from ``scipy.linalg.lu_factor``'s
+    ``(LU, piv)`` (``scipy.linalg.lu_solve``).  Its gradient wrt ``b`` is a solve with
+    the transpose; wrt the factors it is not implemented (differentiate ``solve``)."""
+
+    __props__ = ("trans", "b_ndim", "on_error")
+
+    def __init__(self, trans: int = 0, b_ndim: int = 2, on_error: str = "raise") -> None:
+        self.trans = int(trans)
+        if self.trans not in (0, 1):
+            raise ValueError(f"trans must be 0 or 1, got {trans!r}")
+        self.b_ndim = _check_b_ndim(b_ndim)
+        self._set_on_error(on_error)
+        self.gufunc_signature = ("(m,m),(m),(m)->(m)" if self.b_ndim == 1
+                                 else "(m,m),(m),(m,n)->(m,n)")
+
+    def make_node(self, packed: Any, piv: Any, b: Any) -> Apply:
+        from theon.tensor.type import integer_dtypes
+
+        node = _SolveBase.make_node(Solve(b_ndim=self.b_ndim), packed, b)
+        piv = as_tensor_variable(piv)
+        if piv.type.ndim != 1 or piv.type.dtype not in integer_dtypes:
+            raise TypeError(f"lu_solve: the pivots must be an integer vector, got {describe(piv)}")
+        a, b2 = node.inputs
+        return Apply(self, [a, piv, b2], [node.outputs[0].type()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        packed, piv, b = inputs
+        if not np.all(np.diagonal(packed, axis1=-2, axis2=-1)):
+            exc = np.linalg.LinAlgError("a zero pivot: the matrix is singular")
+            self.raise_or_nan(node, [np.shape(b)], output_storage, exc, "the matrix is singular")
+            return
+        out = scipy_linalg().lu_solve((packed, piv), b, trans=self.trans, check_finite=False)
+        output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        return [input_shapes[2]]
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list[Any]:
+        packed, piv, _ = inputs
+        (gz,) = output_grads
+        bbar = LUSolve(1 - self.trans, self.b_ndim, self.on_error)(packed, piv, gz)
+        return [grad_not_implemented(self, 0, packed, "lu_solve: no gradient wrt the factors; "
+                                     "differentiate solve instead"),
+                disconnected_type(), bbar]
+
+
+def lu_solve(lu_and_piv: tuple[Any, Any], b: Any, trans: int = 0, *,
+             check_finite: bool = False, b_ndim: int | None = None,
+             on_error: str = "raise") -> Variable:
+    """``x`` with ``A @ x = b`` from ``lu_factor(A)`` (batched), like
+    ``scipy.linalg.lu_solve``.
+
+    >>> import theon.tensor as tt
+    >>> from theon.tensor.linalg import lu_factor
+    >>> a, b = tt.dmatrix("a"), tt.dvector("b")
+    >>> lu_solve(lu_factor(a), b).eval({a: [[0.0, 2.0], [1.0, 0.0]], b: [2.0, 1.0]})
+    array([1., 1.])
+    """
+    packed, piv = lu_and_piv
+    b = as_tensor_variable(b)
+    op = LUSolve(trans, _default_b_ndim(b, b_ndim), on_error)
+    return apply_op(op, packed, piv, b, keep=(1,))  # type: ignore[no-any-return]
+
+
+register_vectorize(Solve, SolveTriangular, CholeskySolve, LUSolve)(vectorize_linalg)
