@@ -225,6 +225,50 @@ def solve(a: Any, b: Any, *, lower: bool = False, assume_a: str = "gen",
     return apply_op(op, a, b)  # type: ignore[no-any-return]
 
 
+_TRI_BLOCK = 64
+
+
+def tri_solve(a: np.ndarray, b: np.ndarray, lower: bool, trans: int, unit: bool,
+              b_ndim: int) -> np.ndarray:
+    """``x`` with ``op(T) x = b`` (``T`` the ``lower`` or upper triangle of ``a``, its
+    diagonal ones if ``unit``; ``op`` the transpose if ``trans``), over any leading batch
+    axes.  Blocked substitution: ``x_i = T_ii^-1 (b_i - sum_j T_ij x_j)``, blocks of
+    ``_TRI_BLOCK`` rows, on NumPy's BLAS (``matmul``) and LAPACK (``solve`` of each
+    diagonal block).  Using NumPy alone keeps one BLAS thread pool: SciPy ships a
+    second OpenBLAS, and two pools busy-waiting on few cores slow each other down
+    (a 500 x 500 triangular solve took 6 ms between NumPy calls instead of 0.02).
+    A zero on a used diagonal raises ``LinAlgError`` naming it.
+
+    >>> import numpy as np
+    >>> tri_solve(np.array([[2.0, 9.0], [1.0, 1.0]]), np.array([2.0, 2.0]), True, 0, False, 1)
+    array([1., 1.])
+    """
+    t = np.tril(a) if lower else np.triu(a)
+    if trans:
+        t = np.swapaxes(t, -1, -2)
+        lower = not lower
+    n = t.shape[-1]
+    if unit:
+        t[..., range(n), range(n)] = 1
+    else:
+        zero = np.flatnonzero((np.diagonal(t, axis1=-2, axis2=-1) == 0).any(
+            axis=tuple(range(t.ndim - 2))) if t.ndim > 2 else np.diagonal(t) == 0)
+        if zero.size:
+            raise np.linalg.LinAlgError(
+                f"singular matrix: resolution failed at diagonal {int(zero[0])}")
+    dt = np.result_type(t.dtype, b.dtype, np.float32)
+    x = np.array(b[..., None] if b_ndim == 1 else b, dtype=dt)
+    starts = range(0, n, _TRI_BLOCK)
+    for i in starts if lower else reversed(starts):
+        j = min(i + _TRI_BLOCK, n)
+        if lower and i:
+            x[..., i:j, :] -= t[..., i:j, :i] @ x[..., :i, :]
+        elif not lower and j < n:
+            x[..., i:j, :] -= t[..., i:j, j:] @ x[..., j:, :]
+        x[..., i:j, :] = np.linalg.solve(t[..., i:j, i:j], x[..., i:j, :])
+    return x[..., 0] if b_ndim == 1 else x
+
+
 class SolveTriangular(_SolveBase):
     """``x`` with ``op(T) x = b`` for the triangle ``T`` of ``A`` (``lower`` or upper;
     its diagonal taken as ones with ``unit_diagonal``), ``op`` the transpose when
@@ -254,13 +298,19 @@ class SolveTriangular(_SolveBase):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         a, b = inputs
         try:
-            out = scipy_linalg().solve_triangular(
-                a, b, trans=self.trans, lower=self.lower, unit_diagonal=self.unit_diagonal,
-                check_finite=False)
+            out = tri_solve(a, b, self.lower, self.trans, self.unit_diagonal, self.b_ndim)
         except np.linalg.LinAlgError as exc:
             self._failed(node, b, output_storage, exc)
             return
         self._store(node, out, output_storage)
+
+    def perform_batched(self, node: Apply, inputs: Sequence[Any], batch: Any) -> Any:
+        """A whole stack at once (Blockwise); a singular block: None, block by block."""
+        try:
+            return [tri_solve(*inputs, self.lower, self.trans, self.unit_diagonal,
+                              self.b_ndim)]
+        except np.linalg.LinAlgError:
+            return None
 
     def _mask(self, a: Variable) -> Variable:
         dt = tensor_type(a).dtype
