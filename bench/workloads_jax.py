@@ -156,7 +156,9 @@ def elemwise_chain(b: JaxBench, nv: int) -> None:
     )
 
 
-def logreg_grad(b: JaxBench, nv: int) -> None:
+def _logreg_step(b: JaxBench) -> Any:
+    """The L2-regularized logistic-regression loss and its gradient wrt ``(w, bias)``: the
+    step of ``logreg_grad`` (dense ``X``) and ``sparse_logreg`` (``X`` a JAX sparse array)."""
     jax, jnp = b.jax, b.jnp
 
     def loss(w: Any, bias: Any, X: Any, t: Any) -> Any:
@@ -170,6 +172,11 @@ def logreg_grad(b: JaxBench, nv: int) -> None:
         value, (gw, gb) = vg(w, bias, X, t)
         return value, gw, gb
 
+    return step
+
+
+def logreg_grad(b: JaxBench, nv: int) -> None:
+    step = _logreg_step(b)
     rng = np.random.default_rng(2)
     Xv = rng.normal(size=(1000, 100))
     tv = (rng.random(1000) > 0.5).astype(np.float64)
@@ -402,20 +409,9 @@ def convnet_step(b: JaxBench, nv: int) -> None:
 def sparse_logreg(b: JaxBench, nv: int) -> None:
     """``workloads.sparse_logreg`` with ``jax.experimental.sparse``: the design as a BCOO
     matrix (JAX's general sparse format; its BCSR ran 1.5x slower here), ``X @ w``."""
-    jax, jnp = b.jax, b.jnp
     from jax.experimental import sparse as jsparse
 
-    def loss(w: Any, bias: Any, X: Any, t: Any) -> Any:
-        p = jax.nn.sigmoid(X @ w + bias)
-        nll = -jnp.mean(t * jnp.log(p) + (1 - t) * jnp.log(1 - p))
-        return nll + 0.01 * jnp.sum(w**2)
-
-    vg = jax.value_and_grad(loss, argnums=(0, 1))
-
-    def step(X: Any, t: Any, w: Any, bias: Any) -> Any:
-        value, (gw, gb) = vg(w, bias, X, t)
-        return value, gw, gb
-
+    step = _logreg_step(b)
     Xs, tv, wv, bias = sparse_logreg_data()
     args = (jsparse.BCOO.from_scipy_sparse(Xs), tv, wv, bias)
     f, comp, ttfr, out = b.build(step, args)
