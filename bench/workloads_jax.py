@@ -189,6 +189,21 @@ def logreg_grad(b: JaxBench, nv: int) -> None:
     b.record("logreg_grad_1000x100", comp, ttfr, median_call(f, args), ok)
 
 
+def _mlp_data() -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray]:
+    """The 784-256-10 MLP's initial parameters and one batch of 128 (``workloads._mlp_step``'s
+    values, drawn in the same order)."""
+    rng = np.random.default_rng(3)
+    params = (
+        0.05 * rng.normal(size=(784, 256)),
+        np.zeros(256),
+        0.05 * rng.normal(size=(256, 10)),
+        np.zeros(10),
+    )
+    Xv = rng.normal(size=(128, 784))
+    Yv = np.eye(10)[rng.integers(0, 10, size=128)]
+    return params, Xv, Yv
+
+
 def mlp_train_step(b: JaxBench, nv: int) -> None:
     jax, jnp = b.jax, b.jnp
 
@@ -204,15 +219,7 @@ def mlp_train_step(b: JaxBench, nv: int) -> None:
         value, grads = vg(params, X, Y)
         return value, tuple(q - 0.1 * g for q, g in zip(params, grads, strict=True))
 
-    rng = np.random.default_rng(3)
-    params = (
-        0.05 * rng.normal(size=(784, 256)),
-        np.zeros(256),
-        0.05 * rng.normal(size=(256, 10)),
-        np.zeros(10),
-    )
-    Xv = rng.normal(size=(128, 784))
-    Yv = np.eye(10)[rng.integers(0, 10, size=128)]
+    params, Xv, Yv = _mlp_data()
     f, comp, ttfr, (first_loss, params) = b.build(step, (params, Xv, Yv))
     later = first_loss
     for _ in range(5):
@@ -240,15 +247,7 @@ def dropout_mlp_step(b: JaxBench, nv: int) -> None:
         value, grads = vg(params, X, Y, sub)
         return value, tuple(q - 0.1 * g for q, g in zip(params, grads, strict=True)), key
 
-    rng = np.random.default_rng(3)
-    params = (
-        0.05 * rng.normal(size=(784, 256)),
-        np.zeros(256),
-        0.05 * rng.normal(size=(256, 10)),
-        np.zeros(10),
-    )
-    Xv = rng.normal(size=(128, 784))
-    Yv = np.eye(10)[rng.integers(0, 10, size=128)]
+    params, Xv, Yv = _mlp_data()
     key = jax.random.PRNGKey(42)
     f, comp, ttfr, (first_loss, params, key) = b.build(step, (params, Xv, Yv, key))
     later = []
