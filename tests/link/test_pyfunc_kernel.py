@@ -226,3 +226,38 @@ def test_a_pool_in_hand_still_takes_work_after_a_larger_one_replaced_it():
     larger = kernel._get_pool(kernel._pool_size + 1)
     assert larger is not small
     assert small.submit(lambda: 42).result() == 42
+
+
+@pytest.mark.parametrize("block", [16384, 7])
+def test_call_like_matches_the_general_call(block):
+    """``call_like(k, ...)`` (output shape taken from input ``k``) equals the general call,
+    including when another input turns out larger (it then falls back)."""
+    kern = build_kernel(CHAIN, block=block, threads=1, threshold=10**9)
+    rng = np.random.default_rng(3)
+    cases = [
+        (0, (rng.normal(size=(5, 1)), rng.normal(size=(1, 1)))),  # same shape as x0
+        (1, (rng.normal(size=(1, 4)), rng.normal(size=(3, 4)))),
+        (0, (rng.normal(size=(1,)), rng.normal(size=(6,)))),  # x0 broadcasts: fallback
+    ]
+    for lead, args in cases:
+        got = kern.call_like(lead, *args)
+        ref = chain_ref(*args)
+        for g, r in zip(got, ref):
+            assert g.shape == r.shape
+            np.testing.assert_array_equal(g, r)
+
+
+def test_fused_node_with_broadcast_inputs_in_linker_matches_vm():
+    """A fused node whose inputs broadcast (the emitter picks the lead input)."""
+    import theon
+    import theon.tensor as tt
+
+    x, c, m = tt.dcol("x"), tt.dcol("c"), tt.dmatrix("m")
+    y = (x * (1 - tt.sqr(c))) * m + tt.exp(x)
+    f = theon.function([x, c, m], y)
+    fused = [n for n in f.maker.fgraph.apply_nodes if "Composite" in str(n.op)]
+    assert fused
+    rng = np.random.default_rng(4)
+    vals = [rng.normal(size=(3, 1)), rng.normal(size=(3, 1)), rng.normal(size=(3, 5))]
+    expect = vals[0] * (1 - vals[1] ** 2) * vals[2] + np.exp(vals[0])
+    np.testing.assert_allclose(f(*vals), expect, rtol=1e-14)

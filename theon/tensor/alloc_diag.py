@@ -30,7 +30,26 @@ from theon.graph.op import Op
 from theon.tensor.basic import as_tensor_variable
 from theon.tensor.type import TensorType, tensor_type
 
-__all__ = ["AddDiag", "AllocDiag"]
+__all__ = ["AddDiag", "AllocDiag", "add_diag"]
+
+
+def add_diag(x: np.ndarray, v: np.ndarray, inplace: bool) -> np.ndarray:
+    """``x`` plus ``v`` on its diagonal, in ``x``'s buffer when ``inplace``.
+
+    A C-contiguous square matrix's diagonal is the flat view with step ``n + 1``
+    (cheaper to make than ``einsum("ii->i")``'s view, which other layouts use).
+
+    >>> add_diag(np.zeros((2, 2)), np.array([1.0, 2.0]), False)
+    array([[1., 0.],
+           [0., 2.]])
+    """
+    out = x if inplace else x.copy()
+    if out.flags.c_contiguous and out.ndim == 2 and out.shape[0] == out.shape[1]:
+        d = out.reshape(-1)[:: out.shape[0] + 1]
+    else:
+        d = np.einsum("ii->i", out)
+    np.add(d, v, out=d)
+    return out
 
 
 def _diagonal(g: Variable) -> Variable:
@@ -94,10 +113,7 @@ class AddDiag(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         x, v = inputs
-        out = x if self.inplace else x.copy()
-        d = np.einsum("ii->i", out)
-        d += v
-        output_storage[0][0] = out
+        output_storage[0][0] = add_diag(x, v, self.inplace)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Any]) -> list[tuple[Any, ...]]:
         return [tuple(input_shapes[0])]

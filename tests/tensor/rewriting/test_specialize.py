@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import theon
 import theon.tensor as tt
@@ -91,3 +93,69 @@ def test_sum_of_product_is_dot() -> None:
     # a matrix product is not a dot
     m = tt.dmatrix("m")
     assert "Dot" not in op_names(rewrite([m], [tt.sum(m * m)]))
+
+
+# -- the small terms of a broadcast sum or product combine first ------------------------
+def _elemwise_inputs(fg, name):
+    from theon.tensor.elemwise import Elemwise
+
+    return [
+        [tuple(v.type.broadcastable) for v in n.inputs]
+        for n in fg.apply_nodes
+        if isinstance(n.op, Elemwise) and str(n.op.scalar_op) == name
+    ]
+
+
+@pytest.mark.parametrize("op", ["mul", "add"])
+def test_small_terms_combine_first(op) -> None:
+    a, b, c = tt.dcol("a"), tt.dcol("b"), tt.dmatrix("c")
+    fn = getattr(tt, op)
+    y = fn(a, c, b)
+    fg = rewrite([a, b, c], [y])
+    # two nodes: the columns first (at column shape), then one pass over the matrix
+    assert sorted(map(len, _elemwise_inputs(fg, op))) == [2, 2]
+    assert [(False, True), (False, True)] in _elemwise_inputs(fg, op)
+    rng = np.random.default_rng(0)
+    vals = [rng.normal(size=(4, 1)), rng.normal(size=(4, 1)), rng.normal(size=(4, 5))]
+    got = check_same([a, b, c], [y], vals)[0]
+    expect = vals[0] * vals[2] * vals[1] if op == "mul" else vals[0] + vals[2] + vals[1]
+    np.testing.assert_allclose(got, expect, rtol=1e-14)
+
+
+def test_small_terms_left_alone() -> None:
+    """Not regrouped: one small term, terms of other dtypes, integer results."""
+    a, c, d = tt.dcol("a"), tt.dmatrix("c"), tt.dmatrix("d")
+    assert _elemwise_inputs(rewrite([a, c, d], [tt.mul(a, c, d)]), "mul") == [
+        [(False, True), (False, False), (False, False)]
+    ]
+    i, j, m = tt.lcol("i"), tt.lcol("j"), tt.lmatrix("m")
+    assert len(_elemwise_inputs(rewrite([i, j, m], [tt.mul(i, m, j)]), "mul")) == 1
+    f, g = tt.fcol("f"), tt.fcol("g")
+    assert len(_elemwise_inputs(rewrite([f, g, c], [tt.mul(f, c, g)]), "mul")) == 1
+    # a row and a column broadcast together to the full shape: nothing to gain
+    r = tt.drow("r")
+    assert len(_elemwise_inputs(rewrite([a, r, c], [tt.mul(a, r, c)]), "mul")) == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shapes=st.lists(st.sampled_from([(3, 1), (1, 4), (3, 4), (1, 1), (4,), ()]), min_size=3,
+                    max_size=5),
+    op=st.sampled_from(["mul", "add"]),
+    seed=st.integers(0, 2**16),
+)
+def test_small_terms_differential(shapes, op, seed) -> None:
+    """Random mixes of broadcast shapes: the rewritten graph equals NumPy's result."""
+    rng = np.random.default_rng(seed)
+    xs = [tt.tensor("float64", shape=tuple(1 if d == 1 else None for d in s), name=f"x{k}")
+          for k, s in enumerate(shapes)]
+    vals = [rng.normal(size=s) for s in shapes]
+    fn = getattr(tt, op)
+    y = fn(*xs)
+    got = theon.function(xs, y)(*vals)
+    expect = vals[0]
+    for v in vals[1:]:
+        expect = expect * v if op == "mul" else expect + v
+    np.testing.assert_allclose(got, expect, rtol=1e-13, atol=1e-13)
+    got_vm = check_same(xs, [y], vals, rtol=1e-13, atol=1e-13)[0]
+    np.testing.assert_allclose(got_vm, expect, rtol=1e-13, atol=1e-13)

@@ -113,8 +113,22 @@ def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     kern = _kernel_for(comp)
     if kern is None:
         return None
-    k = ctx.bind(kern, "kern")
     args = ", ".join(ctx.arg(i) for i in range(len(node.inputs)))
+    # an input whose static pattern is the output's has the output's shape: the
+    # kernel need not work it out
+    out_t = node.outputs[0].type
+    lead = None
+    if isinstance(out_t, TensorType) and out_t.ndim:
+        for i, v in enumerate(node.inputs):
+            t = v.type
+            if isinstance(t, TensorType) and t.broadcastable == out_t.broadcastable:
+                lead = i
+                break
+    if lead is None:
+        k = ctx.bind(kern, "kern")
+    else:
+        k = ctx.bind(kern.call_like, "kern")
+        args = f"{lead}, {args}"
     picked = _inputs_to_check(ctx, node)
     for i in picked:
         ctx.arg(i)

@@ -397,6 +397,21 @@ class Kernel:
         self._run(views, outs, shape[0], rows, rest)
         return outs
 
+    def call_like(self, lead: int, *inputs: Any) -> list[np.ndarray]:
+        """``self(*inputs)`` when the result is known to have ``inputs[lead]``'s shape.
+
+        Skips working out the broadcast shape on small arrays (the emitter picks
+        ``lead`` from the static types); a result of another shape (a length that
+        broadcast at run time) falls back to the general call.
+        """
+        shape = inputs[lead].shape
+        if math.prod(shape) > self.block:
+            return self(*inputs)
+        try:
+            return self._call_small(inputs, shape)
+        except ValueError:
+            return self(*inputs)
+
     def _call_small(self, inputs: Sequence[Any], shape: tuple[int, ...]) -> list[np.ndarray]:
         if self.quiet:
             tok = quiet_errors()

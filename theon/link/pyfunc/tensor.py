@@ -36,6 +36,7 @@ from theon.link.pyfunc.scalar import cached_composite_block
 from theon.scalar.basic import Add, Mul, ScalarOp, ufunc_out_dtypes
 from theon.scalar.composite import Composite
 from theon.scalar.type import ScalarType
+from theon.tensor.alloc_diag import AddDiag, add_diag
 from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
 from theon.tensor.blas import Dot
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
@@ -395,6 +396,17 @@ def _emit_dot(op: Dot, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     if out_t.ndim == 0:
         return [f"{ctx.out(0, Rep.NPS, reuse=True)} = {call}"]
     return [f"{ctx.out(0, fresh=True, reuse=True)} = {call}"]
+
+
+@py_emit.register(AddDiag)
+def _emit_add_diag(op: AddDiag, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """``add_diag(x, v, inplace)``, as AddDiag.perform calls it."""
+    if type(op).perform is not AddDiag.perform:
+        return None
+    fn = ctx.bind(add_diag, "add_diag")
+    call = f"{fn}({ctx.arg(0)}, {ctx.arg(1)}, {op.inplace})"
+    fresh = ctx.may_overwrite(0) if op.inplace else True
+    return [f"{ctx.out(0, fresh=fresh, reuse=True)} = {call}"]
 
 
 @py_emit.register(Gemm)

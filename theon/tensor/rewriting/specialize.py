@@ -36,7 +36,13 @@ from theon.tensor.type import tensor_type
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
 
-__all__ = ["MAX_POW_CHAIN", "local_pow_specialize", "local_sum_mul_to_dot", "power_chain"]
+__all__ = [
+    "MAX_POW_CHAIN",
+    "local_elemwise_small_first",
+    "local_pow_specialize",
+    "local_sum_mul_to_dot",
+    "power_chain",
+]
 
 #: Largest integer exponent turned into a chain of multiplications.
 MAX_POW_CHAIN = 64
@@ -136,3 +142,49 @@ def local_sum_mul_to_dot(fgraph: FunctionGraph, node: Apply) -> Any:
     from theon.tensor.blas import dot
 
     return [fit(dot(a, b), out)]
+
+
+@register_specialize
+@node_rewriter([ts.add, ts.mul])
+def local_elemwise_small_first(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``a * b * C -> (a * b) * C`` (and the same for ``+``) when ``a`` and ``b`` broadcast
+    along an axis where ``C`` does not.
+
+    Addition and multiplication are commutative and associative, so the terms that
+    are all smaller than the result combine first, at their own broadcast shape
+    (``n`` elements instead of ``n * m`` for ``(n, 1) * (n, 1) * (n, m)``); the
+    result then takes one pass at full size.  The regrouping changes rounding by
+    at most a few ulps, as any reordering of a sum or product does.  Only float
+    results are regrouped, and only when the small terms have the result's dtype
+    (an integer product regrouped in a narrower dtype could overflow).
+    """
+    out = node.outputs[0]
+    if elemwise_node(out, ts.add, ts.mul) is None or len(node.inputs) < 3:
+        return None
+    ot = tensor_type(out)
+    if ot.dtype not in ("float16", "float32", "float64"):
+        return None
+    full = ot.broadcastable
+    small: list[Variable] = []
+    rest: list[Variable] = []
+    for v in node.inputs:
+        t = tensor_type(v)
+        pattern = (True,) * (ot.ndim - t.ndim) + t.broadcastable
+        if t.dtype == ot.dtype and any(b and not f for b, f in zip(pattern, full)):
+            small.append(v)
+        else:
+            rest.append(v)
+    if len(small) < 2 or not rest:
+        return None
+    # the small terms' own broadcast shape must still be smaller than the result's
+    ndim = max(tensor_type(v).ndim for v in small)
+    joint = [True] * ndim
+    for v in small:
+        t = tensor_type(v)
+        for k, b in enumerate(t.broadcastable, ndim - t.ndim):
+            joint[k] = joint[k] and b
+    if not any(joint[k - (ot.ndim - ndim)] and not full[k] for k in range(ot.ndim - ndim, ot.ndim)):
+        return None
+    op = node.op
+    inner = op(*small)
+    return [fit(op(inner, *rest), out, list(node.inputs))]
