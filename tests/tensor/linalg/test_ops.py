@@ -168,7 +168,63 @@ GRAD_CASES: list[tuple[str, Callable[..., Any], list[np.ndarray]]] = [
     ("lu_p_indices", lambda a: la.lu(a, p_indices=True)[1] * 2 + la.lu(a, p_indices=True)[2],
      [general()]),
     ("lu_solve_b", None, [general(), vec()]),  # b only: see below
+    ("lu_factor", lambda a: la.lu_factor(a)[0], [general()]),
+    ("lu_solve", lambda a, b: la.lu_solve(la.lu_factor(a), b), [general(), mat()]),
 ]
+
+
+def pivoting(n: int = N, seed: int = 7) -> np.ndarray:
+    """A well-conditioned matrix whose LU factorization swaps rows."""
+    a = np.random.default_rng(seed).normal(size=(n, n))
+    a = a[::-1] + n * np.eye(n)[::-1]  # dominant anti-diagonal
+    assert (sl.lu_factor(a)[1] != np.arange(n)).any()
+    return a
+
+
+@pytest.mark.parametrize("trans", [0, 1])
+@pytest.mark.parametrize("b", [vec(), mat()], ids=["vector", "matrix"])
+def test_lu_factor_and_lu_solve_gradients_with_pivoting(trans: int, b: np.ndarray) -> None:
+    a = pivoting()
+    weights = np.random.default_rng(8).normal(size=(N, N))
+    theon.verify_grad(lambda x: la.lu_factor(x)[0] * weights, [a], rng=RNG_SEED)
+    theon.verify_grad(lambda x, y: la.lu_solve(la.lu_factor(x), y, trans=trans), [a, b],
+                      rng=RNG_SEED)
+    # with respect to the packed factors themselves (the pivots held fixed)
+    packed, piv = sl.lu_factor(a)
+    theon.verify_grad(lambda p, y: la.lu_solve((p, piv), y, trans=trans), [packed, b],
+                      rng=RNG_SEED)
+
+
+def test_lu_solve_gradient_equals_solve_gradient() -> None:
+    """Through lu_factor, lu_solve's gradient wrt ``A`` is solve's (an independent rule)."""
+    a, b = T.dmatrix("a"), T.dmatrix("b")
+    w = np.random.default_rng(9).normal(size=(N, 3))
+    g1 = theon.grad((la.lu_solve(la.lu_factor(a), b) * w).sum(), [a, b])
+    g2 = theon.grad((la.solve(a, b) * w).sum(), [a, b])
+    f = theon.function([a, b], g1 + g2)
+    ga1, gb1, ga2, gb2 = f(pivoting(), mat())
+    np.testing.assert_allclose(ga1, ga2, rtol=1e-10)
+    np.testing.assert_allclose(gb1, gb2, rtol=1e-10)
+
+
+def test_lu_grads_batched() -> None:
+    rng = np.random.default_rng(10)
+    a = np.stack([pivoting(seed=s) for s in (7, 11, 12)])
+    b = rng.normal(size=(3, N))
+    theon.verify_grad(lambda x, y: la.lu_solve(la.lu_factor(x), y, b_ndim=1), [a, b],
+                      rng=RNG_SEED)
+    weights = rng.normal(size=(N, N))
+    theon.verify_grad(lambda x: la.lu_factor(x)[0] * weights, [a], rng=RNG_SEED)
+
+
+def test_pivot_matrix_matches_scipy_lu() -> None:
+    a = pivoting()
+    packed, piv = sl.lu_factor(a)
+    p, _, _ = sl.lu(a)
+    x = T.ivector("piv")
+    from theon.tensor.linalg.decomp import pivot_matrix
+
+    np.testing.assert_array_equal(pivot_matrix(x, "float64").eval({x: piv.astype("int32")}), p)
 
 
 @pytest.mark.parametrize(("name", "fn", "pt"), GRAD_CASES, ids=[c[0] for c in GRAD_CASES])

@@ -15,7 +15,8 @@ import theon.tensor as tt
 from tests.tensor.core_checks import check_infer_shape
 from theon.compile.mode import Mode
 from theon.tensor.linalg import spectral as sp
-from theon.tensor.linalg.spectral import eig, eigh, eigvalsh, lstsq, qr, svd
+from theon.tensor.linalg.eig import eig
+from theon.tensor.linalg.spectral import eigh, eigvalsh, lstsq, qr, svd
 
 VM = Mode(linker="vm")
 SHAPES = [(4, 4), (5, 3), (3, 5)]
@@ -266,11 +267,64 @@ def test_grads_float32() -> None:
     assert g.type.dtype == "float32"
 
 
-def test_eig_grad_not_implemented() -> None:
+def _eig_cost(c: np.ndarray) -> Any:
+    """A real cost of eig's outputs that does not depend on the eigenvectors' phases."""
+    n = c.shape[-1]
+
+    def cost(a: Any) -> Any:
+        w, v = eig(a)
+        return ((tt.real(w) * c[0]).sum() + (tt.imag(w) ** 2 * c[1]).sum()
+                + (abs(v) ** 2 * c[2:2 + n]).sum())
+
+    return cost
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 4, 4), (2, 1, 3, 3)])
+def test_eig_verify_grad(shape: tuple[int, ...]) -> None:
+    """Complex eigenvalue pairs included (a random real matrix has them)."""
+    x = rng(32).normal(size=shape)
+    assert np.iscomplexobj(np.linalg.eigvals(x)) and (np.linalg.eigvals(x).imag != 0).any()
+    c = rng(36).normal(size=(2 + shape[-1], shape[-1]))
+    theon.verify_grad(_eig_cost(c), [x], rng=rng(33))
+
+
+def test_eig_grad_matches_numpy_finite_differences() -> None:
+    """The eigenvalue gradient against central differences of numpy.linalg.eigvals."""
+    x = rng(34).normal(size=(4, 4))
     a = tt.dmatrix("a")
     w, _ = eig(a)
-    with pytest.raises(Exception, match="eigh for symmetric"):
-        theon.grad(tt.real(w).sum(), a)
+    cost = (tt.real(w) ** 2).sum() + (tt.imag(w) * 3).sum()
+    got = theon.function([a], theon.grad(cost, a))(x)
+
+    def ref_cost(m: np.ndarray) -> float:
+        e = np.linalg.eigvals(m)
+        return float((e.real ** 2).sum() + (e.imag * 3).sum())
+
+    eps = 1e-6
+    fd = np.zeros_like(x)
+    for i in range(4):
+        for j in range(4):
+            d = np.zeros_like(x)
+            d[i, j] = eps
+            fd[i, j] = (ref_cost(x + d) - ref_cost(x - d)) / (2 * eps)
+    np.testing.assert_allclose(got, fd, rtol=1e-6, atol=1e-8)
+
+
+def test_eig_grad_of_symmetric_input_equals_eigh() -> None:
+    x = sym(4, seed=5)
+    a = tt.dmatrix("a")
+    g1 = theon.function([a], theon.grad((tt.real(eig(a)[0]) ** 3).sum(), a))(x)
+    g2 = theon.function([a], theon.grad((eigvalsh(a) ** 3).sum(), a))(x)
+    # eigvalsh reads one triangle: its gradient is the symmetric one folded onto it
+    np.testing.assert_allclose(np.tril(g1 + g1.T) - np.diag(np.diag(g1)), g2, atol=1e-10)
+
+
+def test_eig_grad_float32_stays_float32() -> None:
+    a = tt.fmatrix("a")
+    g = theon.grad(tt.real(eig(a)[0]).sum(), a)
+    assert g.type.dtype == "float32"
+    x = rng(35).normal(size=(3, 3)).astype("float32")
+    np.testing.assert_allclose(theon.function([a], g)(x), np.eye(3), atol=1e-4)
 
 
 # R_op ---------------------------------------------------------------------------------

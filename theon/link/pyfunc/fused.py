@@ -127,6 +127,7 @@ def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     if lead is None:
         k = ctx.bind(kern, "kern")
     else:
+        ctx.quiet()  # (call_like leaves NumPy's error state to the caller)
         k = ctx.bind(kern.call_like, "kern")
         args = f"{lead}, {args}"
     picked = _inputs_to_check(ctx, node)

@@ -129,7 +129,8 @@ def _broadcast_checks(ctx: NodeEmitter, node: Apply, picked: list[int], out_name
     lines: list[str] = []
     if picked:
         check = ctx.bind(_broadcast_error(node), "chk")
-        cond = " or ".join(f"{ctx.arg(i)}.shape != {out_name}.shape" for i in picked)
+        cond = " or ".join(_shape_differs(ctx.arg(i), node.inputs[i], out, out_name)
+                           for i in picked)
         args = ", ".join(ctx.arg(i) for i in range(len(node.inputs)))
         lines.append(f"if {cond}: {check}([{args}], {out_name}.shape)")
     if tensor_type(out).ndim:
@@ -145,6 +146,17 @@ def _broadcast_checks(ctx: NodeEmitter, node: Apply, picked: list[int], out_name
     for o in node.outputs[1:]:
         _same_shape(ctx, o, out)
     return lines
+
+
+def _shape_differs(name: str, v: Variable, out: Variable, out_name: str) -> str:
+    """A test that input ``v`` (called ``name``) differs in shape from the output, in the
+    dimensions where it is not statically 1 (those broadcast by declaration)."""
+    shape = tensor_type(v).shape
+    off = tensor_type(out).ndim - len(shape)
+    if off == 0 and 1 not in shape:
+        return f"{name}.shape != {out_name}.shape"
+    dims = [d for d, s in enumerate(shape) if s != 1]
+    return " or ".join(f"{name}.shape[{d}] != {out_name}.shape[{d + off}]" for d in dims)
 
 
 def _broadcast_error(node: Apply) -> Any:

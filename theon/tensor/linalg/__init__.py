@@ -39,6 +39,7 @@ from theon.tensor.linalg.decomp import (
     pinv,
     slogdet,
 )
+from theon.tensor.linalg.eig import Eig, EigGrad, eig
 from theon.tensor.linalg.misc import *  # noqa: F403
 from theon.tensor.linalg.solvers import (
     CholeskySolve,
@@ -57,6 +58,8 @@ __all__ = [
     "Cholesky",
     "CholeskySolve",
     "Det",
+    "Eig",
+    "EigGrad",
     "LUFactor",
     "LUSolve",
     "MatrixInverse",
@@ -71,6 +74,7 @@ __all__ = [
     "solvers",
     "spectral",
     "det",
+    "eig",
     "inv",
     "lu",
     "lu_factor",

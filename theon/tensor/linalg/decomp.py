@@ -14,8 +14,9 @@ Gradients (``A`` the input, a bar the gradient of a scalar cost):
   (Golub and Pereyra; valid where the rank does not change).
 - ``d = det(A)``: ``Abar = dbar d A^-T``; ``slogdet``: ``Abar = logbar A^-T``.
 - ``P, L, U = lu(A)`` (square): ``Abar = P L^-T (tril(L^T Lbar, -1) + triu(Ubar U^T)) U^-T``.
-- ``lu_factor``: no gradient (``grad_not_implemented``): its pivots are a sequence of
-  row swaps, not a differentiable function; use ``lu`` or ``solve`` to differentiate.
+- ``LU, piv = lu_factor(A)``: the ``lu`` rule with ``Lbar``, ``Ubar`` the strict lower
+  and the upper triangle of ``LUbar`` and ``P`` the permutation of the pivots (which
+  are piecewise constant: no gradient flows through them).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import numpy as np
 
 from theon.graph.basic import Apply, Variable
 from theon.graph.null_type import grad_not_implemented
+from theon.graph.op import Op
 from theon.graph.vectorize import register_vectorize
 from theon.tensor.linalg._common import (
     LinalgOp,
@@ -48,6 +50,7 @@ __all__ = [
     "Det",
     "LUFactor",
     "MatrixInverse",
+    "PivotMatrix",
     "MatrixPinv",
     "SLogDet",
     "cholesky",
@@ -57,7 +60,9 @@ __all__ = [
     "lu_factor",
     "matrix_inverse",
     "pinv",
+    "pivot_matrix",
     "slogdet",
+    "split_packed",
 ]
 
 
@@ -516,9 +521,70 @@ def lu(a: Any, permute_l: bool = False, check_finite: bool = False,
     return apply_op(LU(permute_l, p_indices), a)
 
 
+def split_packed(packed: Variable) -> tuple[Variable, Variable]:
+    """``(L, U)`` from ``lu_factor``'s packed ``LU``: ``L`` with a unit diagonal."""
+    dt = tensor_type(packed).dtype
+    lower = packed * band_mask(packed, None, -1, dt) + band_mask(packed, 0, 0, dt)
+    return lower, packed * band_mask(packed, 0, None, dt)
+
+
+class PivotMatrix(Op):
+    """The permutation matrix ``P`` of LAPACK's pivots (``A = P L U``): row ``i`` was
+    swapped with row ``piv[i]``, in order.  Its gradient is disconnected (integers)."""
+
+    __props__ = ("dtype",)
+    gufunc_signature = "(m)->(m,m)"
+
+    def __init__(self, dtype: str) -> None:
+        self.dtype = str(dtype)
+
+    def make_node(self, piv: Any) -> Apply:
+        from theon.tensor.basic import as_tensor_variable
+        from theon.tensor.type import integer_dtypes
+
+        piv = as_tensor_variable(piv)
+        if piv.type.ndim != 1 or piv.type.dtype not in integer_dtypes:
+            raise TypeError(f"PivotMatrix: needs an integer vector, got {piv.type}")
+        m = piv.type.shape[0]
+        return Apply(self, [piv], [TensorType(self.dtype, shape=(m, m))()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        (piv,) = inputs
+        perm = np.arange(len(piv))
+        for i, j in enumerate(piv.tolist()):
+            perm[i], perm[j] = perm[j], perm[i]
+        p = np.zeros((len(piv), len(piv)), dtype=self.dtype)
+        p[perm, np.arange(len(piv))] = 1  # P^T A = A[perm]
+        output_storage[0][0] = p
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        (m,) = input_shapes[0]
+        return [(m, m)]
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list[Any]:
+        from theon.graph.null_type import disconnected_type
+
+        return [disconnected_type()]
+
+
+def pivot_matrix(piv: Any, dtype: str) -> Variable:
+    """``P`` with ``A = P @ L @ U`` from ``lu_factor``'s pivots (batched).
+
+    >>> import theon.tensor as tt
+    >>> p = tt.ivector("p")
+    >>> pivot_matrix(p, "float64").eval({p: [1, 1]}).tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
+    """
+    from theon.tensor.blockwise import Blockwise
+
+    return Blockwise(PivotMatrix(dtype))(piv)  # type: ignore[no-any-return]
+
+
 class LUFactor(LinalgOp):
     """``scipy.linalg.lu_factor``: the packed factors ``LU`` and the pivots ``piv``
-    (``int32``: row ``i`` was swapped with row ``piv[i]``).  No gradient."""
+    (``int32``: row ``i`` was swapped with row ``piv[i]``).  Differentiable through
+    ``LU`` (the pivots are piecewise constant)."""
 
     gufunc_signature = "(m,m)->(m,m),(m)"
 
@@ -543,13 +609,22 @@ class LUFactor(LinalgOp):
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
-        return [grad_not_implemented(
-            self, 0, inputs[0], "lu_factor has no gradient; differentiate lu or solve")]
+        (a,) = inputs
+        packed, piv = outputs
+        dt = tensor_type(a).dtype
+        lower, upper = split_packed(packed)
+        gbar = output_grads[0]
+        lbar, ubar = gbar * band_mask(packed, None, -1, dt), gbar * band_mask(packed, 0, None, dt)
+        g = (_matmul(mT(lower), lbar) * band_mask(packed, None, -1, dt)
+             + _matmul(ubar, mT(upper)) * band_mask(packed, 0, None, dt))
+        y = _tsolve(lower, g, lower=True, trans=1, unit_diagonal=True)  # L^-T G
+        z = mT(_tsolve(upper, mT(y), lower=False))  # L^-T G U^-T
+        return [_matmul(pivot_matrix(piv, dt), z)]
 
 
 def lu_factor(a: Any, check_finite: bool = False) -> tuple[Variable, Variable]:
     """``(LU, piv)`` of the square matrix ``a`` (batched), like ``scipy.linalg.lu_factor``;
-    pass them to :func:`lu_solve`.  No gradient.
+    pass them to :func:`lu_solve`.
 
     >>> import theon.tensor as tt
     >>> a = tt.dmatrix("a")
@@ -561,5 +636,5 @@ def lu_factor(a: Any, check_finite: bool = False) -> tuple[Variable, Variable]:
     return packed, piv
 
 
-register_vectorize(Cholesky, MatrixInverse, MatrixPinv, Det, SLogDet, LU, LUFactor)(
+register_vectorize(Cholesky, MatrixInverse, MatrixPinv, Det, SLogDet, LU, LUFactor, PivotMatrix)(
     vectorize_linalg)

@@ -24,7 +24,7 @@ import numpy as np
 
 from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
-from theon.graph.null_type import disconnected_type, grad_not_implemented
+from theon.graph.null_type import disconnected_type
 from theon.graph.vectorize import register_vectorize
 from theon.tensor.basic import as_tensor_variable
 from theon.tensor.linalg._common import (
@@ -423,7 +423,8 @@ def cho_solve(c_and_lower: tuple[Any, bool], b: Any, *, check_finite: bool = Fal
 class LUSolve(LinalgOp):
     """``x`` with ``A x = b`` (``trans=1``: ``A^T x = b``) from ``scipy.linalg.lu_factor``'s
     ``(LU, piv)`` (``scipy.linalg.lu_solve``).  Its gradient wrt ``b`` is a solve with
-    the transpose; wrt the factors it is not implemented (differentiate ``solve``)."""
+    the transpose; wrt the packed factors, that of the two triangular solves (the
+    pivots are piecewise constant)."""
 
     __props__ = ("trans", "b_ndim", "on_error")
 
@@ -460,12 +461,32 @@ class LUSolve(LinalgOp):
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
+        from theon.tensor.linalg.decomp import band_mask, pivot_matrix, split_packed
+
         packed, piv, _ = inputs
+        (x,) = outputs
         (gz,) = output_grads
         bbar = LUSolve(1 - self.trans, self.b_ndim, self.on_error)(packed, piv, gz)
-        return [grad_not_implemented(self, 0, packed, "lu_solve: no gradient wrt the factors; "
-                                     "differentiate solve instead"),
-                disconnected_type(), bbar]
+        dt = tensor_type(packed).dtype
+        lower, upper = split_packed(packed)
+        p = pivot_matrix(piv, dt)
+        xm, gm, bm = (v if self.b_ndim == 2 else v[..., :, None] for v in (x, gz, bbar))
+        if self.trans == 0:
+            # x = U^-1 y, y = L^-1 P^T b: Ubar = -triu(ybar x^T), Lbar = -tril(cbar y^T)
+            y = _matmul(upper, xm)
+            ybar = solve_triangular(upper, gm, lower=False, trans=1, b_ndim=2)
+            cbar = _matmul(mT(p), bm)  # L^-T ybar (= P^T bbar)
+            lbar, ubar = _matmul(cbar, mT(y)), _matmul(ybar, mT(xm))
+        else:
+            # x = P z, z = L^-T y, y = U^-T b: Lbar = -tril(z ybar^T), Ubar = -triu(y bbar^T)
+            z = _matmul(mT(p), xm)
+            y = _matmul(mT(lower), z)
+            ybar = solve_triangular(lower, _matmul(mT(p), gm), lower=True, unit_diagonal=True,
+                                    b_ndim=2)
+            lbar, ubar = _matmul(z, mT(ybar)), _matmul(y, mT(bm))
+        packed_bar = -(lbar * band_mask(packed, None, -1, dt)
+                       + ubar * band_mask(packed, 0, None, dt))
+        return [packed_bar, disconnected_type(), bbar]
 
 
 def lu_solve(lu_and_piv: tuple[Any, Any], b: Any, trans: int = 0, *,

@@ -1,4 +1,4 @@
-"""Spectral decompositions: ``eig``, ``eigh``, ``eigvalsh``, ``svd``, ``qr``, ``lstsq``.
+"""Spectral decompositions: ``eigh``, ``eigvalsh``, ``svd``, ``qr``, ``lstsq``.
 
 Each function is one Op on matrices (its ``gufunc_signature`` says the core shapes)
 whose ``perform`` calls ``numpy.linalg`` (SciPy for the generalized symmetric
@@ -29,14 +29,13 @@ import numpy as np
 
 from theon.graph.basic import Apply
 from theon.graph.fg import describe
-from theon.graph.null_type import grad_not_implemented
 from theon.graph.op import Op
 from theon.graph.vectorize import register_vectorize
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.type import TensorType, float_dtypes, integer_dtypes
 from theon.tensor.variable import TensorVariable
 
-__all__ = ["Eig", "Eigh", "Eigvalsh", "Lstsq", "QRFull", "SVD", "eig", "eigh", "eigvalsh",
+__all__ = ["Eigh", "Eigvalsh", "Lstsq", "QRFull", "SVD", "eigh", "eigvalsh",
            "lstsq", "qr", "svd"]
 
 _ON_ERROR = ("raise", "nan")
@@ -204,49 +203,6 @@ def _complex_of(dtype: str) -> str:
 # eigendecompositions ------------------------------------------------------------------
 
 
-class Eig(Op):
-    """Eigenvalues and right eigenvectors of a general square matrix
-    (``numpy.linalg.eig``); both outputs are complex."""
-
-    __props__ = ("on_error",)
-    gufunc_signature = "(m,m)->(m),(m,m)"
-
-    def __init__(self, on_error: str = "raise") -> None:
-        self.on_error = check_on_error(on_error)
-
-    def make_node(self, a: Any) -> Apply:
-        a = float_matrix(a, "eig")
-        n = a.type.shape[0] if a.type.shape[0] is not None else a.type.shape[1]
-        ct = _complex_of(a.type.dtype)
-        return Apply(self, [a], [TensorType(ct, (n,))(), TensorType(ct, (n, n))()])
-
-    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        (a,) = inputs
-        res = run_lapack(self, node, inputs, output_storage, lambda: np.linalg.eig(a),
-                         self.on_error)
-        if res is not None:
-            for cell, val, out in zip(output_storage, res, node.outputs):
-                cell[0] = np.asarray(val, dtype=out.type.dtype)
-
-    def nan_shape(self, shapes: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
-        (n, _), = shapes
-        return [(n,), (n, n)]
-
-    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
-        n = input_shapes[0][0]
-        return [(n,), (n, n)]
-
-    def L_op(self, inputs: Sequence[Any], outputs: Sequence[Any],
-             output_grads: Sequence[Any]) -> list[Any]:
-        return [grad_not_implemented(
-            self, 0, inputs[0],
-            "the eigenvectors of a general matrix are complex and defined up to a complex "
-            "scale; use eigh for symmetric matrices")]
-
-    def __str__(self) -> str:
-        return "Eig"
-
-
 class Eigh(Op):
     """Eigenvalues (ascending) and orthonormal eigenvectors of a symmetric matrix read
     from one triangle (``UPLO='L'`` or ``'U'``), like ``numpy.linalg.eigh``; with a
@@ -400,22 +356,6 @@ class Eigvalsh(Op):
 
     def __str__(self) -> str:
         return f"Eigvalsh{{{self.UPLO}{', generalized' if self.generalized else ''}}}"
-
-
-def eig(a: Any, on_error: str = "raise") -> list[TensorVariable]:
-    """Eigenvalues and right eigenvectors of a square matrix, like ``numpy.linalg.eig``
-    (always complex: ``complex128``, or ``complex64`` for ``float32``).
-
-    No gradient (the eigenvectors of a general matrix are defined up to a complex
-    scale); use :func:`eigh` for symmetric matrices.
-
-    >>> import numpy as np, theon.tensor as tt
-    >>> a = tt.dmatrix("a")
-    >>> w, v = eig(a)
-    >>> np.sort(w.eval({a: [[2.0, 0.0], [0.0, 3.0]]}).real)
-    array([2., 3.])
-    """
-    return _apply(Eig(on_error), a)
 
 
 def eigh(a: Any, UPLO: str = "L", b: Any = None, on_error: str = "raise") -> list[TensorVariable]:
@@ -819,4 +759,4 @@ def lstsq(a: Any, b: Any, rcond: float | None = None,
     return [x, sq[..., :count], rank, s]
 
 
-register_vectorize(Eig, Eigh, Eigvalsh, SVD, QRFull, Lstsq)(vectorize_blockwise)
+register_vectorize(Eigh, Eigvalsh, SVD, QRFull, Lstsq)(vectorize_blockwise)
