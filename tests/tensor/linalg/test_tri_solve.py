@@ -13,12 +13,24 @@ import theon
 import theon.tensor as tt
 from theon.tensor import linalg
 from theon.tensor.linalg import solvers
+from theon.tensor.linalg._blas import trsm
 from theon.tensor.linalg.solvers import tri_solve
+
+
+@pytest.fixture(params=["trsm", "blocked"])
+def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways ``tri_solve`` computes a single matrix: NumPy's BLAS ``trsm`` (where it
+    is reachable) and the blocked substitution (forced by hiding ``trsm``)."""
+    if request.param == "blocked":
+        monkeypatch.setattr(solvers, "trsm", lambda *args: None)
+    elif trsm(np.eye(2), np.eye(2), True, False, False) is None:
+        pytest.skip("NumPy's BLAS is not the OpenBLAS it ships: no trsm to reach")
+    return str(request.param)
 
 
 @pytest.mark.parametrize("n", [1, 7, solvers._TRI_BLOCK - 1, solvers._TRI_BLOCK,
                                solvers._TRI_BLOCK + 1, 3 * solvers._TRI_BLOCK + 5])
-def test_equals_scipy(n: int) -> None:
+def test_equals_scipy(n: int, path: str) -> None:
     rng = np.random.default_rng(n)
     a = rng.normal(size=(n, n)) / n + np.eye(n)
     for lower, trans, unit, b_ndim in itertools.product((True, False), (0, 1), (False, True),
@@ -44,7 +56,7 @@ def test_batched_and_float32() -> None:
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
-def test_a_zero_on_the_diagonal_is_singular() -> None:
+def test_a_zero_on_the_diagonal_is_singular(path: str) -> None:
     a = np.tril(np.ones((5, 5)))
     a[3, 3] = 0.0
     with pytest.raises(np.linalg.LinAlgError, match="diagonal 3"):
@@ -53,3 +65,29 @@ def test_a_zero_on_the_diagonal_is_singular() -> None:
     np.testing.assert_allclose(tri_solve(a, np.ones(5), True, 0, True, 1),
                                scipy.linalg.solve_triangular(a, np.ones(5), lower=True,
                                                              unit_diagonal=True))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_trsm_does_not_touch_its_inputs(dtype: str, path: str) -> None:
+    rng = np.random.default_rng(3)
+    a = (rng.normal(size=(9, 9)) + 9 * np.eye(9)).astype(dtype)
+    b = rng.normal(size=(9, 4)).astype(dtype)
+    a0, b0 = a.copy(), b.copy()
+    x = tri_solve(a, b, True, 1, False, 2)
+    np.testing.assert_array_equal(a, a0)
+    np.testing.assert_array_equal(b, b0)
+    assert x.dtype == np.dtype(dtype)
+    want = scipy.linalg.solve_triangular(a0.astype("float64"), b0.astype("float64"),
+                                         lower=True, trans=1)
+    np.testing.assert_allclose(x, want, rtol=1e-4 if dtype == "float32" else 1e-12)
+
+
+def test_trsm_mixed_and_strided_inputs(path: str) -> None:
+    """A transposed (Fortran-ordered) matrix, a float32 right-hand side, an empty one."""
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=(70, 70)) / 70 + np.eye(70)
+    b = rng.normal(size=(70, 2)).astype("float32")
+    got = tri_solve(a.T, b, False, 0, False, 2)
+    want = scipy.linalg.solve_triangular(a.T, b.astype("float64"), lower=False)
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    assert tri_solve(a, np.zeros((70, 0)), True, 0, False, 2).shape == (70, 0)

@@ -27,6 +27,7 @@ from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.vectorize import register_vectorize
 from theon.tensor.basic import as_tensor_variable
+from theon.tensor.linalg._blas import trsm
 from theon.tensor.linalg._common import (
     LinalgOp,
     apply_op,
@@ -228,21 +229,41 @@ def solve(a: Any, b: Any, *, lower: bool = False, assume_a: str = "gen",
 _TRI_BLOCK = 64
 
 
+def _check_diagonal(t: np.ndarray, unit: bool) -> None:
+    """A LinAlgError naming the first zero on the diagonal(s) of ``t`` (none if ``unit``)."""
+    if unit:
+        return
+    d = np.diagonal(t, axis1=-2, axis2=-1)
+    zero = np.flatnonzero((d == 0).any(axis=tuple(range(d.ndim - 1))) if d.ndim > 1 else d == 0)
+    if zero.size:
+        raise np.linalg.LinAlgError(
+            f"singular matrix: resolution failed at diagonal {int(zero[0])}")
+
+
 def tri_solve(a: np.ndarray, b: np.ndarray, lower: bool, trans: int, unit: bool,
               b_ndim: int) -> np.ndarray:
     """``x`` with ``op(T) x = b`` (``T`` the ``lower`` or upper triangle of ``a``, its
     diagonal ones if ``unit``; ``op`` the transpose if ``trans``), over any leading batch
     axes.  Blocked substitution: ``x_i = T_ii^-1 (b_i - sum_j T_ij x_j)``, blocks of
     ``_TRI_BLOCK`` rows, on NumPy's BLAS (``matmul``) and LAPACK (``solve`` of each
-    diagonal block).  Using NumPy alone keeps one BLAS thread pool: SciPy ships a
-    second OpenBLAS, and two pools busy-waiting on few cores slow each other down
-    (a 500 x 500 triangular solve took 6 ms between NumPy calls instead of 0.02).
+    diagonal block); a single matrix goes to the ``trsm`` of NumPy's own OpenBLAS
+    when :func:`~theon.tensor.linalg._blas.trsm` reaches it.  Using NumPy's BLAS alone
+    keeps one thread pool: SciPy ships a second OpenBLAS, and two pools busy-waiting
+    on few cores slow each other down (a 500 x 500 triangular solve took 6 ms between
+    NumPy calls instead of 0.02).
     A zero on a used diagonal raises ``LinAlgError`` naming it.
 
     >>> import numpy as np
     >>> tri_solve(np.array([[2.0, 9.0], [1.0, 1.0]]), np.array([2.0, 2.0]), True, 0, False, 1)
     array([1., 1.])
     """
+    dt = np.result_type(a.dtype, b.dtype, np.float32)
+    if a.ndim == 2:
+        _check_diagonal(a, unit)
+        bm = b[:, None] if b_ndim == 1 else b
+        x = trsm(a.astype(dt, copy=False), bm.astype(dt, copy=False), lower, bool(trans), unit)
+        if x is not None:
+            return x[:, 0] if b_ndim == 1 else x
     t = np.tril(a) if lower else np.triu(a)
     if trans:
         t = np.swapaxes(t, -1, -2)
@@ -251,12 +272,7 @@ def tri_solve(a: np.ndarray, b: np.ndarray, lower: bool, trans: int, unit: bool,
     if unit:
         t[..., range(n), range(n)] = 1
     else:
-        zero = np.flatnonzero((np.diagonal(t, axis1=-2, axis2=-1) == 0).any(
-            axis=tuple(range(t.ndim - 2))) if t.ndim > 2 else np.diagonal(t) == 0)
-        if zero.size:
-            raise np.linalg.LinAlgError(
-                f"singular matrix: resolution failed at diagonal {int(zero[0])}")
-    dt = np.result_type(t.dtype, b.dtype, np.float32)
+        _check_diagonal(t, unit)
     x = np.array(b[..., None] if b_ndim == 1 else b, dtype=dt)
     starts = range(0, n, _TRI_BLOCK)
     for i in starts if lower else reversed(starts):
