@@ -294,3 +294,63 @@ def test_no_rewrite_without_the_structure() -> None:
     assert structure(None, r[:, None] - r[None, :]) == frozenset()
     assert structure(None, T.exp(x @ x.T)) == {"symmetric"}
     assert structure(None, x + r) == frozenset()
+
+
+# batched graphs: the same rewrites look through Blockwise ------------------------------
+BATCH = 3
+
+
+def _core_names(fg: Any) -> set[str]:
+    """The op names of ``_names`` plus, for each Blockwise node, its core Op's."""
+    from theon.tensor.blockwise import Blockwise
+
+    out = _names(fg)
+    for n in fg.apply_nodes:
+        if isinstance(n.op, Blockwise):
+            out.add(type(n.op.core_op).__name__)
+            out.add(str(n.op.core_op))
+    return out
+
+
+def _batched(case: Case, dtype: str) -> tuple[list[Any], list[Any], set[str], set[str], Any]:
+    """The case's graph built for one problem, batched over a leading axis of every
+    input by ``vectorize_graph``."""
+    from theon.graph.replace import vectorize_graph
+
+    inputs, outputs, present, absent, ref = case(dtype)
+    batched = [T.TensorType(dtype, shape=(None,) * (i.type.ndim + 1))(i.name) for i in inputs]
+    outs = vectorize_graph(outputs, dict(zip(inputs, batched)))
+    return batched, list(outs), present, absent, ref
+
+
+BATCHED_CASES = [c for c in CASES if c is not case_det_diagonal]  # (constants: no batch)
+
+
+@pytest.mark.parametrize("case", BATCHED_CASES, ids=[c.__name__[5:] for c in BATCHED_CASES])
+def test_rewrite_fires_batched(case: Case) -> None:
+    inputs, outputs, present, absent, _ = _batched(case, "float64")
+    names = _core_names(rewrite(inputs, outputs))
+    unrewritten = _core_names(rewrite(inputs, outputs, theon.rewriting.RewriteQuery(include=())))
+    assert "Blockwise" in unrewritten or not (present | absent)  # the graph is batched
+    assert present <= names, (present, names)
+    assert not (absent & names), (absent, names)
+    assert absent & unrewritten or not absent
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in log")
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", BATCHED_CASES, ids=[c.__name__[5:] for c in BATCHED_CASES])
+def test_rewrite_batched_values(case: Case, dtype: str) -> None:
+    """The rewritten batched graph equals NumPy applied to each problem of the batch."""
+    inputs, outputs, _, _, ref = _batched(case, dtype)
+    rng = np.random.default_rng(7)
+    n = 4
+    xs = rng.normal(size=(BATCH, n, n))
+    gs = rng.normal(size=(BATCH, n, n)) + 3 * n * np.eye(n)
+    bs = rng.normal(size=(BATCH, n, 2))
+    values = {"X": xs, "G": gs, "b": bs}
+    args = [values[str(i.name)] for i in inputs]
+    per = [ref(*(v.astype(dtype).astype("float64") for v in (xs[k], gs[k], bs[k])))
+           for k in range(BATCH)]
+    refs = [np.stack([np.asarray(p[j]) for p in per]).astype(dtype) for j in range(len(outputs))]
+    compare(inputs, outputs, args, refs, dtype)

@@ -35,9 +35,10 @@ from theon.graph.fg import FunctionGraph
 from theon.rewriting import node_rewriter, register_canonicalize, register_stabilize
 from theon.tensor.basic import cast, get_scalar_constant_value
 from theon.tensor.blas import Dot, MatMul
+from theon.tensor.blockwise import Blockwise
 from theon.tensor.creation import Eye
 from theon.tensor.elemwise import DimShuffle, Elemwise
-from theon.tensor.linalg._common import band_mask, mT
+from theon.tensor.linalg._common import apply_op, band_mask, mT
 from theon.tensor.linalg.decomp import Cholesky, Det, MatrixInverse, SLogDet
 from theon.tensor.linalg.solvers import CholeskySolve, Solve, SolveTriangular
 from theon.tensor.type import tensor_type
@@ -52,6 +53,7 @@ __all__ = [
     "local_solve_pos_to_cho_solve",
     "local_solve_structured",
     "local_transpose_symmetric",
+    "core",
     "structure",
 ]
 
@@ -59,6 +61,16 @@ SYM, LOWER, UPPER = "symmetric", "lower", "upper"
 DIAG = frozenset({SYM, LOWER, UPPER})
 NONE: frozenset[str] = frozenset()
 _MEMO = "linalg_structure"
+
+
+def core(op: Any) -> Any:
+    """The Op computing each block: ``op.core_op`` for a Blockwise, else ``op`` itself.
+
+    The rewrites look through Blockwise, so a batch of matrices is rewritten as one
+    matrix is; their replacements are built by the batching functions (``solve``,
+    :func:`~theon.tensor.linalg._common.apply_op`), which batch again.
+    """
+    return op.core_op if isinstance(op, Blockwise) else op
 
 
 # structure --------------------------------------------------------------------------------
@@ -198,7 +210,7 @@ def _node_facts(v: Variable, get: Any) -> frozenset[str] | None:
     if node is None:
         return NONE
     op = node.op
-    hook = getattr(op, "matrix_structure", None)
+    hook = getattr(core(op), "matrix_structure", None)
     if hook is not None:
         return frozenset(hook(node)[node.outputs.index(v)])
     if isinstance(op, Eye):
@@ -237,7 +249,7 @@ def _node_facts(v: Variable, get: Any) -> frozenset[str] | None:
         if _gram(a, b):
             out.add(SYM)
         return frozenset(out)
-    if isinstance(op, MatrixInverse):
+    if isinstance(core(op), MatrixInverse):
         return get(node.inputs[0])
     return NONE
 
@@ -297,10 +309,10 @@ def _cholesky_of(fgraph: FunctionGraph, a: Variable) -> Variable | None:
     ``fgraph``, as a lower-triangular factor (an upper one transposed), if any."""
     for client in fgraph.clients.get(a, ()):
         node = client[0]
-        if isinstance(node, Apply) and isinstance(node.op, Cholesky) and (
-                node.op.on_error == "raise"):
+        op = core(node.op) if isinstance(node, Apply) else None
+        if isinstance(op, Cholesky) and op.on_error == "raise":
             out = node.outputs[0]
-            return out if node.op.lower else mT(out)
+            return out if op.lower else mT(out)
     return None
 
 
@@ -320,13 +332,16 @@ def _like(new: Any, old: Variable) -> Variable:
 # rewrites ---------------------------------------------------------------------------------
 @register_canonicalize
 @register_stabilize
-@node_rewriter([MatrixInverse])
+@node_rewriter([MatrixInverse, Blockwise])
 def local_inv_inv(fgraph: FunctionGraph, node: Apply) -> Any:
     """inv(inv(A)) -> A
 
     (A^-1)^-1 = A for every invertible A; a singular A no longer raises."""
     inner = node.inputs[0].owner
-    if inner is None or not isinstance(inner.op, MatrixInverse):
+    if not isinstance(core(node.op), MatrixInverse) or inner is None or not isinstance(
+            core(inner.op), MatrixInverse):
+        return None
+    if tensor_type(inner.inputs[0]).ndim != tensor_type(node.outputs[0]).ndim:
         return None
     return [inner.inputs[0]]
 
@@ -356,12 +371,16 @@ def local_inv_dot_to_solve(fgraph: FunctionGraph, node: Apply) -> Any:
 
     a, b = node.inputs
     inv_node = a.owner
-    if inv_node is None or not isinstance(inv_node.op, MatrixInverse):
+    if inv_node is None or not isinstance(core(inv_node.op), MatrixInverse):
         return None
-    b_nd = tensor_type(b).ndim
-    if tensor_type(a).ndim != 2 or b_nd not in (1, 2):
+    a_nd, b_nd = tensor_type(a).ndim, tensor_type(b).ndim
+    if a_nd == 2 and b_nd in (1, 2):
+        b_ndim = b_nd
+    elif a_nd > 2 and isinstance(node.op, MatMul) and b_nd == a_nd:
+        b_ndim = 2  # a batch of matrices times a batch of matrices
+    else:
         return None
-    out = solve(inv_node.inputs[0], b, b_ndim=b_nd, on_error=inv_node.op.on_error)
+    out = solve(inv_node.inputs[0], b, b_ndim=b_ndim, on_error=core(inv_node.op).on_error)
     return [_like(out, node.outputs[0])]
 
 
@@ -391,7 +410,7 @@ def local_log_det(fgraph: FunctionGraph, node: Apply) -> Any:
         return None
     (x,) = node.inputs
     det_node = x.owner
-    if det_node is None or not isinstance(det_node.op, Det):
+    if det_node is None or not isinstance(core(det_node.op), Det):
         return None
     (a,) = det_node.inputs
     out = node.outputs[0]
@@ -407,7 +426,7 @@ def local_log_det(fgraph: FunctionGraph, node: Apply) -> Any:
 
 
 @register_stabilize
-@node_rewriter([SLogDet])
+@node_rewriter([SLogDet, Blockwise])
 def local_slogdet_structured(fgraph: FunctionGraph, node: Apply) -> Any:
     """slogdet(A) from A's structure:
 
@@ -415,6 +434,8 @@ def local_slogdet_structured(fgraph: FunctionGraph, node: Apply) -> Any:
       and logabsdet = sum(log|diag(A)|);
     - A symmetric with a computed Cholesky factor L: sign = 1 and logabsdet =
       2 sum(log(diag(L)))."""
+    if not isinstance(core(node.op), SLogDet):
+        return None
     (a,) = node.inputs
     facts = structure(fgraph, a)
     sign_old, log_old = node.outputs
@@ -440,12 +461,14 @@ def _read_by_log(fgraph: FunctionGraph, v: Variable) -> bool:
 
 
 @register_stabilize
-@node_rewriter([Det])
+@node_rewriter([Det, Blockwise])
 def local_det_structured(fgraph: FunctionGraph, node: Apply) -> Any:
     """det(A) from A's structure:
 
     - A triangular or diagonal (e.g. det(cholesky(B))): det(A) = prod(diag(A));
     - A symmetric with a computed Cholesky factor L: det(A) = prod(diag(L))^2."""
+    if not isinstance(core(node.op), Det):
+        return None
     (a,) = node.inputs
     facts = structure(fgraph, a)
     out = node.outputs[0]
@@ -475,10 +498,11 @@ def local_chol_times_chol_t(fgraph: FunctionGraph, node: Apply) -> Any:
     base = _transposed(x) if first_t else x
     assert base is not None
     c = base.owner
-    if c is None or not isinstance(c.op, Cholesky) or c.op.on_error != "raise":
+    chol = core(c.op) if c is not None else None
+    if not isinstance(chol, Cholesky) or chol.on_error != "raise":
         return None
     # lower: L @ L^T (the transpose second); upper: U^T @ U (the transpose first)
-    if c.op.lower == first_t:
+    if chol.lower == first_t:
         return None
     (a,) = c.inputs
     out = node.outputs[0]
@@ -486,12 +510,12 @@ def local_chol_times_chol_t(fgraph: FunctionGraph, node: Apply) -> Any:
         return [_like(a, out)]
     dt = tensor_type(a).dtype
     # the strict triangle Cholesky reads, mirrored, plus the diagonal
-    strict = a * (band_mask(a, None, -1, dt) if c.op.lower else band_mask(a, -1, None, dt))
+    strict = a * (band_mask(a, None, -1, dt) if chol.lower else band_mask(a, -1, None, dt))
     return [_like(strict + mT(strict) + a * band_mask(a, 0, 0, dt), out)]
 
 
 @register_stabilize
-@node_rewriter([Solve, SolveTriangular])
+@node_rewriter([Solve, SolveTriangular, Blockwise])
 def local_solve_structured(fgraph: FunctionGraph, node: Apply) -> Any:
     """solve(A, b) with what is known about A:
 
@@ -499,8 +523,10 @@ def local_solve_structured(fgraph: FunctionGraph, node: Apply) -> Any:
     - A triangular: solve(A, b) -> solve_triangular(A, b) (the triangle is all of A);
     - A symmetric with a computed Cholesky factor L (lower, A = L L^T):
       solve(A, b) -> cho_solve((L, True), b), two triangular solves with the factor."""
+    op = core(node.op)
+    if not isinstance(op, (Solve, SolveTriangular)):
+        return None
     a, b = node.inputs
-    op = node.op
     out = node.outputs[0]
     facts = structure(fgraph, a)
     if isinstance(op, SolveTriangular):
@@ -513,28 +539,28 @@ def local_solve_structured(fgraph: FunctionGraph, node: Apply) -> Any:
         return [_like(b / (d if op.b_ndim == 1 else d[..., :, None]), out)]
     if facts & {LOWER, UPPER}:
         new = SolveTriangular(LOWER in facts, 0, False, op.b_ndim, op.on_error)
-        return [_like(new(a, b), out)]
+        return [_like(apply_op(new, a, b), out)]
     reads_one_triangle = op.assume_a in ("sym", "her", "pos")
     if SYM in facts or (reads_one_triangle and op.lower):
         chol = _cholesky_of(fgraph, a)  # it reads A's lower triangle
         if chol is not None:
-            return [_like(CholeskySolve(True, op.b_ndim, op.on_error)(chol, b), out)]
+            return [_like(apply_op(CholeskySolve(True, op.b_ndim, op.on_error), chol, b), out)]
     return None
 
 
 @register_canonicalize
 @register_stabilize
-@node_rewriter([Solve])
+@node_rewriter([Solve, Blockwise])
 def local_solve_pos_to_cho_solve(fgraph: FunctionGraph, node: Apply) -> Any:
     """solve(A, b, assume_a='pos') -> cho_solve((cholesky(A), lower), b)
 
     What the solver computes anyway (A = L L^T, then two triangular solves), as nodes:
     the factor is then shared with other uses of it (log det(A) from its diagonal).
     Both read the same triangle of A; a non-positive-definite A still raises."""
-    op = node.op
-    if op.assume_a != "pos":
+    op = core(node.op)
+    if not isinstance(op, Solve) or op.assume_a != "pos":
         return None
     a, b = node.inputs
-    factor = Cholesky(op.lower, op.on_error)(a)
-    new = CholeskySolve(op.lower, op.b_ndim, op.on_error)(factor, b)
+    factor = apply_op(Cholesky(op.lower, op.on_error), a)
+    new = apply_op(CholeskySolve(op.lower, op.b_ndim, op.on_error), factor, b)
     return [_like(new, node.outputs[0])]
