@@ -163,8 +163,8 @@ def dprint(
     text = "\n".join(lines) + "\n"
     if file == "str":
         return text
-    out = sys.stdout if file is None else file
-    out.write(text)  # type: ignore[union-attr]
+    stream = sys.stdout if file is None else file
+    stream.write(text)  # type: ignore[union-attr]
     return obj
 
 

@@ -131,7 +131,7 @@ def _is_shared(v: Variable) -> bool:
 def _op_label(node: Apply) -> str:
     """The Op's text; a fused Composite shows its scalar expression."""
     op = node.op
-    scalar = getattr(op, "scalar_op", None)
+    scalar: Any = getattr(op, "scalar_op", None)
     if type(scalar).__name__ == "Composite":
         from theon.printing.pretty import ATOM, _composite_text
 
@@ -341,6 +341,10 @@ def dot_source(
     """
     opts = dict(locals())
     opts.pop("fct")
+    return "\n".join(_draw(fct, opts).lines) + "\n"
+
+
+def _draw(fct: Any, opts: dict[str, Any]) -> _Drawer:
     d = _Drawer(opts)
     inputs, outputs, nodes = _graph_of(fct)
     d.lines += [
@@ -350,10 +354,10 @@ def dot_source(
         '  edge [fontname="Helvetica", fontsize="10"];',
     ]
     d.graph(inputs, outputs, nodes, "  ")
-    if scan_graphs:
+    if opts["scan_graphs"]:
         _inner_clusters(d, nodes)
     d.lines.append("}")
-    return "\n".join(d.lines) + "\n"
+    return d
 
 
 def _inner_clusters(d: _Drawer, nodes: Sequence[Apply]) -> None:
@@ -494,15 +498,17 @@ def pydotprint(
     >>> pydotprint(b, format="dot", return_image=True)[:10]
     b'digraph G '
     """
-    source = dot_source(
-        fct, compact=compact, with_ids=with_ids, high_contrast=high_contrast,
-        cond_highlight=cond_highlight, colorCodes=colorCodes, max_label_size=max_label_size,
-        scan_graphs=scan_graphs, var_with_name_simple=var_with_name_simple,
-    )
-    if assert_nb_all_strings != -1:
-        found = len({line.split('label="', 1)[1].split('"', 1)[0]
-                     for line in source.splitlines() if ' [label="' in line})
-        assert found == assert_nb_all_strings, (found, assert_nb_all_strings)
+    drawer = _draw(fct, {
+        "compact": compact, "with_ids": with_ids, "high_contrast": high_contrast,
+        "cond_highlight": cond_highlight, "colorCodes": colorCodes,
+        "max_label_size": max_label_size, "scan_graphs": scan_graphs,
+        "var_with_name_simple": var_with_name_simple,
+    })
+    source = "\n".join(drawer.lines) + "\n"
+    if assert_nb_all_strings != -1 and len(drawer.labels) != assert_nb_all_strings:
+        raise AssertionError(
+            f"the picture has {len(drawer.labels)} distinct labels, not {assert_nb_all_strings}"
+        )
     fmt = format
     if outfile is not None and not return_image and fmt == "png":
         ext = os.path.splitext(os.fspath(outfile))[1].lstrip(".").lower()

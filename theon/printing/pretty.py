@@ -126,7 +126,8 @@ Renderer = Callable[[Apply, list[Text], int], Text]
 
 
 def _elemwise(node: Apply, args: list[Text], index: int) -> Text:
-    return _scalar_text(node.op.scalar_op, args, index)
+    op: Any = node.op
+    return _scalar_text(op.scalar_op, args, index)
 
 
 def _axis_text(axis: Any) -> str | None:
@@ -146,7 +147,7 @@ def _reduction(fn: str) -> Renderer:
 
 def _along_axis(fn: str) -> Renderer:
     def render(node: Apply, args: list[Text], index: int) -> Text:
-        axis = node.op.axis
+        axis = getattr(node.op, "axis", None)
         ndim = getattr(node.inputs[0].type, "ndim", None)
         if axis is None:
             return _call(fn, [args[0][0]], axis=None)
@@ -166,8 +167,9 @@ def _transparent(node: Apply, args: list[Text], index: int) -> Text:
 
 
 def _dimshuffle(node: Apply, args: list[Text], index: int) -> Text:
-    order = tuple(node.op.new_order)
-    nd = int(node.op.input_ndim)
+    op: Any = node.op
+    order = tuple(op.new_order)
+    nd = int(op.input_ndim)
     kept = tuple(o for o in order if o != "x")
     lead = len(order) - len(kept)
     if kept == tuple(range(nd)) and all(o == "x" for o in order[:lead]):
@@ -203,22 +205,26 @@ def _index_text(idx_list: Sequence[Any], args: Sequence[Text]) -> str:
 
 
 def _subtensor(node: Apply, args: list[Text], index: int) -> Text:
-    return f"{_atom(args[0])}[{_index_text(node.op.idx_list, args[1:])}]", ATOM
+    op: Any = node.op
+    return f"{_atom(args[0])}[{_index_text(op.idx_list, args[1:])}]", ATOM
 
 
 def _inc_subtensor(node: Apply, args: list[Text], index: int) -> Text:
-    fn = "set_subtensor" if node.op.set_instead_of_inc else "inc_subtensor"
-    target = f"{_atom(args[0])}[{_index_text(node.op.idx_list, args[2:])}]"
+    op: Any = node.op
+    fn = "set_subtensor" if op.set_instead_of_inc else "inc_subtensor"
+    target = f"{_atom(args[0])}[{_index_text(op.idx_list, args[2:])}]"
     return _call(fn, [target, args[1][0]])
 
 
 def _shape_i(node: Apply, args: list[Text], index: int) -> Text:
-    return f"{_atom(args[0])}.shape[{node.op.i}]", ATOM
+    op: Any = node.op
+    return f"{_atom(args[0])}.shape[{op.i}]", ATOM
 
 
 def _join(node: Apply, args: list[Text], index: int) -> Text:
+    op: Any = node.op
     items = "[" + ", ".join(a[0] for a in args) + "]"
-    return _call("concatenate", [items], axis=node.op.axis)
+    return _call("concatenate", [items], axis=op.axis)
 
 
 TENSOR_OPS: dict[str, Renderer] = {
@@ -253,8 +259,8 @@ TENSOR_OPS: dict[str, Renderer] = {
 # the walk ------------------------------------------------------------------------------------
 def _const_text(data: Any) -> Text:
     a = np.asarray(data)
-    if a.ndim == 0:
-        text = str(a[()])
+    if a.size == 1:  # a number (0-d, or broadcast to length-1 axes)
+        text = str(a.reshape(())[()])
     elif a.ndim == 1 and a.size <= 8:
         text = "[" + ", ".join(str(e) for e in a) + "]"
     else:
@@ -366,7 +372,7 @@ def pprint(var: Variable | Sequence[Variable] | Any) -> str:
             if v in memo:
                 continue
             args = [t for t in (text_of(i, False) for i in node.inputs) if t is not None]
-            t = _render(node, args, v.index)
+            t = _render(node, args, v.index or 0)
             if uses.get(v, 0) > 1 and len(t[0]) > LET_MIN and v is not root:
                 name = f"t{len(lets)}"
                 lets.append(f"{name} = {t[0]}")
