@@ -172,5 +172,13 @@ debugprint = dprint
 
 
 # after the helpers above, which the submodules read
-from theon.printing.dot import pydotprint  # noqa: E402
 from theon.printing.pretty import pp, pprint  # noqa: E402
+
+
+def __getattr__(name: str) -> Any:
+    """``pydotprint`` loads its module on first use (``import theon`` stays fast)."""
+    if name == "pydotprint":
+        from theon.printing.dot import pydotprint
+
+        return pydotprint
+    raise AttributeError(f"module 'theon.printing' has no attribute {name!r}")

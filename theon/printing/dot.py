@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -183,6 +182,7 @@ class _Drawer:
         self.ids: dict[Any, str] = {}
         self.labels: set[str] = set()
         self.colors = {**OP_COLORS, **(opts["colorCodes"] or {})}
+        self.names: dict[Variable, str] = {}  # outputs of a compiled function: the user's names
 
     def ident(self, obj: Any, prefix: str) -> str:
         if obj not in self.ids:
@@ -196,8 +196,8 @@ class _Drawer:
             text = "val=" + _const_text(v.data)[0]
             if not self.o["var_with_name_simple"]:
                 text += f" {v.type}"
-        elif v.name is not None:
-            text = v.name if self.o["var_with_name_simple"] else f"{v.name} {v.type}"
+        elif (name := v.name or self.names.get(v)) is not None:
+            text = name if self.o["var_with_name_simple"] else f"{name} {v.type}"
         else:
             text = str(v.type)
         if self.o["with_ids"]:
@@ -347,6 +347,11 @@ def dot_source(
 def _draw(fct: Any, opts: dict[str, Any]) -> _Drawer:
     d = _Drawer(opts)
     inputs, outputs, nodes = _graph_of(fct)
+    user_outputs = getattr(getattr(fct, "maker", None), "outputs", None) or []
+    for out, given in zip(outputs, user_outputs):  # rewriting may drop an output's name
+        name = getattr(getattr(given, "variable", given), "name", None)
+        if out.name is None and isinstance(name, str):
+            d.names[out] = name
     d.lines += [
         "digraph G {",
         '  graph [rankdir="TB", compound="true"];',
@@ -398,6 +403,7 @@ def _inner_clusters(d: _Drawer, nodes: Sequence[Apply]) -> None:
 
 def _render(source: str, fmt: str) -> bytes:
     """``source`` laid out by ``dot`` in format ``fmt``."""
+    import subprocess  # only when drawing: ``import theon`` stays fast
     if fmt in SOURCE_FORMATS:
         return source.encode()
     dot = _find_dot()
