@@ -371,3 +371,11 @@ def test_pydotprint_accepts_all_graph_forms() -> None:
         assert b"Elemwise{exp" in src
     with pytest.raises(TypeError, match="cannot print"):
         pydotprint(3, format="dot", return_image=True)
+
+
+def test_deep_graph_draws_without_recursion() -> None:
+    s = T.dvector("s")
+    for _ in range(5000):
+        s = T.exp(s)
+    nodes, edges = parse_dot(dotmod.dot_source(s))
+    assert len(nodes) == 5002 and len(edges) == 5001

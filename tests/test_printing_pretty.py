@@ -187,3 +187,23 @@ def test_printed_text_evaluates_to_the_graph_value() -> None:
             checked += 1
             np.testing.assert_allclose(got, expected, rtol=1e-12, err_msg=text)
     assert checked > 200
+
+
+def test_ops_outside_the_tables_and_subclasses() -> None:
+    from theon.graph.basic import Apply
+    from theon.graph.op import Op
+    from theon.tensor.subtensor import Subtensor
+
+    class Pair(Op):
+        __props__ = ()
+
+        def make_node(self, a):
+            return Apply(self, [a], [a.type(), a.type()])
+
+    first, second = Pair()(x + 1)
+    assert pprint([first, second * 2]) == "Pair(x + 1)[0], Pair(x + 1)[1] * 2"
+
+    class MySubtensor(Subtensor):  # printed by its base class's row
+        pass
+
+    assert pprint(MySubtensor([0])(m)) == "m[0]"

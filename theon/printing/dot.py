@@ -44,6 +44,7 @@ from typing import Any
 
 from theon.graph.basic import Apply, Constant, Variable, format_trace
 from theon.graph.op import lazy_branches
+from theon.printing.pretty import ATOM, _composite_text, _const_text, by_class_name
 
 __all__ = [
     "OP_COLORS",
@@ -132,8 +133,6 @@ def _op_label(node: Apply) -> str:
     op = node.op
     scalar: Any = getattr(op, "scalar_op", None)
     if type(scalar).__name__ == "Composite":
-        from theon.printing.pretty import ATOM, _composite_text
-
         names = [(f"i{k}", ATOM) for k in range(len(scalar.inputs))]
         exprs = [_composite_text(scalar, names, j)[0] for j in range(len(scalar.outputs))]
         inplace = "inplace" if getattr(op, "destroy_map", None) else "no_inplace"
@@ -191,8 +190,6 @@ class _Drawer:
 
     def var_label(self, v: Variable, number: int) -> str:
         if isinstance(v, Constant):
-            from theon.printing.pretty import _const_text
-
             text = "val=" + _const_text(v.data)[0]
             if not self.o["var_with_name_simple"]:
                 text += f" {v.type}"
@@ -222,7 +219,7 @@ class _Drawer:
         label = _truncate(label, self.o["max_label_size"])
         self.labels.add(label)
         attrs: dict[str, str] = {"label": label, "shape": "ellipse"}
-        color = self.colors.get(type(node.op).__name__)
+        color = by_class_name(self.colors, node.op)
         if color is not None:
             if self.o["high_contrast"]:
                 attrs.update(style="filled", fillcolor=color)
@@ -354,7 +351,7 @@ def _draw(fct: Any, opts: dict[str, Any]) -> _Drawer:
             d.names[out] = name
     d.lines += [
         "digraph G {",
-        '  graph [rankdir="TB", compound="true"];',
+        '  graph [rankdir="TB", compound="true", fontname="Helvetica"];',
         '  node [fontname="Helvetica"];',
         '  edge [fontname="Helvetica", fontsize="10"];',
     ]

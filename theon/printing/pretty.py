@@ -2,7 +2,7 @@
 
 Each Op is rendered by a row of a table: scalar ops (bare, or inside an
 ``Elemwise``) by their name in :data:`SCALAR_INFIX` / :data:`SCALAR_PREFIX`,
-tensor Ops by their class name in :data:`TENSOR_OPS`.  The printing layer sits
+tensor Ops by their class name (or a base class's) in :data:`TENSOR_OPS`.  The printing layer sits
 below ``theon.scalar`` and ``theon.tensor``, so the table names classes instead
 of importing them.  An Op missing from the tables prints as ``Op(args)``, with
 the Op's own text.
@@ -59,7 +59,8 @@ SCALAR_INFIX: dict[str, tuple[str, int, str]] = {
 # scalar op name -> prefix symbol (precedence UNARY)
 SCALAR_PREFIX: dict[str, str] = {"neg": "-", "invert": "~"}
 # scalar op name -> the function name printed, where it differs from the op's name
-SCALAR_CALL_NAMES: dict[str, str] = {"identity": "", "abs": "abs"}
+# ("" prints the argument alone)
+SCALAR_CALL_NAMES: dict[str, str] = {"identity": ""}
 
 
 def _paren(t: Text, need: bool) -> str:
@@ -278,9 +279,17 @@ def _is_scalar_op(op: Any) -> bool:
     return any(c.__name__ == "ScalarOp" for c in type(op).__mro__)
 
 
+def by_class_name(table: dict[str, Any], op: Any) -> Any:
+    """The row of ``table`` for the nearest class of ``op`` (in its MRO) named there."""
+    for cls in type(op).__mro__:
+        if cls.__name__ in table:
+            return table[cls.__name__]
+    return None
+
+
 def _render(node: Apply, args: list[Text], index: int) -> Text:
     op = node.op
-    render = TENSOR_OPS.get(type(op).__name__)
+    render: Renderer | None = by_class_name(TENSOR_OPS, op)
     if render is not None:
         return render(node, args, index)
     if _is_scalar_op(op):
