@@ -127,6 +127,9 @@ def test_shared_subexpressions_are_bound_once() -> None:
     out = e * e + e
     text = pprint(out)
     assert text.splitlines() == ["t0 = exp(x * y + log1p(z * z) - sqrt(x))", "t0 * t0 + t0"]
+    t0 = T.dvector("t0")  # a bound name never hides a user's variable
+    assert pprint(e * e + t0).splitlines() == [
+        "t1 = exp(x * y + log1p(z * z) - sqrt(x))", "t1 * t1 + t0"]
     # doubling at each level would be 2**40 copies without the binding
     s = x
     for _ in range(40):

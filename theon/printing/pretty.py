@@ -19,6 +19,7 @@ thousands of nodes prints without reaching Python's recursion limit.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -353,6 +354,8 @@ def pprint(var: Variable | Sequence[Variable] | Any) -> str:
     else:
         roots, _ = _roots(var)
     uses = _use_counts(roots)
+    taken = {v.name for v in uses} | {r.name for r in roots}
+    counter = itertools.count()
     memo: dict[Variable, Text] = {}
     lets: list[str] = []
 
@@ -383,7 +386,9 @@ def pprint(var: Variable | Sequence[Variable] | Any) -> str:
             args = [t for t in (text_of(i, False) for i in node.inputs) if t is not None]
             t = _render(node, args, v.index or 0)
             if uses.get(v, 0) > 1 and len(t[0]) > LET_MIN and v is not root:
-                name = f"t{len(lets)}"
+                name = f"t{next(counter)}"
+                while name in taken:  # a user's variable already has that name
+                    name = f"t{next(counter)}"
                 lets.append(f"{name} = {t[0]}")
                 t = (name, ATOM)
             memo[v] = t
