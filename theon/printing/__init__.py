@@ -1,4 +1,5 @@
-"""Printing graphs: ``dprint`` in the seeds' format.
+"""Printing graphs: ``dprint`` in the seeds' format, ``pprint`` as infix math
+(:mod:`theon.printing.pretty`) and ``pydotprint`` pictures (:mod:`theon.printing.dot`).
 
 >>> from theon.graph.type import Generic
 >>> from theon.graph.op import Op
@@ -18,7 +19,6 @@ F [id A] ''
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 from typing import IO, Any
 
 from theon.graph.basic import Apply, Variable
@@ -163,76 +163,22 @@ def dprint(
     text = "\n".join(lines) + "\n"
     if file == "str":
         return text
-    out = sys.stdout if file is None else file
-    out.write(text)  # type: ignore[union-attr]
+    stream = sys.stdout if file is None else file
+    stream.write(text)  # type: ignore[union-attr]
     return obj
 
 
 debugprint = dprint
 
 
-def pprint(var: Variable | Sequence[Variable]) -> str:
-    """A compact one-line infix-free rendering: ``op(arg, ...)``.
-
-    >>> from theon.scalar import exp, float64, mul
-    >>> x = float64("x")
-    >>> pprint(exp(mul(x, 2.0)))
-    'exp(mul(x, 2.0))'
-    """
-    vs = [var] if isinstance(var, Variable) else list(var)
-    memo: dict[Variable, str] = {}
-    for v in vs:
-        stack: list[tuple[Variable, bool]] = [(v, False)]
-        while stack:
-            cur, done = stack.pop()
-            if cur in memo:
-                continue
-            if cur.owner is None:
-                memo[cur] = str(cur)
-                continue
-            if not done:
-                stack.append((cur, True))
-                stack.extend((i, False) for i in cur.owner.inputs if i not in memo)
-                continue
-            args = ", ".join(memo[i] for i in cur.owner.inputs)
-            memo[cur] = f"{cur.owner.op}({args})"
-    return ", ".join(memo[v] for v in vs)
+# after the helpers above, which the submodules read
+from theon.printing.pretty import pp, pprint  # noqa: E402
 
 
-pp = pprint  # Theano's and PyTensor's name: ``theano.printing.pp(y)``
+def __getattr__(name: str) -> Any:
+    """``pydotprint`` loads its module on first use (``import theon`` stays fast)."""
+    if name == "pydotprint":
+        from theon.printing.dot import pydotprint
 
-
-def pydotprint(obj: Any, outfile: str | None = None, **kwargs: Any) -> str:
-    """Render the graph with graphviz (needs the optional ``pydot`` package).
-
-    >>> from theon.scalar import float64, neg
-    >>> pydotprint(neg(float64("x")), outfile="graph.png")  # doctest: +SKIP
-    The output file is available at graph.png
-    'graph.png'
-    """
-    try:
-        import pydot  # type: ignore[import-not-found]
-    except ImportError:
-        raise ImportError(
-            "pydotprint needs the optional 'pydot' package and graphviz: "
-            "pip install 'theon[graphviz]'"
-        ) from None
-    roots, _ = _roots(obj)
-    from theon.graph.traversal import io_toposort
-
-    g = pydot.Dot(graph_type="digraph")
-    for node in io_toposort([], roots):
-        nid = f"n{id(node)}"
-        g.add_node(pydot.Node(nid, label=str(node.op), shape="box"))
-        for v in node.inputs:
-            vid = f"v{id(v)}"
-            g.add_node(pydot.Node(vid, label=str(v), shape="ellipse"))
-            g.add_edge(pydot.Edge(vid, nid))
-        for v in node.outputs:
-            vid = f"v{id(v)}"
-            g.add_node(pydot.Node(vid, label=str(v), shape="ellipse"))
-            g.add_edge(pydot.Edge(nid, vid))
-    outfile = outfile or "theon.png"
-    g.write(outfile, format=outfile.rsplit(".", 1)[-1])
-    print(f"The output file is available at {outfile}")
-    return outfile
+        return pydotprint
+    raise AttributeError(f"module 'theon.printing' has no attribute {name!r}")
