@@ -261,3 +261,34 @@ def test_fused_node_with_broadcast_inputs_in_linker_matches_vm():
     vals = [rng.normal(size=(3, 1)), rng.normal(size=(3, 1)), rng.normal(size=(3, 5))]
     expect = vals[0] * (1 - vals[1] ** 2) * vals[2] + np.exp(vals[0])
     np.testing.assert_allclose(f(*vals), expect, rtol=1e-14)
+
+
+def _runner_source(f) -> str:
+    return str(f._runner.source)
+
+
+@pytest.mark.parametrize("n", [5, 40_000])
+def test_inline_small_path_matches_numpy_and_vm(n):
+    """Small fused nodes run their steps inline; large ones call the kernel: both equal
+    NumPy and the reference VM, outputs are fresh arrays."""
+    import theon
+    import theon.tensor as tt
+
+    x, c = tt.dvector("x"), tt.dvector("c")
+    y1 = tt.exp(x) * (1 - tt.sqr(c)) + x
+    y2 = tt.tanh(x * c)
+    f = theon.function([x, c], [y1, y2])
+    ref = theon.function([x, c], [y1, y2], mode="REFERENCE")
+    src = _runner_source(f)
+    assert "<= 16384:" in src  # the inline branch exists
+    rng = np.random.default_rng(8)
+    xv, cv = rng.normal(size=n), rng.normal(size=n)
+    x0 = xv.copy()
+    got = f(xv, cv)
+    want = [np.exp(xv) * (1 - cv**2) + xv, np.tanh(xv * cv)]
+    for g, r, w in zip(got, ref(xv, cv), want):
+        np.testing.assert_allclose(g, w, rtol=1e-14)
+        np.testing.assert_array_equal(g, r)
+    got[0][:] = 0  # fresh: the input is untouched
+    np.testing.assert_array_equal(xv, x0)
+    assert not np.shares_memory(got[0], got[1])

@@ -36,16 +36,18 @@ __all__ = ["AddDiag", "AllocDiag", "add_diag"]
 def add_diag(x: np.ndarray, v: np.ndarray, inplace: bool) -> np.ndarray:
     """``x`` plus ``v`` on its diagonal, in ``x``'s buffer when ``inplace``.
 
-    A C-contiguous square matrix's diagonal is the flat view with step ``n + 1``
-    (cheaper to make than ``einsum("ii->i")``'s view, which other layouts use).
+    A C- or Fortran-contiguous square matrix's diagonal is the flat view with step
+    ``n + 1`` (cheaper to make than ``einsum("ii->i")``'s view, which other layouts use).
 
     >>> add_diag(np.zeros((2, 2)), np.array([1.0, 2.0]), False)
     array([[1., 0.],
            [0., 2.]])
     """
     out = x if inplace else x.copy()
-    if out.flags.c_contiguous and out.ndim == 2 and out.shape[0] == out.shape[1]:
+    if out.ndim == 2 and out.shape[0] == out.shape[1] and out.flags.c_contiguous:
         d = out.reshape(-1)[:: out.shape[0] + 1]
+    elif out.ndim == 2 and out.shape[0] == out.shape[1] and out.flags.f_contiguous:
+        d = out.T.reshape(-1)[:: out.shape[0] + 1]
     else:
         d = np.einsum("ii->i", out)
     np.add(d, v, out=d)

@@ -159,3 +159,38 @@ def test_small_terms_differential(shapes, op, seed) -> None:
     np.testing.assert_allclose(got, expect, rtol=1e-13, atol=1e-13)
     got_vm = check_same(xs, [y], vals, rtol=1e-13, atol=1e-13)[0]
     np.testing.assert_allclose(got_vm, expect, rtol=1e-13, atol=1e-13)
+
+
+# -- a column against a constant matrix runs on the transposed constant -----------------
+@pytest.mark.parametrize("op", ["mul", "sub", "true_div", "add"])
+@pytest.mark.parametrize("const_first", [False, True])
+def test_column_op_constant_matrix(op, const_first) -> None:
+    rng = np.random.default_rng(5)
+    cval = rng.normal(size=(30, 20)) + 3.0
+    c = tt.constant(cval)
+    col = tt.dcol("col")
+    fn = getattr(tt, op)
+    y = fn(c, col) if const_first else fn(col, c)
+    f = theon.function([col], y)
+    consts = [v for n in f.maker.fgraph.apply_nodes for v in n.inputs
+              if isinstance(v, theon.graph.basic.Constant) and np.ndim(v.data) == 2]
+    # the transposed constant is what the fused node reads
+    assert any(v.data.shape == (20, 30) and v.data.flags.c_contiguous for v in consts)
+    cv = rng.normal(size=(30, 1))
+    npf = {"mul": np.multiply, "sub": np.subtract, "true_div": np.true_divide, "add": np.add}[op]
+    expect = npf(cval, cv) if const_first else npf(cv, cval)
+    got = f(cv)
+    np.testing.assert_array_equal(got, expect)
+    np.testing.assert_array_equal(check_same([col], [y], [cv])[0], expect)
+
+
+def test_column_op_constant_matrix_left_alone() -> None:
+    """Rows, small constants and full matrices keep their layout."""
+    rng = np.random.default_rng(6)
+    big = tt.constant(rng.normal(size=(30, 20)))
+    small = tt.constant(rng.normal(size=(4, 5)))
+    row, m, col = tt.drow("row"), tt.dmatrix("m"), tt.dcol("col")
+    for y, inputs in (((row * big), [row]), ((col * small), [col]), ((m * big), [m])):
+        fg = rewrite(inputs, [y])
+        assert not any(isinstance(v, theon.graph.basic.Constant) and np.ndim(v.data) == 2
+                       and v.data.shape == (20, 30) for n in fg.apply_nodes for v in n.inputs)

@@ -131,8 +131,59 @@ def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
         k = ctx.bind(kern.call_like, "kern")
         args = f"{lead}, {args}"
     picked = _inputs_to_check(ctx, node)
-    for i in picked:
-        ctx.arg(i)
+    arg_names = [ctx.arg(i) for i in range(len(node.inputs))]
     names = [ctx.out(j, fresh=True, reuse=not picked) for j in range(len(node.outputs))]
     lhs = names[0] + "," if len(names) == 1 else ", ".join(names)
-    return [f"{lhs} = {k}({args})", *_broadcast_checks(ctx, node, picked, names[0])]
+    call = f"{lhs} = {k}({args})"
+    inline = None if lead is None else _inline_small(kern, ctx, arg_names, names, lead)
+    if inline is not None and lead is not None:
+        # small arrays: the steps right here, on whole arrays (NumPy broadcasting gives
+        # the kernel's result); the kernel's blocks and threads for large ones
+        size = f"{arg_names[lead]}.size"
+        lines = [f"if {size} <= {kern.block}:", *("    " + ln for ln in inline),
+                 "else:", "    " + call]
+    else:
+        lines = [call]
+    return [*lines, *_broadcast_checks(ctx, node, picked, names[0])]
+
+
+def _inline_small(kern: Kernel, ctx: NodeEmitter, args: list[str],
+                  names: list[str], lead: int) -> list[str] | None:
+    """The kernel's steps as statements on whole arrays, assigning ``names`` fresh arrays
+    of the output dtypes; None where an output would not be a fresh array of its dtype
+    (an input or a constant passed through, one step giving two outputs, a cast) or
+    might not have the output's shape (a result that does not read input ``lead``)."""
+    spec = kern.spec
+    n_in = spec.n_inputs
+    outs = list(spec.outputs)
+    if len(set(map(id, outs))) != len(outs) or len(set(outs)) != len(outs):
+        return None
+    for r, dt in zip(outs, spec.out_dtypes):
+        if not isinstance(r, int) or r < n_in or spec.steps[r - n_in].dtype != dt:
+            return None
+    # whether each step reads ``lead`` (then its result has the output's shape)
+    reads = [False] * (n_in + len(spec.steps))
+    reads[lead] = True
+    for k, st in enumerate(spec.steps):
+        reads[n_in + k] = any(isinstance(a, int) and reads[a] for a in st.args)
+    if not all(isinstance(r, int) and reads[r] for r in outs):
+        return None
+    if len(spec.steps) > 16:
+        return None
+    temp = f"{names[0]}_t"
+    ref: dict[int, str] = {i: a for i, a in enumerate(args)}
+    body: list[str] = []
+    for k, st in enumerate(spec.steps):
+        r = n_in + k
+        ref[r] = f"{temp}{k}"
+        fn = ctx.bind(st.fn, "f")
+        ops = [ctx.bind(a.value, "c") if isinstance(a, KConst) else ref[a] for a in st.args]
+        if st.fold and len(ops) > 2:
+            body.append(f"{ref[r]} = {fn}({ops[0]}, {ops[1]})")
+            body.extend(f"{ref[r]} = {fn}({ref[r]}, {a})" for a in ops[2:])
+        else:
+            body.append(f"{ref[r]} = {fn}({', '.join(ops)})")
+    # (the outputs are named last: an output may take the name of an input read above)
+    body.extend(f"{name} = {ref[r]}" for name, r in zip(names, outs))
+    body.append(f"del {', '.join(ref[n_in + k] for k in range(len(spec.steps)))}")
+    return body

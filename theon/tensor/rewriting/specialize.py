@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import theon.scalar as ts
-from theon.graph.basic import Apply, Variable
+from theon.graph.basic import Apply, Constant, Variable
 from theon.rewriting import node_rewriter, register_specialize
 from theon.tensor import math as tm
+from theon.tensor.basic import constant as tt_constant
+from theon.tensor.elemwise import Elemwise
 from theon.tensor.reduction import Sum
 from theon.tensor.rewriting.utils import (
     as_dtype,
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_POW_CHAIN",
+    "local_column_op_constant_matrix",
     "local_elemwise_small_first",
     "local_pow_specialize",
     "local_sum_mul_to_dot",
@@ -188,3 +191,35 @@ def local_elemwise_small_first(fgraph: FunctionGraph, node: Apply) -> Any:
     op = node.op
     inner = op(*small)
     return [fit(op(inner, *rest), out, list(node.inputs))]
+
+
+@register_specialize
+@node_rewriter([Elemwise])
+def local_column_op_constant_matrix(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``f(c, C) -> f(c^T, C^T)^T`` for a binary Elemwise of a column ``c`` (static
+    shape ``(n, 1)``) and a constant matrix ``C`` (``(n, m)``), ``C^T`` stored contiguous.
+
+    An elementwise op commutes with transposing all its operands, so the values are
+    the same.  NumPy's loop over a matrix with a column broadcast along its rows
+    reads a repeated scalar in its inner loop; with the transposed constant the
+    column becomes a row broadcast down the rows, and the inner loop reads two
+    contiguous operands, which NumPy runs faster.  The transpose of the constant is
+    made once, here; the result is a transposed (Fortran-ordered) view.
+    """
+    op = node.op
+    out = node.outputs[0]
+    if len(node.inputs) != 2 or op.inplace_pattern or tensor_type(out).ndim != 2:
+        return None
+    k = next((i for i, v in enumerate(node.inputs) if isinstance(v, Constant)), None)
+    if k is None:
+        return None
+    data = node.inputs[k].data
+    col = node.inputs[1 - k]
+    ct = tensor_type(col)
+    if (not isinstance(data, np.ndarray) or data.ndim != 2 or 1 in data.shape
+            or not data.flags.c_contiguous or ct.ndim != 2 or ct.shape[1] != 1
+            or ct.shape[0] == 1 or data.size < 256):
+        return None
+    c_t = tt_constant(np.ascontiguousarray(data.T))
+    args = [col.dimshuffle(1, 0), c_t] if k == 1 else [c_t, col.dimshuffle(1, 0)]
+    return [fit(op(*args).dimshuffle(1, 0), out, list(node.inputs))]
