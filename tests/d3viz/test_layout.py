@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from theon.d3viz.layout import H_GAP, V_GAP, _pav, count_crossings, layout
+from theon.d3viz.layout import DUMMY_BUDGET, H_GAP, V_GAP, _pav, count_crossings, layout
 
 
 def random_dag(seed: int, n: int, p: float) -> tuple[list[int], dict, list[tuple[int, int]]]:
@@ -49,7 +49,10 @@ def check_layout(nodes, sizes, edges, lay) -> None:
         assert left >= 0 and top >= 0 and right <= lay.width + 1e-6
         assert bottom <= lay.height + 1e-6
     # each long edge bends once per layer it crosses, between its ends
-    for (a, b), route in zip(lay.edges, lay.routes):
+    for k, ((a, b), route) in enumerate(zip(lay.edges, lay.routes)):
+        if k in lay.straight:
+            assert route == [] and lay.layer[b] - lay.layer[a] > 1
+            continue
         assert len(route) == lay.layer[b] - lay.layer[a] - 1
         ys = [lay.y[a]] + [y for _, y in route] + [lay.y[b]]
         assert ys == sorted(ys)
@@ -147,3 +150,23 @@ def test_a_long_skip_edge_bends_in_every_layer() -> None:
     lay = layout(nodes, {i: (40.0, 20.0) for i in nodes}, edges)
     assert len(lay.routes[-1]) == n - 2
     check_layout(nodes, {i: (40.0, 20.0) for i in nodes}, edges[:5], lay)
+
+
+def test_dummies_stay_within_the_budget() -> None:
+    """Sources read again at the bottom of a long chain: the far edges of the sources
+    that would cost the most dummies are drawn straight; all the others are routed."""
+    n = 100
+    nodes = [f"c{i}" for i in range(n)] + [f"s{i}" for i in range(n)]
+    edges = [(f"c{i}", f"c{i + 1}") for i in range(n - 1)]
+    edges += [(f"s{i}", f"c{i}") for i in range(n)] + [(f"s{i}", f"c{n - 1}") for i in range(n)]
+    sizes = {v: (30.0, 20.0) for v in nodes}
+    lay = layout(nodes, sizes, edges)
+    check_layout(nodes, sizes, edges, lay)
+    dummies = {p for r in lay.routes for p in r}
+    assert 0 < len(dummies) <= DUMMY_BUDGET * (len(nodes) + len(edges))
+    assert lay.straight
+    straight_sources = {lay.edges[k][0] for k in lay.straight}
+    # the straight ones are the sources highest up (the longest trunks)
+    assert straight_sources == {f"s{i}" for i in range(len(straight_sources))}
+    # with a budget large enough, nothing is straight
+    assert layout(nodes[:10], sizes, [e for e in edges if set(e) <= set(nodes[:10])]).straight == []

@@ -62,10 +62,14 @@ def test_compiled_function_every_node_drawn_once() -> None:
     assert sorted(n["label"] for n in applies) == sorted(
         str(a.op)[:39] + "\u2026" if len(str(a.op)) > 40 else str(a.op)
         for a in fg.apply_nodes)
-    # every input, shared, constant drawn once; one output node per output
+    # every input and shared variable drawn once, each constant once per node reading it;
+    # one output node per output
     leaves = {v for a in fg.apply_nodes for v in a.inputs if v.owner is None} | set(fg.inputs)
-    drawn_leaves = [n for n in main if n["kind"] in ("input", "shared", "constant")]
-    assert len(drawn_leaves) == len(leaves)
+    assert len([n for n in main if n["kind"] in ("input", "shared")]) == len(
+        [v for v in leaves if not isinstance(v, theon.Constant)])
+    constant_uses = {(v, a) for a in fg.apply_nodes for v in a.inputs
+                     if isinstance(v, theon.Constant)}
+    assert len([n for n in main if n["kind"] == "constant"]) == len(constant_uses)
     assert len([n for n in main if n["kind"] == "output"]) == len(fg.outputs)
     kinds = {n["label"]: n["kind"] for n in main}
     assert kinds["X"] == kinds["lr"] == "input"
@@ -230,3 +234,16 @@ def test_static_shapes_are_shown() -> None:
     assert by_label["v"]["output"] == "output 1"  # an input returned as it is
     s = next(n for n in doc["nodes"] if n["kind"] == "apply")
     assert dict(s["details"])["shape"] == "(3,)"
+
+
+def test_a_constant_is_drawn_next_to_each_reader() -> None:
+    x = tt.dvector("x")
+    c = tt.constant(1.5)
+    doc = build_document((x + c) * (tt.exp(x) - c))
+    consts = [n for n in doc["nodes"] if n["kind"] == "constant"]
+    assert [n["label"] for n in consts] == ["1.5", "1.5"]
+    readers = {e["dst"] for e in doc["edges"] if e["src"] in {n["id"] for n in consts}}
+    labels = {n["id"]: n["label"] for n in doc["nodes"]}
+    assert sorted(labels[r] for r in readers) == ["DimShuffle{x}", "DimShuffle{x}"]
+    xs = [n for n in doc["nodes"] if n["label"] == "x"]
+    assert len(xs) == 1  # an input, though read twice, is one node

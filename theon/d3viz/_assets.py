@@ -323,12 +323,16 @@ JS = r"""
     const r = svg.getBoundingClientRect();
     return [r.width / 2, r.height / 2];
   }
-  function fit() {
+  function fit(minScale) {
+    // the whole graph in the window; a big graph starts at a readable scale (minScale),
+    // its top in view, and "fit" (minScale 0) shows all of it
     const r = svg.getBoundingClientRect();
     const b = viewport.getBBox();
     if (!b.width || !b.height) return;
-    view.k = Math.min(1.5, (r.width - 30) / b.width, (r.height - 30) / b.height);
-    view.x = (r.width - b.width * view.k) / 2 - b.x * view.k;
+    const all = Math.min(1.5, (r.width - 30) / b.width, (r.height - 30) / b.height);
+    view.k = Math.max(all, minScale || 0);
+    const w = b.width * view.k;
+    view.x = w < r.width ? (r.width - w) / 2 - b.x * view.k : 15 - b.x * view.k;
     view.y = 15 - b.y * view.k;
     apply();
   }
@@ -365,7 +369,7 @@ JS = r"""
   const actions = {
     "zoom-in": () => zoomAt(1.25, ...center()),
     "zoom-out": () => zoomAt(0.8, ...center()),
-    "fit": fit,
+    "fit": () => fit(0),
     "collapse-all": () => {
       for (const g of data.graphs) if (g.owner) state.collapsed.add(g.id);
       restack();
@@ -378,12 +382,12 @@ JS = r"""
   window.addEventListener("keydown", ev => {
     if (ev.key === "+" || ev.key === "=") actions["zoom-in"]();
     else if (ev.key === "-") actions["zoom-out"]();
-    else if (ev.key === "0") fit();
+    else if (ev.key === "0") fit(0);
   });
 
   restack();
   select(null);
-  fit();
+  fit(0.45);
   window.theonD3viz = { data: data, view: view, state: state, toggle: toggle, fit: fit };
   document.body.setAttribute("data-ready", "1");
 })();

@@ -37,13 +37,17 @@ V_GAP = 46.0
 MARGIN = 20.0
 #: width and height of the dummy nodes that carry long edges
 DUMMY_SIZE = (8.0, 8.0)
+#: at most this many dummies per node and edge of the graph (keeps the layout linear)
+DUMMY_BUDGET = 3
 
 
 @dataclass
 class Layout:
     """The placed graph: centres ``x``/``y``, sizes ``size``, the layer of each node.
 
-    ``routes[k]`` is the list of bend points (dummy centres) of ``edges[k]``.
+    ``routes[k]`` is the list of bend points (dummy centres) of ``edges[k]``; the
+    edges listed in ``straight`` (only in very large graphs) have none: they
+    span many layers and are drawn as one curve.
     ``width`` and ``height`` bound every box, margins included.
     """
 
@@ -54,6 +58,7 @@ class Layout:
     order: list[list[Hashable]] = field(default_factory=list)
     edges: list[tuple[Hashable, Hashable]] = field(default_factory=list)
     routes: list[list[tuple[float, float]]] = field(default_factory=list)
+    straight: list[int] = field(default_factory=list)
     width: float = 0.0
     height: float = 0.0
 
@@ -186,16 +191,28 @@ def layout(nodes: Sequence[Hashable], sizes: Mapping[Hashable, tuple[float, floa
     layer = {n: v + shift for n, v in layer.items()}
     nlayers = max(layer.values(), default=-1) + 1
 
-    # long edges become chains of dummies, one per layer crossed
+    # long edges become chains of dummies, one per layer crossed; the long edges
+    # leaving one node share one chain (a trunk that its far consumers branch off),
+    # so a variable used all over a graph costs one dummy per layer, not per use
     size = {n: (float(sizes[n][0]), float(sizes[n][1])) for n in nodes}
     down: dict[Hashable, list[Hashable]] = {n: [] for n in nodes}
     up: dict[Hashable, list[Hashable]] = {n: [] for n in nodes}
-    chains: list[list[Hashable]] = []
-    for k, (a, b) in enumerate(edges):
+    trunk: dict[Hashable, list[Hashable]] = {}
+    reach = {a: max((layer[b] for b in succ[a]), default=0) for a in nodes}
+    # at most ``budget`` dummies, the shortest trunks first: beyond it (a gradient's
+    # forward values read again far below) an edge is drawn straight, outside the sweeps
+    budget = DUMMY_BUDGET * (len(nodes) + len(edges))
+    routed: set[Hashable] = set()
+    for a in sorted(nodes, key=lambda a: reach[a] - layer[a]):
+        budget -= max(reach[a] - layer[a] - 1, 0)
+        if budget < 0:
+            break
+        routed.add(a)
+    for a in nodes:
         chain: list[Hashable] = []
         prev = a
-        for lv in range(layer[a] + 1, layer[b]):
-            d: Hashable = ("__dummy__", k, lv)
+        for lv in range(layer[a] + 1, reach[a] if a in routed else 0):
+            d: Hashable = ("__dummy__", a, lv)
             layer[d] = lv
             size[d] = DUMMY_SIZE
             down[d], up[d] = [], []
@@ -203,16 +220,25 @@ def layout(nodes: Sequence[Hashable], sizes: Mapping[Hashable, tuple[float, floa
             up[d].append(prev)
             chain.append(d)
             prev = d
-        down[prev].append(b)
-        up[b].append(prev)
+        trunk[a] = chain
+    chains: list[list[Hashable]] = []
+    straight: list[int] = []
+    for k, (a, b) in enumerate(edges):
+        chain = trunk[a][: layer[b] - layer[a] - 1]
         chains.append(chain)
+        if len(chain) < layer[b] - layer[a] - 1:
+            straight.append(k)
+            continue
+        last = chain[-1] if chain else a
+        down[last].append(b)
+        up[b].append(last)
 
     # initial order: the given order, then the dummies
     order: list[list[Hashable]] = [[] for _ in range(nlayers)]
     for n in nodes:
         order[layer[n]].append(n)
-    for chain in chains:
-        for d in chain:
+    for a in nodes:
+        for d in trunk[a]:
             order[layer[d]].append(d)
     best = [list(o) for o in order]
     best_cross = _total_crossings(order, down)
@@ -265,7 +291,7 @@ def layout(nodes: Sequence[Hashable], sizes: Mapping[Hashable, tuple[float, floa
     width = max((x[n] + size[n][0] / 2 for n in x), default=0.0) + MARGIN
     height = max(top - V_GAP + MARGIN, 2 * MARGIN)
 
-    out = Layout(width=width, height=height, edges=edges)
+    out = Layout(width=width, height=height, edges=edges, straight=straight)
     for n in nodes:
         out.x[n], out.y[n], out.size[n], out.layer[n] = x[n], y[n], size[n], layer[n]
     out.order = [[n for n in row if n in succ] for row in order]

@@ -1,7 +1,8 @@
 """What the HTML view draws: a graph turned into placed nodes, edges and groups (plain data).
 
 Every Apply node is drawn as a box.  The variables on the boundary are drawn as
-ellipses: the graph's inputs, shared variables, constants and outputs.  The
+ellipses: the graph's inputs, shared variables, constants (one next to each node
+that reads it) and outputs.  The
 variables between two Apply nodes are the edges (their name, type and shape are
 in the edge's tooltip).  An Op holding an inner graph (scan, OpFromGraph, ...;
 the protocol of :func:`theon.printing._inner_graph`) gets a *group*: its inner
@@ -189,9 +190,12 @@ def _add_graph(doc: _Doc, gid: str, inputs: Sequence[Variable], outputs: Sequenc
     of: dict[Any, dict[str, Any]] = {}  # Apply or leaf Variable -> drawn node
     mine: list[dict[str, Any]] = []
 
-    def leaf(var: Variable) -> dict[str, Any]:
-        if var in of:
-            return of[var]
+    def leaf(var: Variable, user: Apply | None = None) -> dict[str, Any]:
+        # a constant is drawn next to each node that reads it: one shared ellipse
+        # would send edges all over the graph (0.5, 1.0 are read everywhere)
+        key = (var, user) if isinstance(var, Constant) else var
+        if key in of:
+            return of[key]
         if isinstance(var, Constant):
             kind, what = "constant", "constant"
         elif _is_shared(var):
@@ -202,7 +206,7 @@ def _add_graph(doc: _Doc, gid: str, inputs: Sequence[Variable], outputs: Sequenc
                 f" {input_pos[var]}" if var in input_pos else " (free variable)")
         d = doc.node(gid, kind, _var_label(var), _short_type(var),
                      doc.var_details(var, what))
-        of[var] = d
+        of[key] = d
         mine.append(d)
         return d
 
@@ -235,7 +239,7 @@ def _add_graph(doc: _Doc, gid: str, inputs: Sequence[Variable], outputs: Sequenc
             d["inner"] = g2
             inner_queue.append((node, d["id"], g2))
         for i, v in enumerate(node.inputs):
-            src = of[v.owner] if v.owner is not None and v.owner in of else leaf(v)
+            src = of[v.owner] if v.owner is not None and v.owner in of else leaf(v, node)
             connect(src, d, v, f"input {i}")
 
     for k, out in enumerate(outputs):
