@@ -247,3 +247,54 @@ def test_a_constant_is_drawn_next_to_each_reader() -> None:
     assert sorted(labels[r] for r in readers) == ["DimShuffle{x}", "DimShuffle{x}"]
     xs = [n for n in doc["nodes"] if n["label"] == "x"]
     assert len(xs) == 1  # an input, though read twice, is one node
+
+
+def test_theano_style_calls(tmp_path) -> None:
+    """Theano's tutorial: ``import theano.d3viz as d3v; d3v.d3viz(predict, path)``."""
+    import theon.d3viz as d3v
+
+    x = tt.dmatrix("x")
+    predict = theon.function([x], tt.nnet.sigmoid(x).argmax(axis=1))
+    for i, call in enumerate((lambda p: d3v.d3viz(predict, p),
+                              lambda p: d3v.d3viz(predict, p, False),
+                              lambda p: theon.d3viz(predict, p, copy_deps=True))):
+        out = str(tmp_path / f"mlp{i}.html")
+        assert call(out) == out
+        doc = json.loads(parse(open(out, encoding="utf-8").read()).data)
+        assert doc["counts"]["apply"] == len(predict.maker.fgraph.apply_nodes)
+
+
+def test_ifelse_edges_name_the_condition_and_the_branches() -> None:
+    from theon.ifelse import ifelse
+
+    a, b = tt.dscalar("a"), tt.dscalar("b")
+    c = tt.dscalar("c")
+    out = ifelse(tt.lt(c, 0), tt.exp(a), tt.log(b))
+    doc = build_document(out)
+    by_label = {n["label"]: n for n in doc["nodes"]}
+    cond = next(n for n in doc["nodes"] if n["label"] == str(out.owner.op))
+    assert "lazy" in dict(cond["details"])
+    into = {e["src"]: e for e in doc["edges"] if e["dst"] == cond["id"]}
+    assert into[by_label["Elemwise{exp,no_inplace}"]["id"]]["role"] == "then"
+    assert into[by_label["Elemwise{log,no_inplace}"]["id"]]["role"] == "else"
+    assert into[by_label["Elemwise{lt,no_inplace}"]["id"]]["role"] == "condition"
+    assert "then 0" in dict(into[by_label["Elemwise{exp,no_inplace}"]["id"]]["details"])["to"]
+
+
+def test_built_at_is_relative_to_the_working_directory(tmp_path, monkeypatch) -> None:
+    from pathlib import Path
+
+    import tests.d3viz.graphs as graphs
+
+    f, dot_line = mlp_with_scan(train=False)
+    source = Path(graphs.__file__).resolve()
+
+    def built_at() -> str:
+        doc = build_document(f)
+        dot = next(n for n in doc["nodes"] if n["graph"] == "g0" and n["label"] == "Dot")
+        return dict(dot["details"])["built at"]
+
+    monkeypatch.chdir(source.parents[2])
+    assert built_at() == f"tests/d3viz/graphs.py:{dot_line} in mlp_with_scan"
+    monkeypatch.chdir(tmp_path)
+    assert built_at() == f"{source}:{dot_line} in mlp_with_scan"

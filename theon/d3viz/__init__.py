@@ -30,8 +30,8 @@ from theon.d3viz.page import render_page
 __all__ = ["ExtraInfo", "build_document", "d3viz", "d3write", "render_page"]
 
 
-def d3viz(fct: _Any, outfile: str, *, extra: ExtraInfo | None = None,
-          title: str | None = None) -> str:
+def d3viz(fct: _Any, outfile: str, copy_deps: bool = True, *,
+          extra: ExtraInfo | None = None, title: str | None = None) -> str:
     """Write an interactive HTML view of a graph to ``outfile``.
 
     Parameters
@@ -41,6 +41,8 @@ def d3viz(fct: _Any, outfile: str, *, extra: ExtraInfo | None = None,
         Apply node, a Variable or a list of Variables (the symbolic graph).
     outfile
         The path of the ``.html`` file to write.
+    copy_deps
+        Accepted for Theano's signature and ignored: the page has no files to copy.
     extra
         Optional ``extra(node) -> {key: text}``: entries added to each Apply
         node's tooltip and details panel.
@@ -87,8 +89,8 @@ def d3write(fct: _Any, path: str, *, extra: ExtraInfo | None = None,
 class _CallableModule(_types.ModuleType):
     """The ``theon.d3viz`` module, callable as :func:`d3viz`."""
 
-    def __call__(self, fct: _Any, outfile: str, **kwargs: _Any) -> str:
-        return d3viz(fct, outfile, **kwargs)
+    def __call__(self, fct: _Any, outfile: str, *args: _Any, **kwargs: _Any) -> str:
+        return d3viz(fct, outfile, *args, **kwargs)
 
 
 _sys.modules[__name__].__class__ = _CallableModule

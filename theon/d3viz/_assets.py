@@ -68,6 +68,9 @@ svg text.sub { font-size: 10.5px; fill: #666; }
 .badge text { fill: #fff; font-size: 10px; font-weight: bold; }
 .inplace-mark { fill: #c62828; font-size: 10px; font-weight: bold; }
 .edge { fill: none; stroke: #777; stroke-width: 1.3px; }
+.edge.role-condition { stroke: #333; stroke-width: 2px; stroke-dasharray: 2 3; }
+.edge.role-then { stroke: #2e7d32; stroke-width: 1.8px; }
+.edge.role-else { stroke: #c62828; stroke-width: 1.8px; }
 .edge.hot { stroke: #7b1fa2; stroke-width: 2.5px; }
 .edge-hit { fill: none; stroke: transparent; stroke-width: 9px; cursor: help; }
 .edge-hit:hover + .edge, .edge-hit:hover { stroke-opacity: 1; }
@@ -167,8 +170,8 @@ JS = r"""
     const ge = groupEls.get(e.graph).edges;
     const d = pathOf(e.points);
     const hit = el("path", { class: "edge-hit", d: d }, ge);
-    const p = el("path", { class: "edge", d: d, "marker-end": "url(#arrow)",
-      "data-edge-id": e.id }, ge);
+    const p = el("path", { class: "edge" + (e.role ? " role-" + e.role : ""), d: d,
+      "marker-end": "url(#arrow)", "data-edge-id": e.id }, ge);
     edgeEls.push({ data: e, path: p });
     hit.addEventListener("mouseenter", ev => showTip(ev, e.label, e.details));
     hit.addEventListener("mousemove", moveTip);

@@ -19,6 +19,7 @@ graph, drawn the same way in a frame that the page can collapse.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -61,11 +62,17 @@ def _short_type(var: Variable) -> str:
 
 
 def _where(*things: Any) -> str:
-    """The user's source line recorded on the first of ``things`` that has one."""
+    """The user's source line recorded on the first of ``things`` that has one; a file
+    under the working directory is named relative to it (shorter, and the same in
+    every checkout)."""
     for t in things:
         trace = getattr(getattr(t, "tag", None), "trace", None)
         if trace:
-            return format_trace(trace)
+            fn, line, name = trace[0]
+            here = os.getcwd() + os.sep
+            if isinstance(fn, str) and fn.startswith(here):
+                fn = fn[len(here):]
+            return format_trace([(fn, line, name)])
     return ""
 
 
@@ -143,6 +150,8 @@ class _Doc:
         for o, ins in sorted((op.view_map or {}).items()):
             det.append(["view", f"output {o} is a view of input "
                         + ", ".join(f"{i} ({node.inputs[i]})" for i in ins)])
+        if op.lazy_conditional:
+            det.append(["lazy", "runs the condition first, then only the branch taken"])
         if ninner:
             det.append(["inner graph", f"{ninner} Apply nodes (the group below it)"])
         det.append(["built at", _where(node, *node.outputs) or "(not recorded)"])
@@ -179,6 +188,16 @@ def _roots(obj: Any) -> tuple[list[Variable], list[Variable], dict[int, int], st
         f"d3viz draws a compiled function, a FunctionGraph, an Apply or Variables, "
         f"not {type(obj).__name__}"
     )
+
+
+def _slot_name(node: Apply, i: int) -> str:
+    """``input i``; for a lazy conditional ``condition``, ``then j`` or ``else j``."""
+    if not node.op.lazy_conditional:
+        return f"input {i}"
+    n = len(node.outputs)
+    if i == 0:
+        return "condition"
+    return f"then {i - 1}" if i <= n else f"else {i - 1 - n}"
 
 
 def _add_graph(doc: _Doc, gid: str, inputs: Sequence[Variable], outputs: Sequence[Variable],
@@ -240,7 +259,7 @@ def _add_graph(doc: _Doc, gid: str, inputs: Sequence[Variable], outputs: Sequenc
             inner_queue.append((node, d["id"], g2))
         for i, v in enumerate(node.inputs):
             src = of[v.owner] if v.owner is not None and v.owner in of else leaf(v, node)
-            connect(src, d, v, f"input {i}")
+            connect(src, d, v, _slot_name(node, i))
 
     for k, out in enumerate(outputs):
         what = f"output {k}"
@@ -296,8 +315,11 @@ def _add_edges(doc: _Doc, gid: str, edge_list: list[tuple[str, str, dict[str, An
         details = [["variable", str(var)], ["type", str(var.type)], ["shape", _shape(var)],
                    ["from", f"{src['label']}"], ["to", f"{dst['label']} ("
                                                  + ", ".join(info["slots"]) + ")"]]
+        roles = {slot.split()[0] for slot in info["slots"]}
+        role = roles.pop() if len(roles) == 1 else None
         doc.edges.append({"id": f"e{len(doc.edges)}", "graph": gid, "src": a, "dst": b,
                           "points": points, "label": _clip(str(var), MAX_LABEL),
+                          "role": role if role in ("condition", "then", "else") else None,
                           "details": details})
 
 
