@@ -116,7 +116,7 @@ def test_the_view_in_headless_chromium(browser, tmp_path: Path) -> None:
     assert all(visible())
     page.click(f".group-header[data-group-toggle='{group['id']}']")
     assert not any(visible())
-    assert page.locator(f"[data-connector-for='{group['id']}']").count() == 1
+    assert page.locator(f"[data-connector-for='{group['id']}']").count() == len(group["owners"])
     # ...the outer graph stays
     assert page.locator(f"[data-node-id='{dot['id']}']").is_visible()
     owner = next(n for n in doc["nodes"] if n["inner"] == group["id"])
@@ -173,3 +173,40 @@ def test_hostile_names_stay_text_in_the_browser(browser, tmp_path: Path) -> None
     assert name in page.inner_text("#tooltip")
     assert requests == [path.as_uri()], requests  # the <img src=x> was never an element
     assert problems == []
+
+
+def test_collapsing_a_group_hides_the_groups_inside_it(browser, tmp_path: Path) -> None:
+    import theon.tensor as tt
+    from theon.compile.builders import OpFromGraph
+
+    a = tt.dscalar("a")
+    inner = OpFromGraph([a], [tt.exp(a) + 1])
+    b = tt.dscalar("b")
+    outer = OpFromGraph([b], [inner(b) * 2 + inner(b * 3)])
+    c = tt.dscalar("c")
+    graph = outer(c) + outer(c * 2)
+    doc = build_document(graph)
+    path = Path(d3viz(graph, str(tmp_path / "nested.html")))
+    requests: list[str] = []
+    problems: list[str] = []
+    page = open_page(browser, path, requests, problems)
+    g_outer, g_inner = doc["graphs"][1], doc["graphs"][2]
+    assert g_inner["parent"] == g_outer["id"]
+
+    def shown(g) -> bool:
+        return all(page.locator(f"[data-node-id='{i}']").is_visible() for i in g["nodes"])
+
+    def connectors(g) -> int:
+        return page.locator(f"[data-connector-for='{g['id']}']").count()
+
+    assert shown(g_outer) and shown(g_inner)
+    assert connectors(g_outer) == connectors(g_inner) == 2  # each Op used by two nodes
+    page.click(f".group-header[data-group-toggle='{g_outer['id']}']")
+    assert not shown(g_outer) and not shown(g_inner)
+    assert not page.locator(f"[data-group-id='{g_inner['id']}']").is_visible()
+    assert connectors(g_inner) == 0
+    page.click("button[data-action='expand-all']")
+    assert shown(g_outer) and shown(g_inner)
+    page.click("button[data-action='collapse-all']")
+    assert not shown(g_outer) and not shown(g_inner)
+    assert requests == [path.as_uri()] and problems == []

@@ -298,3 +298,27 @@ def test_built_at_is_relative_to_the_working_directory(tmp_path, monkeypatch) ->
     assert built_at() == f"tests/d3viz/graphs.py:{dot_line} in mlp_with_scan"
     monkeypatch.chdir(tmp_path)
     assert built_at() == f"{source}:{dot_line} in mlp_with_scan"
+
+
+def test_an_op_used_by_several_nodes_gets_one_group() -> None:
+    from theon.compile.builders import OpFromGraph
+
+    a = tt.dscalar("a")
+    inner = OpFromGraph([a], [tt.exp(a) + 1])
+    b = tt.dscalar("b")
+    outer = OpFromGraph([b], [inner(b) * 2 + inner(b * 3)])
+    c = tt.dscalar("c")
+    doc = build_document(outer(c) + outer(c * 2))
+    groups = doc["graphs"][1:]
+    assert len(groups) == 2  # one per Op, as dprint prints each inner graph once
+    users = {g["id"]: [n["id"] for n in doc["nodes"] if n["inner"] == g["id"]]
+             for g in groups}
+    for g in groups:
+        assert g["owners"] == users[g["id"]] and len(g["owners"]) == 2
+        assert g["label"].endswith("used by 2 nodes")
+        assert g["width"] >= len(g["label"]) * 7
+    (g_outer,) = (g for g in groups if g["parent"] == "g0")
+    (g_inner,) = (g for g in groups if g["parent"] == g_outer["id"])
+    assert g_inner["depth"] == 2
+    owner = next(n for n in doc["nodes"] if n["id"] == g_inner["owner"])
+    assert f"[{g_inner['num']}], 2 Apply nodes" in dict(owner["details"])["inner graph"]

@@ -203,7 +203,7 @@ JS = r"""
       const b = el("g", { class: "badge", "data-group-toggle": n.inner,
         transform: "translate(" + (n.w / 2 - 8) + "," + (-n.h / 2 - 8) + ")" }, ge);
       el("rect", { x: -24, y: -1, width: 48, height: 15, rx: 7 }, b);
-      text(b, "inner \u25BE", 0, 10, "badge-label");
+      text(b, "[" + graphs.get(n.inner).num + "] \u25BE", 0, 10, "badge-label");
       b.addEventListener("click", ev => { ev.stopPropagation(); toggle(n.inner); });
     }
     nodeEls.set(n.id, ge);
@@ -243,20 +243,24 @@ JS = r"""
     }
     while (connectors.firstChild) connectors.removeChild(connectors.firstChild);
     for (const g of data.graphs) {
-      if (!g.owner || hidden(g.id) || hidden(nodes.get(g.owner).graph)) continue;
-      const owner = nodes.get(g.owner), og = groupEls.get(owner.graph), tg = groupEls.get(g.id);
-      if (state.collapsed.has(owner.graph)) continue;
-      const sx = og.x + owner.x + owner.w / 2, sy = og.y + HEADER + owner.y;
-      const tx = tg.x, ty = tg.y + HEADER / 2;
-      const mx = (sx + tx) / 2;
-      el("path", { class: "connector", "data-connector-for": g.id,
-        d: "M" + sx + "," + sy + " C" + mx + "," + sy + " " + mx + "," + ty + " " + tx + "," + ty },
-        connectors);
+      if (!g.owner || hidden(g.id)) continue;
+      for (const oid of g.owners) {  // a line from each node using this inner graph
+        const owner = nodes.get(oid), og = groupEls.get(owner.graph), tg = groupEls.get(g.id);
+        if (hidden(owner.graph) || state.collapsed.has(owner.graph)) continue;
+        const sx = og.x + owner.x + owner.w / 2, sy = og.y + HEADER + owner.y;
+        const tx = tg.x, ty = tg.y + HEADER / 2;
+        const mx = (sx + tx) / 2;
+        el("path", { class: "connector", "data-connector-for": g.id, d: "M" + sx + "," + sy +
+          " C" + mx + "," + sy + " " + mx + "," + ty + " " + tx + "," + ty }, connectors);
+      }
     }
     for (const n of data.nodes) {
       if (!n.inner) continue;
       const label = nodeEls.get(n.id).querySelector(".badge-label");
-      if (label) label.textContent = state.collapsed.has(n.inner) ? "inner \u25B8" : "inner \u25BE";
+      if (label) {
+        label.textContent = "[" + graphs.get(n.inner).num + "] " +
+          (state.collapsed.has(n.inner) ? "\u25B8" : "\u25BE");
+      }
     }
   }
   function toggle(gid) {

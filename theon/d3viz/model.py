@@ -39,6 +39,7 @@ MAX_TEXT = 400  # characters of one detail value
 CHAR_W = 7.3  # width of one character of the 12 px monospace label font
 SUB_CHAR_W = 6.2  # ... of the 10.5 px second line
 BOX_H = 38.0
+HEADER_CHAR_W = 7.6  # ... of a group's 12.5 px bold header
 
 
 def _clip(text: str, n: int) -> str:
@@ -113,10 +114,18 @@ class _Doc:
         self.n_apply = 0
         self.n_vars = 0
         self.n_groups = 0
+        self.group_of: dict[int, str] = {}  # id(op) -> its group: one per Op, however
+        self.owners: dict[str, list[str]] = {}  # many nodes use it; group -> those nodes
 
-    def group_id(self) -> str:
+    def group_for(self, node: Apply) -> tuple[str, bool]:
+        """The group of ``node.op``'s inner graph, and whether it is new."""
+        gid = self.group_of.get(id(node.op))
+        if gid is not None:
+            return gid, False
         self.n_groups += 1
-        return f"g{self.n_groups}"
+        gid = self.group_of[id(node.op)] = f"g{self.n_groups}"
+        self.owners[gid] = []
+        return gid, True
 
     def node(self, graph: str, kind: str, label: str, sub: str,
              details: list[list[str]], **flags: Any) -> dict[str, Any]:
@@ -134,7 +143,8 @@ class _Doc:
             self.n_vars += 1
         return d
 
-    def apply_details(self, node: Apply, ninner: int) -> list[list[str]]:
+    def apply_details(self, node: Apply, ninner: int, group: str | None
+                      ) -> list[list[str]]:
         op = node.op
         det = [["Op", str(op)], ["class", f"{type(op).__module__}.{type(op).__qualname__}"]]
         for p in op.__props__ or ():
@@ -152,8 +162,8 @@ class _Doc:
                         + ", ".join(f"{i} ({node.inputs[i]})" for i in ins)])
         if op.lazy_conditional:
             det.append(["lazy", "runs the condition first, then only the branch taken"])
-        if ninner:
-            det.append(["inner graph", f"{ninner} Apply nodes (the group below it)"])
+        if group is not None:
+            det.append(["inner graph", f"[{group[1:]}], {ninner} Apply nodes"])
         det.append(["built at", _where(node, *node.outputs) or "(not recorded)"])
         if self.extra is not None:
             for k, v in self.extra(node).items():
@@ -248,15 +258,16 @@ def _add_graph(doc: _Doc, gid: str, inputs: Sequence[Variable], outputs: Sequenc
         ninner = len(io_toposort(group[0], group[1])) if group is not None else 0
         sub = _short_type(node.outputs[0]) if len(node.outputs) == 1 \
             else f"{len(node.outputs)} outputs"
+        g2, new = doc.group_for(node) if group is not None else (None, False)
         d = doc.node(gid, "apply", _clip(str(node.op), MAX_LABEL), sub,
-                     doc.apply_details(node, ninner), inplace=bool(node.op.destroy_map),
-                     view=bool(node.op.view_map))
+                     doc.apply_details(node, ninner, g2), inplace=bool(node.op.destroy_map),
+                     view=bool(node.op.view_map), inner=g2)
         of[node] = d
         mine.append(d)
-        if group is not None:
-            g2 = doc.group_id()
-            d["inner"] = g2
-            inner_queue.append((node, d["id"], g2))
+        if g2 is not None:
+            doc.owners[g2].append(d["id"])
+            if new:
+                inner_queue.append((node, d["id"], g2))
         for i, v in enumerate(node.inputs):
             src = of[v.owner] if v.owner is not None and v.owner in of else leaf(v, node)
             connect(src, d, v, _slot_name(node, i))
@@ -331,7 +342,7 @@ def build_document(obj: Any, extra: ExtraInfo | None = None, title: str | None =
     doc = _Doc(extra)
     queue: list[tuple[Apply, str, str]] = []
     main = _add_graph(doc, "g0", inputs, outputs, updates, queue, inner=False)
-    main.update(label=what, owner=None, parent=None, depth=0)
+    main.update(label=what, owner=None, owners=[], parent=None, depth=0, num=0)
     doc.graphs.append(main)
     depth = {"g0": 0}
     k = 0
@@ -343,9 +354,15 @@ def build_document(obj: Any, extra: ExtraInfo | None = None, title: str | None =
         owner = doc.nodes[int(owner_id[1:])]
         g = _add_graph(doc, gid, group[0], group[1], {}, queue, inner=True)
         depth[gid] = depth[owner["graph"]] + 1
-        g.update(label=f"inner graph of {owner['label']}", owner=owner_id,
-                 parent=owner["graph"], depth=depth[gid])
+        g.update(owner=owner_id, owners=doc.owners[gid], parent=owner["graph"],
+                 depth=depth[gid], num=int(gid[1:]))
         doc.graphs.append(g)
+    for g in doc.graphs[1:]:  # (a group's users are all known now)
+        users = len(g["owners"])
+        g["label"] = f"[{g['num']}] inner graph of {doc.nodes[int(g['owner'][1:])]['label']}" \
+            + (f", used by {users} nodes" if users > 1 else "")
+    for g in doc.graphs:  # the frame is at least as wide as its header's text
+        g["width"] = max(g["width"], round(len(g["label"]) * HEADER_CHAR_W + 40, 1))
     return {
         "title": title or f"theon graph ({what})",
         "graphs": doc.graphs,
