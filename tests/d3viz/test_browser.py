@@ -201,6 +201,15 @@ def test_collapsing_a_group_hides_the_groups_inside_it(browser, tmp_path: Path) 
 
     assert shown(g_outer) and shown(g_inner)
     assert connectors(g_outer) == connectors(g_inner) == 2  # each Op used by two nodes
+    # a drag that starts on a header pans the view and leaves the group as it is
+    header = page.locator(f".group-header[data-group-toggle='{g_outer['id']}']").bounding_box()
+    t0 = transform(page)
+    page.mouse.move(header["x"] + 40, header["y"] + 10)
+    page.mouse.down()
+    page.mouse.move(header["x"] + 90, header["y"] + 60, steps=4)
+    page.mouse.move(header["x"] + 40, header["y"] + 10, steps=4)
+    page.mouse.up()
+    assert shown(g_outer) and transform(page) == t0
     page.click(f".group-header[data-group-toggle='{g_outer['id']}']")
     assert not shown(g_outer) and not shown(g_inner)
     assert not page.locator(f"[data-group-id='{g_inner['id']}']").is_visible()

@@ -73,7 +73,7 @@ svg text.sub { font-size: 10.5px; fill: #666; }
 .edge.role-else { stroke: #c62828; stroke-width: 1.8px; }
 .edge.hot { stroke: #7b1fa2; stroke-width: 2.5px; }
 .edge-hit { fill: none; stroke: transparent; stroke-width: 9px; cursor: help; }
-.edge-hit:hover + .edge, .edge-hit:hover { stroke-opacity: 1; }
+.edge-hit:hover + .edge { stroke: #222; stroke-width: 2.4px; }
 .frame { fill: #fff; stroke: #b9b9b9; stroke-width: 1px; }
 .group.inner > .frame { fill: #fffdf0; stroke: #8a7a00; stroke-dasharray: 6 3; }
 .group-header { cursor: pointer; }
@@ -158,7 +158,7 @@ JS = r"""
     el("g", { class: "nodes" }, body);
     groupEls.set(g.id, { g: ge, frame: frame, header: header, title: title, body: body,
       edges: edgeLayer, x: 0, y: 0 });
-    if (g.owner) header.addEventListener("click", ev => { ev.stopPropagation(); toggle(g.id); });
+    if (g.owner) header.addEventListener("click", ev => { ev.stopPropagation(); clicked(g.id); });
     header.addEventListener("mouseenter", ev => showTip(ev, g.label, [
       ["nodes drawn", String(g.nodes.length)],
       ["click", g.owner ? "collapse or expand this inner graph" : "(the outer graph)"]]));
@@ -204,7 +204,7 @@ JS = r"""
         transform: "translate(" + (n.w / 2 - 8) + "," + (-n.h / 2 - 8) + ")" }, ge);
       el("rect", { x: -24, y: -1, width: 48, height: 15, rx: 7 }, b);
       text(b, "[" + graphs.get(n.inner).num + "] \u25BE", 0, 10, "badge-label");
-      b.addEventListener("click", ev => { ev.stopPropagation(); toggle(n.inner); });
+      b.addEventListener("click", ev => { ev.stopPropagation(); clicked(n.inner); });
     }
     nodeEls.set(n.id, ge);
     ge.addEventListener("mouseenter", ev => showTip(ev, n.label, n.details));
@@ -262,6 +262,9 @@ JS = r"""
           (state.collapsed.has(n.inner) ? "\u25B8" : "\u25BE");
       }
     }
+  }
+  function clicked(gid) {  // a click that ends a drag is no click
+    if (dragEnded) dragEnded = false; else toggle(gid);
   }
   function toggle(gid) {
     if (state.collapsed.has(gid)) state.collapsed.delete(gid); else state.collapsed.add(gid);
@@ -348,9 +351,10 @@ JS = r"""
     const r = svg.getBoundingClientRect();
     zoomAt(Math.exp(-ev.deltaY * 0.0015), ev.clientX - r.left, ev.clientY - r.top);
   }, { passive: false });
-  let drag = null;
+  let drag = null, dragEnded = false;
   svg.addEventListener("pointerdown", ev => {
     if (ev.button !== 0) return;
+    dragEnded = false;
     drag = { x: ev.clientX, y: ev.clientY, vx: view.x, vy: view.y, moved: false,
       target: ev.target };
   });
@@ -368,6 +372,7 @@ JS = r"""
     const d = drag;
     drag = null;
     svg.classList.remove("dragging");
+    dragEnded = d.moved;
     if (d.moved) return;
     const hit = d.target.closest ? d.target.closest("[data-node-id]") : null;
     if (hit && !d.target.closest("[data-group-toggle]")) select(hit.getAttribute("data-node-id"));

@@ -2,11 +2,11 @@
 
 Every Apply node is drawn as a box.  The variables on the boundary are drawn as
 ellipses: the graph's inputs, shared variables, constants (one next to each node
-that reads it) and outputs.  The
-variables between two Apply nodes are the edges (their name, type and shape are
-in the edge's tooltip).  An Op holding an inner graph (scan, OpFromGraph, ...;
-the protocol of :func:`theon.printing._inner_graph`) gets a *group*: its inner
-graph, drawn the same way in a frame that the page can collapse.
+that reads it) and outputs.  The variables between two Apply nodes are the edges
+(their name, type and shape are in the edge's tooltip).  An Op holding an inner
+graph (scan, OpFromGraph, ...: the protocol of :func:`theon.printing._inner_graph`)
+gets one numbered *group*: its inner graph, drawn the same way in a frame that the
+page can collapse, joined to every node that uses the Op.
 
 >>> from theon.scalar import exp, float64
 >>> x = float64("x")
@@ -35,7 +35,7 @@ __all__ = ["ExtraInfo", "build_document"]
 ExtraInfo = Callable[[Apply], Mapping[str, str]]
 
 MAX_LABEL = 40  # characters of a box's first line
-MAX_TEXT = 400  # characters of one detail value
+MAX_TEXT = 1000  # characters of one detail value (a Composite's text can be long)
 CHAR_W = 7.3  # width of one character of the 12 px monospace label font
 SUB_CHAR_W = 6.2  # ... of the 10.5 px second line
 BOX_H = 38.0
@@ -85,7 +85,10 @@ def _is_shared(var: Variable) -> bool:
 
 def _value_text(var: Variable) -> str:
     try:
-        value = var.data if isinstance(var, Constant) else var.get_value(borrow=True)  # type: ignore[attr-defined]
+        if isinstance(var, Constant):
+            value = var.data
+        else:
+            value = var.get_value(borrow=True)  # type: ignore[attr-defined]
     except Exception as exc:  # a value we cannot show must not stop the drawing
         return f"<unavailable: {type(exc).__name__}>"
     shape = getattr(value, "shape", None)
@@ -131,6 +134,7 @@ class _Doc:
              details: list[list[str]], **flags: Any) -> dict[str, Any]:
         w = max(len(label) * CHAR_W, len(sub) * SUB_CHAR_W) + 24
         w = max(w, 56.0) + (0 if kind == "apply" else 22)
+        details = [[k, _clip(v, MAX_TEXT)] for k, v in details]
         d: dict[str, Any] = {"id": f"n{len(self.nodes)}", "graph": graph, "kind": kind,
                              "label": label, "sub": sub, "w": round(w, 1), "h": BOX_H,
                              "details": details, "inplace": False, "view": False,
@@ -148,7 +152,7 @@ class _Doc:
         op = node.op
         det = [["Op", str(op)], ["class", f"{type(op).__module__}.{type(op).__qualname__}"]]
         for p in op.__props__ or ():
-            det.append([f"prop {p}", _clip(repr(getattr(op, p, None)), MAX_TEXT)])
+            det.append([f"prop {p}", repr(getattr(op, p, None))])
         for j, out in enumerate(node.outputs):
             tag = "" if len(node.outputs) == 1 else f" {j}"
             name = f"'{out.name}' " if out.name else ""
@@ -214,7 +218,7 @@ def _add_graph(doc: _Doc, gid: str, inputs: Sequence[Variable], outputs: Sequenc
                updates: Mapping[int, int], inner_queue: list[tuple[Apply, str, str]],
                inner: bool) -> dict[str, Any]:
     """Draw one graph into ``doc`` (its nodes and edges) and lay it out."""
-    apply_nodes = io_toposort(inputs, outputs) if inputs else io_toposort([], outputs)
+    apply_nodes = io_toposort(inputs, outputs)
     input_pos = {v: i for i, v in enumerate(inputs)}
     of: dict[Any, dict[str, Any]] = {}  # Apply or leaf Variable -> drawn node
     mine: list[dict[str, Any]] = []
@@ -231,8 +235,11 @@ def _add_graph(doc: _Doc, gid: str, inputs: Sequence[Variable], outputs: Sequenc
             kind, what = "shared", "shared variable"
         else:
             kind = "input"
-            what = ("inner input" if inner else "input") + (
-                f" {input_pos[var]}" if var in input_pos else " (free variable)")
+            what = "inner input" if inner else "input"
+            if var in input_pos:
+                what += f" {input_pos[var]}"
+            elif inputs:
+                what += " (free: not among the graph's inputs)"
         d = doc.node(gid, kind, _var_label(var), _short_type(var),
                      doc.var_details(var, what))
         of[key] = d
@@ -323,9 +330,9 @@ def _add_edges(doc: _Doc, gid: str, edge_list: list[tuple[str, str, dict[str, An
         points = [[round(start[k], 1), round(src["y"] + src["h"] / 2, 1)]]
         points += [[round(px, 1), round(py, 1)] for px, py in routes[k]]
         points.append([round(end[k], 1), round(dst["y"] - dst["h"] / 2, 1)])
-        details = [["variable", str(var)], ["type", str(var.type)], ["shape", _shape(var)],
-                   ["from", f"{src['label']}"], ["to", f"{dst['label']} ("
-                                                 + ", ".join(info["slots"]) + ")"]]
+        details = [["variable", _clip(str(var), MAX_TEXT)], ["type", str(var.type)],
+                   ["shape", _shape(var)], ["from", src["label"]],
+                   ["to", f"{dst['label']} ({', '.join(info['slots'])})"]]
         roles = {slot.split()[0] for slot in info["slots"]}
         role = roles.pop() if len(roles) == 1 else None
         doc.edges.append({"id": f"e{len(doc.edges)}", "graph": gid, "src": a, "dst": b,
