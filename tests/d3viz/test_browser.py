@@ -219,3 +219,45 @@ def test_collapsing_a_group_hides_the_groups_inside_it(browser, tmp_path: Path) 
     page.click("button[data-action='collapse-all']")
     assert not shown(g_outer) and not shown(g_inner)
     assert requests == [path.as_uri()] and problems == []
+
+
+def test_search_jumps_to_matching_nodes_and_opens_their_group(browser, tmp_path: Path) -> None:
+    f, dot_line = mlp_with_scan(train=False)
+    doc = build_document(f)
+    path = Path(d3viz(f, str(tmp_path / "mlp.html")))
+    requests: list[str] = []
+    problems: list[str] = []
+    page = open_page(browser, path, requests, problems)
+
+    def matches(query: str) -> list[str]:  # what the search must find, in page order
+        q = query.strip().lower()
+        return [n["id"] for n in doc["nodes"]
+                if q in "\n".join([n["label"], *(v for _, v in n["details"])]).lower()]
+
+    def selected() -> list[str]:
+        return page.eval_on_selector_all(
+            ".node.selected", "els => els.map(e => e.getAttribute('data-node-id'))")
+
+    page.click("button[data-action='collapse-all']")
+    sigmoid = next(n for n in doc["nodes"] if n["label"].startswith("Elemwise{sigmoid"))
+    assert sigmoid["graph"] == doc["graphs"][1]["id"]
+    assert not page.locator(f"[data-node-id='{sigmoid['id']}']").is_visible()
+    hits = matches("SIGMOID")
+    assert sigmoid["id"] in hits
+    page.fill("#search", "SIGMOID")
+    for k, expected in enumerate(hits + hits[:1]):  # Enter again: the next one, then around
+        page.press("#search", "Enter")
+        assert page.inner_text("#found") == f"{k % len(hits) + 1} of {len(hits)}"
+        assert selected() == [expected]
+        node = page.locator(f"[data-node-id='{expected}']")
+        assert node.is_visible()  # its group was opened
+        box, canvas = node.bounding_box(), page.locator("#canvas").bounding_box()
+        assert abs(box["x"] + box["width"] / 2 - (canvas["x"] + canvas["width"] / 2)) < 2
+    # a user's line finds what was built there
+    page.fill("#search", f"graphs.py:{dot_line} ")
+    page.press("#search", "Enter")
+    assert page.inner_text("#found") == f"1 of {len(matches(f'graphs.py:{dot_line} '))}"
+    page.fill("#search", "no such thing")
+    page.press("#search", "Enter")
+    assert page.inner_text("#found") == "no match"
+    assert problems == [] and requests == [path.as_uri()]

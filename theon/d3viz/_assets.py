@@ -19,6 +19,9 @@ html, body { margin: 0; height: 100%; overflow: hidden; background: #fafafa; col
 #bar button { font: inherit; padding: 3px 9px; border: 1px solid #bbb; border-radius: 4px;
   background: #f4f4f4; cursor: pointer; }
 #bar button:hover { background: #e8e8e8; }
+#search { font: inherit; width: 170px; padding: 3px 6px; border: 1px solid #bbb;
+  border-radius: 4px; margin-left: 8px; }
+#found { color: #666; font-size: 12px; min-width: 60px; }
 #legend { margin-left: auto; display: flex; gap: 10px; font-size: 12px; color: #444;
   white-space: nowrap; }
 #legend span::before { content: ""; display: inline-block; width: 12px; height: 12px;
@@ -391,6 +394,38 @@ JS = r"""
   for (const b of document.querySelectorAll("#bar button[data-action]")) {
     b.addEventListener("click", () => actions[b.getAttribute("data-action")]());
   }
+  // ---- search: Enter jumps to the next node whose label or details contain the text ---
+  const search = document.getElementById("search"), found = document.getElementById("found");
+  let hits = [], hitAt = -1, lastQuery = null;
+  function reveal(id) {
+    const n = nodes.get(id);
+    for (let g = graphs.get(n.graph); g && g.owner; g = graphs.get(g.parent)) {
+      state.collapsed.delete(g.id);  // open the groups around it
+    }
+    restack();
+    const ge = groupEls.get(n.graph), r = svg.getBoundingClientRect();
+    view.k = Math.max(view.k, 0.9);
+    view.x = r.width / 2 - (ge.x + n.x) * view.k;
+    view.y = r.height / 2 - (ge.y + HEADER + n.y) * view.k;
+    apply();
+    select(id);
+  }
+  search.addEventListener("keydown", ev => {
+    ev.stopPropagation();  // the zoom keys are text here
+    if (ev.key !== "Enter") return;
+    const q = search.value.trim().toLowerCase();
+    if (q !== lastQuery) {
+      lastQuery = q;
+      hitAt = -1;
+      hits = !q ? [] : data.nodes.filter(n => (n.label + "\n" +
+        n.details.map(row => row[1]).join("\n")).toLowerCase().includes(q)).map(n => n.id);
+    }
+    if (!hits.length) { found.textContent = q ? "no match" : ""; return; }
+    hitAt = (hitAt + 1) % hits.length;
+    found.textContent = (hitAt + 1) + " of " + hits.length;
+    reveal(hits[hitAt]);
+  });
+
   window.addEventListener("keydown", ev => {
     if (ev.key === "+" || ev.key === "=") actions["zoom-in"]();
     else if (ev.key === "-") actions["zoom-out"]();
@@ -400,7 +435,8 @@ JS = r"""
   restack();
   select(null);
   fit(0.45);
-  window.theonD3viz = { data: data, view: view, state: state, toggle: toggle, fit: fit };
+  window.theonD3viz = { data: data, view: view, state: state, toggle: toggle, fit: fit,
+    reveal: reveal };
   document.body.setAttribute("data-ready", "1");
 })();
 """

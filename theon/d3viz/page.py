@@ -50,6 +50,9 @@ style-src 'unsafe-inline'; script-src 'unsafe-inline'">
 <button data-action="fit" title="fit the graph in the window (0)">fit</button>
 <button data-action="collapse-all">collapse inner graphs</button>
 <button data-action="expand-all">expand all</button>
+<input id="search" type="search" placeholder="find (Enter: next)" \
+title="a name, an Op, a type or file:line; Enter jumps to the next match">
+<span id="found"></span>
 <div id="legend"><span class="l-apply">Op</span><span class="l-input">input</span>\
 <span class="l-shared">shared</span><span class="l-constant">constant</span>\
 <span class="l-output">output</span><span class="l-inplace">in place</span>\
