@@ -9,6 +9,7 @@ the view's transform.  The test also saves ``docs/d3viz_screenshot.png``.
 
 from __future__ import annotations
 
+import itertools
 import shutil
 from pathlib import Path
 
@@ -216,6 +217,17 @@ def test_collapsing_a_group_hides_the_groups_inside_it(browser, tmp_path: Path) 
     assert connectors(g_inner) == 0
     page.click("button[data-action='expand-all']")
     assert shown(g_outer) and shown(g_inner)
+    # the frames are stacked without overlapping, and every node sits inside its frame
+    frames = {g["id"]: page.locator(f"[data-group-id='{g['id']}'] > .frame").bounding_box()
+              for g in doc["graphs"]}
+    for (ga, a), (gb, b) in itertools.combinations(frames.items(), 2):
+        apart = a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"] \
+            or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"]
+        assert apart, (ga, gb)
+    for n in doc["nodes"]:
+        box, fr = page.locator(f"[data-node-id='{n['id']}']").bounding_box(), frames[n["graph"]]
+        assert fr["x"] <= box["x"] and box["x"] + box["width"] <= fr["x"] + fr["width"] + 1
+        assert fr["y"] <= box["y"] and box["y"] + box["height"] <= fr["y"] + fr["height"] + 1
     page.click("button[data-action='collapse-all']")
     assert not shown(g_outer) and not shown(g_inner)
     assert requests == [path.as_uri()] and problems == []
@@ -261,3 +273,35 @@ def test_search_jumps_to_matching_nodes_and_opens_their_group(browser, tmp_path:
     page.press("#search", "Enter")
     assert page.inner_text("#found") == "no match"
     assert problems == [] and requests == [path.as_uri()]
+
+
+def edge_case_functions():
+    import theon
+    import theon.tensor as tt
+    from theon.ifelse import ifelse
+
+    x, c = tt.dvector("x"), tt.dscalar("c")
+    count = theon.shared(0.0, name="count")
+    rng = tt.random.RandomStream(0)
+    return {
+        "identity": theon.function([x], x),
+        "updates only": theon.function([], [], updates=[(count, count + 1)]),
+        "several outputs": theon.function([x], [x.sum(), x * 2, tt.max(x)]),
+        "random": theon.function([x], x + rng.normal(size=(3,))),
+        "ifelse": theon.function([c, x], ifelse(tt.lt(c, 0), x * 2, x + 1)),
+    }
+
+
+def test_edge_case_graphs_render(browser, tmp_path: Path) -> None:
+    for name, f in edge_case_functions().items():
+        doc = build_document(f)
+        path = Path(d3viz(f, str(tmp_path / f"{name}.html"), title=name))
+        requests: list[str] = []
+        problems: list[str] = []
+        page = open_page(browser, path, requests, problems)
+        ids = page.eval_on_selector_all(
+            "[data-node-id]", "els => els.map(e => e.getAttribute('data-node-id'))")
+        assert sorted(ids) == sorted(n["id"] for n in doc["nodes"]), name
+        assert page.locator("path.edge").count() == len(doc["edges"]), name
+        assert problems == [] and requests == [path.as_uri()], name
+        page.context.close()
