@@ -29,10 +29,11 @@ html, body { margin: 0; height: 100%; overflow: hidden; background: #fafafa; col
 #legend .l-apply::before { background: #fff; border-color: #333; }
 #legend .l-input::before { background: #d5f2d0; border-color: #2e7d32; border-radius: 6px; }
 #legend .l-output::before { background: #d3e3fb; border-color: #1f5fbf; border-radius: 6px; }
-#legend .l-constant::before { background: #e9e9e9; border-color: #777; border-radius: 6px; }
-#legend .l-shared::before { background: #fde7c3; border-color: #b86e00; border-radius: 6px; }
+#legend .l-constant::before { background: #f4ecb8; border-color: #9a8a2a; border-radius: 6px; }
+#legend .l-shared::before { background: #ccf5f8; border-color: #00838f; border-radius: 6px; }
 #legend .l-inplace::before { background: #fff; border-color: #c62828; border-width: 3px;
   width: 10px; height: 10px; }
+#legend .l-view::before { background: #fff; border-color: #1f5fbf; border-style: dashed; }
 #legend .l-inner::before { background: #fff7c9; border-color: #8a7a00; }
 #canvas { position: absolute; top: 40px; left: 0; width: calc(100% - 320px);
   height: calc(100% - 40px); cursor: grab; touch-action: none; display: block; }
@@ -58,11 +59,11 @@ svg text.sub { font-size: 10.5px; fill: #666; }
 .kind-apply .shape { fill: #fff; stroke: #333; }
 .kind-apply.has-inner .shape { fill: #fff7c9; stroke: #8a7a00; }
 .kind-apply.inplace .shape { stroke: #c62828; stroke-width: 3px; }
-.kind-apply.view .shape { stroke-dasharray: 5 3; }
+.kind-apply.view .shape { stroke: #1f5fbf; stroke-dasharray: 5 3; }
 .kind-input .shape { fill: #d5f2d0; stroke: #2e7d32; }
 .kind-output .shape { fill: #d3e3fb; stroke: #1f5fbf; }
-.kind-constant .shape { fill: #e9e9e9; stroke: #777; }
-.kind-shared .shape { fill: #fde7c3; stroke: #b86e00; }
+.kind-constant .shape { fill: #f4ecb8; stroke: #9a8a2a; }
+.kind-shared .shape { fill: #ccf5f8; stroke: #00838f; }
 .is-output .shape { stroke: #1f5fbf; stroke-width: 3px; }
 .node:hover .shape { filter: drop-shadow(0 0 3px rgba(0,0,0,.35)); }
 .node.selected .shape { stroke: #7b1fa2; stroke-width: 3.5px; }
@@ -73,7 +74,7 @@ svg text.sub { font-size: 10.5px; fill: #666; }
 .edge { fill: none; stroke: #777; stroke-width: 1.3px; }
 .edge.role-condition { stroke: #333; stroke-width: 2px; stroke-dasharray: 2 3; }
 .edge.role-then { stroke: #2e7d32; stroke-width: 1.8px; }
-.edge.role-else { stroke: #c62828; stroke-width: 1.8px; }
+.edge.role-else { stroke: #e07000; stroke-width: 1.8px; }
 .edge.hot { stroke: #7b1fa2; stroke-width: 2.5px; }
 .edge-hit { fill: none; stroke: transparent; stroke-width: 9px; cursor: help; }
 .edge-hit:hover + .edge { stroke: #222; stroke-width: 2.4px; }

@@ -56,6 +56,7 @@ title="a name, an Op, a type or file:line; Enter jumps to the next match">
 <div id="legend"><span class="l-apply">Op</span><span class="l-input">input</span>\
 <span class="l-shared">shared</span><span class="l-constant">constant</span>\
 <span class="l-output">output</span><span class="l-inplace">in place</span>\
+<span class="l-view">view</span>\
 <span class="l-inner">inner graph</span></div>
 </div>
 <svg id="canvas"><g id="viewport"></g></svg>
