@@ -33,6 +33,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("graph", ("theon.graph",)),
     # text for any graph; an Op's own text comes from the Op, so graph is all it needs
     ("printing", ("theon.printing",)),
+    # the interactive HTML view of a graph (theon.d3viz): laid out in Python, drawn by an
+    # inline script; it finds inner graphs through printing's protocol, shared variables
+    # by duck typing, so graph and printing are all it needs
+    ("html view", ("theon.d3viz",)),
     # rewriters and the rewrite database; the tensor rewrites register themselves;
     # theon.graph.rewriting re-exports them under PyTensor's module paths
     ("rewriting", ("theon.rewriting", "theon.graph.rewriting")),

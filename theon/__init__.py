@@ -61,7 +61,7 @@ __all__ = [
 # subpackages reachable as attributes of ``theon`` without importing them first
 _SUBPACKAGES = frozenset(
     {
-        "compile", "gof", "gradient", "graph", "ifelse", "link", "printing", "rewriting",
+        "compile", "d3viz", "gof", "gradient", "graph", "ifelse", "link", "printing", "rewriting",
         "scalar", "scan", "scan_module", "sparse", "tensor",
     }
 )
