@@ -69,6 +69,9 @@ def trsm(t: np.ndarray, b: np.ndarray, lower: bool, trans: bool, unit: bool
     if found is None:
         return None
     fn, int_t = found
+    if not t.flags.c_contiguous and t.flags.f_contiguous:
+        # the transpose is C-ordered: solve with it (the other triangle, transposed)
+        t, lower, trans = t.T, not lower, not trans
     a = np.ascontiguousarray(t)
     x = np.array(b, order="C", copy=True)
     n, m = x.shape
