@@ -354,3 +354,14 @@ def test_rewrite_batched_values(case: Case, dtype: str) -> None:
            for k in range(BATCH)]
     refs = [np.stack([np.asarray(p[j]) for p in per]).astype(dtype) for j in range(len(outputs))]
     compare(inputs, outputs, args, refs, dtype)
+
+
+def test_structure_of_diagonal_terms() -> None:
+    """A diagonal (AllocDiag) is symmetric and triangular; adding one keeps the facts."""
+    from theon.tensor.alloc_diag import AddDiag, AllocDiag
+
+    x, d = mat("float64", "X"), vec("float64", "d")
+    assert structure(None, AllocDiag()(d)) == {"symmetric", "lower", "upper"}
+    assert structure(None, AddDiag()(x @ x.T, d)) == {"symmetric"}
+    assert structure(None, AddDiag()(x, d)) == frozenset()
+    assert structure(None, AddDiag()(la.cholesky(x), d)) == {"lower"}

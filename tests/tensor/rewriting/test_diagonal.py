@@ -112,10 +112,35 @@ def test_jacobian_of_elemwise_has_no_matrix_product():
                                rtol=1e-12)
 
 
+def test_scalar_times_eye_becomes_add_diag():
+    """``x + s * eye(n)`` (a kernel matrix's noise term) touches only the diagonal."""
+    x, s = tt.dmatrix("x"), tt.dscalar("s")
+    y = x + s * tt.eye(x.shape[0])
+    names = op_names(rewrite([x, s], [y]))
+    assert names["AddDiag"] == 1 and not names["Eye"], names
+    xv = np.random.default_rng(SEED).normal(size=(4, 4))
+    np.testing.assert_array_equal(theon.function([x, s], y)(xv, 2.5), xv + 2.5 * np.eye(4))
+
+
+def test_sum_of_product_with_eye_is_a_trace():
+    x, d = tt.dmatrix("x"), tt.dvector("d")
+    outs = [(x * tt.eye(x.shape[0])).sum(), (tt.eye(x.shape[0]) * x).sum(axis=(1, 0)),
+            (x * AllocDiag()(d)).sum()]
+    names = op_names(rewrite([x, d], outs))
+    assert not names["Eye"] and not names["AllocDiag"], names
+    rng = np.random.default_rng(SEED)
+    xv, dv = rng.normal(size=(5, 5)), rng.normal(size=5)
+    got = theon.function([x, d], outs)(xv, dv)
+    np.testing.assert_allclose(got, [np.trace(xv), np.trace(xv), np.diag(xv) @ dv],
+                               rtol=1e-14)
+    # a partial sum keeps its matrix
+    assert op_names(rewrite([x], [(x * tt.eye(x.shape[0])).sum(axis=0)]))["Eye"] == 1
+
+
 # ----------------------------------------------------------------------------- differential
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(n=st.integers(1, 5), vals=st.lists(FINITE, min_size=40, max_size=40),
-       which=st.integers(0, 4))
+       which=st.integers(0, 7))
 def test_differential_against_the_unrewritten_graph(n, vals, which):
     a = np.array(vals, dtype="float64")
     rv, cv, dv = a[:n], a[5:5 + n], a[10:10 + n]
@@ -128,6 +153,9 @@ def test_differential_against_the_unrewritten_graph(n, vals, which):
         tt.dot(b, AllocDiag()(d) * c[:, None]),
         b * 2.0 + AllocDiag()(d * r),
         tt.dot(eye, b) + eye * d[None, :] * 3.0,
+        b + eye * r.sum(),
+        (b * eye).sum(),
+        (AllocDiag()(d) * b).sum(axis=(0, 1)),
     ]
     out = graphs[which]
     args = [rv, cv, dv, bv]

@@ -33,6 +33,7 @@ import theon.tensor.math as tm
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
 from theon.rewriting import node_rewriter, register_canonicalize, register_stabilize
+from theon.tensor.alloc_diag import AddDiag, AllocDiag
 from theon.tensor.basic import cast, get_scalar_constant_value
 from theon.tensor.blas import Dot, MatMul
 from theon.tensor.blockwise import Blockwise
@@ -250,6 +251,10 @@ def _node_facts(v: Variable, get: Any) -> frozenset[str] | None:
             out.add(SYM)
         return frozenset(out)
     if isinstance(core(op), MatrixInverse):
+        return get(node.inputs[0])
+    if isinstance(op, AllocDiag):
+        return DIAG
+    if isinstance(op, AddDiag):  # x plus a diagonal keeps x's structure
         return get(node.inputs[0])
     return NONE
 

@@ -8,6 +8,7 @@ diagonal matrices they cost ``n`` operations instead of ``n**2`` (or ``n**3``):
 - ``local_mul_eye_to_alloc_diag``: ``eye(n) * r[None, :] * c[:, None] -> AllocDiag(r * c)``;
 - ``local_dot_diag``: ``dot(AllocDiag(d), b) -> d[:, None] * b``,
   ``dot(a, AllocDiag(d)) -> a * d[None, :]``, ``dot(eye(n), b) -> b``, ``dot(a, eye(n)) -> a``;
+- ``local_sum_of_diagonal_product``: ``sum(x * eye(n)) -> sum(diagonal(x))``;
 - ``local_add_alloc_diag``: ``x + AllocDiag(d) -> AddDiag(x, d)`` (``x`` with ``d`` added
   on its diagonal), and ``AddDiag`` overwrites a dead ``x`` in the inplace phase.
 
@@ -35,8 +36,9 @@ from theon.tensor import math as tm
 from theon.tensor.alloc_diag import AddDiag, AllocDiag
 from theon.tensor.basic import get_scalar_constant_value
 from theon.tensor.blas import Dot
-from theon.tensor.creation import Eye
+from theon.tensor.creation import Eye, alloc
 from theon.tensor.elemwise import DimShuffle
+from theon.tensor.reduction import Sum
 from theon.tensor.rewriting.utils import as_dtype, elemwise_node, fit
 from theon.tensor.shape import SpecifyShape
 from theon.tensor.type import tensor_type
@@ -50,6 +52,7 @@ __all__ = [
     "local_add_alloc_diag",
     "local_dot_diag",
     "local_mul_eye_to_alloc_diag",
+    "local_sum_of_diagonal_product",
 ]
 
 
@@ -105,7 +108,8 @@ def _as_vector(f: Variable) -> Variable | None:
 @register_canonicalize
 @node_rewriter([ts.mul])
 def local_mul_eye_to_alloc_diag(fgraph: FunctionGraph | None, node: Apply) -> Any:
-    """``eye(n) * r[None, :] * c[:, None] * s -> AllocDiag(r * c * s)``, and
+    """``eye(n) * r[None, :] * c[:, None] * s -> AllocDiag(r * c * s)``,
+    ``eye(n) * s -> AllocDiag(alloc(s, n))`` and
     ``AllocDiag(d) * r[None, :] * ... -> AllocDiag(d * r * ...)``.
 
     Off the diagonal the product is 0; on it, entry ``(i, i)`` is ``d[i] * r[i] * c[i] * s``
@@ -127,12 +131,54 @@ def local_mul_eye_to_alloc_diag(fgraph: FunctionGraph | None, node: Apply) -> An
         if v is None:
             return None
         vecs.append(v)
-    if not any(tensor_type(v).ndim == 1 for v in vecs):
-        return None  # all scalars: the length comes from eye alone (rare; left as is)
-    out = node.outputs[0]
     d = vecs[0] if len(vecs) == 1 else tm.mul(*vecs)
+    if not any(tensor_type(v).ndim == 1 for v in vecs):
+        # all scalars (s * eye(n)): the diagonal is s repeated, its length eye's
+        n = _identity_length(node.inputs[diag[0]])
+        if n is None:
+            return None
+        d = alloc(d, n)
+    out = node.outputs[0]
     res = fit(AllocDiag()(as_dtype(d, tensor_type(out).dtype)), out)
     return None if res is None else [res]
+
+
+def _identity_length(v: Variable) -> Any:
+    """``n`` for an identity matrix ``v`` (``eye(n)`` or a constant), else None."""
+    if isinstance(v, Constant):
+        return np.shape(v.data)[0]
+    node = v.owner
+    return node.inputs[0] if node is not None and isinstance(node.op, Eye) else None
+
+
+@register_canonicalize
+@node_rewriter([Sum])
+def local_sum_of_diagonal_product(fgraph: FunctionGraph | None, node: Apply) -> Any:
+    """``sum(x * eye(n)) -> sum(diagonal(x))`` and ``sum(x * AllocDiag(d)) ->
+    sum(diagonal(x) * d)`` (a sum over both axes).
+
+    Off the diagonal the product is 0, so the sum is that of the diagonal entries
+    (``n`` terms instead of ``n**2``); exact for finite ``x`` (an infinite or NaN
+    entry off the diagonal made the original sum NaN)."""
+    (prod,) = node.inputs
+    m = elemwise_node(prod, ts.mul)
+    if m is None or len(m.inputs) != 2 or tensor_type(prod).ndim != 2:
+        return None
+    if node.op.axis is not None and sorted(node.op.axis) != [0, 1]:
+        return None
+    from theon.tensor.extra_ops import diagonal
+
+    for k in (0, 1):
+        x, e = m.inputs[k], m.inputs[1 - k]
+        if tensor_type(x).shape != tensor_type(prod).shape:
+            continue  # x broadcasts: not n**2 distinct entries
+        d = _diag_of(e)
+        if d is None and not is_identity(e):
+            continue
+        terms = diagonal(x) if d is None else tm.mul(diagonal(x), d)
+        res = fit(Sum(axis=None, dtype=node.op.dtype)(terms), node.outputs[0])
+        return None if res is None else [res]
+    return None
 
 
 def _diag_of(v: Variable) -> Variable | None:
