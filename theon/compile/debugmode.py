@@ -195,8 +195,9 @@ def node_report(node: Apply, recorder: RewriteRecorder | None = None) -> str:
         lines.append(f"which replaced {describe(old)}")
         cur = old.owner
         reason = recorder.produced_by.get(cur) if cur is not None else None
-        if not where and cur is not None:
-            where = format_trace(getattr(old.tag, "trace", None))
+        # a node a rewrite made was "built" by theon.function: the user built the
+        # variable it replaced
+        where = format_trace(getattr(old.tag, "trace", None)) or where
     if where:
         lines.append(f"built at {where}")
     return "\n".join(lines)
