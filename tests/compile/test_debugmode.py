@@ -23,7 +23,7 @@ from theon.compile.debugmode import (
 from theon.graph.basic import Apply
 from theon.graph.op import Op
 from theon.link.pyfunc.dispatch import py_emit
-from theon.rewriting import in2out, node_rewriter
+from theon.rewriting import graph_rewriter, in2out, node_rewriter
 from theon.rewriting.basic import RewriteError
 from theon.tensor.type import TensorType
 
@@ -167,6 +167,33 @@ def test_type_changing_rewrite_is_caught():
     assert any(n.outputs[0].type.shape == (1,) for n in f.maker.fgraph.apply_nodes)
 
 
+@pytest.fixture
+def broken_rewrite_registered():
+    """local_claim_length_one in the rewrite database (specialize), removed afterwards."""
+    from theon.compile.mode import preload
+    from theon.rewriting import rewrite_db
+
+    preload()
+    rewrite_db.register("local_claim_length_one", local_claim_length_one,
+                        "broken_on_purpose", phase="specialize")
+    try:
+        yield "broken_on_purpose"
+    finally:
+        rewrite_db.unregister("local_claim_length_one")
+    assert "local_claim_length_one" not in rewrite_db
+
+
+def test_type_changing_rewrite_in_the_database_is_caught(broken_rewrite_registered):
+    x = tt.dvector("x")
+    e, line = tt.exp(x), here()
+    mode = DebugMode().including(broken_rewrite_registered)
+    f = theon.function([x], e.sum(), mode=mode)
+    msg = _raises(BadOptimization, f, X)
+    assert "rewrite 'local_claim_length_one' changed the type" in msg and line in msg
+    # DebugMode without the tag never runs it
+    np.testing.assert_allclose(theon.function([x], e, mode="DebugMode")(X), np.exp(X))
+
+
 @node_rewriter([tt.exp])
 def local_exp_to_float32(fgraph, node):
     """Broken on purpose: changes the dtype."""
@@ -196,14 +223,36 @@ def test_value_changing_rewrite_is_caught_naming_it():
     assert "log1p" in msg
 
 
+@graph_rewriter
+def edit_exp_into_expm1_in_place(fgraph):
+    """Broken on purpose: edits nodes instead of replacing them (nothing is recorded)."""
+    for node in fgraph.apply_nodes:
+        if node.op == tt.exp:
+            node.op = tt.expm1
+
+
+def test_unrecorded_graph_edit_is_caught_by_the_whole_graph_comparison():
+    x = tt.dvector("x")
+    f = theon.function([x], tt.exp(x).sum() * 2,
+                       mode=DebugMode(optimizer=edit_exp_into_expm1_in_place))
+    msg = _raises(BadOptimization, f, X)
+    assert "output 0" in msg and "differs from the unrewritten graph" in msg
+    before = float(msg.split("unrewritten: float64 array of shape (): ")[1].split()[0])
+    after = float(msg.split("\n  rewritten: float64 array of shape (): ")[1].split()[0])
+    np.testing.assert_allclose([before, after], [np.exp(X).sum() * 2, np.expm1(X).sum() * 2],
+                               rtol=1e-6)
+
+
 def test_nan_outputs_are_invalid_unless_allowed():
     x = tt.dvector("x")
     y, line = tt.log(x), here()
     f = theon.function([x], y, mode="DebugMode")
-    msg = _raises(InvalidValueError, f, np.array([1.0, -1.0]))
+    with np.errstate(invalid="ignore"):
+        msg = _raises(InvalidValueError, f, np.array([1.0, -1.0]))
     assert "not finite" in msg and line in msg
     g = theon.function([x], y, mode=DebugMode(check_isfinite=False))
-    assert np.isnan(g(np.array([1.0, -1.0]))[1])
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(g(np.array([1.0, -1.0]))[1])
 
 
 def test_names_and_registration():
