@@ -41,8 +41,9 @@ from theon.compile.debugmode import (
     node_report,
 )
 from theon.compile.mode import Mode
-from theon.graph.basic import Apply, Variable
+from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph, describe
+from theon.link.lazy import has_lazy_nodes
 from theon.link.vm import Linker, Runner, add_node_context
 from theon.rewriting.db import RewriteQuery
 
@@ -132,6 +133,10 @@ class _GuardedRun:
         self.fgraph = fgraph
         self.flags = (linker.nan_is_error, linker.inf_is_error, linker.big_is_error)
         self.recorder = fgraph.find_feature(RewriteRecorder)
+        order = fgraph.toposort()
+        # without lazy conditionals every node runs: a fixed plan, no search per call
+        self.plan = None if has_lazy_nodes(order) else [
+            (node, node.inputs, node.outputs) for node in order]
 
     def _bad(self, x: Any) -> str | None:
         return bad_values(x, *self.flags)
@@ -163,9 +168,15 @@ class _GuardedRun:
                 raise NanGuardError(
                     f"NanGuardMode: {what} in the input {describe(v)}\n  value: "
                     f"{value_stats(a)}")
-        ev = Evaluator(dict(zip(fg.inputs, args)), self._guarded)
         try:
-            return ev.evaluate(fg.outputs)
+            if self.plan is None:
+                return Evaluator(dict(zip(fg.inputs, args)), self._guarded).evaluate(fg.outputs)
+            values: dict[Variable, Any] = dict(zip(fg.inputs, args))
+            for node, ins, outs in self.plan:
+                vals = self._guarded(node, [v.data if isinstance(v, Constant) else values[v]
+                                            for v in ins])
+                values.update(zip(outs, vals))
+            return [v.data if isinstance(v, Constant) else values[v] for v in fg.outputs]
         except _Found as found:
             raise NanGuardError(self._report(found, args)) from None
 
