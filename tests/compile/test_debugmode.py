@@ -82,6 +82,13 @@ class WrongInferShape(_Unary):
         out[0][0] = np.repeat(inputs[0], 2)
 
 
+class WrongDtype(_Unary):
+    """Declares the input's float64 type but returns float32."""
+
+    def perform(self, node, inputs, out):
+        out[0][0] = inputs[0].astype("float32")
+
+
 class Correct(_Unary):
     """A correct Op: the reversed vector, copied."""
 
@@ -241,6 +248,14 @@ def test_unrecorded_graph_edit_is_caught_by_the_whole_graph_comparison():
     after = float(msg.split("\n  rewritten: float64 array of shape (): ")[1].split()[0])
     np.testing.assert_allclose([before, after], [np.exp(X).sum() * 2, np.expm1(X).sum() * 2],
                                rtol=1e-6)
+
+
+def test_value_of_the_wrong_dtype_is_caught():
+    x = tt.dvector("x")
+    y, line = WrongDtype()(x), here()
+    f = theon.function([x], y + 1, mode="DebugMode")
+    msg = _raises(InvalidValueError, f, X)
+    assert "WrongDtype" in msg and "float32" in msg and line in msg
 
 
 def test_nan_outputs_are_invalid_unless_allowed():
