@@ -1,4 +1,10 @@
-"""Compiling graphs into callables: function, Mode, In/Out, shared variables, profiling."""
+"""Compiling graphs into callables: function, Mode, In/Out, shared variables, profiling.
+
+``DebugMode`` and ``NanGuardMode`` (and their modules ``debugmode``,
+``nanguardmode``) are loaded on first use.
+"""
+
+from typing import Any
 
 from theon.compile.io import In, Out
 from theon.compile.mode import Mode, get_mode
@@ -7,9 +13,11 @@ from theon.compile.profiling import ProfileStats
 from theon.compile.sharedvalue import SharedVariable, shared, shared_constructor
 
 __all__ = [
+    "DebugMode",
     "Function",
     "In",
     "Mode",
+    "NanGuardMode",
     "Out",
     "ProfileStats",
     "SharedVariable",
@@ -18,3 +26,20 @@ __all__ = [
     "shared",
     "shared_constructor",
 ]
+
+_LAZY = {
+    "DebugMode": "theon.compile.debugmode",
+    "NanGuardMode": "theon.compile.nanguardmode",
+    "debugmode": "theon.compile.debugmode",
+    "nanguardmode": "theon.compile.nanguardmode",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'theon.compile' has no attribute {name!r}")
+    import importlib
+
+    mod = importlib.import_module(module)
+    return mod if name == module.rsplit(".", 1)[1] else getattr(mod, name)

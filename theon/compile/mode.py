@@ -172,6 +172,23 @@ register_mode("NO_REWRITES", lambda: Mode(linker=None, optimizer=None, name="NO_
 register_mode("REFERENCE", lambda: Mode(linker="vm", optimizer=None, name="REFERENCE"))
 
 
+def _debug_mode() -> Mode:
+    from theon.compile.debugmode import DebugMode  # (it subclasses Mode)
+
+    return DebugMode()
+
+
+def _nan_guard_mode() -> Mode:
+    from theon.compile.nanguardmode import NanGuardMode  # (it subclasses Mode)
+
+    return NanGuardMode()
+
+
+register_mode("DebugMode", _debug_mode)
+register_mode("DEBUG_MODE", _debug_mode)
+register_mode("NanGuardMode", _nan_guard_mode)
+
+
 def get_mode(mode: str | Mode | None) -> Mode:
     """The Mode for ``mode``: a Mode, a registered name, or ``None`` for ``config.mode``."""
     if isinstance(mode, Mode):

@@ -395,6 +395,10 @@ class Apply(Node):
         if remake:
             node = self.op.make_node(*new_inputs)
             node.tag = self.tag.copy()
+            for new_out, old_out in zip(node.outputs, self.outputs):
+                trace = getattr(old_out.tag, "trace", None)
+                if trace is not None:  # errors still name where the user built it
+                    new_out.tag.trace = trace
             return node
         cp = self.clone()
         cp.inputs = new_inputs
