@@ -27,6 +27,7 @@ from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, why_null
 from theon.graph.op import OpContractError
 from theon.graph.traversal import ancestors, io_toposort
+from theon.rewriting.provenance import gradient_origin, mark_gradient_nodes
 
 from ._typeutil import (
     add_terms,
@@ -202,6 +203,9 @@ class _Backprop:
         for v, g in seeds.items():
             self.reached.add(v)
             self.terms.setdefault(v, []).append(g)
+        # provenance of the gradient nodes: the walk over new nodes stops at these
+        self.known: set[Apply] = set(self.order)
+        self.stop: set[Variable] = {*blockers, *seeds.values()}
 
     def total(self, v: Variable) -> Variable | None:
         """The summed gradient of ``v`` (None when nothing reached it)."""
@@ -270,6 +274,9 @@ class _Backprop:
                 else:
                     full.append(zeros_like(o))
             res = _call_l_op(node, full)
+            # the new nodes (this node's gradient, and the sums of its outputs'
+            # gradients) remember the forward node, for theon.explain and errors
+            mark_gradient_nodes((*full, *res), self.known, self.stop, gradient_origin(node))
             for k in need:
                 inp = node.inputs[k]
                 reached.add(inp)

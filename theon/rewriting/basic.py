@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from theon.graph.basic import Apply, Variable
 from theon.graph.features import InconsistencyError
 from theon.graph.op import Op
+from theon.rewriting import provenance as _prov
 from theon.rewriting import tracing as _trace
 
 if TYPE_CHECKING:
@@ -481,6 +482,12 @@ def apply_replacements(
                 )
             new = conv
         checked.append((old, new))
+    # provenance (see theon.rewriting.provenance): the nodes this imports, and the
+    # nodes whose outputs it replaces, before the graph changes
+    apply_nodes = fgraph.apply_nodes
+    made = _prov.new_nodes(checked, apply_nodes)
+    roots = [o for old, _ in checked if (o := old.owner) is not None and o in apply_nodes
+             ] if made else ()
     if fgraph.destroy_handler is not None:
         if not hasattr(fgraph, "replace_all_validate"):
             from theon.graph.features import ReplaceValidate
@@ -493,6 +500,12 @@ def apply_replacements(
     else:
         for old, new in checked:
             fgraph.replace(old, new, reason=name)
+    if made:
+        _prov.record_replacement(fgraph, name, node, roots, made)
+    elif node is not None and getattr(rewriter, "merges_nodes", False):
+        kept = checked[0][1].owner
+        if kept is not None and node is not kept:
+            _prov.record_merge(fgraph, name, node, kept)
     if fgraph.rewrite_trace is not None or fgraph._rewrite_verbose:
         _trace.record(fgraph, name, node if node is not None else "", checked)
     return True

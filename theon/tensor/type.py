@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from theon.graph.basic import Variable
+from theon.graph.basic import Variable, caller_trace
 from theon.graph.type import Type
 from theon.tensor.variable import TensorConstant, TensorVariable
 
@@ -557,9 +557,12 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
         >>> dmatrix("A", shape=(5, None)).type
         TensorType(float64, shape=(5, None))
         """
-        if shape is None:
-            return TensorVariable(self, None, None, name)
-        return TensorVariable(self._refined(tuple(shape)), None, None, name)
+        var = TensorVariable(self if shape is None else self._refined(tuple(shape)), None,
+                             None, name)
+        trace = caller_trace()  # made by the user's code: where, for error messages
+        if trace is not None:
+            var.tag.trace = trace
+        return var
 
     def _refined(self, shape: tuple[Any, ...]) -> TensorType:
         """This type with the static ``shape`` entries given (``None`` keeps an entry)."""
