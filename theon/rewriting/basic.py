@@ -501,7 +501,7 @@ def apply_replacements(
         for old, new in checked:
             fgraph.replace(old, new, reason=name)
     if made:
-        _prov.record_replacement(fgraph, name, node, roots, made)
+        _prov.record_replacement(fgraph, name, node, roots, made, checked)
     elif node is not None and getattr(rewriter, "merges_nodes", False):
         kept = checked[0][1].owner
         if kept is not None and node is not kept:

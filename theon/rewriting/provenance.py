@@ -40,6 +40,7 @@ __all__ = [
     "format_provenance",
     "gradient_origin",
     "mark_gradient_nodes",
+    "op_name",
     "origin_of",
     "origins",
     "provenance",
@@ -134,6 +135,7 @@ def record_replacement(
     node: Apply | None,
     roots: Sequence[Apply],
     made: Sequence[Apply],
+    pairs: Sequence[tuple[Variable, Variable]] = (),
 ) -> None:
     """Record the :class:`Step` of a replacement that was just made on ``made``.
 
@@ -164,6 +166,14 @@ def record_replacement(
     step = Step(fgraph._rewrite_phase or "", rewrite, tuple(sources))
     for n in made:
         n.tag.__dict__[PROV_KEY] = step
+    # a new variable computes what the replaced one did: it takes its source line
+    # (the Op call in the rewrite gave it the line calling theon.function)
+    for old, new in pairs:
+        o = new.owner
+        if o is not None and o.tag.__dict__.get(PROV_KEY) is step:
+            trace = old.tag.__dict__.get("trace")
+            if trace is not None:
+                new.tag.trace = trace
 
 
 def record_merge(fgraph: FunctionGraph, rewrite: str, gone: Apply, kept: Apply) -> None:
@@ -200,14 +210,12 @@ def gradient_origin(node: Apply) -> Origin:
     >>> gradient_origin(y.owner) == origin_of(y.owner)
     True
     """
-    o = origin_of(node)
-    if o.trace is None:
-        p = node.tag.__dict__.get(PROV_KEY)
-        if p is not None:
-            for q in origins(p):
-                if q.trace:
-                    return Origin(node.op, q.trace, q.grad_of)
-    return o
+    p = node.tag.__dict__.get(PROV_KEY)
+    if p is not None:
+        for q in origins(p):
+            if q.trace:
+                return Origin(node.op, q.trace, q.grad_of)
+    return origin_of(node)
 
 
 def mark_gradient_nodes(
@@ -290,7 +298,7 @@ def format_provenance(p: Provenance, indent: str = "  ") -> list[str]:
             lines.append(head + " of:")
             stack.extend((s, depth + 1) for s in reversed(q.sources))
         else:
-            lines.append(f"{pad}{_op_name(q.op)} built at {where_built(q)}")
+            lines.append(f"{pad}{op_name(q.op)} built at {where_built(q)}")
     return lines
 
 
@@ -325,7 +333,7 @@ def where_built(o: Origin) -> str:
     g = o.grad_of
     while g is not None:  # a gradient of a gradient ... of a forward node
         where = format_trace(g.trace) or "an unknown place"
-        text += f" (gradient of {_op_name(g.op)} built at {where}"
+        text += f" (gradient of {op_name(g.op)} built at {where}"
         closing += ")"
         g = g.grad_of
     return text + closing
@@ -365,7 +373,7 @@ def error_context(node: Apply, limit: int = 6) -> str:
     for o in origins(p):
         if o.trace or o.grad_of:
             names = by_place.setdefault(where_built(o), [])
-            name = _op_name(o.op)
+            name = op_name(o.op)
             if name not in names:
                 names.append(name)
     if not by_place:
@@ -384,9 +392,13 @@ def _step_name(s: Step) -> str:
     return f"[{s.phase}] {s.rewrite}" if s.phase else s.rewrite
 
 
-def _op_name(op: Any) -> str:
-    """A short name for an Op: ``exp`` for ``Elemwise{exp,no_inplace}``."""
-    scalar = getattr(op, "scalar_op", None)
-    if scalar is not None:
-        return str(scalar)
+def op_name(op: Any) -> str:
+    """A short name for an Op: ``exp`` for ``Elemwise{exp,no_inplace}``.
+
+    >>> import theon.tensor as tt
+    >>> op_name(tt.exp(tt.dvector("x")).owner.op)
+    'exp'
+    """
+    if type(op).__name__ == "Elemwise":
+        return str(op.scalar_op)
     return str(op)
