@@ -25,9 +25,8 @@ from theon.graph.basic import Apply, Variable
 from theon.graph.collector import gc_paused
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, why_null
-from theon.graph.op import OpContractError
+from theon.graph.op import GRADIENT_OF, OpContractError
 from theon.graph.traversal import ancestors, io_toposort
-from theon.rewriting.provenance import gradient_origin, mark_gradient_nodes
 
 from ._typeutil import (
     add_terms,
@@ -203,9 +202,6 @@ class _Backprop:
         for v, g in seeds.items():
             self.reached.add(v)
             self.terms.setdefault(v, []).append(g)
-        # provenance of the gradient nodes: the walk over new nodes stops at these
-        self.known: set[Apply] = set(self.order)
-        self.stop: set[Variable] = {*blockers, *seeds.values()}
 
     def total(self, v: Variable) -> Variable | None:
         """The summed gradient of ``v`` (None when nothing reached it)."""
@@ -226,12 +222,25 @@ class _Backprop:
         return res
 
     def run(self) -> None:
-        """Walk the nodes backwards, filling ``terms``."""
+        """Walk the nodes backwards, filling ``terms``.
+
+        Every node made for a forward node (the sums of its outputs' gradients, and
+        its own gradient) records that node, for ``theon.explain`` and error messages
+        (``GRADIENT_OF``, read by ``Op.__call__``).
+        """
+        outer = GRADIENT_OF[0]  # (a grad inside an Op's gradient: restored after)
+        try:
+            self._run()
+        finally:
+            GRADIENT_OF[0] = outer
+
+    def _run(self) -> None:
         reached, fwd, blockers, patterns = self.reached, self.fwd, self.blockers, self.patterns
         for node in reversed(self.order):
             pat = patterns.get(node)
             if pat is None:
                 continue
+            GRADIENT_OF[0] = node
             outs = node.outputs
             ograds = [self.total(o) if o in reached else None for o in outs]
             # no gradient flows through integer/boolean outputs
@@ -274,9 +283,6 @@ class _Backprop:
                 else:
                     full.append(zeros_like(o))
             res = _call_l_op(node, full)
-            # the new nodes (this node's gradient, and the sums of its outputs'
-            # gradients) remember the forward node, for theon.explain and errors
-            mark_gradient_nodes((*full, *res), self.known, self.stop, gradient_origin(node))
             for k in need:
                 inp = node.inputs[k]
                 reached.add(inp)

@@ -102,7 +102,7 @@ class Type:
         """Same as :meth:`make_variable` (the seeds' ``dmatrix('x')``); a variable made
         by the user's code records where (``tag.trace``), for error messages."""
         var = self.make_variable(name)
-        trace = caller_trace()
+        trace = caller_trace(name is not None)
         if trace is not None:
             var.tag.trace = trace
         return var

@@ -469,6 +469,8 @@ def apply_replacements(
     """
     name = str(rewriter)
     checked: list[tuple[Variable, Variable]] = []
+    apply_nodes = fgraph.apply_nodes
+    fresh = False  # whether a replacement brings new nodes (see provenance below)
     for old, new in pairs:
         if old.type is not new.type and old.type != new.type:
             conv = old.type.convert_variable(new)
@@ -482,10 +484,12 @@ def apply_replacements(
                 )
             new = conv
         checked.append((old, new))
+        if not fresh:
+            o = new.owner
+            fresh = o is not None and o not in apply_nodes
     # provenance (see theon.rewriting.provenance): the nodes this imports, and the
     # nodes whose outputs it replaces, before the graph changes
-    apply_nodes = fgraph.apply_nodes
-    made = _prov.new_nodes(checked, apply_nodes)
+    made = _prov.new_nodes(checked, apply_nodes) if fresh else ()
     roots = [o for old, _ in checked if (o := old.owner) is not None and o in apply_nodes
              ] if made else ()
     if fgraph.destroy_handler is not None:
@@ -501,7 +505,7 @@ def apply_replacements(
         for old, new in checked:
             fgraph.replace(old, new, reason=name)
     if made:
-        _prov.record_replacement(fgraph, name, node, roots, made, checked)
+        _prov.record_replacement(fgraph, name, node, roots, made)
     elif node is not None and getattr(rewriter, "merges_nodes", False):
         kept = checked[0][1].owner
         if kept is not None and node is not kept:

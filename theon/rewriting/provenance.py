@@ -25,10 +25,11 @@ cloned node keeps it).  ``Merge`` records both merged nodes on the one it keeps.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from theon.graph.basic import Apply, Variable, format_trace
+from theon.graph.op import GRAD_KEY as _GRAD_KEY
 
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
@@ -39,7 +40,6 @@ __all__ = [
     "error_context",
     "format_provenance",
     "gradient_origin",
-    "mark_gradient_nodes",
     "op_name",
     "origin_of",
     "origins",
@@ -51,8 +51,9 @@ __all__ = [
 
 #: the key of a rewritten node's :class:`Step` in ``node.tag`` (private: not pickled)
 PROV_KEY = "_provenance"
-#: the key of a gradient node's forward :class:`Origin` in ``node.tag``
-GRAD_KEY = "_grad_of"
+#: the key of a gradient node's forward :class:`Origin` in ``node.tag`` (set by Op calls
+#: while ``theon.grad`` differentiates a node: see ``theon.graph.op.GRADIENT_OF``)
+GRAD_KEY = _GRAD_KEY
 
 Trace = tuple[tuple[str, int, str], ...]
 
@@ -68,14 +69,22 @@ class Origin(NamedTuple):
 
 class Step(NamedTuple):
     """A rewrite that made a node: its phase, its name, and the provenance of the
-    nodes it consumed (the rewritten node first)."""
+    nodes it consumed (the rewritten node first).
+
+    A consumed node that no rewrite made is kept as the Apply itself (its
+    :class:`Origin` is read from it when asked for: no record is built while
+    compiling); the readers below resolve it.
+    """
 
     phase: str
     rewrite: str
-    sources: tuple[Origin | Step, ...]
+    sources: tuple[Origin | Step | Apply, ...]
 
 
 Provenance = Origin | Step
+
+# ``tuple.__new__(Origin, fields)``: a record without the NamedTuple constructor's frame
+_new: Any = tuple.__new__
 
 
 def origin_of(node: Apply) -> Origin:
@@ -89,7 +98,11 @@ def origin_of(node: Apply) -> Origin:
     """
     outs = node.outputs
     trace = outs[0].tag.__dict__.get("trace") if outs else None
-    return Origin(node.op, trace, node.tag.__dict__.get(GRAD_KEY))
+    grad_of = node.tag.__dict__.get(GRAD_KEY)  # the forward node, for a gradient's node
+    if grad_of is not None and not isinstance(grad_of, Origin):
+        grad_of = gradient_origin(grad_of)
+    o: Origin = _new(Origin, (node.op, trace, grad_of))
+    return o
 
 
 def provenance(node: Apply) -> Provenance:
@@ -114,6 +127,14 @@ def new_nodes(pairs: Sequence[tuple[Variable, Variable]], apply_nodes: Any) -> l
     stack = [n for _, new in pairs if (n := new.owner) is not None and n not in apply_nodes]
     if not stack:
         return stack
+    if len(stack) == 1:  # the usual case: one new node on nodes of the graph
+        n = stack[0]
+        for v in n.inputs:
+            o = v.owner
+            if o is not None and o not in apply_nodes:
+                break
+        else:
+            return stack
     out: list[Apply] = []
     seen: set[Apply] = set()
     while stack:
@@ -135,7 +156,6 @@ def record_replacement(
     node: Apply | None,
     roots: Sequence[Apply],
     made: Sequence[Apply],
-    pairs: Sequence[tuple[Variable, Variable]] = (),
 ) -> None:
     """Record the :class:`Step` of a replacement that was just made on ``made``.
 
@@ -145,35 +165,29 @@ def record_replacement(
     and their ancestors that left the graph.
     """
     apply_nodes = fgraph.apply_nodes
-    sources: list[Provenance] = []
+    # each consumed node's Step as it is now, or the node itself (read when asked for)
+    sources: list[Any] = []
     if node is not None:  # the rewritten node comes first, even when it stays
-        sources.append(node.tag.__dict__.get(PROV_KEY) or origin_of(node))
+        sources.append(node.tag.__dict__.get(PROV_KEY) or node)
     # a node in the graph has its inputs' owners in it, so these are exactly the nodes
     # this replacement pruned
-    seen: set[Apply] = set()
     stack = [r for r in roots if r not in apply_nodes]
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        if n is not node:
-            sources.append(n.tag.__dict__.get(PROV_KEY) or origin_of(n))
-        for v in n.inputs:
-            o = v.owner
-            if o is not None and o not in apply_nodes and o not in seen:
-                stack.append(o)
-    step = Step(fgraph._rewrite_phase or "", rewrite, tuple(sources))
+    if stack:
+        seen: set[Apply] = set()
+        while stack:
+            n = stack.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            if n is not node:
+                sources.append(n.tag.__dict__.get(PROV_KEY) or n)
+            for v in n.inputs:
+                o = v.owner
+                if o is not None and o not in apply_nodes and o not in seen:
+                    stack.append(o)
+    step = _new(Step, (fgraph._rewrite_phase or "", rewrite, tuple(sources)))
     for n in made:
         n.tag.__dict__[PROV_KEY] = step
-    # a new variable computes what the replaced one did: it takes its source line
-    # (the Op call in the rewrite gave it the line calling theon.function)
-    for old, new in pairs:
-        o = new.owner
-        if o is not None and o.tag.__dict__.get(PROV_KEY) is step:
-            trace = old.tag.__dict__.get("trace")
-            if trace is not None:
-                new.tag.trace = trace
 
 
 def record_merge(fgraph: FunctionGraph, rewrite: str, gone: Apply, kept: Apply) -> None:
@@ -190,20 +204,20 @@ def record_merge(fgraph: FunctionGraph, rewrite: str, gone: Apply, kept: Apply) 
         ko, go = kept.outputs, gone.outputs
         if ko and go and ko[0].tag.__dict__.get("trace") == go[0].tag.__dict__.get("trace"):
             return
-    kd[PROV_KEY] = Step(
+    kd[PROV_KEY] = _new(Step, (
         fgraph._rewrite_phase or "", rewrite,
-        (pk if pk is not None else origin_of(kept), pg if pg is not None else origin_of(gone)),
-    )
+        (pk if pk is not None else kept, pg if pg is not None else gone),
+    ))
 
 
 # --------------------------------------------------------------------------------
-# gradients (called by theon.grad)
+# gradients
 
 
 def gradient_origin(node: Apply) -> Origin:
-    """The Origin recorded on the nodes of ``node``'s gradient: ``node``'s own, or, for
-    a node a rewrite made (``grad`` differentiates the stabilized cost), its Op with
-    the source line of the first user node it comes from.
+    """The Origin of the forward node ``node`` that a gradient's node names: ``node``'s
+    own, or, for a node a rewrite made (``grad`` differentiates the stabilized cost),
+    its Op with the source line of the first user node it comes from.
 
     >>> import theon.tensor as tt
     >>> y = tt.exp(tt.dvector("x"))
@@ -216,27 +230,6 @@ def gradient_origin(node: Apply) -> Origin:
             if q.trace:
                 return Origin(node.op, q.trace, q.grad_of)
     return origin_of(node)
-
-
-def mark_gradient_nodes(
-    roots: Iterable[Any], known: set[Apply], stop: set[Variable], grad_of: Origin
-) -> None:
-    """Tag the nodes made since the forward graph, reachable from ``roots``, as the
-    gradient of ``grad_of``.
-
-    The walk stops at leaves, at the variables in ``stop``, and at the nodes in
-    ``known`` (the forward graph and the gradient nodes tagged before); the nodes it
-    tags are added to ``known``.
-    """
-    stack = [v for v in roots if isinstance(v, Variable)]
-    while stack:
-        v = stack.pop()
-        n = v.owner
-        if n is None or n in known or v in stop:
-            continue
-        known.add(n)
-        n.tag.__dict__[GRAD_KEY] = grad_of
-        stack.extend(n.inputs)
 
 
 # --------------------------------------------------------------------------------
@@ -253,7 +246,7 @@ def origins(p: Provenance) -> list[Origin]:
     out: list[Origin] = []
     seen: set[int] = set()
     equal: set[Any] = set()
-    stack: list[Provenance] = [p]
+    stack: list[Any] = [p]
     while stack:
         q = stack.pop()
         if id(q) in seen:
@@ -262,6 +255,8 @@ def origins(p: Provenance) -> list[Origin]:
         if isinstance(q, Step):
             stack.extend(reversed(q.sources))
             continue
+        if isinstance(q, Apply):
+            q = origin_of(q)
         try:
             if q in equal:
                 continue
@@ -285,10 +280,12 @@ def format_provenance(p: Provenance, indent: str = "  ") -> list[str]:
     """
     lines: list[str] = []
     shown: set[int] = set()
-    stack: list[tuple[Provenance, int]] = [(p, 0)]
+    stack: list[tuple[Any, int]] = [(p, 0)]
     while stack:
         q, depth = stack.pop()
         pad = indent * depth
+        if isinstance(q, Apply):
+            q = origin_of(q)
         if isinstance(q, Step):
             head = f"{pad}[{q.phase}] {q.rewrite}" if q.phase else f"{pad}{q.rewrite}"
             if id(q) in shown:
@@ -311,7 +308,7 @@ def steps(p: Provenance) -> list[Step]:
     """
     out: list[Step] = []
     seen: set[int] = set()
-    stack: list[Provenance] = [p]
+    stack: list[Any] = [p]
     while stack:
         q = stack.pop()
         if id(q) in seen or not isinstance(q, Step):
