@@ -138,6 +138,11 @@ def test_explain_one_node_by_apply_variable_position_or_name():
     assert explain(f, h, file=buf) is None and buf.getvalue() == texts[k]
 
 
+def test_theon_explain_is_the_function():
+    assert theon.explain is explain
+    assert theon.compile.explain.provenance_details is provenance_details
+
+
 def test_explain_prints_by_default(capsys):
     x = tt.dvector("x")
     f = theon.function([x], tt.exp(x))
@@ -200,6 +205,14 @@ def test_provenance_survives_a_copy_of_the_function():
     _, _, _, f, _ = demo()
     (node,) = f.copy().maker.fgraph.toposort()
     assert [s.rewrite for s in steps(provenance(node))][0] == "elemwise_fusion"
+
+
+def test_a_loaded_function_says_it_has_no_record():
+    import pickle
+
+    _, _, _, f, _ = demo()
+    text = explain(pickle.loads(pickle.dumps(f)), file="str")
+    assert "no record of where this node comes from" in text and "made by" not in text
 
 
 def test_one_record_per_rewrite_shared_by_the_nodes_it_made():

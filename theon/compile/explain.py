@@ -68,6 +68,12 @@ def explain(
     source
         Quote the text of each user line (read with :mod:`linecache`).
 
+    Returns
+    -------
+    str or None
+        The text with ``file="str"``, the HTML file's path with ``format="html"``,
+        else None.
+
     Examples
     --------
     >>> import theon, theon.tensor as tt
@@ -223,8 +229,11 @@ def _node_lines(
     if isinstance(p, Step):
         lines.append("    made by:")
         lines.extend("      " + ln for ln in format_provenance(p))
-    else:
+    elif p.trace or p.grad_of is not None:
         lines.append(f"    not rewritten: {_op_name(p)} built at {where_built(p)}")
+    else:  # made by theon's own code outside a compile, or the records were not pickled
+        lines.append("    no record of where this node comes from (a loaded function "
+                     "keeps no provenance)")
     frames = _frames(p)
     if frames:
         lines.append("    user code:")
