@@ -125,8 +125,9 @@ def provenance_details(f: Any) -> dict[Apply, dict[str, str]]:
     """Each node's provenance as short texts, for a graph view's hover cards.
 
     Keys: ``"rewrites"`` (the rewrites that made the node, latest first, or
-    ``"none"``), ``"built at"`` (the user's lines, one per line, with the Ops built
-    there) and ``"provenance"`` (the tree that ``explain`` prints).
+    ``"none"``), ``"user code"`` (the user's lines the node comes from, one per
+    line, with the Ops built there) and ``"provenance"`` (the tree that ``explain``
+    prints).
 
     Examples
     --------
@@ -136,7 +137,7 @@ def provenance_details(f: Any) -> dict[Apply, dict[str, str]]:
     >>> (d,) = provenance_details(f).values()
     >>> d["rewrites"]
     '[fusion] elemwise_fusion, [canonicalize] local_mul_canonizer'
-    >>> d["built at"].startswith("<doctest")
+    >>> d["user code"].startswith("<doctest")
     True
     """
     out: dict[Apply, dict[str, str]] = {}
@@ -145,7 +146,7 @@ def provenance_details(f: Any) -> dict[Apply, dict[str, str]]:
         made = steps(p)
         out[n] = {
             "rewrites": ", ".join(_step_name(s) for s in made) if made else "none",
-            "built at": "\n".join(
+            "user code": "\n".join(
                 f"{place}: {', '.join(ops)}" for place, ops in _places(p).items()
             ) or "unknown",
             "provenance": "\n".join(format_provenance(p)),
@@ -230,7 +231,7 @@ def _node_lines(
         lines.append("    made by:")
         lines.extend("      " + ln for ln in format_provenance(p))
     elif p.trace or p.grad_of is not None:
-        lines.append(f"    not rewritten: {_op_name(p)} built at {where_built(p)}")
+        lines.append(f"    no rewrite recorded: {_op_name(p)} built at {where_built(p)}")
     else:  # made by theon's own code outside a compile, or the records were not pickled
         lines.append("    no record of where this node comes from (a loaded function "
                      "keeps no provenance)")

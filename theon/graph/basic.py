@@ -77,16 +77,12 @@ def user_trace(limit: int = 1) -> tuple[tuple[str, int, str], ...]:
     return tuple(out)
 
 
-def caller_trace(
-    named: bool = True, depth: int = 3
-) -> tuple[tuple[str, int, str], ...] | None:
+def caller_trace(depth: int = 3) -> tuple[tuple[str, int, str], ...] | None:
     """The user's frame, if among the ``depth`` frames above the caller's caller.
 
     The cheap check behind the source line of a new input variable
     (``dvector("x")``): called from theon's own code (a rewrite or an Op's
-    ``make_node`` making an output), it looks at a frame or a few and gives ``None``.
-    A variable made without a name (``named=False``) is looked for only in the
-    direct caller: theon's own code makes those by the thousand while compiling.
+    ``make_node`` making an output), it looks at a few frames and gives ``None``.
 
     >>> def make():
     ...     return caller_trace()
@@ -94,11 +90,6 @@ def caller_trace(
     '<module>'
     """
     f = sys._getframe(2)
-    if not named:
-        code = f.f_code
-        if code.co_filename.startswith(_THEON_DIR):
-            return None
-        return ((code.co_filename, f.f_lineno, code.co_name),)
     for _ in range(depth):
         if f is None:
             return None

@@ -99,12 +99,13 @@ class Type:
         return self.variable_type(self, None, None, name)
 
     def __call__(self, name: str | None = None) -> Variable:
-        """Same as :meth:`make_variable` (the seeds' ``dmatrix('x')``); a variable made
-        by the user's code records where (``tag.trace``), for error messages."""
+        """Same as :meth:`make_variable` (the seeds' ``dmatrix('x')``); a named variable
+        made by the user's code records where (``tag.trace``), for error messages."""
         var = self.make_variable(name)
-        trace = caller_trace(name is not None)
-        if trace is not None:
-            var.tag.trace = trace
+        if name is not None:
+            trace = caller_trace()
+            if trace is not None:
+                var.tag.trace = trace
         return var
 
     def make_constant(self, value: Any, name: str | None = None) -> Constant:

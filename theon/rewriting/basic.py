@@ -460,12 +460,18 @@ def apply_replacements(
     pairs: Sequence[tuple[Variable, Variable]],
     rewriter: NodeRewriter | GraphRewriter | str,
     node: Apply | None = None,
+    *,
+    consumed: Sequence[Apply] | None = None,
 ) -> bool:
     """Replace each ``old`` by ``new`` in ``fgraph``; False if a validator refused.
 
     Types must match (or be convertible by ``old.type.convert_variable``): a rewrite
     never changes an output's type.  When a DestroyHandler is attached the
     replacements are validated and rolled back on :class:`InconsistencyError`.
+    The new nodes record where they come from (:mod:`theon.rewriting.provenance`):
+    ``node``, the rewritten node, and every node the replacement removes from the
+    graph, found by a walk unless the caller lists them (``consumed``: fusion
+    knows the nodes it fused).
     """
     name = str(rewriter)
     checked: list[tuple[Variable, Variable]] = []
@@ -487,11 +493,9 @@ def apply_replacements(
         if not fresh:
             o = new.owner
             fresh = o is not None and o not in apply_nodes
-    # provenance (see theon.rewriting.provenance): the nodes this imports, and the
-    # nodes whose outputs it replaces, before the graph changes
+    # provenance (see theon.rewriting.provenance): the nodes this imports, found
+    # before the graph changes
     made = _prov.new_nodes(checked, apply_nodes) if fresh else ()
-    roots = [o for old, _ in checked if (o := old.owner) is not None and o in apply_nodes
-             ] if made else ()
     if fgraph.destroy_handler is not None:
         if not hasattr(fgraph, "replace_all_validate"):
             from theon.graph.features import ReplaceValidate
@@ -505,7 +509,7 @@ def apply_replacements(
         for old, new in checked:
             fgraph.replace(old, new, reason=name)
     if made:
-        _prov.record_replacement(fgraph, name, node, roots, made)
+        _prov.record_replacement(fgraph, name, node, made, checked, consumed)
     elif node is not None and getattr(rewriter, "merges_nodes", False):
         kept = checked[0][1].owner
         if kept is not None and node is not kept:

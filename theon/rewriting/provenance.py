@@ -124,17 +124,20 @@ def provenance(node: Apply) -> Provenance:
 def new_nodes(pairs: Sequence[tuple[Variable, Variable]], apply_nodes: Any) -> list[Apply]:
     """The nodes that replacing ``pairs`` would import: ancestors of the new variables
     not in ``apply_nodes`` (the graph's nodes, before the replacement)."""
-    stack = [n for _, new in pairs if (n := new.owner) is not None and n not in apply_nodes]
-    if not stack:
-        return stack
+    stack = []
+    for _, new in pairs:
+        n = new.owner
+        if n is not None and n not in apply_nodes:
+            stack.append(n)
     if len(stack) == 1:  # the usual case: one new node on nodes of the graph
-        n = stack[0]
-        for v in n.inputs:
+        for v in stack[0].inputs:
             o = v.owner
             if o is not None and o not in apply_nodes:
                 break
         else:
             return stack
+    elif not stack:
+        return stack
     out: list[Apply] = []
     seen: set[Apply] = set()
     while stack:
@@ -154,24 +157,34 @@ def record_replacement(
     fgraph: FunctionGraph,
     rewrite: str,
     node: Apply | None,
-    roots: Sequence[Apply],
     made: Sequence[Apply],
+    pairs: Sequence[tuple[Variable, Variable]],
+    consumed: Sequence[Apply] | None = None,
 ) -> None:
-    """Record the :class:`Step` of a replacement that was just made on ``made``.
+    """Record the :class:`Step` of the replacement ``pairs``, just made, on ``made``.
 
-    ``made`` are the nodes the replacement imported (:func:`new_nodes`); ``roots``
-    the owners of the replaced variables that were in the graph before (``node``,
-    the rewritten node, among them, usually).  The nodes consumed are those roots
-    and their ancestors that left the graph.
+    ``made`` are the nodes the replacement imported (:func:`new_nodes`).  The nodes
+    it consumed are the owners of the replaced variables that left the graph, and
+    their ancestors that left with them, unless the caller knows them
+    (``consumed``).  ``node`` is the rewritten node.
     """
     apply_nodes = fgraph.apply_nodes
     # each consumed node's Step as it is now, or the node itself (read when asked for)
     sources: list[Any] = []
     if node is not None:  # the rewritten node comes first, even when it stays
         sources.append(node.tag.__dict__.get(PROV_KEY) or node)
-    # a node in the graph has its inputs' owners in it, so these are exactly the nodes
-    # this replacement pruned
-    stack = [r for r in roots if r not in apply_nodes]
+    # (the replaced variables were the graph's, and a node in the graph has its
+    # inputs' owners in it: so these are exactly the nodes this replacement pruned)
+    stack = []
+    if consumed is not None:
+        for n in consumed:
+            if n is not node:
+                sources.append(n.tag.__dict__.get(PROV_KEY) or n)
+    else:
+        for old, _ in pairs:
+            o = old.owner
+            if o is not None and o not in apply_nodes:
+                stack.append(o)
     if stack:
         seen: set[Apply] = set()
         while stack:
@@ -188,6 +201,15 @@ def record_replacement(
     step = _new(Step, (fgraph._rewrite_phase or "", rewrite, tuple(sources)))
     for n in made:
         n.tag.__dict__[PROV_KEY] = step
+    # a new variable computes what the replaced one did: it takes the replaced one's
+    # source line (an Op call in a rewrite would give it the line calling
+    # theon.function), for the messages and views that read ``tag.trace``
+    for old, new in pairs:
+        o = new.owner
+        if o is not None and o.tag.__dict__.get(PROV_KEY) is step:
+            trace = old.tag.__dict__.get("trace")
+            if trace is not None:
+                new.tag.trace = trace
 
 
 def record_merge(fgraph: FunctionGraph, rewrite: str, gone: Apply, kept: Apply) -> None:

@@ -560,13 +560,14 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
         """
         var = TensorVariable(self if shape is None else self._refined(tuple(shape)), None,
                              None, name)
-        # made by the user's code: where, for error messages (checked inline: theon's
-        # own code makes thousands of these while compiling)
+        if name is None:  # (theon's own code makes thousands of these while compiling)
+            return var
+        # a named variable made by the user's code: where, for error messages
         f = sys._getframe(1)
         code = f.f_code
         if not code.co_filename.startswith(_THEON_DIR):
             var.tag.trace = ((code.co_filename, f.f_lineno, code.co_name),)
-        elif name is not None:  # a constructor of theon's: tensor(), matrix(), dmatrices()
+        else:  # through a constructor of theon's: tensor(), matrix(), dmatrices()
             trace = caller_trace()
             if trace is not None:
                 var.tag.trace = trace
