@@ -73,7 +73,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     # the package itself (theon.function, theon.shared, ...) and the seeds' old entry points;
     # theon.sandbox holds Theano's old import paths (rng_mrg.MRG_RandomStreams) for migration
-    ("top", ("theon", "theon.gof", "theon.demo", "theon.sandbox")),
+    # theon.compile.explain shows a compiled function's provenance, as text or in the
+    # HTML view of theon.d3viz, so it sits above everything it may draw with
+    ("top", ("theon", "theon.gof", "theon.demo", "theon.sandbox", "theon.compile.explain")),
 )
 
 #: (importer, imported) pairs allowed to go upward, each with its reason.

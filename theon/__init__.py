@@ -67,13 +67,17 @@ _SUBPACKAGES = frozenset(
 )
 
 
-# names of the control-flow layer, imported on first access: name -> module
-_LAZY = {"OpFromGraph": "theon.compile.builders", "loop": "theon.scan.loop"}
+# names of higher layers (control flow, theon.explain), imported on first access: name -> module
+_LAZY = {
+    "OpFromGraph": "theon.compile.builders", "loop": "theon.scan.loop",
+    "explain": "theon.compile.explain",
+}
 
 
 def __getattr__(name: str) -> _Any:
     """Import a subpackage on first attribute access (``theon.tensor``), and the
-    control-flow names (``theon.OpFromGraph``, ``theon.loop``) from their modules.
+    names of higher layers (``theon.OpFromGraph``, ``theon.loop``, ``theon.explain``)
+    from their modules.
 
     ``theon.scan`` is the scan package, callable as ``theon.scan(...)``.
     """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import weakref
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ import theon
 import theon.tensor as tt
 from theon.compile.compiled import Function
 from theon.compile.io import In
+from theon.graph.fg import MissingInputError
 
 
 def test_compiled_functions_share_the_function_class():
@@ -65,3 +67,65 @@ def test_a_function_is_freed_without_the_cyclic_collector():
     finally:
         if was:
             gc.enable()
+
+
+def _line_of(marker: str) -> int:
+    """The number of the (only) line of this file ending with ``# marker``."""
+    lines = Path(__file__).read_text().splitlines()
+    found = [k for k, ln in enumerate(lines, 1) if ln.rstrip().endswith(f"# {marker}")]
+    assert len(found) == 1, marker
+    return found[0]
+
+
+def test_argument_errors_name_where_the_input_was_built():
+    x = tt.dvector("x")  # ARG-X
+    y = tt.dmatrix("y")  # ARG-Y
+    f = theon.function([x, y], x + y.sum())
+    name = "test_argument_errors_name_where_the_input_was_built"
+    where_x = f"the input 'x' was built at {__file__}:{_line_of('ARG-X')} in {name}"
+    where_y = f"the input 'y' was built at {__file__}:{_line_of('ARG-Y')} in {name}"
+    with pytest.raises(TypeError, match=r"bad argument 0 \(x\).*ndim 1") as info:  # ndim
+        f(np.ones((2, 2)), np.ones((2, 2)))
+    assert str(info.value).endswith(where_x)
+    with pytest.raises(TypeError, match=r"bad argument 1 \(y\)") as info:  # dtype
+        f(np.ones(2), np.ones((2, 2), dtype=complex))
+    assert str(info.value).endswith(where_y)
+    with pytest.raises(TypeError, match="missing argument 'y'") as info:  # missing
+        f(np.ones(2))
+    assert str(info.value).endswith(where_y)
+    with pytest.raises(TypeError, match="missing arguments 'x', 'y'") as info:
+        f()
+    assert where_x in str(info.value) and where_y in str(info.value)
+
+
+def test_a_static_shape_error_names_where_the_input_was_built():
+    x = tt.dvector("x", shape=(3,))  # SHAPED
+    f = theon.function([x], x * 2)
+    with pytest.raises(TypeError, match=r"bad argument 0 \(x\)") as info:
+        f(np.ones(4))
+    assert str(info.value).endswith(f"{__file__}:{_line_of('SHAPED')} in "
+                                     "test_a_static_shape_error_names_where_the_input_was_built")
+
+
+def test_input_variables_record_the_users_line():
+    from theon.graph.type import Generic
+    from theon.scalar import float64
+
+    made = [tt.dvector("a"), tt.matrix("b"), tt.tensor("c", shape=(None,))]  # M1
+    made += [*tt.dmatrices("d", "e"), Generic()("g"), float64("s")]  # M2
+    for k, v in enumerate(made):
+        (frame,) = v.tag.trace
+        assert frame[:3] == (__file__, _line_of("M1" if k < 3 else "M2"),
+                             "test_input_variables_record_the_users_line"), v
+    # an unnamed variable records nothing (theon makes thousands of them compiling)
+    assert "trace" not in tt.dvector().tag.__dict__
+    # an Op's output records the line of the Op call, not of its make_node
+    y = tt.exp(made[0])  # OP-CALL
+    assert y.tag.trace[0][1] == _line_of("OP-CALL")
+
+
+def test_a_missing_input_at_compile_time_names_where_it_was_built():
+    x = tt.dvector("x")
+    y = tt.dvector("y")  # NOT-GIVEN
+    with pytest.raises(MissingInputError, match=f"test_function_call.py:{_line_of('NOT-GIVEN')}"):
+        theon.function([x], x + y)

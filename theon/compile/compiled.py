@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from theon.compile.io import In, Out
 from theon.compile.mode import Mode
 from theon.compile.sharedvalue import Container, SharedVariable, copy_value
-from theon.graph.basic import Constant, Variable
+from theon.graph.basic import Constant, Variable, format_trace
 from theon.graph.fg import FunctionGraph, describe
 from theon.graph.type import Generic
 from theon.link.source import Source
@@ -450,6 +450,7 @@ class Function:
                 i = self.maker.inputs[k]
                 where = f" of function {self.name!r}" if self.name else ""
                 msg = f"bad argument {k} ({i.name or i.variable}){where}: {err}"
+                msg += _built_at(i)
                 return type(err)(msg) if isinstance(err, (TypeError, ValueError)) else \
                     TypeError(msg)
         return e
@@ -485,13 +486,14 @@ class Function:
                     d = self.input_storage[k].storage[0]
                     vals[k] = copy_value(d) if i.mutable else d
                 else:
-                    missing = [ins[j].name or str(ins[j].variable)
-                               for j, w in enumerate(vals) if w is _MISSING
-                               and not ins[j].has_default]
+                    absent = [ins[j] for j, w in enumerate(vals)
+                              if w is _MISSING and not ins[j].has_default]
+                    missing = [j.name or str(j.variable) for j in absent]
                     raise TypeError(
                         f"missing argument{'s' if len(missing) > 1 else ''} "
                         f"{', '.join(map(repr, missing))}: function takes {n} "
                         f"({self._arg_names()}), {len(args) + len(kwargs)} given"
+                        + "".join(_built_at(j) for j in absent)
                     )
         return vals
 
@@ -626,6 +628,12 @@ class Function:
         return f"<theon.Function {self.name or ''}({self._arg_names()})>"
 
 
+
+
+def _built_at(i: In) -> str:
+    """``'\\nthe input 'x' was built at file:line in fn'``, or ``''`` when not known."""
+    where = format_trace(getattr(i.variable.tag, "trace", None))
+    return f"\nthe input {i.name or str(i.variable)!r} was built at {where}" if where else ""
 
 
 def _without_updates(fg: FunctionGraph, n_out: int) -> FunctionGraph:

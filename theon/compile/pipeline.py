@@ -411,6 +411,9 @@ class _LinkJob:
             t: Any = v.type
             shape = tuple(1 if d in dims else s for d, s in enumerate(t.shape))
             nv = t.clone(shape=shape)(v.name)
+            trace = v.tag.__dict__.get("trace")
+            if trace is not None:  # where the user built it, for error messages
+                nv.tag.trace = trace
             repl[v] = fg_inputs[k] = nv
             maker_inputs[k] = _copy_in(maker_inputs[k])
             maker_inputs[k].variable = nv

@@ -25,7 +25,7 @@ from theon.graph.basic import Apply, Variable
 from theon.graph.collector import gc_paused
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, why_null
-from theon.graph.op import OpContractError
+from theon.graph.op import GRADIENT_OF, OpContractError
 from theon.graph.traversal import ancestors, io_toposort
 
 from ._typeutil import (
@@ -222,12 +222,25 @@ class _Backprop:
         return res
 
     def run(self) -> None:
-        """Walk the nodes backwards, filling ``terms``."""
+        """Walk the nodes backwards, filling ``terms``.
+
+        Every node made for a forward node (the sums of its outputs' gradients, and
+        its own gradient) records that node, for ``theon.explain`` and error messages
+        (``GRADIENT_OF``, read by ``Op.__call__``).
+        """
+        outer = GRADIENT_OF[0]  # (a grad inside an Op's gradient: restored after)
+        try:
+            self._run()
+        finally:
+            GRADIENT_OF[0] = outer
+
+    def _run(self) -> None:
         reached, fwd, blockers, patterns = self.reached, self.fwd, self.blockers, self.patterns
         for node in reversed(self.order):
             pat = patterns.get(node)
             if pat is None:
                 continue
+            GRADIENT_OF[0] = node
             outs = node.outputs
             ograds = [self.total(o) if o in reached else None for o in outs]
             # no gradient flows through integer/boolean outputs

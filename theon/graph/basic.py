@@ -77,6 +77,29 @@ def user_trace(limit: int = 1) -> tuple[tuple[str, int, str], ...]:
     return tuple(out)
 
 
+def caller_trace(depth: int = 3) -> tuple[tuple[str, int, str], ...] | None:
+    """The user's frame, if among the ``depth`` frames above the caller's caller.
+
+    The cheap check behind the source line of a new input variable
+    (``dvector("x")``): called from theon's own code (a rewrite or an Op's
+    ``make_node`` making an output), it looks at a few frames and gives ``None``.
+
+    >>> def make():
+    ...     return caller_trace()
+    >>> make()[0][2]  # the frame that called make
+    '<module>'
+    """
+    f = sys._getframe(2)
+    for _ in range(depth):
+        if f is None:
+            return None
+        code = f.f_code
+        if not code.co_filename.startswith(_THEON_DIR):
+            return ((code.co_filename, f.f_lineno, code.co_name),)
+        f = f.f_back  # type: ignore[assignment]
+    return None
+
+
 def format_trace(trace: Sequence[tuple[str, int, str]] | None) -> str:
     """``'file.py:12 in fn'`` for the innermost recorded user frame, or ``''``.
 

@@ -24,7 +24,13 @@ from typing import Any, NamedTuple
 
 from theon.graph.basic import Apply, Variable, user_trace
 
-__all__ = ["LazyBranches", "Op", "OpContractError", "lazy_branches"]
+__all__ = ["GRADIENT_OF", "GRAD_KEY", "LazyBranches", "Op", "OpContractError", "lazy_branches"]
+
+#: While ``theon.grad`` builds the gradient of a node, ``GRADIENT_OF[0]`` is that forward
+#: node; every node an Op call makes meanwhile records it in its ``tag`` under
+#: ``GRAD_KEY`` (read by :mod:`theon.rewriting.provenance`).  ``None`` otherwise.
+GRADIENT_OF: list[Any] = [None]
+GRAD_KEY = "_grad_of"
 
 
 class OpContractError(NotImplementedError):
@@ -161,6 +167,9 @@ class Op:
         outputs = node.outputs
         for out in outputs:
             out.tag.trace = trace
+        grad_of = GRADIENT_OF[0]
+        if grad_of is not None:
+            node.tag.__dict__[GRAD_KEY] = grad_of
         if name is not None and len(outputs) == 1:
             outputs[0].name = name
         if return_list:

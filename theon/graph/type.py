@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from theon.graph.basic import Constant, Variable
+from theon.graph.basic import Constant, Variable, caller_trace
 
 __all__ = ["Generic", "Type", "generic"]
 
@@ -99,8 +99,14 @@ class Type:
         return self.variable_type(self, None, None, name)
 
     def __call__(self, name: str | None = None) -> Variable:
-        """Same as :meth:`make_variable` (the seeds' ``dmatrix('x')``)."""
-        return self.make_variable(name)
+        """Same as :meth:`make_variable` (the seeds' ``dmatrix('x')``); a named variable
+        made by the user's code records where (``tag.trace``), for error messages."""
+        var = self.make_variable(name)
+        if name is not None:
+            trace = caller_trace()
+            if trace is not None:
+                var.tag.trace = trace
+        return var
 
     def make_constant(self, value: Any, name: str | None = None) -> Constant:
         """A Constant of this type holding ``value``."""

@@ -26,10 +26,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from theon.graph.basic import Apply, Constant, Variable, format_trace
+from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
 from theon.graph.op import lazy_branches
 from theon.link.lazy import Branch, Schedule, has_lazy_nodes, lazy_schedule
+from theon.rewriting.provenance import error_context
 
 __all__ = ["Linker", "Runner", "VMLinker", "add_node_context", "node_context"]
 
@@ -86,12 +87,16 @@ class Linker:
 
 
 def node_context(node: Apply) -> str:
-    """Text naming a node and where its outputs were built, for error notes."""
+    """Text naming a node and where the user built it, for error notes.
+
+    A node a rewrite made (a fused node, say) names the lines of all the user's
+    nodes it comes from (see :func:`theon.rewriting.provenance.error_context`).
+    """
     ins = ", ".join(f"{v} ({v.type})" for v in node.inputs)
     text = f"while computing {node.op} on inputs [{ins}]"
-    where = format_trace(getattr(node.outputs[0].tag, "trace", None)) if node.outputs else ""
+    where = error_context(node)
     if where:
-        text += f"\nthe node was built at {where}"
+        text += "\n" + where
     return text
 
 

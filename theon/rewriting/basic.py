@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from theon.graph.basic import Apply, Variable
 from theon.graph.features import InconsistencyError
 from theon.graph.op import Op
+from theon.rewriting import provenance as _prov
 from theon.rewriting import tracing as _trace
 
 if TYPE_CHECKING:
@@ -459,15 +460,23 @@ def apply_replacements(
     pairs: Sequence[tuple[Variable, Variable]],
     rewriter: NodeRewriter | GraphRewriter | str,
     node: Apply | None = None,
+    *,
+    consumed: Sequence[Apply] | None = None,
 ) -> bool:
     """Replace each ``old`` by ``new`` in ``fgraph``; False if a validator refused.
 
     Types must match (or be convertible by ``old.type.convert_variable``): a rewrite
     never changes an output's type.  When a DestroyHandler is attached the
     replacements are validated and rolled back on :class:`InconsistencyError`.
+    The new nodes record where they come from (:mod:`theon.rewriting.provenance`):
+    ``node``, the rewritten node, and every node the replacement removes from the
+    graph, found by a walk unless the caller lists them (``consumed``: fusion
+    knows the nodes it fused).
     """
     name = str(rewriter)
     checked: list[tuple[Variable, Variable]] = []
+    apply_nodes = fgraph.apply_nodes
+    fresh = False  # whether a replacement brings new nodes (see provenance below)
     for old, new in pairs:
         if old.type is not new.type and old.type != new.type:
             conv = old.type.convert_variable(new)
@@ -481,6 +490,12 @@ def apply_replacements(
                 )
             new = conv
         checked.append((old, new))
+        if not fresh:
+            o = new.owner
+            fresh = o is not None and o not in apply_nodes
+    # provenance (see theon.rewriting.provenance): the nodes this imports, found
+    # before the graph changes
+    made = _prov.new_nodes(checked, apply_nodes) if fresh else ()
     if fgraph.destroy_handler is not None:
         if not hasattr(fgraph, "replace_all_validate"):
             from theon.graph.features import ReplaceValidate
@@ -493,6 +508,12 @@ def apply_replacements(
     else:
         for old, new in checked:
             fgraph.replace(old, new, reason=name)
+    if made:
+        _prov.record_replacement(fgraph, name, node, made, checked, consumed)
+    elif node is not None and getattr(rewriter, "merges_nodes", False):
+        kept = checked[0][1].owner
+        if kept is not None and node is not kept:
+            _prov.record_merge(fgraph, name, node, kept)
     if fgraph.rewrite_trace is not None or fgraph._rewrite_verbose:
         _trace.record(fgraph, name, node if node is not None else "", checked)
     return True

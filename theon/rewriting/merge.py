@@ -168,6 +168,8 @@ class MergeRewriter(GraphRewriter):
     """
 
     name = "merge"
+    #: replaces nodes by equal ones already in the graph (see theon.rewriting.provenance)
+    merges_nodes = True
 
     def add_requirements(self, fgraph: FunctionGraph) -> None:
         if fgraph.find_feature(MergeFeature) is None:

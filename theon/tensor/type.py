@@ -16,12 +16,13 @@ TensorType(float64, shape=(None, None))
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-from theon.graph.basic import Variable
+from theon.graph.basic import _THEON_DIR, Variable, caller_trace
 from theon.graph.type import Type
 from theon.tensor.variable import TensorConstant, TensorVariable
 
@@ -557,9 +558,20 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
         >>> dmatrix("A", shape=(5, None)).type
         TensorType(float64, shape=(5, None))
         """
-        if shape is None:
-            return TensorVariable(self, None, None, name)
-        return TensorVariable(self._refined(tuple(shape)), None, None, name)
+        var = TensorVariable(self if shape is None else self._refined(tuple(shape)), None,
+                             None, name)
+        if name is None:  # (theon's own code makes thousands of these while compiling)
+            return var
+        # a named variable made by the user's code: where, for error messages
+        f = sys._getframe(1)
+        code = f.f_code
+        if not code.co_filename.startswith(_THEON_DIR):
+            var.tag.trace = ((code.co_filename, f.f_lineno, code.co_name),)
+        else:  # through a constructor of theon's: tensor(), matrix(), dmatrices()
+            trace = caller_trace()
+            if trace is not None:
+                var.tag.trace = trace
+        return var
 
     def _refined(self, shape: tuple[Any, ...]) -> TensorType:
         """This type with the static ``shape`` entries given (``None`` keeps an entry)."""

@@ -39,9 +39,9 @@ the parameters when ``size`` is None.
 from __future__ import annotations
 
 from theon.graph.basic import Apply, Constant
-from theon.graph.destroyhandler import can_destroy, ensure_destroy_handler, try_replace
+from theon.graph.destroyhandler import can_destroy, ensure_destroy_handler
 from theon.graph.fg import FunctionGraph
-from theon.rewriting.basic import GraphRewriter, Replacement, node_rewriter
+from theon.rewriting.basic import GraphRewriter, Replacement, apply_replacements, node_rewriter
 from theon.rewriting.db import register_canonicalize, rewrite_db
 from theon.scalar.basic import Cast
 from theon.tensor.elemwise import Elemwise
@@ -72,7 +72,7 @@ class RandomMakeInplace(GraphRewriter):
             if not can_destroy(fgraph, node, 0):
                 continue
             new_node = op.clone_with(inplace=True).make_node(*node.inputs)
-            try_replace(fgraph, list(zip(node.outputs, new_node.outputs)), reason=self.name)
+            apply_replacements(fgraph, list(zip(node.outputs, new_node.outputs)), self, node)
 
 
 @node_rewriter([RandomVariable])

@@ -28,9 +28,9 @@ import numpy as np
 
 import theon.scalar as ts
 from theon.graph.basic import Apply, Constant, Variable
-from theon.graph.destroyhandler import can_destroy, ensure_destroy_handler, try_replace
+from theon.graph.destroyhandler import can_destroy, ensure_destroy_handler
 from theon.rewriting import node_rewriter, register_canonicalize, register_specialize
-from theon.rewriting.basic import GraphRewriter
+from theon.rewriting.basic import GraphRewriter, apply_replacements
 from theon.rewriting.db import rewrite_db
 from theon.tensor import math as tm
 from theon.tensor.alloc_diag import AddDiag, AllocDiag
@@ -263,7 +263,7 @@ class InplaceAddDiag(GraphRewriter):
             if isinstance(node.inputs[0], Constant) or not can_destroy(fgraph, node, 0):
                 continue
             new_out = AddDiag(inplace=True).make_node(*node.inputs).outputs[0]
-            try_replace(fgraph, [(node.outputs[0], new_out)], reason=self.name)
+            apply_replacements(fgraph, [(node.outputs[0], new_out)], self, node)
 
 
 rewrite_db.register("inplace_add_diag", InplaceAddDiag(), "fast_run", "inplace", phase="inplace")

@@ -236,7 +236,8 @@ class FusionRewriter(GraphRewriter):
             # _fused_op; the values are the same as before fusion)
             node = Apply(op, list(node.inputs), [old.type() for old in outer_outputs])
         pairs = list(zip(outer_outputs, node.outputs))
-        return apply_replacements(fgraph, pairs, self, members[-1])
+        # (the fused node's provenance: every member, the last one first)
+        return apply_replacements(fgraph, pairs, self, members[-1], consumed=members)
 
     @staticmethod
     def _fused_op(

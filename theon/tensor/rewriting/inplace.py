@@ -20,9 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 from theon.graph.basic import Constant
-from theon.graph.destroyhandler import can_destroy, ensure_destroy_handler, try_replace
+from theon.graph.destroyhandler import can_destroy, ensure_destroy_handler
 from theon.graph.fg import FunctionGraph
-from theon.rewriting.basic import GraphRewriter
+from theon.rewriting.basic import GraphRewriter, apply_replacements
 from theon.rewriting.db import rewrite_db
 from theon.tensor.elemwise import Elemwise
 
@@ -68,7 +68,7 @@ class InplaceElemwise(GraphRewriter):
                 new_out = new_op.make_node(*node.inputs).outputs[0]
                 if new_out.type != out_t:
                     continue
-                if try_replace(fgraph, [(node.outputs[0], new_out)], reason=self.name):
+                if apply_replacements(fgraph, [(node.outputs[0], new_out)], self, node):
                     break
 
 
@@ -98,7 +98,7 @@ class InplaceIncSubtensor(GraphRewriter):
             new_out = new_op.make_node(*node.inputs).outputs[0]
             if new_out.type != node.outputs[0].type:
                 continue
-            try_replace(fgraph, [(node.outputs[0], new_out)], reason=self.name)
+            apply_replacements(fgraph, [(node.outputs[0], new_out)], self, node)
 
 
 rewrite_db.register("inplace_elemwise", InplaceElemwise(), "fast_run", "inplace",
