@@ -149,3 +149,13 @@ def test_type_defaults():
         t.filter_variable(ft("x"))
     assert t.convert_variable(ft("x")) is None
     assert Generic().filter(object) is object
+
+
+def test_user_trace_skips_theon_generated_code() -> None:
+    """Code theon generates (``<theon-call-N>``) is not the user's: the trace goes past it."""
+    from theon.graph.basic import user_trace
+
+    ns: dict = {"user_trace": user_trace}
+    exec(compile("def gen():\n    return user_trace()\n", "<theon-call-99>", "exec"), ns)
+    (file, line, fn), = ns["gen"]()
+    assert file == __file__ and fn == "test_user_trace_skips_theon_generated_code"

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 __all__ = ["Apply", "Constant", "Node", "Scratchpad", "Variable", "user_trace"]
 
 _THEON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# theon's own frames: its source files and the code it generates ("<theon-call-1>", ...)
+_THEON_CODE = (_THEON_DIR, "<theon-")
 
 
 class Scratchpad:
@@ -64,14 +66,14 @@ def user_trace(limit: int = 1) -> tuple[tuple[str, int, str], ...]:
     if limit == 1:  # the common case (Op.__call__), without the list
         while f is not None:
             code = f.f_code
-            if not code.co_filename.startswith(_THEON_DIR):
+            if not code.co_filename.startswith(_THEON_CODE):
                 return ((code.co_filename, f.f_lineno, code.co_name),)
             f = f.f_back  # type: ignore[assignment]
         return ()
     out: list[tuple[str, int, str]] = []
     while f is not None and len(out) < limit:
         fn = f.f_code.co_filename
-        if not fn.startswith(_THEON_DIR):
+        if not fn.startswith(_THEON_CODE):
             out.append((fn, f.f_lineno, f.f_code.co_name))
         f = f.f_back  # type: ignore[assignment]
     return tuple(out)
@@ -94,7 +96,7 @@ def caller_trace(depth: int = 3) -> tuple[tuple[str, int, str], ...] | None:
         if f is None:
             return None
         code = f.f_code
-        if not code.co_filename.startswith(_THEON_DIR):
+        if not code.co_filename.startswith(_THEON_CODE):
             return ((code.co_filename, f.f_lineno, code.co_name),)
         f = f.f_back  # type: ignore[assignment]
     return None
