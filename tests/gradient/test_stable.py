@@ -153,3 +153,30 @@ def test_jacobian_rows_are_stable() -> None:
     J = theon.jacobian(tt.log(1 + tt.exp(x)), x)
     np.testing.assert_array_equal(_eval([x], J, np.array([1000.0, -1000.0])),
                                   [[1.0, 0.0], [0.0, 0.0]])
+
+
+def test_rewrites_registered_after_a_first_grad_stabilize_later_costs() -> None:
+    """A module imported after the first ``grad`` (here ``theon.tensor.linalg``) adds
+    stabilizations that later gradients use: ``log(det(K))`` of a symmetric ``K`` with
+    its Cholesky factor is differentiated through the factor, not through ``inv(K)``.
+    A fresh interpreter, so that no earlier test imported linalg first."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import sys
+        import theon, theon.tensor as T
+        x = T.dvector("x")
+        theon.grad(T.tanh(x).sum(), x)          # the first grad, before linalg exists
+        assert "theon.tensor.linalg" not in sys.modules
+        from theon.tensor import linalg as la
+        X = T.dmatrix("X")
+        K = T.dot(X, X.T) + T.eye(X.shape[0])
+        cost = T.log(la.det(K)) + la.cholesky(K).sum()
+        f = theon.function([X], theon.grad(cost, X))
+        print(sorted({type(n.op).__name__ for n in f.maker.fgraph.apply_nodes}))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "Cholesky" in out and "MatrixInverse" not in out, out

@@ -43,15 +43,11 @@ GRAD_STABILIZE_QUERY = RewriteQuery(include=("stabilize",), exclude=("constant_f
 #: Fires of these rewrites alone do not make the copy worth differentiating.
 _NEUTRAL = frozenset({"merge"})
 
-_stabilizer: Any = None
-
-
 def _get_stabilizer() -> Any:
-    """The stabilize-phase rewriter (built on first use, then kept)."""
-    global _stabilizer
-    if _stabilizer is None:
-        _stabilizer = resolve_rewriter(GRAD_STABILIZE_QUERY)
-    return _stabilizer
+    """The stabilize-phase rewriter.  The rewrite database caches it, and drops its
+    cache when a module registers more rewrites (``theon.tensor.linalg``, imported
+    after a first ``grad``, adds its stabilizations), so it is not kept here."""
+    return resolve_rewriter(GRAD_STABILIZE_QUERY)
 
 
 def stable_seeds(
