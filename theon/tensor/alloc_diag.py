@@ -44,10 +44,10 @@ def add_diag(x: np.ndarray, v: np.ndarray, inplace: bool) -> np.ndarray:
            [0., 2.]])
     """
     out = x if inplace else x.copy()
-    if out.ndim == 2 and out.shape[0] == out.shape[1] and out.flags.c_contiguous:
-        d = out.reshape(-1)[:: out.shape[0] + 1]
-    elif out.ndim == 2 and out.shape[0] == out.shape[1] and out.flags.f_contiguous:
-        d = out.T.reshape(-1)[:: out.shape[0] + 1]
+    n = out.shape[0]
+    if out.ndim == 2 and n == out.shape[1] and out.flags.forc:
+        # (i, i) sits at i * (n + 1) in memory order, for either layout
+        d = out.ravel("K")[:: n + 1]
     else:
         d = np.einsum("ii->i", out)
     np.add(d, v, out=d)
