@@ -123,16 +123,24 @@ def _inputs_to_check(ctx: NodeEmitter, node: Apply) -> list[int]:
     return picked if len(picked) > 1 else []
 
 
+def _fixed_constant(v: Variable) -> bool:
+    """Whether ``v`` is a constant without length-1 axes (it cannot broadcast)."""
+    return isinstance(v, Constant) and 1 not in np.shape(v.data)
+
+
 def _broadcast_checks(ctx: NodeEmitter, node: Apply, picked: list[int], out_name: str) -> list[str]:
     """The check line for ``picked`` inputs; records the shapes known equal afterwards."""
     out = node.outputs[0]
     lines: list[str] = []
     if picked:
         check = ctx.bind(_broadcast_error(node), "chk")
+        # a constant without length-1 axes cannot broadcast: no test for it
+        tested = [i for i in picked if not _fixed_constant(node.inputs[i])]
         cond = " or ".join(_shape_differs(ctx.arg(i), node.inputs[i], out, out_name)
-                           for i in picked)
+                           for i in tested)
         args = ", ".join(ctx.arg(i) for i in range(len(node.inputs)))
-        lines.append(f"if {cond}: {check}([{args}], {out_name}.shape)")
+        if cond:
+            lines.append(f"if {cond}: {check}([{args}], {out_name}.shape)")
     if tensor_type(out).ndim:
         # past the check, inputs without broadcastable dims have the output's shape
         for v in node.inputs:
@@ -335,7 +343,9 @@ def _emit_dimshuffle(op: DimShuffle, node: Apply, ctx: NodeEmitter) -> list[str]
     if op.drop:
         expr = f"{expr}.squeeze(axis={op.drop!r})"
     if op._perm is not None:
-        expr = f"{expr}.transpose({op._perm!r})"
+        # ``.T`` reverses the axes (cheaper than a call with the permutation)
+        rev = tuple(range(len(op._perm) - 1, -1, -1))
+        expr = f"{expr}.T" if tuple(op._perm) == rev else f"{expr}.transpose({op._perm!r})"
     if op._expand is not None:
         expr = f"{expr}[{ctx.bind(op._expand, 'ix')}]"
     return [f"{ctx.out(0, reuse=True)} = {expr}"]
