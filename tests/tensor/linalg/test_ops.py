@@ -268,6 +268,18 @@ ROP_CASES: list[tuple[str, Callable[..., Any], list[np.ndarray]]] = [
     ("solve_vec", la.solve, [general(), vec()]),
     ("solve_triangular", lambda a, b: la.solve_triangular(a, b, lower=True, trans=1),
      [lower_tri(), mat()]),
+    ("pinv_square", la.pinv, [general()]),
+    ("pinv_tall", la.pinv, [mat(5, 3)]),
+    ("pinv_wide", la.pinv, [mat(3, 5)]),
+    ("cho_solve_lower", lambda c, b: la.cho_solve((c, True), b),
+     [np.linalg.cholesky(spd()), mat()]),
+    ("cho_solve_upper_vec", lambda c, b: la.cho_solve((c, False), b),
+     [np.linalg.cholesky(spd()).T, vec()]),
+    ("lu_solve", lambda p, b: la.lu_solve((p, sl.lu_factor(general(seed=7)[::-1])[1]), b),
+     [sl.lu_factor(general(seed=7)[::-1])[0], mat()]),
+    ("lu_solve_trans_vec",
+     lambda p, b: la.lu_solve((p, sl.lu_factor(general(seed=7)[::-1])[1]), b, trans=1),
+     [sl.lu_factor(general(seed=7)[::-1])[0], vec()]),
 ]
 
 
@@ -374,3 +386,24 @@ def test_import_theon_tensor_loads_no_scipy() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
     code = "import sys, theon.tensor; assert 'theon.tensor.linalg' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_cho_solve_reads_one_triangle_in_gradient_and_rop(lower: bool) -> None:
+    """Entries outside the factor's triangle are not read: with junk there, the gradient
+    and R_op still equal finite differences (which see no change from the junk)."""
+    c = np.linalg.cholesky(spd())
+    c = c if lower else c.T
+    junk = np.random.default_rng(11).normal(size=c.shape) * 3
+    c = c + (np.triu(junk, 1) if lower else np.tril(junk, -1))
+    theon.verify_grad(lambda cc, b: la.cho_solve((cc, lower), b), [c, mat()], rng=RNG_SEED)
+    cv, bv = var(c, "c"), var(mat(), "b")
+    vc, vb = var(c, "vc"), var(mat(), "vb")
+    out = la.cho_solve((cv, lower), bv)
+    jv = theon.function([cv, bv, vc, vb], theon.gradient.Rop(out, [cv, bv], [vc, vb]))
+    ev = theon.function([cv, bv], out)
+    d = np.random.default_rng(12).normal(size=c.shape)
+    e = np.random.default_rng(13).normal(size=mat().shape)
+    h = 1e-6
+    fd = (ev(c + h * d, mat() + h * e) - ev(c - h * d, mat() - h * e)) / (2 * h)
+    np.testing.assert_allclose(jv(c, mat(), d, e), fd, rtol=1e-5, atol=1e-6)

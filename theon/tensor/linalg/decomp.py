@@ -308,6 +308,24 @@ class MatrixPinv(LinalgOp):
         term3 = _matmul(_matmul(xt, x), _matmul(gt, i_xa))
         return [term1 + term2 + term3]
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        """``dX = -X dA X + X X^T dA^T (I - A X) + (I - X A) dA^T X^T X`` (Golub and
+        Pereyra; where the rank does not change)."""
+        from theon.tensor.creation import eye
+
+        (a,), (da,) = inputs, eval_points
+        if da is None:
+            return [None]
+        x = self(a)
+        dt = tensor_type(a).dtype
+        xt, dat = mT(x), mT(da)
+        i_ax = eye(a.shape[-2], dtype=dt) - _matmul(a, x)
+        i_xa = eye(a.shape[-1], dtype=dt) - _matmul(x, a)
+        term1 = -_matmul(_matmul(x, da), x)
+        term2 = _matmul(_matmul(x, xt), _matmul(dat, i_ax))
+        term3 = _matmul(_matmul(i_xa, dat), _matmul(xt, x))
+        return [term1 + term2 + term3]
+
 
 def pinv(a: Any, hermitian: bool = False) -> Variable:
     """The Moore-Penrose pseudo-inverse of ``a`` (batched), like ``numpy.linalg.pinv``.

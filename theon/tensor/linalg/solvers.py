@@ -411,12 +411,37 @@ class CholeskySolve(_SolveBase):
         bbar = self(c, gz)
         abar = -_outer_like(bbar, x, self.b_ndim)
         s = abar + mT(abar)
-        dt = tensor_type(c).dtype
+        mask = self._triangle(c)
         if self.lower:  # A = C C^T: dA = dC C^T + C dC^T
-            cbar = _matmul(s, c) * band_mask(c, None, 0, dt)
+            cbar = _matmul(s, c * mask) * mask
         else:  # A = C^T C
-            cbar = _matmul(c, s) * band_mask(c, 0, None, dt)
+            cbar = _matmul(c * mask, s) * mask
         return [cbar, bbar]
+
+    def _triangle(self, c: Variable) -> Variable:
+        """The 0/1 mask of the triangle of ``c`` the solve reads (diagonal included)."""
+        dt = tensor_type(c).dtype
+        return band_mask(c, None, 0, dt) if self.lower else band_mask(c, 0, None, dt)
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        """``dx = A^-1 (db - dA x)`` with ``dA = dC C^T + C dC^T`` (``C^T C``: transposed),
+        ``C`` and ``dC`` the triangle the solve reads."""
+        c, b = inputs
+        dc, db = eval_points
+        if dc is None and db is None:
+            return [None]
+        x = self(c, b)
+        rhs = db
+        if dc is not None:
+            mask = self._triangle(c)
+            tri, dtri = c * mask, dc * mask
+            if self.lower:
+                da = _matmul(dtri, mT(tri)) + _matmul(tri, mT(dtri))
+            else:
+                da = _matmul(mT(dtri), tri) + _matmul(mT(tri), dtri)
+            dax = _matvec_like(da, x, self.b_ndim)
+            rhs = -dax if db is None else db - dax
+        return [self(c, rhs)]
 
 
 def cho_solve(c_and_lower: tuple[Any, bool], b: Any, *, check_finite: bool = False,
@@ -503,6 +528,27 @@ class LUSolve(LinalgOp):
         packed_bar = -(lbar * band_mask(packed, None, -1, dt)
                        + ubar * band_mask(packed, 0, None, dt))
         return [packed_bar, disconnected_type(), bbar]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        """``dx = op(A)^-1 (db - op(dA) x)`` with ``A = P L U`` and ``dA = P (dL U + L dU)``,
+        ``dL``/``dU`` the strict lower and the upper triangle of the packed direction."""
+        from theon.tensor.linalg.decomp import band_mask, pivot_matrix, split_packed
+
+        packed, piv, b = inputs
+        dpacked, _, db = eval_points
+        if dpacked is None and db is None:
+            return [None]
+        x = self(packed, piv, b)
+        rhs = db
+        if dpacked is not None:
+            dt = tensor_type(packed).dtype
+            lower, upper = split_packed(packed)
+            dl = dpacked * band_mask(packed, None, -1, dt)
+            du = dpacked * band_mask(packed, 0, None, dt)
+            da = _matmul(pivot_matrix(piv, dt), _matmul(dl, upper) + _matmul(lower, du))
+            dax = _matvec_like(mT(da) if self.trans else da, x, self.b_ndim)
+            rhs = -dax if db is None else db - dax
+        return [self(packed, piv, rhs)]
 
 
 def lu_solve(lu_and_piv: tuple[Any, Any], b: Any, trans: int = 0, *,
