@@ -513,11 +513,7 @@ class LU(LinalgOp):
                 self, 0, a, "lu's gradient needs a square matrix and permute_l=False")]
         perm, L, U = outputs
         _, lbar, ubar = output_grads
-        dt = tensor_type(a).dtype
-        g = (_matmul(mT(L), lbar) * band_mask(L, None, -1, dt)
-             + _matmul(ubar, mT(U)) * band_mask(U, -0, None, dt))
-        y = _tsolve(L, g, lower=True, trans=1, unit_diagonal=True)  # L^-T G
-        z = mT(_tsolve(U, mT(y), lower=False))  # L^-T G U^-T
+        z = _lu_backward(L, U, lbar, ubar)
         if self.p_indices:
             return [z[perm]]  # type: ignore[index]
         return [_matmul(perm, z)]
@@ -537,6 +533,16 @@ def lu(a: Any, permute_l: bool = False, check_finite: bool = False,
            [0., 1.]])
     """
     return apply_op(LU(permute_l, p_indices), a)
+
+
+def _lu_backward(L: Variable, U: Variable, lbar: Variable, ubar: Variable) -> Variable:
+    """``L^-T (tril(L^T Lbar, -1) + triu(Ubar U^T)) U^-T``: the gradient of ``L U``'s
+    input with respect to its unpivoted product (``lu`` and ``lu_factor`` then apply P)."""
+    dt = tensor_type(L).dtype
+    g = (_matmul(mT(L), lbar) * band_mask(L, None, -1, dt)
+         + _matmul(ubar, mT(U)) * band_mask(U, 0, None, dt))
+    y = _tsolve(L, g, lower=True, trans=1, unit_diagonal=True)  # L^-T G
+    return mT(_tsolve(U, mT(y), lower=False))  # L^-T G U^-T
 
 
 def split_packed(packed: Variable) -> tuple[Variable, Variable]:
@@ -629,15 +635,11 @@ class LUFactor(LinalgOp):
              output_grads: Sequence[Variable]) -> list[Any]:
         (a,) = inputs
         packed, piv = outputs
-        dt = tensor_type(a).dtype
         lower, upper = split_packed(packed)
-        gbar = output_grads[0]
-        lbar, ubar = gbar * band_mask(packed, None, -1, dt), gbar * band_mask(packed, 0, None, dt)
-        g = (_matmul(mT(lower), lbar) * band_mask(packed, None, -1, dt)
-             + _matmul(ubar, mT(upper)) * band_mask(packed, 0, None, dt))
-        y = _tsolve(lower, g, lower=True, trans=1, unit_diagonal=True)  # L^-T G
-        z = mT(_tsolve(upper, mT(y), lower=False))  # L^-T G U^-T
-        return [_matmul(pivot_matrix(piv, dt), z)]
+        # LUbar's strict lower triangle is Lbar, its upper one Ubar; each passes whole:
+        # tril(L^T X, -1) reads only X's strict lower part, triu(X U^T) only its upper
+        z = _lu_backward(lower, upper, output_grads[0], output_grads[0])
+        return [_matmul(pivot_matrix(piv, tensor_type(a).dtype), z)]
 
 
 def lu_factor(a: Any, check_finite: bool = False) -> tuple[Variable, Variable]:
