@@ -21,6 +21,7 @@ from theon.link.pyfunc.kernel import (
     KernelSpec,
     KStep,
     build_kernel,
+    step_lines,
 )
 from theon.scalar.basic import Add, Mul, ScalarOp
 from theon.scalar.composite import Composite
@@ -156,34 +157,21 @@ def _inline_small(kern: Kernel, ctx: NodeEmitter, args: list[str],
     spec = kern.spec
     n_in = spec.n_inputs
     outs = list(spec.outputs)
-    if len(set(map(id, outs))) != len(outs) or len(set(outs)) != len(outs):
-        return None
     for r, dt in zip(outs, spec.out_dtypes):
         if not isinstance(r, int) or r < n_in or spec.steps[r - n_in].dtype != dt:
             return None
+    if len(set(outs)) != len(outs) or len(spec.steps) > 16:
+        return None
     # whether each step reads ``lead`` (then its result has the output's shape)
     reads = [False] * (n_in + len(spec.steps))
     reads[lead] = True
     for k, st in enumerate(spec.steps):
         reads[n_in + k] = any(isinstance(a, int) and reads[a] for a in st.args)
-    if not all(isinstance(r, int) and reads[r] for r in outs):
-        return None
-    if len(spec.steps) > 16:
+    if not all(reads[r] for r in outs):
         return None
     temp = f"{names[0]}_t"
-    ref: dict[int, str] = {i: a for i, a in enumerate(args)}
-    body: list[str] = []
-    for k, st in enumerate(spec.steps):
-        r = n_in + k
-        ref[r] = f"{temp}{k}"
-        fn = ctx.bind(st.fn, "f")
-        ops = [ctx.bind(a.value, "c") if isinstance(a, KConst) else ref[a] for a in st.args]
-        if st.fold and len(ops) > 2:
-            body.append(f"{ref[r]} = {fn}({ops[0]}, {ops[1]})")
-            body.extend(f"{ref[r]} = {fn}({ref[r]}, {a})" for a in ops[2:])
-        else:
-            body.append(f"{ref[r]} = {fn}({', '.join(ops)})")
+    body, values = step_lines(spec, args, temp, ctx.bind)
     # (the outputs are named last: an output may take the name of an input read above)
-    body.extend(f"{name} = {ref[r]}" for name, r in zip(names, outs))
-    body.append(f"del {', '.join(ref[n_in + k] for k in range(len(spec.steps)))}")
+    body.extend(f"{name} = {v}" for name, v in zip(names, values))
+    body.append(f"del {', '.join(f'{temp}{k}' for k in range(len(spec.steps)))}")
     return body

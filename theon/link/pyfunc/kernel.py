@@ -44,6 +44,7 @@ __all__ = [
     "KernelSpec",
     "build_kernel",
     "quiet_errors",
+    "step_lines",
 ]
 
 Ref = Any  # int (input or step result) or KConst
@@ -295,28 +296,36 @@ def _chunk_source(spec: KernelSpec, src: Source) -> None:
     src.add(*lines)
 
 
-def _small_source(spec: KernelSpec, src: Source) -> None:
-    """Add ``small(x0, ...)`` to ``src``: the steps on whole arrays (inputs within one block)."""
+def step_lines(spec: KernelSpec, inputs: Sequence[str], temp: str,
+               bind: Callable[[Any, str], str]) -> tuple[list[str], list[str]]:
+    """The steps of ``spec`` as statements on whole arrays: step ``k`` assigns
+    ``{temp}{k}``, reading ``inputs`` (one name per input) and constants through
+    ``bind(value, hint)``.  Returns the lines and the names of the outputs' values."""
     n_in = spec.n_inputs
-    names: dict[int, str] = {i: f"x{i}" for i in range(n_in)}
+    names: dict[int, str] = dict(enumerate(inputs))
 
     def ref(r: Ref) -> str:
-        return src.bind(r.value, "c") if isinstance(r, KConst) else names[r]
+        return bind(r.value, "c") if isinstance(r, KConst) else names[r]
 
     body: list[str] = []
     for k, st in enumerate(spec.steps):
-        r = n_in + k
-        names[r] = f"t{r}"
-        fn = src.bind(st.fn, "f")
+        t = names[n_in + k] = f"{temp}{k}"
+        fn = bind(st.fn, "f")
         args = [ref(a) for a in st.args]
         if st.fold and len(args) > 2:
-            body.append(f"t{r} = {fn}({args[0]}, {args[1]})")
-            body.extend(f"t{r} = {fn}(t{r}, {a})" for a in args[2:])
+            body.append(f"{t} = {fn}({args[0]}, {args[1]})")
+            body.extend(f"{t} = {fn}({t}, {a})" for a in args[2:])
         else:
-            body.append(f"t{r} = {fn}({', '.join(args)})")
-    outs = ", ".join(ref(r) for r in spec.outputs)
-    params = ", ".join(f"x{i}" for i in range(n_in))
-    src.add(f"def small({params}):", *("    " + b for b in body), f"    return ({outs},)")
+            body.append(f"{t} = {fn}({', '.join(args)})")
+    return body, [ref(r) for r in spec.outputs]
+
+
+def _small_source(spec: KernelSpec, src: Source) -> None:
+    """Add ``small(x0, ...)`` to ``src``: the steps on whole arrays (inputs within one block)."""
+    params = [f"x{i}" for i in range(spec.n_inputs)]
+    body, outs = step_lines(spec, params, "t", src.bind)
+    src.add(f"def small({', '.join(params)}):", *("    " + b for b in body),
+            f"    return ({', '.join(outs)},)")
 
 
 class Kernel:
