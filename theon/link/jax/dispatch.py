@@ -1,0 +1,59 @@
+"""The JAX backend's rule registries.
+
+Rules live outside Ops.  Two ``functools.singledispatch`` functions, keyed on
+the Op's class, say how a node becomes a JAX-traceable Python function:
+
+- :func:`jax_funcify` ``(op, node, **kw)`` returns ``fn(*input_values)`` for an
+  Apply node.  ``fn`` receives the node's inputs as JAX values (arrays, or
+  whatever the input's type maps to: a PRNG key for a random generator, ...)
+  and returns the output value when the node has one output, else a tuple of
+  the outputs in order.  ``fn`` runs under ``jax.jit`` tracing, so it must not
+  look at concrete values; the node's static types (``node.outputs[0].type``:
+  dtype, ndim, static shape) are known when the rule runs.  Keyword arguments
+  the linker passes: ``linker`` (the linker, for rules that compile inner
+  graphs with :meth:`~theon.link.jax.linker.JAXLinker.funcify_fgraph`).
+- :func:`jax_scalar_funcify` ``(scalar_op)`` returns a function of JAX arrays
+  for a scalar Op, so ``Elemwise`` and ``Composite`` are spelled once from it.
+
+An Op without a rule raises :class:`MissingJAXRule`; the linker collects every
+such node of a graph and reports them all in one error.
+
+>>> from theon.graph.op import Op
+>>> class Nop(Op):
+...     __props__ = ()
+>>> try:
+...     jax_funcify(Nop(), None)
+... except MissingJAXRule as e:
+...     print(e.op)
+Nop
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from theon.graph.op import Op
+
+__all__ = ["MissingJAXRule", "jax_funcify", "jax_scalar_funcify"]
+
+
+class MissingJAXRule(NotImplementedError):
+    """No JAX rule is registered for an Op's class."""
+
+    def __init__(self, op: Any) -> None:
+        self.op = op
+        super().__init__(f"no JAX rule for {type(op).__name__} ({op})")
+
+
+@functools.singledispatch
+def jax_funcify(op: Op, node: Any, **kw: Any) -> Callable[..., Any]:
+    """The JAX function computing ``node`` (whose Op is ``op``); see the module docstring."""
+    raise MissingJAXRule(op)
+
+
+@functools.singledispatch
+def jax_scalar_funcify(op: Any) -> Callable[..., Any]:
+    """The function of JAX arrays computing the scalar Op ``op`` elementwise."""
+    raise MissingJAXRule(op)
