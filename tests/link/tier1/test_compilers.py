@@ -1,0 +1,190 @@
+"""The real tier-1 compilers against NumPy: XLA (jax) for fused nodes, numba for scan
+loops; their disk cache across processes, and corrupt entries.  Skipped without them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import theon
+import theon.tensor as T
+from theon.compile.mode import Mode
+from theon.link import tier1
+
+ROOT = Path(__file__).resolve().parents[3]
+TOL = {"float64": dict(rtol=1e-12, atol=1e-12), "float32": dict(rtol=1e-5, atol=1e-6)}
+
+
+@pytest.fixture
+def cache(tmp_path):
+    # (no autotune: these tests check tier 1's results even where it is not faster)
+    with theon.config.change_flags(tier1_threshold=40_000, cache_dir=str(tmp_path),
+                                   tier1_autotune=False):
+        yield tmp_path
+
+
+def run_tier1(f, *args):
+    """Call ``f`` until its tier-1 kernels serve a call; returns that call's result."""
+    f(*args)
+    assert tier1.wait(120)
+    f(*args)  # the check against tier 0
+    before = tier1.stats()["tier1_calls"]
+    out = f(*args)
+    assert tier1.stats()["tier1_calls"] > before, str(tier1.stats())
+    return out
+
+
+def chain_np(a, b):
+    return (np.exp(-(a**2)) * np.sin(b) + np.log1p(a**2) - np.tanh(b) / 2
+            + np.sqrt(np.abs(a * b) + 1))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_xla_chain_equals_numpy(cache, dtype):
+    pytest.importorskip("jax", reason="tier 1 for fused nodes needs jax (theon[jax])")
+    x, y = T.vector("x", dtype=dtype), T.vector("y", dtype=dtype)
+    expr = (T.exp(-(x**2)) * T.sin(y) + T.log1p(x**2) - T.tanh(y) / 2
+            + T.sqrt(abs(x * y) + 1))
+    f = theon.function([x, y], expr, mode=Mode(tier=1))
+    rng = np.random.default_rng(3)
+    a, b = (rng.normal(size=100_003).astype(dtype) for _ in range(2))
+    out = run_tier1(f, a, b)
+    assert out.dtype == dtype
+    np.testing.assert_allclose(out, chain_np(a, b), **TOL[dtype])
+
+
+def test_xla_broadcasting_and_strided_inputs(cache):
+    pytest.importorskip("jax", reason="tier 1 for fused nodes needs jax (theon[jax])")
+    m, r = T.dmatrix("m"), T.drow("r")
+    f = theon.function([m, r], T.exp(m) * T.sin(r) + T.sqrt(abs(m)), mode=Mode(tier=1))
+    rng = np.random.default_rng(4)
+    big = rng.normal(size=(400, 402))
+    mv, rv = big[:, ::2], rng.normal(size=(1, 201))  # a strided matrix, a broadcast row
+    assert not mv.flags.c_contiguous
+    out = run_tier1(f, mv, rv)
+    np.testing.assert_allclose(out, np.exp(mv) * np.sin(rv) + np.sqrt(np.abs(mv)),
+                               **TOL["float64"])
+
+
+def test_xla_with_destroyed_input(cache):
+    pytest.importorskip("jax", reason="tier 1 for fused nodes needs jax (theon[jax])")
+    x = T.dvector("x")
+    f = theon.function([theon.In(x, mutable=True)], T.exp(x) * 2 + T.cos(x), mode=Mode(tier=1))
+    rng = np.random.default_rng(5)
+    a = rng.normal(size=100_000)
+    ref = np.exp(a) * 2 + np.cos(a)
+    f(a.copy())
+    assert tier1.wait(120)
+    for _ in range(3):
+        np.testing.assert_allclose(f(a.copy()), ref, **TOL["float64"])
+
+
+def test_numba_scan_loop_equals_numpy(cache):
+    pytest.importorskip("numba", reason="tier 1 for scan loops needs numba (theon[numba])")
+    x0, a = T.dscalar("x0"), T.dscalar("a")
+    xs, _ = theon.scan(lambda x, aa: x * aa + T.sin(x), outputs_info=x0, non_sequences=a,
+                       n_steps=5000)
+    f = theon.function([x0, a], [xs, theon.grad(xs[-1], a)], mode=Mode(tier=1))
+    out = run_tier1(f, 1.0, 0.5)
+    ref = [1.0]
+    for _ in range(5000):
+        ref.append(ref[-1] * 0.5 + np.sin(ref[-1]))
+    np.testing.assert_allclose(out[0], ref[1:], rtol=1e-12)
+    eps = 1e-6  # the gradient by central differences of the NumPy loop
+    hi, lo = 1.0, 1.0
+    for _ in range(5000):
+        hi = hi * (0.5 + eps) + np.sin(hi)
+        lo = lo * (0.5 - eps) + np.sin(lo)
+    np.testing.assert_allclose(out[1], (hi - lo) / (2 * eps), rtol=1e-5)
+
+
+def test_numba_loop_with_sequence_and_nit_output(cache):
+    pytest.importorskip("numba", reason="tier 1 for scan loops needs numba (theon[numba])")
+    q = T.dvector("q")
+    h0 = T.dscalar("h0")
+    (hs, ys), _ = theon.scan(lambda s, h: (h * 0.9 + s, T.cos(h) * s), sequences=q,
+                             outputs_info=[h0, None])
+    f = theon.function([q, h0], [hs, ys], mode=Mode(tier=1))
+    qv = np.random.default_rng(6).normal(size=3000)
+    out = run_tier1(f, qv, 0.25)
+    h, hs_ref, ys_ref = 0.25, [], []
+    for s in qv:
+        ys_ref.append(np.cos(h) * s)
+        h = h * 0.9 + s
+        hs_ref.append(h)
+    np.testing.assert_allclose(out[0], hs_ref, rtol=1e-12)
+    np.testing.assert_allclose(out[1], ys_ref, rtol=1e-12)
+
+
+SCRIPT = """
+import json, numpy as np, theon, theon.tensor as T
+from theon.compile.mode import Mode
+from theon.link import tier1
+x, y = T.dvectors("x", "y")
+f = theon.function([x, y], T.exp(-x * x) * T.sin(y) + T.tanh(y), mode=Mode(tier=1))
+x0, a = T.dscalar("x0"), T.dscalar("a")
+xs, _ = theon.scan(lambda v, aa: v * aa + T.sin(v), outputs_info=x0, non_sequences=a,
+                   n_steps=3000)
+g = theon.function([x0, a], xs[-1], mode=Mode(tier=1))
+rng = np.random.default_rng(0)
+p, q = rng.normal(size=100_000), rng.normal(size=100_000)
+ok = True
+for _ in range(3):
+    ok &= bool(np.allclose(f(p, q), np.exp(-p * p) * np.sin(q) + np.tanh(q)))
+    g(1.0, 0.5)
+    tier1.wait(120)
+print(json.dumps({"ok": ok, **tier1.stats()}))
+"""
+
+
+def _run(cache_dir: Path) -> dict[str, int]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "THEON_CACHE_DIR": str(cache_dir),
+           "THEON_FLAGS": "tier1_threshold=40000,tier1_autotune=False"}
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(SCRIPT)], capture_output=True,
+                         text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_disk_cache_next_process_starts_warm_and_survives_corruption(tmp_path):
+    have_jax = tier1.available("elemwise")
+    have_numba = tier1.available("loop")
+    if not (have_jax or have_numba):
+        pytest.skip("no tier-1 compiler installed (theon[jax], theon[numba])")
+    n = have_jax + have_numba
+    first = _run(tmp_path)
+    assert first["ok"] and first["disk_misses"] == n and first["disk_hits"] == 0, first
+    assert first["verified"] == n
+    second = _run(tmp_path)
+    assert second["ok"] and second["disk_hits"] == n and second["disk_misses"] == 0, second
+    # corrupt every entry: the next process rebuilds them, and the one after finds them again
+    root = tmp_path / "tier1"
+    files = [p for p in root.rglob("*") if p.is_file() and p.suffix in (".bin", ".nbi", ".nbc")]
+    assert files
+    for p in files:
+        p.write_bytes(b"garbage" + p.read_bytes()[:20])
+    third = _run(tmp_path)
+    assert third["ok"] and third["verified"] == n, third
+    assert third["disk_corrupt"] >= 1 and third["failed"] == 0, third
+    fourth = _run(tmp_path)
+    assert fourth["ok"] and fourth["disk_hits"] == n, fourth
+
+
+def test_disk_cache_is_size_bounded(tmp_path):
+    from theon.link.tier1.diskcache import DiskCache
+
+    d = DiskCache(tmp_path, max_bytes=3000)
+    for k in range(10):
+        d.put(f"k{k}", bytes(1000))
+        os.utime(d.path(f"k{k}"), (k, k))  # k0 is the least recently used
+    assert sum(p.stat().st_size for p in tmp_path.iterdir()) <= 3000
+    assert d.get("k9") == bytes(1000) and d.get("k0") is None
+    d.path("k9").write_bytes(b"truncated")
+    assert d.get("k9") is None and not d.path("k9").exists()  # corrupt: removed
