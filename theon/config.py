@@ -100,6 +100,8 @@ _flag("tier1_threshold", 1 << 17, int,
       "a fused elementwise node gets a tier-1 kernel once a call has this many elements")
 _flag("tier1_scan_steps", 1000, int,
       "a scan loop on Python numbers gets a tier-1 kernel once a call runs this many steps")
+_flag("tier1_delay_ms", 50.0, float,
+      "the background compiler starts a job this long after the call that asked for it")
 _flag("tier1_autotune", True, _bool,
       "time a fused node's tier-1 kernel against tier 0 on its first call; keep the faster")
 _flag("cache_dir", "", str,

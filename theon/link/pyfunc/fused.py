@@ -23,7 +23,7 @@ from theon.link.pyfunc.kernel import (
     build_kernel,
     step_lines,
 )
-from theon.link.tier1 import available, current_tier
+from theon.link.tier1 import accepts, available, current_tier
 from theon.scalar.basic import Add, Mul, ScalarOp
 from theon.scalar.composite import Composite
 from theon.scalar.type import ScalarType
@@ -116,7 +116,7 @@ def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     if kern is None:
         return None
     entry: Any = kern
-    if current_tier() == 1 and available("elemwise"):
+    if current_tier() == 1 and available("elemwise") and accepts("elemwise", kern.spec):
         from theon.config import config
         from theon.link.tier1.elemwise import Tier1Kernel
 

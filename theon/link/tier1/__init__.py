@@ -39,6 +39,7 @@ from theon.link.tier1.worker import STATS, Slot, close_enough, reset_stats, wait
 
 __all__ = [
     "Slot",
+    "accepts",
     "available",
     "close_enough",
     "compiler",
@@ -57,6 +58,7 @@ _DEFAULTS = {
     "loop": ("theon.link.tier1.loops", "numba"),
 }
 _overrides: dict[str, Any] = {}
+_installed: dict[str, bool] = {}
 _defaults: dict[str, Any] = {}
 
 
@@ -64,7 +66,23 @@ def available(kind: str) -> bool:
     """Whether a compiler for ``kind`` (``"elemwise"``, ``"loop"``) can be used."""
     if kind in _overrides:
         return _overrides[kind] is not None
-    return importlib.util.find_spec(_DEFAULTS[kind][1]) is not None
+    have = _installed.get(kind)
+    if have is None:  # (looked up once: a search of sys.path)
+        have = _installed[kind] = importlib.util.find_spec(_DEFAULTS[kind][1]) is not None
+    return have
+
+
+def accepts(kind: str, what: Any) -> bool:
+    """Whether the compiler for ``kind`` may take ``what`` (a fused node's
+    ``KernelSpec``), asked at link time without importing the compiler; an
+    injected compiler (:func:`use_compiler`) takes everything."""
+    if kind in _overrides:
+        return _overrides[kind] is not None
+    if kind == "elemwise":
+        from theon.link.tier1.xla import supports
+
+        return supports(what)
+    return True
 
 
 def compiler(kind: str) -> Any:

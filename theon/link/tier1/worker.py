@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -69,6 +70,12 @@ def _run() -> None:
     global _pending
     while True:
         job = _jobs.get()
+        from theon.config import config
+
+        # the call that asked for the job is still finishing (the rest of its graph, its
+        # outputs): a compile holds the interpreter lock much of the time, so let that
+        # call (the first result) finish first
+        time.sleep(max(0.0, float(config.tier1_delay_ms)) / 1000.0)
         try:
             job()
         except BaseException:

@@ -27,7 +27,7 @@ import numpy as np
 from theon.link.pyfunc.kernel import KConst, KernelSpec
 from theon.link.tier1.diskcache import DiskCache, default_cache, structural_hash
 
-__all__ = ["CHUNK", "UFUNCS", "XlaCompiler", "make_compiler"]
+__all__ = ["CHUNK", "UFUNCS", "XlaCompiler", "make_compiler", "supports"]
 
 #: Elements per compiled chunk (measured: docs/tier1.md).
 CHUNK = 1 << 15
@@ -44,6 +44,24 @@ UFUNCS = frozenset(
 
 class Unsupported(Exception):
     """The kernel has a step XLA is not trusted to compute as NumPy does."""
+
+
+def supports(spec: KernelSpec) -> bool:
+    """Whether XLA may compile ``spec`` (its steps; the inputs' dtypes are checked
+    when the job runs).  Needs no jax, so the linker asks it before making a slot.
+
+    >>> import numpy as np
+    >>> from theon.link.pyfunc.kernel import KStep
+    >>> supports(KernelSpec(1, [KStep(np.exp, (0,), "float64")], [1], ["float64"]))
+    True
+    >>> supports(KernelSpec(1, [KStep(np.floor_divide, (0, 0), "int64")], [1], ["int64"]))
+    False
+    """
+    try:
+        _check(spec, ())
+    except Unsupported:
+        return False
+    return True
 
 
 def _check(spec: KernelSpec, sig: Sequence[tuple[str, bool]]) -> None:
