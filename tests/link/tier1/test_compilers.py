@@ -188,3 +188,105 @@ def test_disk_cache_is_size_bounded(tmp_path):
     assert d.get("k9") == bytes(1000) and d.get("k0") is None
     d.path("k9").write_bytes(b"truncated")
     assert d.get("k9") is None and not d.path("k9").exists()  # corrupt: removed
+
+
+@pytest.fixture
+def short_loops(tmp_path):
+    with theon.config.change_flags(tier1_scan_steps=1, cache_dir=str(tmp_path)):
+        yield
+
+
+def test_numba_loop_until_and_bool_outputs(short_loops):
+    pytest.importorskip("numba", reason="tier 1 for scan loops needs numba (theon[numba])")
+    from theon.scan import until
+
+    x0, lim = T.dscalar("x0"), T.dscalar("lim")
+
+    def step(x, lim):
+        y = x * 2.0 + 0.5
+        return [y, y > 5.0], until(y > lim)
+
+    (xs, big), _ = theon.scan(step, outputs_info=[x0, None], non_sequences=lim, n_steps=100)
+    f = theon.function([x0, lim], [xs, big], mode=Mode(tier=1))
+    run_tier1(f, 1.0, 40.0)
+    for x, limit in [(1.0, 40.0), (1.0, 1e300), (50.0, 1.0), (0.25, 3.0)]:
+        got, got_big = f(x, limit)
+        ref = [x]
+        while len(ref) <= 100:
+            ref.append(ref[-1] * 2.0 + 0.5)
+            if ref[-1] > limit:
+                break
+        np.testing.assert_array_equal(got, ref[1:])
+        np.testing.assert_array_equal(got_big, np.array(ref[1:]) > 5.0, strict=True)
+
+
+@pytest.mark.parametrize("n", [7, 8, 2000])
+def test_numba_loop_taps_and_last_rows(short_loops, n):
+    pytest.importorskip("numba", reason="tier 1 for scan loops needs numba (theon[numba])")
+    f0, steps = T.dvector("f0"), T.lscalar("n")
+
+    def step(a, b, acc):
+        return [0.5 * a + 0.25 * b, acc + T.sin(b)]
+
+    (seq, acc), _ = theon.scan(step, outputs_info=[dict(initial=f0, taps=[-2, -1]),
+                                                   T.constant(0.0, dtype="float64")],
+                               n_steps=steps)
+    full = theon.function([f0, steps], [seq, acc], mode=Mode(tier=1))
+    last = theon.function([f0, steps], [seq[-1], acc[-1]], mode=Mode(tier=1))
+    init = np.array([0.3, 1.0])
+    got_full = run_tier1(full, init, n)
+    got_last = run_tier1(last, init, n)
+    ref, s = [0.3, 1.0], [0.0]
+    for _ in range(n):
+        s.append(s[-1] + np.sin(ref[-1]))
+        ref.append(0.5 * ref[-2] + 0.25 * ref[-1])
+    np.testing.assert_allclose(got_full[0], ref[2:], rtol=1e-12)
+    np.testing.assert_allclose(got_full[1], s[1:], rtol=1e-12)
+    np.testing.assert_allclose(got_last[0], ref[-1], rtol=1e-12)
+    np.testing.assert_allclose(got_last[1], s[-1], rtol=1e-12)
+
+
+_UNARY = [T.exp, T.sin, T.cos, T.tanh, T.arctan, T.sinh, T.expm1,
+          lambda v: T.log1p(abs(v)), lambda v: T.sqrt(abs(v) + 0.5), lambda v: -v, T.sqr]
+_BINARY = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b,
+           lambda a, b: a / (abs(b) + 1.0), T.maximum, T.minimum]
+
+
+def test_xla_random_chains_match_the_reference_vm(cache):
+    """Differential: random fused chains through XLA against the reference VM."""
+    pytest.importorskip("jax", reason="tier 1 for fused nodes needs jax (theon[jax])")
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    ops = st.lists(st.tuples(st.booleans(), st.integers(0, 99), st.integers(0, 99),
+                             st.integers(0, 99)), min_size=2, max_size=8)
+    rng = np.random.default_rng(8)
+    a, b = rng.normal(size=40_000), rng.normal(size=40_000)
+
+    @settings(max_examples=24, deadline=None)
+    @given(ops, st.sampled_from(["float64", "float32"]))
+    def check(program, dtype):
+        x, y = T.vector("x", dtype=dtype), T.vector("y", dtype=dtype)
+        pool = [x, y]
+        for binary, k, i, j in program:
+            p, q = pool[i % len(pool)], pool[j % len(pool)]
+            pool.append(_BINARY[k % len(_BINARY)](p, q) if binary
+                        else _UNARY[k % len(_UNARY)](p))
+        out = pool[-1]
+        f = theon.function([x, y], out, mode=Mode(tier=1), on_unused_input="ignore")
+        ref = theon.function([x, y], out, mode=Mode(linker="vm", optimizer=None),
+                             on_unused_input="ignore")
+        av, bv = a.astype(dtype), b.astype(dtype)
+        with np.errstate(all="ignore"):
+            want = ref(av, bv)
+            f(av, bv)
+            tier1.wait(120)
+            for _ in range(3):
+                got = f(av, bv)
+        np.testing.assert_allclose(got, want, equal_nan=True, **TOL[dtype])
+
+    before = tier1.stats()
+    check()
+    after = tier1.stats()
+    # (chains that fused into a Composite ran on tier 1, and were checked)
+    assert after["verified"] - before["verified"] >= 4 and after["dropped"] == before["dropped"]

@@ -72,7 +72,7 @@ class FakeCompiler:
 
     def compile_elemwise(self, spec, sig):
         self.started.set()
-        assert self.release.wait(60), "the test never released the compiler"
+        assert self.release.wait(10), "the test never released the compiler"
         k = FakeKernel(spec, self.chunk, self.bias)
         self.kernels.append(k)
         self.finished.set()
