@@ -63,7 +63,12 @@ _defaults: dict[str, Any] = {}
 
 
 def available(kind: str) -> bool:
-    """Whether a compiler for ``kind`` (``"elemwise"``, ``"loop"``) can be used."""
+    """Whether a compiler for ``kind`` (``"elemwise"``, ``"loop"``) can be used.
+
+    >>> with use_compiler("loop", None):
+    ...     available("loop")
+    False
+    """
     if kind in _overrides:
         return _overrides[kind] is not None
     have = _installed.get(kind)
@@ -104,7 +109,12 @@ def compiler(kind: str) -> Any:
 @contextlib.contextmanager
 def use_compiler(kind: str, comp: Any) -> Iterator[None]:
     """Use ``comp`` (``None``: no compiler) for kernels of ``kind`` inside the block;
-    for tests, which inject slow or wrong compilers."""
+    for tests, which inject slow or wrong compilers.
+
+    >>> with use_compiler("elemwise", None):
+    ...     compiler("elemwise") is None
+    True
+    """
     old = _overrides.get(kind, _overrides)
     _overrides[kind] = comp
     try:
@@ -144,7 +154,12 @@ def link_tier(tier: int) -> Iterator[None]:
 
 
 def current_tier() -> int:
-    """The tier of the link in progress (0 outside one)."""
+    """The tier of the link in progress (0 outside one).
+
+    >>> with link_tier(1):
+    ...     current_tier()
+    1
+    """
     return _link_tier.get()
 
 

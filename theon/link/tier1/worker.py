@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import atexit
 import os
 import queue
 import threading
@@ -66,10 +67,24 @@ def worker_started() -> bool:
     return _thread is not None and _thread.is_alive()
 
 
+_exiting = False
+
+
+def _at_exit() -> None:
+    """At interpreter exit, start no more jobs (one in progress is not waited for)."""
+    global _exiting
+    _exiting = True
+
+
+atexit.register(_at_exit)
+
+
 def _run() -> None:
     global _pending
     while True:
         job = _jobs.get()
+        if _exiting:
+            job = _skip
         from theon.config import config
 
         # the call that asked for the job is still finishing (the rest of its graph, its
@@ -85,6 +100,10 @@ def _run() -> None:
                 _pending -= 1
                 if _pending == 0:
                     _idle.notify_all()
+
+
+def _skip() -> None:
+    """A job not run (the interpreter is exiting)."""
 
 
 def submit(job: Callable[[], None]) -> None:
@@ -103,6 +122,9 @@ def wait(timeout: float | None = None) -> bool:
 
     Calls never need this (tier 0 serves them meanwhile); a benchmark or a
     test uses it to measure or check the tier-1 kernels.
+
+    >>> wait(1.0)  # (nothing submitted, or all done)
+    True
     """
     with _lock:
         return _idle.wait_for(lambda: _pending == 0, timeout)
