@@ -131,6 +131,14 @@ class ProfileStats:
           f"{self.n_nodes} nodes\n")
         for note in self.notes:
             w(f"  {note}\n")
+        if any(n.startswith("tier 1: on") for n in self.notes):
+            from theon.link.tier1 import stats
+
+            st = stats()
+            w(f"  tier 1 in this process: {st['submitted']} compiles asked, "
+              f"{st['compiled']} done ({st['disk_hits']} from the disk cache), "
+              f"{st['verified']} checked and in use, {st['dropped']} dropped, "
+              f"{st['slower']} slower than tier 0, {st['failed']} not compilable\n")
         denom = total if total > 0 else 1.0
         ops = self.op_stats()
         w(f"\n  Ops, by time (top {min(n_ops, len(ops))} of {len(ops)}):\n")
