@@ -208,3 +208,28 @@ def test_config_flag_switches_tier():
         assert tier1.resolve_tier(None) == 0
     with theon.config.change_flags(tier=1):
         assert tier1.resolve_tier(None) == 1
+
+
+class RaisingKernel(FakeKernel):
+    """Right on its first call (the check), raises afterwards."""
+
+    def __call__(self, *ins):
+        if self.calls >= 40:  # (the check's chunks ran)
+            raise FloatingPointError("device lost")
+        return super().__call__(*ins)
+
+
+def test_kernel_that_raises_later_is_dropped_and_tier0_serves(small_threshold):
+    comp = FakeCompiler()
+    comp.release.set()
+    comp.compile_elemwise = lambda spec, sig: RaisingKernel(spec, comp.chunk)
+    with tier1.use_compiler("elemwise", comp):
+        x, y = T.dvectors("x", "y")
+        f = theon.function([x, y], chain(x, y), mode=Mode(tier=1))
+        a, b = _data()
+        f(a, b)
+        assert tier1.wait(30)
+        f(a, b)  # checked: right
+        with pytest.warns(RuntimeWarning, match="device lost"):
+            out = f(a, b)
+        np.testing.assert_allclose(out, chain_np(a, b), rtol=1e-12)

@@ -118,7 +118,11 @@ class Tier1Kernel:
         slot = self.slot
         if slot.state == VERIFY:
             return self._verify(impl, inputs, lead)
-        return self._run(impl, inputs)
+        try:
+            return self._run(impl, inputs)
+        except Exception as e:  # a kernel that fails later: dropped, tier 0 serves the call
+            slot.drop(f"raised {type(e).__name__}: {e}")
+            return None
 
     def _verify(
         self, impl: Any, inputs: Sequence[Any], lead: int | None
