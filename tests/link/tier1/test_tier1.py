@@ -233,3 +233,31 @@ def test_kernel_that_raises_later_is_dropped_and_tier0_serves(small_threshold):
         with pytest.warns(RuntimeWarning, match="device lost"):
             out = f(a, b)
         np.testing.assert_allclose(out, chain_np(a, b), rtol=1e-12)
+
+
+def test_without_jax_and_numba_theon_stays_on_tier0():
+    code = textwrap.dedent("""
+        import sys
+        sys.modules["jax"] = None  # as if not installed
+        sys.modules["numba"] = None
+        import numpy as np, theon, theon.tensor as T
+        from theon.link import tier1
+        x, y = T.dvectors("x", "y")
+        f = theon.function([x, y], T.exp(x) * T.sin(y) + T.tanh(x), profile=True)
+        a = np.linspace(-1, 1, 300_000)
+        for _ in range(3):
+            assert np.allclose(f(a, a), np.exp(a) * np.sin(a) + np.tanh(a))
+        x0 = T.dscalar("x0")
+        xs, _ = theon.scan(lambda v: v * 0.5 + T.sin(v), outputs_info=x0, n_steps=5000)
+        g = theon.function([x0], xs[-1])
+        g(1.0), g(1.0)
+        print(f.profile.summary_text())
+        print("started", tier1.worker_started(), "jax" in sys.modules and sys.modules["jax"])
+    """)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("THEON_FLAGS", None)
+    out = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("no kernel compiler installed") == 1
+    assert "started False None" in out.stdout

@@ -73,7 +73,11 @@ def available(kind: str) -> bool:
         return _overrides[kind] is not None
     have = _installed.get(kind)
     if have is None:  # (looked up once: a search of sys.path)
-        have = _installed[kind] = importlib.util.find_spec(_DEFAULTS[kind][1]) is not None
+        try:
+            have = importlib.util.find_spec(_DEFAULTS[kind][1]) is not None
+        except (ImportError, ValueError):  # (a module blocked by sys.modules[name] = None)
+            have = False
+        _installed[kind] = have
     return have
 
 
