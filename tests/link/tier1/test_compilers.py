@@ -290,3 +290,29 @@ def test_xla_random_chains_match_the_reference_vm(cache):
     after = tier1.stats()
     # (chains that fused into a Composite ran on tier 1, and were checked)
     assert after["verified"] - before["verified"] >= 4 and after["dropped"] == before["dropped"]
+
+
+def test_unwritable_cache_directory_only_means_no_cache(tmp_path):
+    if not (tier1.available("elemwise") or tier1.available("loop")):
+        pytest.skip("no tier-1 compiler installed (theon[jax], theon[numba])")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with theon.config.change_flags(cache_dir=str(blocker / "cache"), tier1_threshold=40_000,
+                                   tier1_scan_steps=10, tier1_autotune=False):
+        x, y = T.dvectors("x", "y")
+        f = theon.function([x, y], T.exp(x) * T.cos(y) - T.sinh(x * 0.5), mode=Mode(tier=1))
+        x0 = T.dscalar("x0")
+        xs, _ = theon.scan(lambda v: T.cos(v) * 0.9, outputs_info=x0, n_steps=50)
+        g = theon.function([x0], xs, mode=Mode(tier=1))
+        rng = np.random.default_rng(9)
+        a, b = rng.normal(size=50_000), rng.normal(size=50_000)
+        before = tier1.stats()
+        got_f = run_tier1(f, a, b) if tier1.available("elemwise") else f(a, b)
+        got_g = run_tier1(g, 0.3) if tier1.available("loop") else g(0.3)
+        after = tier1.stats()
+    assert after["failed"] == before["failed"]
+    np.testing.assert_allclose(got_f, np.exp(a) * np.cos(b) - np.sinh(a * 0.5), **TOL["float64"])
+    ref = [0.3]
+    for _ in range(50):
+        ref.append(np.cos(ref[-1]) * 0.9)
+    np.testing.assert_allclose(got_g, ref[1:], rtol=1e-12)
