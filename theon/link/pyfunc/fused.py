@@ -23,6 +23,7 @@ from theon.link.pyfunc.kernel import (
     build_kernel,
     step_lines,
 )
+from theon.link.tier1 import accepts, available, current_tier
 from theon.scalar.basic import Add, Mul, ScalarOp
 from theon.scalar.composite import Composite
 from theon.scalar.type import ScalarType
@@ -114,6 +115,14 @@ def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     kern = _kernel_for(comp)
     if kern is None:
         return None
+    entry: Any = kern
+    if current_tier() == 1 and available("elemwise") and accepts("elemwise", kern.spec):
+        from theon.config import config
+        from theon.link.tier1.elemwise import Tier1Kernel
+
+        # tier 1: compiled in the background once a call is large enough (docs/tier1.md)
+        entry = Tier1Kernel(kern, node, int(config.tier1_threshold),
+                            bool(config.tier1_autotune))
     args = ", ".join(ctx.arg(i) for i in range(len(node.inputs)))
     # an input whose static pattern is the output's has the output's shape: the
     # kernel need not work it out
@@ -126,10 +135,10 @@ def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
                 lead = i
                 break
     if lead is None:
-        k = ctx.bind(kern, "kern")
+        k = ctx.bind(entry, "kern")
     else:
         ctx.quiet()  # (call_like leaves NumPy's error state to the caller)
-        k = ctx.bind(kern.call_like, "kern")
+        k = ctx.bind(entry.call_like, "kern")
         args = f"{lead}, {args}"
     picked = _inputs_to_check(ctx, node)
     arg_names = [ctx.arg(i) for i in range(len(node.inputs))]
