@@ -255,15 +255,12 @@ class JAXLinker(Linker):
             else:
                 untyp.append(_bind_untypify(v.type))
         jit_kw: dict[str, Any] = {}
-        place: Callable[[list[Any]], list[Any]] | None = None
         if self.input_sharding:
             from theon.link.jax.sharding import input_shardings
 
-            shardings = input_shardings(fgraph, self.input_sharding, self.mesh)
-            jit_kw["in_shardings"] = tuple(shardings)
-
-            def place(args: list[Any]) -> list[Any]:
-                return [jax.device_put(a, s) for a, s in zip(args, shardings)]
+            # (jit places NumPy arguments by these shardings itself)
+            jit_kw["in_shardings"] = tuple(
+                input_shardings(fgraph, self.input_sharding, self.mesh))
 
         def traced(*args: Any) -> tuple[Any, ...]:
             return tuple(graph_fn(*args))
@@ -276,8 +273,6 @@ class JAXLinker(Linker):
             for k, t in typify:
                 vals[k] = jax_typify(t, vals[k])
             with x64(True):
-                if place is not None:
-                    vals = place(vals)
                 outs = call(vals)
                 return [u(o) for u, o in zip(untyp, outs)]
 
