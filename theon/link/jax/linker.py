@@ -195,6 +195,7 @@ class JAXLinker(Linker):
         load_linker_backends("jax")
         order = fgraph.toposort()
         steps: list[tuple[Apply, Callable[..., Any], bool]] = []
+        ins_of: list[list[Variable]] = []
         missing: list[Apply] = []
         for node in order:
             try:
@@ -206,13 +207,16 @@ class JAXLinker(Linker):
                 add_node_context(e, node)
                 raise
             steps.append((node, fn, _shape_like(node)))
+            # a rule may read other variables than the node's inputs (``fn.jax_inputs``):
+            # the source of a transposed operand, say, to contract it without a copy
+            ins_of.append(list(getattr(fn, "jax_inputs", None) or node.inputs))
         if missing:
             raise JAXLinkError(missing)
         inputs = list(fgraph.inputs)
         outputs = list(fgraph.outputs)
         consts: dict[Variable, Any] = {}
-        for node in order:
-            for v in node.inputs:
+        for ins in ins_of:
+            for v in ins:
                 if isinstance(v, Constant) and v not in consts:
                     consts[v] = _const_value(v)
         for v in outputs:
@@ -225,8 +229,8 @@ class JAXLinker(Linker):
                 raise TypeError(f"expected {n_in} inputs, got {len(args)}")
             env: dict[Variable, Any] = dict(consts)
             env.update(zip(inputs, args))
-            for node, fn, shape_like in steps:
-                ins = [env[v] for v in node.inputs]
+            for (node, fn, shape_like), reads in zip(steps, ins_of):
+                ins = [env[v] for v in reads]
                 try:
                     if shape_like and all(_is_concrete(x) for x in ins):
                         outs = _perform(node, ins)

@@ -430,11 +430,55 @@ def _reshape(op: Reshape, node: Apply, **kw: Any) -> Fn:
 
 
 # products --------------------------------------------------------------------------
-@jax_funcify.register(Dot)
-def _dot(op: Dot, node: Apply, **kw: Any) -> Fn:
+def _transposed(v: Any) -> Any:
+    """The matrix ``v`` is the transpose of (``DimShuffle{1,0}``), or None."""
+    owner = v.owner
+    if owner is not None and isinstance(owner.op, DimShuffle) \
+            and tuple(owner.op.new_order) == (1, 0):
+        return owner.inputs[0]
+    return None
+
+
+def _dot_rule(node: Apply, a_pos: int, b_pos: int) -> tuple[list[Any], Fn]:
+    """(the variables to read, ``dot(a, b)`` as a function of their values).
+
+    An operand that is a transposed matrix is read untransposed and contracted along
+    its other axis (``lax.dot_general``), so XLA never copies the transpose (it does
+    when the product is fused with the additions of a Gemm/Gemv)."""
+    import jax
+
     jnp = _jnp()
     dt = _out_dtype(node)
-    return lambda a, b: _cast(jnp.dot(a, b), dt)
+    reads = list(node.inputs)
+    a_var, b_var = node.inputs[a_pos], node.inputs[b_pos]
+    ta = _transposed(a_var)
+    tb = _transposed(b_var) if b_var.type.ndim == 2 else None  # type: ignore[attr-defined]
+    if ta is not None:
+        reads[a_pos] = ta
+    if tb is not None:
+        reads[b_pos] = tb
+    if ta is None and tb is None:
+        return reads, lambda a, b: _cast(jnp.dot(a, b), dt)
+    a_nd = a_var.type.ndim  # type: ignore[attr-defined]
+    ca = (0,) if ta is not None else (a_nd - 1,)
+    cb = (1,) if tb is not None else (0,)
+
+    def dot(a: Any, b: Any) -> Any:
+        a, b = _cast(a, dt), _cast(b, dt)
+        return jax.lax.dot_general(a, b, ((ca, cb), ((), ())))
+
+    return reads, dot
+
+
+@jax_funcify.register(Dot)
+def _dot(op: Dot, node: Apply, **kw: Any) -> Fn:
+    reads, dot = _dot_rule(node, 0, 1)
+
+    def f(a: Any, b: Any) -> Any:
+        return dot(a, b)
+
+    f.jax_inputs = reads  # type: ignore[attr-defined]
+    return f
 
 
 @jax_funcify.register(MatMul)
@@ -688,9 +732,14 @@ def _blas() -> None:
     @jax_funcify.register(Gemm)
     @jax_funcify.register(Gemv)
     def _gemm(op: Any, node: Apply, **kw: Any) -> Fn:
-        jnp = _jnp()
         dt = _out_dtype(node)
-        return lambda z, a, x, y, b: _cast(b * z + a * jnp.dot(x, y), dt)
+        reads, dot = _dot_rule(node, 2, 3)
+
+        def f(z: Any, a: Any, x: Any, y: Any, b: Any) -> Any:
+            return _cast(b * z + a * dot(x, y), dt)
+
+        f.jax_inputs = reads  # type: ignore[attr-defined]
+        return f
 
 
 _blas()
