@@ -108,6 +108,13 @@ EXTRA = {
                                T.erfcinv(T.abs(v) / 3 + 0.01), T.sigmoid(v),
                                T.polygamma(1, T.abs(v) + 0.5), T.gamma(T.abs(v) + 0.5)],
                     [V]),
+    # sigmoid(-z), softplus(-z) are computed from z, sharing exp(-|z|) with sigmoid(z)
+    "logistic_pairs": (lambda: [T.dvector("z"), T.fvector("f")],
+                       lambda z, f: [T.sigmoid(-z), T.softplus(-z), T.sigmoid(z),
+                                     T.softplus(z), T.sigmoid(-f), T.softplus(-f),
+                                     T.sigmoid(-(z * 2))],
+                       [np.array([-800.0, -30.0, -1.0, -0.0, 0.0, 1e-300, 0.5, 30.0, 800.0]),
+                        np.array([-90.0, -1.0, 0.0, 2.0, 90.0], dtype=np.float32)]),
     "shape_ops": (lambda: [T.dmatrix("m"), T.lscalar("n")],
                   lambda m, n: [T.specify_shape(m, (3, 4)) * 2, T.unbroadcast(m, 0),
                                 MakeVector("int64")(n, m.shape[0], 3),

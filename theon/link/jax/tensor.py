@@ -26,7 +26,7 @@ import numpy as np
 
 from theon.graph.basic import Apply
 from theon.link.jax.dispatch import jax_funcify, jax_scalar_funcify
-from theon.link.jax.scalar import scalar_node_fn
+from theon.link.jax.scalar import scalar_node_fn, sigmoid_of, softplus_of
 from theon.tensor.advanced_subtensor import AdvancedIncSubtensor, AdvancedSubtensor
 from theon.tensor.alloc_diag import AddDiag, AllocDiag
 from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
@@ -95,9 +95,37 @@ def _cast(x: Any, dtype: str) -> Any:
 
 
 # elementwise -----------------------------------------------------------------------
+def _of_negation(op: Elemwise, node: Apply) -> Fn | None:
+    """``sigmoid(-z)`` or ``softplus(-z)`` as a function of ``z`` (reading ``z``), so that
+    XLA shares their ``exp(-|z|)`` with ``sigmoid(z)``/``softplus(z)`` (a logistic
+    loss and its gradient have all four); None for other nodes."""
+    from theon.scalar.table import Sigmoid, Softplus
+
+    core = {Sigmoid: sigmoid_of, Softplus: softplus_of}.get(type(op.scalar_op))
+    if core is None or len(node.inputs) != 1:
+        return None
+    owner = node.inputs[0].owner
+    if owner is None or not isinstance(owner.op, Elemwise) \
+            or type(owner.op.scalar_op).__name__ != "Neg":
+        return None
+    z = owner.inputs[0]
+    dt = _out_dtype(node)
+    if z.type.dtype != dt:  # type: ignore[attr-defined]
+        return None
+
+    def f(zv: Any) -> Any:
+        return _cast(core(zv, -1), dt)
+
+    f.jax_inputs = [z]  # type: ignore[attr-defined]
+    return f
+
+
 @jax_funcify.register(Elemwise)
 def _elemwise(op: Elemwise, node: Apply, **kw: Any) -> Fn:
     jnp = _jnp()
+    through_neg = _of_negation(op, node)
+    if through_neg is not None:
+        return through_neg
     fn = scalar_node_fn(op.scalar_op, list(node.outputs))
     n_out = len(node.outputs)
 
