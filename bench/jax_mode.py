@@ -36,9 +36,10 @@ AVX2_ENV = {"XLA_FLAGS": "--xla_cpu_max_isa=AVX2",
             "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"}
 
 
-def _interleaved(fa: Callable[[], Any], fb: Callable[[], Any], budget: float = 4.0,
-                 max_samples: int = 2000) -> tuple[float, float]:
-    """Median seconds of ``fa()`` and ``fb()``, sampled in turn for ``budget`` s."""
+def _interleaved(fa: Callable[[], Any], fb: Callable[[], Any], budget: float = 6.0,
+                 max_samples: int = 4000) -> tuple[float, float, float]:
+    """Median seconds of ``fa()`` and ``fb()``, sampled in turn for ``budget`` s, and the
+    median of the ratios of adjacent samples (robust to the machine's load drifting)."""
     fa()
     fb()
     sa: list[float] = []
@@ -56,11 +57,12 @@ def _interleaved(fa: Callable[[], Any], fb: Callable[[], Any], budget: float = 4
         t2 = clock()
         s1.append(t1 - t0)
         s2.append(t2 - t1)
-    return statistics.median(sa), statistics.median(sb)
+    ratios = [a / b for a, b in zip(sa, sb)]
+    return statistics.median(sa), statistics.median(sb), statistics.median(ratios)
 
 
-def call_times(keys: Sequence[str]) -> dict[str, tuple[float, float]]:
-    """{record name: (theon mode="JAX" call s, hand-written jax.jit call s)}."""
+def call_times(keys: Sequence[str]) -> dict[str, tuple[float, float, float]]:
+    """{record name: (theon mode="JAX" call s, hand-written jax.jit call s, paired ratio)}."""
     sys.path.insert(0, str(BENCH))
     sys.path.insert(0, str(ROOT))
     import workloads as wt
@@ -88,7 +90,7 @@ def call_times(keys: Sequence[str]) -> dict[str, tuple[float, float]]:
 
     tb = TheonBench("theon", "JAX", lambda r: None)
     hb = HandBench(lambda r: None)
-    out: dict[str, tuple[float, float]] = {}
+    out: dict[str, tuple[float, float, float]] = {}
     for key in keys:
         for _name, fn in wt.WORKLOADS[key]:
             fn(tb, 0)
@@ -152,13 +154,13 @@ def main(argv: Sequence[str]) -> int:
             if not args.native else "native"
         print(f"CPU: {flags}; {os.cpu_count()} cores")
         print()
-        print("| workload | theon JAX call | jax.jit call | ratio | theon JAX first result "
-              "| PyTensor JAX first result |")
+        print("| workload | theon JAX call | jax.jit call | ratio (paired) "
+              "| theon JAX first result | PyTensor JAX first result |")
         print("|---|---|---|---|---|---|")
-        for name, (t, j) in calls.items():
+        for name, (t, j, ratio) in calls.items():
             tf = theon_first.get(name, {}).get("ttfr_s")
             pf = pt_first.get(name, {}).get("ttfr_s")
-            print(f"| {name} | {_fmt(t)} | {_fmt(j)} | {t / j:.2f} | "
+            print(f"| {name} | {_fmt(t)} | {_fmt(j)} | {ratio:.2f} | "
                   f"{_fmt(tf) if tf is not None else '-'} | "
                   f"{_fmt(pf) if pf is not None else '-'} |")
         return 0

@@ -261,3 +261,18 @@ def test_vm_linker_is_the_reference_for_a_direct_fgraph():
     for g, v in zip(got, want):
         assert g.dtype == v.dtype
         np.testing.assert_array_equal(g, v)
+
+
+def test_pickle_copy_and_profile_keep_the_jax_mode():
+    import pickle
+
+    x = tt.dvector("x")
+    s = theon.shared(np.ones(2), name="s")
+    f = theon.function([x], (x * s).sum(), updates=[(s, s + 1)], mode="JAX", profile=True)
+    assert float(f(np.ones(2))) == 2.0
+    g = pickle.loads(pickle.dumps(f))
+    assert g.maker.mode.linker.name == "jax"
+    assert float(g(np.ones(2))) == 4.0  # the pickled function has the updated value
+    h = f.copy()
+    assert h.maker.mode.linker.name == "jax" and float(h(np.ones(2))) == 4.0
+    assert f.profile.call_count == 1 and f.profile.call_time > 0  # calls are profiled
