@@ -276,3 +276,27 @@ def test_pickle_copy_and_profile_keep_the_jax_mode():
     h = f.copy()
     assert h.maker.mode.linker.name == "jax" and float(h(np.ones(2))) == 4.0
     assert f.profile.call_count == 1 and f.profile.call_time > 0  # calls are profiled
+
+
+def test_jax_is_imported_only_when_a_function_is_linked_in_jax_mode():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, theon, theon.tensor as T\n"
+        "from theon.compile.mode import preload\n"
+        "preload()  # loads every linker's rule modules, the JAX ones included\n"
+        "x = T.dvector('x')\n"
+        "theon.function([x], x * 2)(np.ones(2))\n"
+        "assert 'jax' not in sys.modules, 'jax imported by a default-mode compile'\n"
+        "theon.function([x], x * 2, mode='JAX')(np.ones(2))\n"
+        "assert 'jax' in sys.modules\n"
+        "print('OK')\n"
+    )
+    import os
+
+    root = Path(__file__).resolve().parents[3]
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=root, timeout=300, env=env)
+    assert res.returncode == 0 and "OK" in res.stdout, res.stdout + res.stderr

@@ -272,12 +272,28 @@ class JAXLinker(Linker):
         call = _jit_caller(jax, traced, jit_kw, _static_input_shapes(fgraph), self.max_traces)
         x64 = jax.enable_x64
 
-        def run(*args: Any) -> list[Any]:
-            vals = list(args)
-            for k, t in typify:
-                vals[k] = jax_typify(t, vals[k])
-            with x64(True):
-                outs = call(vals)
+        if not typify and all(u is np.asarray for u in untyp):
+            # the common case, with nothing to convert per argument
+            asarray = np.asarray
+            if isinstance(call, _StaticCall):
+                jitted = call.jitted
+
+                def run(*args: Any) -> list[Any]:
+                    with x64(True):
+                        outs = jitted(*args)
+                    return [asarray(o) for o in outs]
+            else:
+                def run(*args: Any) -> list[Any]:
+                    with x64(True):
+                        outs = call(args)
+                    return [asarray(o) for o in outs]
+        else:
+            def run(*args: Any) -> list[Any]:
+                vals = list(args)
+                for k, t in typify:
+                    vals[k] = jax_typify(t, vals[k])
+                with x64(True):
+                    outs = call(vals)
                 return [u(o) for u, o in zip(untyp, outs)]
 
         runner = Runner(run, fgraph.toposort(), reentrant=True)
@@ -320,7 +336,7 @@ class TraceCache:
 
         return self._jax.jit(wrapper, **self._kw)
 
-    def __call__(self, args: list[Any]) -> Any:
+    def __call__(self, args: Sequence[Any]) -> Any:
         key = tuple(getattr(a, "shape", None) for a in args)
         versions = self.versions
         jitted = versions.get(key)
@@ -348,12 +364,12 @@ class _StaticCall:
         self.versions = {(): self.jitted}
         self.size = 1
 
-    def __call__(self, args: list[Any]) -> Any:
+    def __call__(self, args: Sequence[Any]) -> Any:
         return self.jitted(*args)
 
 
 def _jit_caller(jax: Any, fn: Callable[..., Any], jit_kw: dict[str, Any], static: bool,
-                size: int) -> Callable[[list[Any]], Any]:
+                size: int) -> TraceCache | _StaticCall:
     if static:
         return _StaticCall(jax, fn, jit_kw)
     return TraceCache(jax, fn, jit_kw, size)
