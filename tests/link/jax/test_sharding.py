@@ -45,9 +45,13 @@ SCRIPT = textwrap.dedent("""
     spec = {X: P("batch"), Y: P("batch")}
     sharded = theon.function([X, Y], outs, mode="JAX", sharding=spec)
     resharded = theon.link.jax.shard(single, spec)
+    from jax.sharding import Mesh
+    on_mesh = theon.link.jax.shard(single, {X: P("data")},
+                                   mesh=Mesh(np.array(jax.devices()), ("data",)))
     reference = theon.function([X, Y], outs, mode=theon.Mode(linker="vm"))
     want = reference(Xv, Yv)
-    for name, f in (("single", single), ("sharded", sharded), ("shard()", resharded)):
+    for name, f in (("single", single), ("sharded", sharded), ("shard()", resharded),
+                    ("shard(mesh=)", on_mesh)):
         for k, (g, w) in enumerate(zip(f(Xv, Yv), want)):
             assert type(g) is np.ndarray and g.dtype == w.dtype, (name, k)
             np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-15, err_msg=f"{name} {k}")

@@ -87,7 +87,7 @@ def input_shardings(fgraph: FunctionGraph, specs: Mapping[int, Any], mesh: Any =
     return out
 
 
-def shard(f: Any, sharding: Mapping[Any, Any]) -> Any:
+def shard(f: Any, sharding: Mapping[Any, Any], mesh: Any = None) -> Any:
     """The compiled function ``f`` (made with ``mode="JAX"``), recompiled to run
     data-parallel with its inputs placed by ``sharding``.
 
@@ -98,6 +98,9 @@ def shard(f: Any, sharding: Mapping[Any, Any]) -> Any:
     sharding
         ``{input variable: PartitionSpec or Sharding}``, as ``theon.function``'s
         ``sharding=``.
+    mesh
+        A ``jax.sharding.Mesh`` for the PartitionSpecs (default: all devices on one
+        axis named by the specs).
 
     Returns
     -------
@@ -116,4 +119,9 @@ def shard(f: Any, sharding: Mapping[Any, Any]) -> Any:
     job = getattr(f, "_link_job", None)
     if job is None:
         raise TypeError(f"shard() takes a function made by theon.function, got {f!r}")
+    if mesh is not None:
+        from jax.sharding import NamedSharding, PartitionSpec
+
+        sharding = {v: NamedSharding(mesh, s) if isinstance(s, PartitionSpec) else s
+                    for v, s in sharding.items()}
     return job.with_sharding(sharding).link()
