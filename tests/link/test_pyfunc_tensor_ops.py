@@ -119,6 +119,29 @@ TABLE = {
         lambda a: [1.0 / a, T.log(a), T.exp(a * 1000.0), T.sqrt(a)],
         [np.array(0.0)],
     ),
+    "subtensor_const": (
+        lambda: [T.dmatrix("m"), T.dvector("v")],
+        lambda m, v: [m[1], m[1:, 2], m[2, 3], v[-1], m[::-1, ::2], m[0:2, 1] * 2.0],
+        [M, V],
+    ),
+    "inc_subtensor_const": (
+        lambda: [T.dmatrix("m"), T.dvector("v"), T.dscalar("s")],
+        lambda m, v, s: [T.inc_subtensor(m[1], v), T.set_subtensor(m[1:, 2], s),
+                         T.inc_subtensor(v[2], s), T.set_subtensor((v * 2)[-1], s),
+                         T.inc_subtensor(T.exp(m)[0, 1:3], 1.0)],
+        [M, V, S],
+    ),
+    "inc_subtensor_int_into_float": (
+        lambda: [T.dvector("v"), T.lscalar("i")],
+        lambda v, i: [T.inc_subtensor(v[1], i), T.set_subtensor((v + 1)[0], i)],
+        [V, np.array(3, dtype=np.int64)],
+    ),
+    "join_stack": (
+        lambda: [T.dvector("a"), T.dvector("b"), T.lvector("i")],
+        lambda a, b, i: [T.stack([a, b, a * 2]), T.concatenate([a, b, i]),
+                         T.join(1, a[:, None], b[:, None])],
+        [V, V[::-1].copy(), IV],
+    ),
     "matrix_vec_grad_like": (
         lambda: [T.dmatrix("X"), T.dvector("w"), T.dscalar("b")],
         lambda X, w, b: [T.sum(T.sigmoid(T.dot(X, w) + b) * 2.0), T.dot(X.T, T.tanh(T.dot(X, w)))],
@@ -177,6 +200,9 @@ def test_profile_records_tensor_nodes():
         "row_broadcast",
         "scalar_tensor",
         "0d_chain",
+        "subtensor_const",
+        "inc_subtensor_const",
+        "join_stack",
     ],
 )
 def test_core_ops_are_emitted_inline(name):

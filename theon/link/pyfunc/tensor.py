@@ -12,6 +12,8 @@ minus the interpretation overhead:
   (:mod:`theon.link.pyfunc.fused`).
 - ``DimShuffle``: the same squeeze/transpose/index view, inline.
 - ``CAReduce``: ``ufunc.reduce(x, axis=..., dtype=...)``.
+- ``Subtensor``/``IncSubtensor`` with constant indices: the index tuple is built once;
+  ``Join``: one ``np.concatenate`` call.
 
 0-d tensors are carried as Python floats through ops that have a ``py_expr``.
 """
@@ -40,8 +42,10 @@ from theon.tensor.alloc_diag import AddDiag, add_diag
 from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
 from theon.tensor.blas import Dot
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from theon.tensor.joining import Join
 from theon.tensor.rewriting.blas import Gemm, Gemv
 from theon.tensor.shape import Shape, Shape_i
+from theon.tensor.subtensor import SYM, IncSubtensor, Subtensor, _build_index
 from theon.tensor.type import TensorType, tensor_type
 from theon.tensor.ufunc_safety import strided_out_safe
 
@@ -479,3 +483,66 @@ def _emit_shape(op: Shape, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     i64 = ctx.bind(np.dtype(np.int64), "dt")
     shape = f"{ctx.arg(0, Rep.NPS)}.shape"
     return [f"{ctx.out(0, fresh=True, reuse=True)} = {arr}({shape}, {i64}).reshape(-1)"]
+
+
+# ------------------------------------------------------------- constant basic indexing
+def _constant_index(idx_list: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The NumPy index tuple ``perform`` builds, when no entry is symbolic (else None)."""
+    for e in idx_list:
+        if e == SYM or (isinstance(e, tuple) and SYM in e):
+            return None
+    return (*_build_index(idx_list, (), False), Ellipsis)
+
+
+@py_emit.register(Subtensor)
+def _emit_subtensor(op: Subtensor, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """``x[idx]``, the view Subtensor.perform makes, for an index of constants only."""
+    if type(op).perform is not Subtensor.perform:
+        return None
+    ix = _constant_index(op.idx_list)
+    if ix is None:
+        return None
+    x = ctx.arg(0)
+    return [f"{ctx.out(0, reuse=True)} = {x}[{ctx.bind(ix, 'ix')}]"]
+
+
+def inc_subtensor_at(x: np.ndarray, y: Any, ix: tuple[Any, ...], inplace: bool,
+                     set_: bool) -> np.ndarray:
+    """What IncSubtensor.perform computes, with the index tuple already built.
+
+    >>> inc_subtensor_at(np.zeros(3), 2.0, (1, Ellipsis), False, False)
+    array([0., 2., 0.])
+    """
+    out = x if inplace else x.copy()
+    sub = out[ix]
+    if set_:
+        sub[...] = y
+    else:
+        np.add(sub, y, out=sub, casting="same_kind")
+    return out
+
+
+@py_emit.register(IncSubtensor)
+def _emit_inc_subtensor(op: IncSubtensor, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """``inc_subtensor_at(x, y, idx, inplace, set)`` for an index of constants only."""
+    if type(op).perform is not IncSubtensor.perform:
+        return None
+    ix = _constant_index(op.idx_list)
+    if ix is None:
+        return None
+    fn = ctx.bind(inc_subtensor_at, "inc_sub")
+    call = (f"{fn}({ctx.arg(0)}, {ctx.arg(1)}, {ctx.bind(ix, 'ix')}, {op.inplace}, "
+            f"{op.set_instead_of_inc})")
+    fresh = ctx.may_overwrite(0) if op.inplace else True
+    return [f"{ctx.out(0, fresh=fresh, reuse=True)} = {call}"]
+
+
+@py_emit.register(Join)
+def _emit_join(op: Join, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """``np.concatenate([...], axis, dtype)`` as Join.perform calls it."""
+    if type(op).perform is not Join.perform:
+        return None
+    cat = ctx.bind(np.concatenate, "concatenate")
+    dt = ctx.bind(tensor_type(node.outputs[0]).numpy_dtype, "dt")
+    args = ", ".join(ctx.arg(i) for i in range(len(node.inputs)))
+    return [f"{ctx.out(0, fresh=True, reuse=True)} = {cat}([{args}], axis={op.axis}, dtype={dt})"]
