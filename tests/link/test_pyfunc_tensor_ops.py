@@ -11,6 +11,7 @@ import pytest
 
 import theon.tensor as T
 from tests.link.pyfunc_helpers import assert_same, call, runners
+from theon.tensor.alloc_diag import AddDiag
 
 rng = np.random.default_rng(0)
 M = rng.normal(size=(3, 4))
@@ -19,6 +20,7 @@ V = rng.normal(size=4)
 V3 = rng.normal(size=3)
 S = np.array(1.5)
 IV = np.array([2, 0, 3, 1], dtype=np.int64)
+Q4 = rng.normal(size=(4, 4))
 
 # name -> (inputs, outputs builder, values)
 TABLE = {
@@ -142,6 +144,14 @@ TABLE = {
                          T.join(1, a[:, None], b[:, None])],
         [V, V[::-1].copy(), IV],
     ),
+    "add_diag_layouts": (
+        lambda: [T.dmatrix("q"), T.dvector("v")],
+        lambda q, v: [AddDiag(inplace=True)(q * 2.0, v),  # C order
+                      AddDiag(inplace=True)(q.T * 2.0, v),  # Fortran order
+                      AddDiag(inplace=True)((q * 3.0)[::2, ::2], v[::2]),  # strided
+                      AddDiag()(q, v)],
+        [Q4, V],
+    ),
     "matrix_vec_grad_like": (
         lambda: [T.dmatrix("X"), T.dvector("w"), T.dscalar("b")],
         lambda X, w, b: [T.sum(T.sigmoid(T.dot(X, w) + b) * 2.0), T.dot(X.T, T.tanh(T.dot(X, w)))],
@@ -203,6 +213,7 @@ def test_profile_records_tensor_nodes():
         "subtensor_const",
         "inc_subtensor_const",
         "join_stack",
+        "add_diag_layouts",
     ],
 )
 def test_core_ops_are_emitted_inline(name):
@@ -261,3 +272,11 @@ def test_gemm_emitter_matches_perform(dtype: str, alpha: float, beta: float, kin
     np.testing.assert_allclose(
         want, beta * vals[0] + alpha * np.dot(vals[1], vals[2]), rtol=1e-5, atol=1e-5
     )
+
+
+def test_add_diag_of_a_non_square_matrix_raises_as_perform():
+    m, v = T.dmatrix("m"), T.dvector("v")
+    fast, vm = runners([m, v], [AddDiag(inplace=True)(m * 2.0, v)])
+    got, want = call(fast, [M, V3]), call(vm, [M, V3])
+    assert isinstance(want, ValueError)
+    assert_same(got, want)

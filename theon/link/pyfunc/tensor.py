@@ -430,9 +430,24 @@ def _emit_add_diag(op: AddDiag, node: Apply, ctx: NodeEmitter) -> list[str] | No
     if type(op).perform is not AddDiag.perform:
         return None
     fn = ctx.bind(add_diag, "add_diag")
-    call = f"{fn}({ctx.arg(0)}, {ctx.arg(1)}, {op.inplace})"
-    fresh = ctx.may_overwrite(0) if op.inplace else True
-    return [f"{ctx.out(0, fresh=fresh, reuse=True)} = {call}"]
+    x, v = ctx.arg(0), ctx.arg(1)
+    call = f"{fn}({x}, {v}, {op.inplace})"
+    if not op.inplace:
+        return [f"{ctx.out(0, fresh=True, reuse=True)} = {call}"]
+    # add_diag's own fast case, inline: a contiguous square matrix's diagonal is the
+    # flat view with step n + 1 in memory order; any other layout calls add_diag
+    fresh = ctx.may_overwrite(0)
+    add = ctx.bind(np.add, "add")
+    lines = [
+        f"if {x}.flags.forc and {x}.shape[0] == {x}.shape[1]:",
+        f"    _adg = {x}.ravel('K')[::{x}.shape[0] + 1]",
+        f"    {add}(_adg, {v}, out=_adg)",
+        "    del _adg",
+        "else:",
+        f"    {call}",
+    ]
+    o = ctx.out(0, fresh=fresh, reuse=True)
+    return lines if o == x else [*lines, f"{o} = {x}"]
 
 
 @py_emit.register(Gemm)
@@ -503,7 +518,17 @@ def _emit_subtensor(op: Subtensor, node: Apply, ctx: NodeEmitter) -> list[str] |
     if ix is None:
         return None
     x = ctx.arg(0)
+    if _one_entry(op.idx_list, node.inputs[0]):
+        # x[i, j] (no Ellipsis) is a NumPy scalar of x's dtype: the 0-d value, copied
+        return [f"{ctx.out(0, Rep.NPS, reuse=True)} = {x}[{ctx.bind(ix[:-1], 'ix')}]"]
     return [f"{ctx.out(0, reuse=True)} = {x}[{ctx.bind(ix, 'ix')}]"]
+
+
+def _one_entry(idx_list: tuple[Any, ...], x: Variable) -> bool:
+    """Whether a constant index of integers picks one entry of every dimension of ``x``."""
+    return (len(idx_list) == tensor_type(x).ndim
+            and all(isinstance(e, (int, np.integer)) and not isinstance(e, bool)
+                    for e in idx_list))
 
 
 def inc_subtensor_at(x: np.ndarray, y: Any, ix: tuple[Any, ...], inplace: bool,
@@ -530,6 +555,18 @@ def _emit_inc_subtensor(op: IncSubtensor, node: Apply, ctx: NodeEmitter) -> list
     ix = _constant_index(op.idx_list)
     if ix is None:
         return None
+    x, y = node.inputs[0], node.inputs[1]
+    if _one_entry(op.idx_list, x) and tensor_type(y).dtype == tensor_type(x).dtype:
+        # one entry, same dtype: ``o[i] += y`` adds (or stores) exactly as perform's np.add
+        xs, ys = ctx.arg(0), ctx.arg(1, Rep.NPS)
+        sign = "=" if op.set_instead_of_inc else "+="
+        at = ctx.bind(ix[:-1], "ix")
+        if op.inplace:  # into x's own buffer: then x's name is the result's
+            fresh = ctx.may_overwrite(0)
+            o = ctx.out(0, fresh=fresh, reuse=True)
+            return [f"{xs}[{at}] {sign} {ys}"] + ([] if o == xs else [f"{o} = {xs}"])
+        o = ctx.out(0, fresh=True)
+        return [f"{o} = {xs}.copy()", f"{o}[{at}] {sign} {ys}"]
     fn = ctx.bind(inc_subtensor_at, "inc_sub")
     call = (f"{fn}({ctx.arg(0)}, {ctx.arg(1)}, {ctx.bind(ix, 'ix')}, {op.inplace}, "
             f"{op.set_instead_of_inc})")
