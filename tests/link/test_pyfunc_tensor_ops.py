@@ -144,6 +144,15 @@ TABLE = {
                          T.join(1, a[:, None], b[:, None])],
         [V, V[::-1].copy(), IV],
     ),
+    "scalar_operands": (
+        lambda: [T.fvector("f"), T.dscalar("s"), T.lvector("i"), T.iscalar("k"), T.dmatrix("m"),
+                 T.lscalar("j")],
+        lambda f, s, i, k, m, j: [f * s, i + k, f * k, m - s * 2.0, T.maximum(m, s),
+                                  (s + 1.0).dimshuffle("x") * (s * 3.0).dimshuffle("x"),
+                                  i // j, T.exp(s) * m],
+        [V3.astype("float32"), S, IV, np.array(3, dtype="int32"), M,
+         np.array(2, dtype=np.int64)],
+    ),
     "add_diag_layouts": (
         lambda: [T.dmatrix("q"), T.dvector("v")],
         lambda q, v: [AddDiag(inplace=True)(q * 2.0, v),  # C order
@@ -214,6 +223,7 @@ def test_profile_records_tensor_nodes():
         "inc_subtensor_const",
         "join_stack",
         "add_diag_layouts",
+        "scalar_operands",
     ],
 )
 def test_core_ops_are_emitted_inline(name):

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from theon.graph.basic import Apply, Constant, Variable
-from theon.link.pyfunc.codegen import NodeEmitter, Rep
+from theon.link.pyfunc.codegen import NodeEmitter, Rep, extra_reads
 from theon.link.pyfunc.dispatch import (
     PyBlockBuilder,
     ValueInfo,
@@ -234,6 +234,9 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
         ctx.arg(i, Rep.NPS if tensor_type(v).ndim == 0 else Rep.VAL)
         for i, v in enumerate(node.inputs)
     ]
+    if not fold:
+        for i, src in _scalar_operands(op, node).items():
+            args[i] = ctx.read(src, Rep.NPS)
     # where the result goes: a destroyed input (inplace op) or a dead owned buffer
     target: list[str | None] = [None] * len(outs)
     fresh = [True] * len(outs)
@@ -297,6 +300,42 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
             lines.append(f"{name} = {ctx.bind(np.asarray, 'asarray')}({name}, {dt})")
     lines.extend(_broadcast_checks(ctx, node, picked, names[0]))
     return lines
+
+
+def _scalar_operands(op: Elemwise, node: Apply) -> dict[int, Variable]:
+    """Inputs ``s[None, ...]`` (a 0-d ``s`` given length-1 axes) that the ufunc call may
+    read as ``s`` itself, by input position.
+
+    NumPy broadcasts a 0-d operand as one of shape ``(1, ..., 1)`` and promotes a NumPy
+    scalar as an array of its dtype, so the result is the same when another operand
+    (not one of these) has the result's number of dimensions; the call skips the
+    broadcast of a one-element array along the other operands' loop.  Only for the
+    single ufunc call of ``_emit_elemwise`` (not folds, not Composites, not outputs
+    written into an input).
+    """
+    sop = op.scalar_op
+    ufunc = getattr(sop, "ufunc", None)
+    if isinstance(sop, Composite) or not isinstance(ufunc, np.ufunc):
+        return {}
+    if len(node.inputs) != ufunc.nin or op.inplace_pattern:
+        return {}
+    out_t = tensor_type(node.outputs[0])
+    found: dict[int, Variable] = {}
+    full = False
+    for i, v in enumerate(node.inputs):
+        owner = v.owner
+        if (owner is not None and isinstance(owner.op, DimShuffle)
+                and owner.op.input_ndim == 0 and out_t.ndim > 0
+                and tensor_type(v).shape != out_t.shape):
+            found[i] = owner.inputs[0]
+        elif tensor_type(v).ndim == out_t.ndim:
+            full = True
+    return found if full else {}
+
+
+@extra_reads.register(Elemwise)
+def _elemwise_extra_reads(op: Elemwise, node: Apply) -> list[Variable]:
+    return list(_scalar_operands(op, node).values())
 
 
 def _emit_impl(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | None:
