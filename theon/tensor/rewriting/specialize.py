@@ -340,7 +340,7 @@ def local_share_logistic(fgraph: FunctionGraph, node: Apply) -> Any:
     """
     out = node.outputs[0]
     ot = tensor_type(out)
-    if elemwise_node(out, *_LOGISTIC) is None or ot.ndim == 0:
+    if fgraph is None or elemwise_node(out, *_LOGISTIC) is None or ot.ndim == 0:
         return None
     if ot.dtype not in ("float32", "float64"):
         return None
