@@ -213,8 +213,10 @@ def test_config_flag_switches_tier():
 class RaisingKernel(FakeKernel):
     """Right on its first call (the check), raises afterwards."""
 
+    armed = False  # set by the test once the check has passed
+
     def __call__(self, *ins):
-        if self.calls >= 40:  # (the check's chunks ran)
+        if self.armed:
             raise FloatingPointError("device lost")
         return super().__call__(*ins)
 
@@ -222,14 +224,23 @@ class RaisingKernel(FakeKernel):
 def test_kernel_that_raises_later_is_dropped_and_tier0_serves(small_threshold):
     comp = FakeCompiler()
     comp.release.set()
-    comp.compile_elemwise = lambda spec, sig: RaisingKernel(spec, comp.chunk)
+    made: list[RaisingKernel] = []
+
+    def compile_elemwise(spec, sig):
+        made.append(RaisingKernel(spec, comp.chunk))
+        return made[-1]
+
+    comp.compile_elemwise = compile_elemwise
     with tier1.use_compiler("elemwise", comp):
         x, y = T.dvectors("x", "y")
         f = theon.function([x, y], chain(x, y), mode=Mode(tier=1))
         a, b = _data()
         f(a, b)
         assert tier1.wait(30)
+        verified = tier1.stats()["verified"]
         f(a, b)  # checked: right
+        assert tier1.stats()["verified"] == verified + 1 and len(made) == 1
+        made[0].armed = True
         with pytest.warns(RuntimeWarning, match="device lost"):
             out = f(a, b)
         np.testing.assert_allclose(out, chain_np(a, b), rtol=1e-12)

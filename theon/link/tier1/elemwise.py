@@ -7,7 +7,7 @@ kernel every call is the tier-0 kernel's; the first call with at least
 ``config.tier1_threshold`` elements submits the compile job *after* computing
 its result.  A compiled kernel works on fixed-size chunks of flat arrays
 (inputs of one element are passed as 0-d); the chunks run on the elementwise thread pool, the
-tail shorter than a chunk runs through the tier-0 kernel's blocks.
+last, partial chunk zero-padded to a whole one.
 
 A compiler for elementwise kernels has ``compile_elemwise(spec, signature)``,
 ``signature`` being ``((dtype, is_single), ...)`` per input, and returns a callable
@@ -30,6 +30,13 @@ from theon.link.tier1 import compiler
 from theon.link.tier1.worker import IDLE, VERIFY, Slot, bump, close_enough
 
 __all__ = ["Tier1Kernel"]
+
+
+def _padded(x: np.ndarray, size: int) -> np.ndarray:
+    """``x`` followed by zeros, ``size`` elements in all."""
+    out = np.zeros(size, x.dtype)
+    out[: x.size] = x
+    return out
 
 #: A compiler with ``autotune`` keeps tier 0 where tier 1 takes this many times as long.
 _SLOWER = 1.25
@@ -161,7 +168,7 @@ class Tier1Kernel:
         arrays = [np.asarray(a) for a in inputs]
         shape = broadcast_shape([a.shape for a in arrays])
         n = math.prod(shape)
-        if n < max(C, self.threshold):
+        if n < self.threshold:  # (below one chunk: one zero-padded chunk)
             return None
         sig = self._sig
         if sig is None or len(sig) != len(arrays):
@@ -178,26 +185,28 @@ class Tier1Kernel:
                 flat.append(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1))
         base = self.base
         outs = [np.empty(n, dt) for dt in base.out_dtypes]
-        nfull = n // C
-        chunks = iter(range(nfull))
+        nchunks = -(-n // C)
+        chunks = iter(range(nchunks))
 
         def work() -> None:
             for i in chunks:
                 lo = i * C
                 hi = lo + C
-                res = impl(*[x if x.ndim == 0 else x[lo:hi] for x in flat])
-                for o, r in zip(outs, res):
-                    o[lo:hi] = r
+                if hi <= n:
+                    res = impl(*[x if x.ndim == 0 else x[lo:hi] for x in flat])
+                    for o, r in zip(outs, res):
+                        o[lo:hi] = np.asarray(r)  # (a view of XLA's buffer: one copy)
+                else:  # the last, partial chunk: run zero-padded to a whole chunk
+                    res = impl(*[x if x.ndim == 0 else _padded(x[lo:], C) for x in flat])
+                    for o, r in zip(outs, res):
+                        o[lo:] = np.asarray(r)[: n - lo]
 
-        threads = min(base.threads, nfull)
+        threads = min(base.threads, nchunks)
         futs = []
         if threads > 1:
             pool = _get_pool(threads - 1)
             futs = [pool.submit(work) for _ in range(threads - 1)]
         try:
-            tail = nfull * C
-            if tail < n:
-                base._work(flat, outs, iter((tail,)), n - tail, n, base.block, ())
             work()
         finally:
             for f in futs:

@@ -26,11 +26,12 @@ import numpy as np
 
 from theon.link.pyfunc.kernel import KConst, KernelSpec
 from theon.link.tier1.diskcache import DiskCache, default_cache, structural_hash
+from theon.link.tier1.vmath import VERSION as VMATH_VERSION
 
 __all__ = ["CHUNK", "UFUNCS", "XlaCompiler", "make_compiler", "supports"]
 
 #: Elements per compiled chunk (measured: docs/tier1.md).
-CHUNK = 1 << 15
+CHUNK = 1 << 17
 
 #: The NumPy ufuncs compiled to XLA (by name; float or bool values only).
 UFUNCS = frozenset(
@@ -142,7 +143,7 @@ class XlaCompiler:
         cpu = getattr(np, "_core", np)
         feats = getattr(getattr(cpu, "_multiarray_umath", None), "__cpu_features__", {})
         return "xla-" + structural_hash(
-            spec_key(spec), tuple(sig), CHUNK, self.version, platform.machine(),
+            spec_key(spec), tuple(sig), CHUNK, self.version, VMATH_VERSION, platform.machine(),
             environ_value("XLA_FLAGS"), sorted(k for k, v in feats.items() if v),
         )
 
@@ -185,6 +186,10 @@ class XlaCompiler:
         jax = self.jax
         import jax.numpy as jnp
 
+        from theon.link.tier1 import vmath
+
+        fast = vmath.functions()
+
         def kernel(*ins: Any) -> tuple[Any, ...]:
             vals: list[Any] = list(ins)
 
@@ -193,6 +198,8 @@ class XlaCompiler:
 
             for st in spec.steps:
                 fn = getattr(jnp, st.fn.__name__)
+                if st.fn.__name__ in vmath.FLOAT64 and np.dtype(st.dtype) == np.float64:
+                    fn = fast[st.fn.__name__]  # SIMD float64 sin/cos/log1p (vmath)
                 args = [ref(a) for a in st.args]
                 if st.fold and len(args) > 2:
                     r = fn(args[0], args[1])
