@@ -27,7 +27,7 @@ import numpy as np
 from theon.graph.basic import Variable
 from theon.graph.fg import FunctionGraph
 from theon.link.pyfunc.codegen import GeneratedCode, generate
-from theon.link.pyfunc.kernel import quiet_errors, restore_errors
+from theon.link.pyfunc.kernel import QUIET_CALLS
 from theon.link.registry import load_linker_backends
 from theon.link.tier1 import describe, link_tier, resolve_tier
 from theon.link.vm import Linker, Runner, add_node_context
@@ -143,7 +143,7 @@ def _build(
     params = ", ".join(f"i{n}" for n in range(n_in))
     src.add(f"def run({params}):")
     if code.quiet:
-        src.add("    _tok = _quiet()")
+        src.add("    _tok = _quiet(_ignore)")
     src.add("    try:")
     header = len(src.lines)
     src.add(*("        " + ln for ln in code.lines))
@@ -160,9 +160,10 @@ def _build(
     if code.quiet:
         src.add("    finally:", "        _restore(_tok)")
     src.define("_error", _error_handler(code, fallback is not None, header))
-    src.define("_quiet", quiet_errors)
+    src.define("_quiet", QUIET_CALLS[0])
+    src.define("_ignore", QUIET_CALLS[1])
     src.define("_box_f64", _box_f64)
-    src.define("_restore", restore_errors)
+    src.define("_restore", QUIET_CALLS[2])
     src.define("_fallback", fallback)
     if profile is not None:
         src.define("_pc", time.perf_counter)
