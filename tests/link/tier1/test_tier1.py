@@ -70,7 +70,7 @@ class FakeCompiler:
         self.bias, self.chunk = bias, chunk
         self.kernels: list[FakeKernel] = []
 
-    def compile_elemwise(self, spec, sig):
+    def compile_elemwise(self, spec, sig, size):
         self.started.set()
         assert self.release.wait(10), "the test never released the compiler"
         k = FakeKernel(spec, self.chunk, self.bias)
@@ -226,7 +226,7 @@ def test_kernel_that_raises_later_is_dropped_and_tier0_serves(small_threshold):
     comp.release.set()
     made: list[RaisingKernel] = []
 
-    def compile_elemwise(spec, sig):
+    def compile_elemwise(spec, sig, size):
         made.append(RaisingKernel(spec, comp.chunk))
         return made[-1]
 

@@ -9,8 +9,9 @@ its result.  A compiled kernel works on fixed-size chunks of flat arrays
 (inputs of one element are passed as 0-d); the chunks run on the elementwise thread pool, the
 last, partial chunk zero-padded to a whole one.
 
-A compiler for elementwise kernels has ``compile_elemwise(spec, signature)``,
-``signature`` being ``((dtype, is_single), ...)`` per input, and returns a callable
+A compiler for elementwise kernels has ``compile_elemwise(spec, signature, size)``,
+``signature`` being ``((dtype, is_single), ...)`` per input and ``size`` the element
+count of the call that asked (a hint for the chunk length), and returns a callable
 with a ``chunk`` attribute: ``kernel(*chunk_inputs)`` gives the outputs of one
 chunk of ``chunk`` elements.  It may have ``autotune = True``: the first call
 then also times both tiers, and keeps tier 0 where tier 1 is clearly slower.
@@ -108,12 +109,13 @@ class Tier1Kernel:
         sig = tuple((np.asarray(a).dtype.str, np.size(a) == 1) for a in inputs)
         self._sig = sig
         spec = self.spec
+        size = int(outs[0].size)
 
         def build() -> Any:
             comp = compiler("elemwise")
             if comp is None:
                 raise RuntimeError("no elementwise kernel compiler is installed")
-            return comp.compile_elemwise(spec, sig)
+            return comp.compile_elemwise(spec, sig, size)
 
         self.slot.submit(build)
 

@@ -28,7 +28,7 @@ from theon.link.pyfunc.kernel import KConst, KernelSpec
 from theon.link.tier1.diskcache import DiskCache, default_cache, structural_hash
 from theon.link.tier1.vmath import VERSION as VMATH_VERSION
 
-__all__ = ["CHUNK", "UFUNCS", "XlaCompiler", "make_compiler", "supports"]
+__all__ = ["CHUNK", "UFUNCS", "XlaCompiler", "chunk_for", "make_compiler", "supports"]
 
 #: Elements per compiled chunk (measured: docs/tier1.md).
 CHUNK = 1 << 17
@@ -41,6 +41,17 @@ UFUNCS = frozenset(
     rint sign hypot copysign greater greater_equal less less_equal equal not_equal
     logical_and logical_or logical_xor logical_not isnan isinf isfinite""".split()
 )
+
+
+def chunk_for(size: int) -> int:
+    """The chunk length for calls of ``size`` elements: :data:`CHUNK`, or the power of two
+    at or above ``size`` when that is smaller (so a node of 32,768 elements is one call of
+    the kernel, not a quarter-full chunk; a few lengths at most per node).
+
+    >>> chunk_for(10**6), chunk_for(32768), chunk_for(20000)
+    (131072, 32768, 32768)
+    """
+    return min(CHUNK, 1 << max(0, int(size) - 1).bit_length())
 
 
 class Unsupported(Exception):
@@ -136,21 +147,25 @@ class XlaCompiler:
     def cache(self) -> DiskCache:
         return self._cache if self._cache is not None else default_cache()
 
-    def key(self, spec: KernelSpec, sig: Sequence[tuple[str, bool]]) -> str:
+    def key(self, spec: KernelSpec, sig: Sequence[tuple[str, bool]], chunk: int = CHUNK) -> str:
         """The disk-cache key: the kernel's structure, dtypes, chunk, compiler, machine."""
         from theon.config import environ_value
 
         cpu = getattr(np, "_core", np)
         feats = getattr(getattr(cpu, "_multiarray_umath", None), "__cpu_features__", {})
         return "xla-" + structural_hash(
-            spec_key(spec), tuple(sig), CHUNK, self.version, VMATH_VERSION, platform.machine(),
+            spec_key(spec), tuple(sig), chunk, self.version, VMATH_VERSION, platform.machine(),
             environ_value("XLA_FLAGS"), sorted(k for k, v in feats.items() if v),
         )
 
-    def compile_elemwise(self, spec: KernelSpec, sig: Sequence[tuple[str, bool]]) -> _Chunked:
-        """The chunk kernel of ``spec`` for inputs of ``sig`` (from memory, disk, or XLA)."""
+    def compile_elemwise(self, spec: KernelSpec, sig: Sequence[tuple[str, bool]],
+                         size: int = CHUNK) -> _Chunked:
+        """The chunk kernel of ``spec`` for inputs of ``sig`` (from memory, disk, or XLA),
+        for calls of about ``size`` elements: chunks of :data:`CHUNK` elements, or of the
+        power of two at or above ``size`` when that is smaller."""
         _check(spec, sig)
-        key = self.key(spec, sig)
+        chunk = chunk_for(size)
+        key = self.key(spec, sig, chunk)
         with self._lock:
             hit = self._memory.get(key)
         if hit is not None:
@@ -172,17 +187,17 @@ class XlaCompiler:
                 bump("disk_corrupt")
                 compiled = None
         if compiled is None:
-            compiled = self._compile(spec, sig)
+            compiled = self._compile(spec, sig, chunk)
             try:
                 cache.put(key, pickle.dumps(se.serialize(compiled)))
             except Exception:
                 pass
-        kern = _Chunked(compiled, x64, CHUNK)
+        kern = _Chunked(compiled, x64, chunk)
         with self._lock:
             self._memory[key] = kern
         return kern
 
-    def _compile(self, spec: KernelSpec, sig: Sequence[tuple[str, bool]]) -> Any:
+    def _compile(self, spec: KernelSpec, sig: Sequence[tuple[str, bool]], chunk: int) -> Any:
         jax = self.jax
         import jax.numpy as jnp
 
@@ -211,10 +226,10 @@ class XlaCompiler:
             outs = []
             for r, dt in zip(spec.outputs, spec.out_dtypes):
                 v = ref(r)
-                outs.append(jnp.broadcast_to(jnp.asarray(v, dtype=dt), (CHUNK,)))
+                outs.append(jnp.broadcast_to(jnp.asarray(v, dtype=dt), (chunk,)))
             return tuple(outs)
 
-        avals = [jax.ShapeDtypeStruct(() if scalar else (CHUNK,), np.dtype(dt))
+        avals = [jax.ShapeDtypeStruct(() if scalar else (chunk,), np.dtype(dt))
                  for dt, scalar in sig]
         with jax.enable_x64(True):
             return jax.jit(kernel).lower(*avals).compile()
