@@ -76,6 +76,8 @@ def functions() -> dict[str, Callable[[Any], Any]]:
     import jax.numpy as jnp
     from jax import lax
 
+    barrier: Callable[[Any], Any] = lax.optimization_barrier
+
     def reduced(x: Any, shift: int) -> Any:
         q = jnp.round(x * (2.0 / math.pi))
         r = ((x - q * P1) - q * P2) - q * P3
@@ -100,7 +102,7 @@ def functions() -> dict[str, Callable[[Any], Any]]:
 
     def log1p(u: Any) -> Any:
         # the barrier keeps XLA's simplifier from folding (1 + u) - 1 into u
-        w = lax.optimization_barrier(1.0 + u)
+        w = barrier(1.0 + u)
         corr = (u - (w - 1.0)) / w
         bits = lax.bitcast_convert_type(w, jnp.int64)
         e = jnp.right_shift(bits, 52) - 1023
