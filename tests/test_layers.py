@@ -54,13 +54,16 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # the py linker's emitters for the scalar and tensor Ops, loaded by its first link
     (
         "link emitters",
-        ("theon.link.pyfunc.scalar", "theon.link.pyfunc.tensor", "theon.link.pyfunc.fused"),
+        ("theon.link.pyfunc.scalar", "theon.link.pyfunc.tensor", "theon.link.pyfunc.fused",
+         "theon.link.jax.scalar", "theon.link.jax.tensor"),
     ),
     # grad, jacobian, hessian, verify_grad: they build tensor graphs
     # (as_tensor_variable, arange, stack); the batching rules are in the graph
     # (theon.graph.vectorize) and tensor (theon.tensor.vectorize_rules) layers;
     # no Op needs gradient (Op.grad uses graph.null_type)
     ("gradient", ("theon.gradient",)),
+    # the JAX rules of the gradient markers (zero_grad, ...), registered by theon.gradient
+    ("gradient emitters", ("theon.link.jax.gradient",)),
     # the sparse type (scipy.sparse CSR/CSC values) and its Ops: built on graph and tensor;
     # above gradient because verify_grad_sparse is theon.verify_grad on sparse points.
     # Loaded only by ``import theon.sparse`` (it imports scipy.sparse)

@@ -26,6 +26,10 @@ __all__ = [
 
 _MODES: dict[str, Callable[[], Mode]] = {}
 
+#: the rewrites of ``mode="JAX"``: ``fast_run`` without fusion (XLA fuses elementwise
+#: work itself) and without the inplace phase (jax arrays are immutable)
+JAX_REWRITES = RewriteQuery(include=("fast_run",), exclude=("fusion", "inplace"))
+
 
 def _make_linker(linker: str | Linker | None) -> Linker:
     if isinstance(linker, Linker):
@@ -169,6 +173,7 @@ register_mode(
     "FAST_COMPILE", lambda: Mode(linker=None, optimizer="fast_compile", name="FAST_COMPILE")
 )
 register_mode("NO_REWRITES", lambda: Mode(linker=None, optimizer=None, name="NO_REWRITES"))
+register_mode("JAX", lambda: Mode(linker="jax", optimizer=JAX_REWRITES, name="JAX"))
 register_mode("REFERENCE", lambda: Mode(linker="vm", optimizer=None, name="REFERENCE"))
 
 

@@ -1,9 +1,10 @@
 """The linker registry: linkers by name, and the modules that hold a linker's emitters.
 
 ``Mode(linker="py")`` looks the name up here.  The built-in linkers are
-``"vm"`` (the reference :class:`~theon.link.vm.VMLinker`) and ``"py"`` (the
+``"vm"`` (the reference :class:`~theon.link.vm.VMLinker`), ``"py"`` (the
 generated-Python :class:`~theon.link.pyfunc.linker.PyLinker`, imported when
-the first one is made).
+the first one is made) and ``"jax"`` (:class:`~theon.link.jax.linker.JAXLinker`,
+``mode="JAX"``; jax is imported when it first links a graph).
 
 A linker translates each Op with an emitter that the layer defining the Op
 provides; those emitter modules sit above the linker.  So the Op's layer
@@ -13,8 +14,8 @@ link.
 
 >>> make_linker("vm").name
 'vm'
->>> sorted(linker_names())[:2]
-['py', 'vm']
+>>> sorted(linker_names())[:3]
+['jax', 'py', 'vm']
 """
 
 from __future__ import annotations
@@ -101,5 +102,12 @@ def _py_linker() -> Linker:
     return PyLinker()
 
 
+def _jax_linker() -> Linker:
+    from theon.link.jax.linker import JAXLinker  # the same layer; jax itself loads on link
+
+    return JAXLinker()
+
+
 register_linker("vm", VMLinker)
 register_linker("py", _py_linker)
+register_linker("jax", _jax_linker)

@@ -123,6 +123,7 @@ def _as_scalar(x: Variable) -> Variable | None:
 # emitters are imported on first use (the first compile), not by ``import theon.tensor``.
 _register_rewrite_module("theon.tensor.rewriting")
 _register_linker_backend("py", "theon.link.pyfunc.tensor")
+_register_linker_backend("jax", "theon.link.jax.tensor")  # (jax loads when a rule runs)
 _register_vectorize_module("theon.tensor.vectorize_rules")
 _register_scalar_conversion(TensorType, _as_scalar)  # noqa: F405
 

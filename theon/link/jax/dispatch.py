@@ -15,6 +15,15 @@ the Op's class, say how a node becomes a JAX-traceable Python function:
 - :func:`jax_scalar_funcify` ``(scalar_op)`` returns a function of JAX arrays
   for a scalar Op, so ``Elemwise`` and ``Composite`` are spelled once from it.
 
+Two more, keyed on the class of a variable's *Type*, convert values at the
+boundary of a jitted function:
+
+- :func:`jax_typify` ``(type, value)``: an argument (or a constant) as the JAX
+  function takes it.  Default: unchanged (jax converts NumPy arrays itself).
+- :func:`jax_untypify` ``(type, value)``: a JAX result as theon's type holds
+  it.  Default: ``np.asarray`` of a JAX array (a NumPy array of the same dtype;
+  on the CPU it shares the buffer), anything else unchanged.
+
 An Op without a rule raises :class:`MissingJAXRule`; the linker collects every
 such node of a graph and reports them all in one error.
 
@@ -34,9 +43,19 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from theon.graph.op import Op
 
-__all__ = ["MissingJAXRule", "jax_funcify", "jax_scalar_funcify"]
+__all__ = [
+    "MissingJAXRule",
+    "jax_funcify",
+    "jax_scalar_funcify",
+    "jax_typify",
+    "jax_untypify",
+    "typify_is_default",
+    "untypify_is_default",
+]
 
 
 class MissingJAXRule(NotImplementedError):
@@ -57,3 +76,36 @@ def jax_funcify(op: Op, node: Any, **kw: Any) -> Callable[..., Any]:
 def jax_scalar_funcify(op: Any) -> Callable[..., Any]:
     """The function of JAX arrays computing the scalar Op ``op`` elementwise."""
     raise MissingJAXRule(op)
+
+
+@functools.singledispatch
+def jax_typify(type: Any, value: Any) -> Any:
+    """``value`` (of theon type ``type``) as the jitted function takes it; see the module
+    docstring.  Registered per Type class: ``@jax_typify.register(MyType)``."""
+    return value
+
+
+@functools.singledispatch
+def jax_untypify(type: Any, value: Any) -> Any:
+    """The JAX result ``value`` as theon's ``type`` holds it (a NumPy array for a tensor).
+
+    >>> jax_untypify(None, 3)
+    3
+    """
+    if hasattr(value, "__array__") and not isinstance(value, np.ndarray):
+        return np.asarray(value)
+    return value
+
+
+def typify_is_default(t: Any) -> bool:
+    """Whether arguments of type ``t`` go to the jitted function unchanged."""
+    return jax_typify.dispatch(type(t)) is _TYPIFY_DEFAULT
+
+
+def untypify_is_default(t: Any) -> bool:
+    """Whether results of type ``t`` are only made NumPy arrays."""
+    return jax_untypify.dispatch(type(t)) is _UNTYPIFY_DEFAULT
+
+
+_TYPIFY_DEFAULT = jax_typify.dispatch(object)
+_UNTYPIFY_DEFAULT = jax_untypify.dispatch(object)
