@@ -28,18 +28,15 @@ from theon.compile.builders import OpFromGraph
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
 from theon.ifelse import IfElse
-from theon.link.jax.dispatch import MissingJAXRule, jax_funcify
+from theon.link.jax.dispatch import jax_funcify
+from theon.link.jax.tensor import DynamicShapeError
 from theon.scan.op import Scan
 
 __all__ = ["inner_function"]
 
 
-class _UnsupportedScan(MissingJAXRule):
-    """A ``Scan`` whose layout JAX cannot express (said in the message)."""
-
-    def __init__(self, op: Any, why: str) -> None:
-        super().__init__(op)
-        self.args = (f"no JAX rule for {op}: {why}",)
+def _unsupported(op: Any, why: str) -> DynamicShapeError:
+    return DynamicShapeError(f"mode='JAX' cannot compile {op}: {why}")
 
 
 def inner_function(inputs: Sequence[Variable], outputs: Sequence[Variable], linker: Any
@@ -111,9 +108,9 @@ def _static_steps(node: Apply, seqs: Sequence[Any], n: Any) -> int:
         pass
     if seqs:
         return min(int(s.shape[0]) for s in seqs)
-    raise _UnsupportedScan(
+    raise _unsupported(
         node.op,
-        "its number of steps is computed at run time and it has no sequence to take the "
+        "its number of steps is computed from a run-time value and it has no sequence to take the "
         "length from; under jax.jit the length of a loop must be known when tracing "
         "(give n_steps as a constant)",
     )
@@ -123,7 +120,7 @@ def _static_steps(node: Apply, seqs: Sequence[Any], n: Any) -> int:
 def _scan(op: Scan, node: Apply, **kw: Any) -> Callable[..., Any]:
     info = op.info
     if info.as_while and (info.n_nit or not all(info.store_last)):
-        raise _UnsupportedScan(
+        raise _unsupported(
             op,
             "a loop with an until condition has outputs as long as the steps it runs, a "
             "shape unknown until it runs; XLA needs it when compiling.  Read only the last "

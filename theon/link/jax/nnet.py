@@ -29,6 +29,7 @@ import numpy as np
 
 from theon.graph.basic import Apply, Constant
 from theon.link.jax.dispatch import jax_funcify
+from theon.link.jax.tensor import DynamicShapeError
 from theon.tensor.nnet.abstract_conv import (
     AbstractConv,
     AbstractConv_gradInputs,
@@ -71,8 +72,8 @@ def _static_shape(node: Apply, value: Any, nd: int) -> tuple[int, ...]:
     try:
         return tuple(int(s) for s in np.asarray(data).reshape(-1))
     except Exception:
-        raise NotImplementedError(
-            f"no JAX rule for {node.op} with a spatial shape computed at run time: under "
+        raise DynamicShapeError(
+            f"mode='JAX': {node.op} has a spatial shape computed from a run-time value: under "
             "jax.jit the output shape must be known when tracing (give the shapes to conv2d "
             "as input_shape / filter_shape, or as constants)") from None
 

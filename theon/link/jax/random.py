@@ -35,6 +35,7 @@ import numpy as np
 
 from theon.graph.basic import Apply, Constant
 from theon.link.jax.dispatch import jax_funcify
+from theon.link.jax.tensor import DynamicShapeError
 from theon.tensor.random.op import RandomVariable
 from theon.tensor.random.sampling import ChoiceRV, PermutationRV, RowChoiceRV
 
@@ -55,7 +56,7 @@ def generator_to_key(rng: np.random.Generator) -> Any:
     from theon.tensor.random.type import copy_generator
 
     bits = copy_generator(rng).integers(0, 2**32, size=2, dtype=np.uint32)
-    return jax.random.wrap_key_data(bits, impl="threefry2x32")
+    return jax.random.wrap_key_data(jax.numpy.asarray(bits), impl="threefry2x32")
 
 
 def key_data(key: Any) -> np.ndarray:
@@ -109,8 +110,8 @@ def _static_ints(node: Apply, i: int, value: Any, what: str) -> tuple[int, ...] 
         op = node.op
         nsupp = getattr(op, "ndim_supp", 0)
         return tuple(out[: len(out) - nsupp])
-    raise NotImplementedError(
-        f"no JAX rule for {node.op} with a {what} computed at run time: under jax.jit the "
+    raise DynamicShapeError(
+        f"mode='JAX': {node.op} has a {what} computed from a run-time value: under jax.jit the "
         f"shape of a draw must be known when tracing (give {what} as constants)")
 
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from theon.graph.basic import Apply, Constant, Variable
 from theon.link.jax.dispatch import jax_funcify
+from theon.link.jax.tensor import DynamicShapeError
 from theon.sparse.math import Dot, ScaleSV, StructuredDot, StructuredDotGrad
 from theon.sparse.ops import (
     CSM,
@@ -68,11 +69,13 @@ def to_jax(x: Any) -> Any:
     >>> from_jax(to_jax(m), "csc").toarray().tolist()
     [[0.0, 1.0], [2.0, 0.0]]
     """
+    import jax
     from jax.experimental import sparse as jsparse
 
     shape = x.shape if x.format == "csr" else x.shape[::-1]
-    return jsparse.BCSR((x.data, x.indices.astype(np.int32), x.indptr.astype(np.int32)),
-                        shape=tuple(int(s) for s in shape))
+    with jax.enable_x64(True):  # float64 data stays float64
+        return jsparse.BCSR((x.data, x.indices.astype(np.int32), x.indptr.astype(np.int32)),
+                            shape=tuple(int(s) for s in shape))
 
 
 def from_jax(v: Any, fmt: str) -> Any:
@@ -156,9 +159,7 @@ def _sp_shape(op: SpShape, node: Apply, **kw: Any) -> Callable[..., Any]:
     fmt = _fmt(node.inputs[0])
 
     def sp_shape(x: Any) -> Any:
-        import jax.numpy as jnp
-
-        return jnp.asarray(_shape(x, fmt), dtype="int64")
+        return np.asarray(_shape(x, fmt), dtype="int64")  # static: stays concrete
 
     return sp_shape
 
@@ -168,10 +169,8 @@ def _csm_properties(op: CSMProperties, node: Apply, **kw: Any) -> Callable[..., 
     fmt = _fmt(node.inputs[0])
 
     def csm_properties(x: Any) -> Any:
-        import jax.numpy as jnp
-
         return (x.data, x.indices.astype("int32"), x.indptr.astype("int32"),
-                jnp.asarray(_shape(x, fmt), dtype="int64"))
+                np.asarray(_shape(x, fmt), dtype="int64"))  # the shape stays concrete
 
     return csm_properties
 
@@ -184,8 +183,8 @@ def _csm(op: CSM, node: Apply, **kw: Any) -> Callable[..., Any]:
         try:
             m, n = (int(s) for s in np.asarray(known).reshape(-1))
         except Exception:
-            raise NotImplementedError(
-                f"no JAX rule for {op} with a shape computed at run time: under jax.jit the "
+            raise DynamicShapeError(
+                f"mode='JAX': {op} has a shape computed from a run-time value: under jax.jit the "
                 "shape of a sparse matrix must be known when tracing (a constant)") from None
         layout = (m, n) if op.format == "csr" else (n, m)
         return _bcsr(data, indices.astype("int32"), indptr.astype("int32"), layout)
