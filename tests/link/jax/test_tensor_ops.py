@@ -154,3 +154,22 @@ def test_function_in_jax_mode_matches_vm(name):
         want = fv(*values)
     assert_close(fj(*values), want, where=name)
     assert_close(fj(*values), want, where=name + " (second call)")
+
+
+def test_fused_composites_of_the_default_mode_match_vm():
+    """Composite (what the fusion phase makes; mode="JAX" leaves fusion to XLA) through
+    the JAX linker: the default mode's rewritten graph, inplace ops included."""
+    x, y = T.dvector("x"), T.dvector("y")
+    i = T.lvector("i")
+    outs = [T.exp(-(x**2)) * T.sin(y) + T.log1p(x**2) - T.tanh(y) / 2 + T.sqrt(abs(x * y) + 1),
+            T.switch(x > y, x * i, T.cast(i, "float32")), (x + 1) * (y - 2) / (x * x + 3)]
+    f = theon.function([x, y, i], outs)
+    fg = f.maker.fgraph
+    assert any("Composite" in str(n.op) for n in fg.apply_nodes)
+    from theon.link.jax import JAXLinker
+    from theon.link.vm import VMLinker
+
+    vals = [V, V[::-1].copy(), IV]
+    got = JAXLinker().make_function(fg)(*[v.copy() for v in vals])
+    want = VMLinker().make_function(fg)(*[v.copy() for v in vals])
+    assert_close(got, want, where="fused")

@@ -81,7 +81,12 @@ def _erfcinv() -> Callable[..., Any]:
     # erfcinv(y) = -ndtri(y / 2) / sqrt(2): accurate for small y, where 1 - y is not
     import jax.scipy.special as jss
 
-    return lambda y: -jss.ndtri(y / 2) * 0.7071067811865476
+    def erfcinv(y: Any) -> Any:
+        if y.dtype == "float16":  # (ndtri has no float16 version)
+            return erfcinv(y.astype("float32")).astype("float16")
+        return -jss.ndtri(y / 2) * 0.7071067811865476
+
+    return erfcinv
 
 
 def _identity() -> Callable[..., Any]:
@@ -206,18 +211,30 @@ def _cast_to(values: list[Any], outs: list[Variable]) -> list[Any]:
 
 
 def _promote(op: Any, args: tuple[Any, ...], outputs: list[Variable]) -> tuple[Any, ...]:
-    """``args`` cast to their common NumPy type where NumPy's ufunc loop would compute in
-    it (jax promotes ``int32 * float32`` to float32, NumPy to float64)."""
+    """``args`` cast to the type NumPy's ufunc loop computes in: the inputs' common type
+    (jax promotes ``int32 * float32`` to float32, NumPy to float64), and for a float
+    function of integers (``exp(int8)``, ``sigmoid(int64)``) the output's float type."""
     dts = [np.dtype(a.dtype) if hasattr(a, "dtype") else np.asarray(a).dtype for a in args]
+    skip = set(getattr(op, "no_promote_inputs", ()))
+    outs = {o.type.dtype for o in outputs}  # type: ignore[attr-defined]
+    if len(outs) == 1:
+        od = np.dtype(next(iter(outs)))
+        if od.kind in "fc" and any(d.kind in "iub" for k, d in enumerate(dts) if k not in skip):
+            if all(np.can_cast(d, od) or d.kind in "iub" for d in dts):
+                return tuple(a if k in skip or dts[k] == od else _astype(a, od)
+                             for k, a in enumerate(args))
     if len(set(dts)) < 2:
         return args
-    skip = set(getattr(op, "no_promote_inputs", ()))
     common = np.result_type(*(d for k, d in enumerate(dts) if k not in skip))
-    outs = {o.type.dtype for o in outputs}  # type: ignore[attr-defined]
     if not outs <= {common.name, "bool"}:
         return args  # the op decides its output type itself (second, shifts, ...)
-    return tuple(a if k in skip or dts[k] == common else a.astype(common)
+    return tuple(a if k in skip or dts[k] == common else _astype(a, common)
                  for k, a in enumerate(args))
+
+
+def _astype(a: Any, dt: Any) -> Any:
+    _, jnp = _jax()
+    return jnp.asarray(a).astype(dt)
 
 
 def scalar_node_fn(op: Any, outputs: list[Variable]) -> Callable[..., list[Any]]:

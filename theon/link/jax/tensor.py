@@ -27,7 +27,6 @@ import numpy as np
 from theon.graph.basic import Apply
 from theon.link.jax.dispatch import jax_funcify, jax_scalar_funcify
 from theon.link.jax.scalar import scalar_node_fn
-from theon.link.vm import node_context
 from theon.tensor.advanced_subtensor import AdvancedIncSubtensor, AdvancedSubtensor
 from theon.tensor.alloc_diag import AddDiag, AllocDiag
 from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
@@ -81,7 +80,7 @@ def _as_int(v: Any, node: Apply, what: str) -> int:
             raise DynamicShapeError(
                 f"mode='JAX': {what} is computed from a run-time value, so its shape is "
                 f"not static under jax.jit (give the input a static shape, or compute "
-                f"the shape from input shapes)\n{node_context(node)}"
+                f"the shape from input shapes)"
             ) from None
 
 
@@ -247,7 +246,7 @@ def _specify_shape(op: SpecifyShape, node: Apply, **kw: Any) -> Fn:
                 if x.shape[d] != want:
                     raise AssertionError(
                         f"SpecifyShape: dimension {d} of an array of shape {x.shape} "
-                        f"is not {want}\n{node_context(node)}"
+                        f"is not {want}"
                     )
         return x
 
@@ -308,8 +307,8 @@ def _arange(op: ARange, node: Apply, **kw: Any) -> Fn:
                 vals.append(np.asarray(v)[()])
             except Exception:
                 raise DynamicShapeError(
-                    f"mode='JAX': the bounds of an arange are run-time values, so its "
-                    f"length is not static under jax.jit\n{node_context(node)}"
+                    "mode='JAX': the bounds of an arange are run-time values, so its "
+                    "length is not static under jax.jit"
                 ) from None
         return jnp.asarray(np.arange(*vals, dtype=dt))
 
@@ -365,8 +364,7 @@ def _concrete(v: Any) -> bool:
 
 def _fail(node: Apply) -> Any:
     raise DynamicShapeError(
-        f"mode='JAX': a shape is a run-time value here, which jax.jit cannot trace\n"
-        f"{node_context(node)}"
+        "mode='JAX': a shape is a run-time value here, which jax.jit cannot trace"
     )
 
 
@@ -502,9 +500,9 @@ def _adv_subtensor(op: AdvancedSubtensor, node: Apply, **kw: Any) -> Fn:
         for v in index:
             if getattr(v, "dtype", None) == np.bool_ and not _concrete(v):
                 raise DynamicShapeError(
-                    f"mode='JAX': indexing with a boolean mask computed at run time gives "
-                    f"a result whose length depends on the mask's values, which jax.jit "
-                    f"cannot trace (use switch/where instead)\n{node_context(node)}"
+                    "mode='JAX': indexing with a boolean mask computed at run time gives "
+                    "a result whose length depends on the mask's values, which jax.jit "
+                    "cannot trace (use switch/where instead)"
                 )
         return _jnp().asarray(x)[index]
 
@@ -514,10 +512,25 @@ def _adv_subtensor(op: AdvancedSubtensor, node: Apply, **kw: Any) -> Fn:
 @jax_funcify.register(AdvancedIncSubtensor)
 def _adv_inc_subtensor(op: AdvancedIncSubtensor, node: Apply, **kw: Any) -> Fn:
     dt = _out_dtype(node)
+    jnp = _jnp()
 
     def f(x: Any, y: Any, *idx: Any) -> Any:
-        at = _jnp().asarray(x).at[_index(op.idx_list, idx, node, True)]
+        index = _index(op.idx_list, idx, node, True)
         y = _cast(y, dt)
+        x = jnp.asarray(x)
+        mask = index[0] if len(index) == 1 else None
+        if mask is not None and getattr(mask, "dtype", None) == np.bool_ \
+                and not _concrete(mask):
+            # x[mask] = y with a run-time mask: a select when y is one value
+            if y.ndim != 0:
+                raise DynamicShapeError(
+                    "mode='JAX': writing an array through a boolean mask computed at run "
+                    "time needs as many values as the mask has True entries, which jax.jit "
+                    "cannot trace (write one value, or use switch/where)"
+                )
+            m = jnp.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
+            return jnp.where(m, y if op.set_instead_of_inc else x + y, x)
+        at = x.at[index]
         return at.set(y) if op.set_instead_of_inc else at.add(y)
 
     return f
@@ -601,7 +614,7 @@ def _nonzero(op: Nonzero, node: Apply, **kw: Any) -> Fn:
         raise DynamicShapeError(
             "mode='JAX': nonzero's result has a length that depends on the values of "
             "its input, which jax.jit cannot trace (use switch/where, or compute it "
-            f"outside the function)\n{node_context(node)}"
+            "outside the function)"
         )
 
     return f
