@@ -45,7 +45,8 @@ __all__ = ["generator_to_key", "key_to_generator"]
 def generator_to_key(rng: np.random.Generator) -> Any:
     """A JAX PRNG key determined by ``rng``'s state (``rng`` is not advanced).
 
-    >>> import numpy as np
+    >>> import numpy as np, pytest
+    >>> jax = pytest.importorskip("jax")  # the example needs jax
     >>> a = generator_to_key(np.random.default_rng(0))
     >>> b = generator_to_key(np.random.default_rng(0))
     >>> bool((key_data(a) == key_data(b)).all())
@@ -69,7 +70,8 @@ def key_data(key: Any) -> np.ndarray:
 def key_to_generator(key: Any) -> np.random.Generator:
     """A ``numpy.random.Generator`` seeded from the key (so it maps back to a key).
 
-    >>> import numpy as np
+    >>> import numpy as np, pytest
+    >>> jax = pytest.importorskip("jax")  # the example needs jax
     >>> g = key_to_generator(generator_to_key(np.random.default_rng(0)))
     >>> isinstance(g, np.random.Generator)
     True

@@ -64,7 +64,8 @@ def _is_sparse(v: Variable) -> bool:
 def to_jax(x: Any) -> Any:
     """The BCSR holding the arrays of the ``scipy.sparse`` CSR/CSC matrix ``x``.
 
-    >>> import numpy as np, scipy.sparse as sp
+    >>> import numpy as np, pytest, scipy.sparse as sp
+    >>> jax = pytest.importorskip("jax")  # the example needs jax
     >>> m = sp.csc_matrix(np.array([[0.0, 1.0], [2.0, 0.0]]))
     >>> from_jax(to_jax(m), "csc").toarray().tolist()
     [[0.0, 1.0], [2.0, 0.0]]
