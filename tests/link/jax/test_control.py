@@ -259,3 +259,58 @@ def test_lstm_tutorial_trains_in_jax_mode():
         res = lstm.train_lstm(optimizer=lstm.sgd, lrate=2.0, max_epochs=3, n_train=96)
     costs = res["costs"]
     assert np.all(np.isfinite(costs)) and costs[-1] < costs[0]
+
+
+@pytest.mark.parametrize("persistent", [False, True], ids=["CD-2", "PCD-2"])
+def test_rbm_tutorial_trains_in_jax_mode(persistent):
+    """Gibbs sampling in ``scan`` with a random stream, the persistent chain and the
+    pseudo-likelihood's bit index as shared updates.  (The tutorial's own loop slices
+    the minibatch by an argument, a run-time length under jit: minibatches are given
+    directly here.)"""
+    sys.path.insert(0, str(TUTORIALS))
+    import rbm
+    from _data import mnist_like
+
+    from theon.tensor.shared_randomstreams import RandomStreams
+
+    bs, n_hidden, n_train = 20, 30, 100
+    data = np.asarray(mnist_like(n_train, seed=4)[0] > 0.5, dtype=theon.config.floatX)
+    x = tt.matrix("x")
+    rng = np.random.RandomState(123)
+    chain = None
+    if persistent:
+        chain = theon.shared(np.zeros((bs, n_hidden), dtype=theon.config.floatX))
+    model = rbm.RBM(input=x, n_visible=28 * 28, n_hidden=n_hidden, numpy_rng=rng,
+                    theano_rng=RandomStreams(rng.randint(2 ** 30)))
+    cost, updates = model.get_cost_updates(lr=0.1, persistent=chain, k=2)
+    f = theon.function([x], cost, updates=updates, mode="JAX")
+    costs = [float(np.mean([f(data[i * bs:(i + 1) * bs]) for i in range(n_train // bs)]))
+             for _ in range(3)]
+    assert np.all(np.isfinite(costs)) and costs[-1] > costs[0]  # a log-likelihood proxy
+
+
+def test_gradient_through_a_loop_that_draws_reads_the_same_draws():
+    """The backward loop reads the forward loop's draws (stacked), never draws again:
+    d/da of sum_t h_t, h_t = a h_(t-1) + e_t, is computed from the returned e_t."""
+    import theon.tensor.random as tr
+
+    a = tt.dscalar("a")
+    rng = tr.shared_rng(11)
+
+    def step(h, a, rng):
+        nxt, e = tr.normal(0.0, 1.0, rng=rng, return_next_rng=True)
+        return [a * h + e, e], {rng: nxt}
+
+    (hs, es), updates = theon.scan(step, outputs_info=[tt.constant(1.0), None],
+                                   non_sequences=[a, rng], n_steps=6)
+    g = theon.grad(hs.sum(), a)
+    f = theon.function([a], [hs, es, g], updates=updates, mode="JAX")
+    av = 0.8
+    h, e, gv = f(av)
+    hh, dh, want = 1.0, 0.0, 0.0
+    for t in range(6):  # NumPy loop on the same draws: h' = a h + e, dh' = h + a dh
+        dh = hh + av * dh
+        hh = av * hh + e[t]
+        want += dh
+        np.testing.assert_allclose(h[t], hh, rtol=1e-12)
+    np.testing.assert_allclose(gv, want, rtol=1e-12)

@@ -148,3 +148,13 @@ def test_a_size_from_a_run_time_value_is_named():
     f = theon.function([n], x, mode="JAX")
     with pytest.raises(Exception, match="run-time value"):
         f(3)
+
+
+def test_chained_draws_in_one_function_differ():
+    """Each draw's next_rng is a new key: a draw from it is not a repeat."""
+    rng = tr.shared_rng(0)
+    n1, x1 = tr.normal(size=(4,), rng=rng, return_next_rng=True)
+    n2, x2 = tr.normal(size=(4,), rng=n1, return_next_rng=True)
+    _, x3 = tr.normal(size=(4,), rng=n2, return_next_rng=True)
+    a, b, c = theon.function([], [x1, x2, x3], mode="JAX")()
+    assert not np.allclose(a, b) and not np.allclose(b, c) and not np.allclose(a, c)
