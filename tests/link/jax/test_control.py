@@ -221,6 +221,15 @@ def test_ifelse_picks_a_branch_with_several_outputs():
         assert_same(got, ref)
 
 
+def test_ifelse_branches_of_different_shapes_are_refused_by_name():
+    c, x, y = tt.bscalar("c"), tt.dvector("x"), tt.dvector("y")
+    f = theon.function([c, x, y], ifelse(c, x, y), mode="JAX")
+    with pytest.raises(Exception, match="cannot depend"):
+        f(1, np.ones(2), np.ones(3))
+    assert theon.function([c, x, y], ifelse(c, x, y), mode=VM)(1, np.ones(2),
+                                                                 np.ones(3)).shape == (2,)
+
+
 # -- OpFromGraph -------------------------------------------------------------------------------
 def test_op_from_graph_is_inlined_with_its_gradient_and_a_shared_variable():
     a, b = tt.dmatrix("a"), tt.dvector("b")

@@ -76,6 +76,13 @@ def _ifelse(op: IfElse, node: Apply, **kw: Any) -> Callable[..., Any]:
 
     def ifelse(cond: Any, *values: Any) -> Any:
         thens, elses = tuple(values[:n]), tuple(values[n:])
+        for j, (t, e) in enumerate(zip(thens, elses)):
+            ts, es = getattr(t, "shape", None), getattr(e, "shape", None)
+            if ts != es:
+                raise DynamicShapeError(
+                    f"mode='JAX': output {j} of {op} has shape {ts} when the condition holds "
+                    f"and {es} when it does not; under jax.jit a value's shape cannot depend "
+                    "on a run-time condition")
         out = lax.cond(cond != 0, lambda: thens, lambda: elses)
         return out[0] if n == 1 else tuple(out)
 

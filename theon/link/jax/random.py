@@ -266,10 +266,15 @@ def _random_variable(op: RandomVariable, node: Apply, **kw: Any) -> Callable[...
     if not _DRAWS:
         _DRAWS.update(_draws())
     dtype = op.dtype
-    if op.method == "integers":
+    method = op.method
+    n_in = node.inputs[2] if method == "binomial" else None
+    skip = 0  # parameters not passed to the drawer
+    if isinstance(n_in, Constant) and np.all(np.asarray(n_in.data) == 1):
+        method, skip = "bernoulli", 1  # a coin flip: jax.random.binomial's sampler is slower
+    if method == "integers":
         draw = None
     else:
-        draw = _DRAWS.get(op.method)
+        draw = _DRAWS.get(method)
         if draw is None:
             from theon.link.jax.dispatch import MissingJAXRule
 
@@ -284,7 +289,7 @@ def _random_variable(op: RandomVariable, node: Apply, **kw: Any) -> Callable[...
         if draw is None:  # integers(low, high): high excluded, drawn in the output dtype
             out = jax.random.randint(sub, shape, params[0], params[1], dtype=dtype)
         else:
-            out = draw(sub, params, shape)
+            out = draw(sub, params[skip:], shape)
         return nxt, jnp.asarray(out).astype(dtype)
 
     return random_variable
