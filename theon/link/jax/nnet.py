@@ -169,6 +169,30 @@ def _pool(op: Pool, node: Apply, **kw: Any) -> Callable[..., Any]:
     return pool
 
 
+def _tiles(op: _PoolBase) -> bool:
+    """Whether the windows tile the input (stride == ws, no padding, whole windows)."""
+    return op.stride == op.ws and not any(op.pad) and op.ignore_border
+
+
+def _tiled(op: _PoolBase, x: Any, out: tuple[int, ...], fill: Callable[[Any, Any], Any],
+           dtype: Any) -> Any:
+    """A gradient for tiling windows, without a pass per window offset: ``x`` viewed as
+    ``(..., out_0, ws_0, out_1, ws_1, ...)``, ``fill(x_tiles, expand)`` giving each
+    element's value (``expand`` indexes a pooled array to broadcast against the tiles);
+    the uncovered end of each dimension gets zeros."""
+    import jax.numpy as jnp
+
+    nd = op.ndim
+    lead = x.shape[: x.ndim - nd]
+    covered = tuple(o * w for o, w in zip(out, op.ws))
+    tiles = tuple(v for o, w in zip(out, op.ws) for v in (o, w))
+    expand = (Ellipsis, *(v for _ in range(nd) for v in (slice(None), None)))
+    xt = x[(Ellipsis, *(slice(0, c) for c in covered))].reshape(lead + tiles)
+    g = fill(xt, expand).reshape(lead + covered)
+    rest = [(0, 0)] * len(lead) + [(0, n - c) for n, c in zip(x.shape[len(lead):], covered)]
+    return jnp.pad(g, rest) if any(b for _, b in rest) else g
+
+
 @jax_funcify.register(MaxPoolGrad)
 def _max_pool_grad(op: MaxPoolGrad, node: Apply, **kw: Any) -> Callable[..., Any]:
     dtype = node.outputs[0].type.dtype  # type: ignore[attr-defined]
@@ -177,6 +201,9 @@ def _max_pool_grad(op: MaxPoolGrad, node: Apply, **kw: Any) -> Callable[..., Any
         import jax.numpy as jnp
 
         spatial, out, padded = _geometry(op, x.shape)
+        if _tiles(op):
+            return _tiled(op, x, out, lambda xt, e: jnp.where(
+                xt == maxout[e], gz.astype(dtype)[e], 0).astype(dtype), dtype)
         xp = _pad(op, x, padded, _fill(op, x.dtype))
         gz = gz.astype(dtype)
         gx = jnp.zeros(xp.shape, dtype)
@@ -216,6 +243,8 @@ def _average_pool_grad(op: AveragePoolGrad, node: Apply, **kw: Any) -> Callable[
         gz = gz.astype(dtype)
         if op.mode.startswith("average"):
             gz = gz / jnp.asarray(op._counts(spatial, out, padded, np.dtype(dtype)))
+        if _tiles(op):
+            return _tiled(op, x, out, lambda xt, e: jnp.broadcast_to(gz[e], xt.shape), dtype)
         lead = x.shape[: x.ndim - op.ndim]
         gx = jnp.zeros(lead + tuple(padded), dtype)
         for where in op._windows(out):
