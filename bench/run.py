@@ -76,8 +76,26 @@ for name in ("numpy", "pytensor", "jax", "numba", "theon"):
         info[name] = version(name)
     except Exception as exc:
         info[name] = "error: " + repr(exc)[:100]
+try:
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    info["numpy_simd"] = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+except Exception as exc:
+    info["numpy_simd"] = "error: " + repr(exc)[:100]
 print(json.dumps(info))
 """
+
+ISA = "native"  # set from --isa by main()
+
+#: ``--isa`` levels: the environment that keeps NumPy, XLA and numba (so PyTensor's
+#: numba backend too) below AVX-512 on a machine that has it.
+ISA_ENV: dict[str, dict[str, str]] = {
+    "native": {},
+    "x86-64-v3": {
+        "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
+        "XLA_FLAGS": "--xla_cpu_max_isa=AVX2",
+        "NUMBA_CPU_NAME": "haswell",
+    },
+}
 
 
 @dataclass
@@ -100,7 +118,7 @@ class Column:
 
 
 def probe(python: str) -> dict[str, Any]:
-    env = dict(os.environ)
+    env = dict(os.environ, **ISA_ENV[ISA])
     if python == sys.executable:  # theon is looked up in the checkout only for this one
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     try:
@@ -147,7 +165,7 @@ def run_process(
     log: bool,
 ) -> list[dict[str, Any]]:
     """Run ``cases`` of one column in a subprocess; a record for every case comes back."""
-    env = dict(os.environ, NV=str(nv), **thread_env(blas_threads))
+    env = dict(os.environ, NV=str(nv), **thread_env(blas_threads), **ISA_ENV[ISA])
     if col.lib == "theon":
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(col.src), env.get("PYTHONPATH")]))
         env["THEON_SRC"] = str(col.src)
@@ -303,6 +321,29 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def cpu_flags() -> str:
+    """The SIMD flags of /proc/cpuinfo that matter for the kernels (AVX2, FMA, AVX-512)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                have = set(line.split(":", 1)[1].split())
+                keep = (
+                    "sse4_2",
+                    "avx",
+                    "avx2",
+                    "fma",
+                    "avx512f",
+                    "avx512dq",
+                    "avx512bw",
+                    "avx512vl",
+                    "avx512_fp16",
+                )
+                return " ".join(f for f in keep if f in have)
+    except OSError:
+        pass
+    return "?"
+
+
 def mem_total() -> str:
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
@@ -322,6 +363,13 @@ def header(argv: Sequence[str], probes: dict[str, dict[str, Any]], load_start: f
         f"- date: {now}",
         f"- machine: {ncpu} cores (nproc), {cpu_model()}, {mem_total()}, "
         f"{platform.system()} {platform.release()}",
+        f"- CPU flags: {cpu_flags()}",
+        f"- ISA used (`--isa`): {ISA}"
+        + (
+            f" (environment: {', '.join(f'{k}={v}' for k, v in ISA_ENV[ISA].items())})"
+            if ISA_ENV[ISA]
+            else " (everything the CPU has)"
+        ),
         f"- load average (1 min) at start / end: {load_start:.2f} / {os.getloadavg()[0]:.2f}",
         f"- command: `{shlex.join(['python', 'bench/run.py', *argv])}`",
     ]
@@ -334,7 +382,9 @@ def header(argv: Sequence[str], probes: dict[str, dict[str, Any]], load_start: f
             for name in ("numpy", "theon", "pytensor", "numba", "jax")
             if info.get(name)
         )
-        lines.append(f"- `{python}`: Python {info.get('python')}, {libs}")
+        simd = info.get("numpy_simd")
+        simd_text = f"; NumPy SIMD in use: {' '.join(simd)}" if isinstance(simd, list) else ""
+        lines.append(f"- `{python}`: Python {info.get('python')}, {libs}{simd_text}")
     return lines
 
 
@@ -432,6 +482,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         help="an extra theon column importing theon from checkout DIR (e.g. an old commit's "
         "worktree), run with this checkout's workloads; repeatable",
     )
+    p.add_argument(
+        "--isa",
+        choices=sorted(ISA_ENV),
+        default="native",
+        help="instruction-set level for every run: x86-64-v3 keeps NumPy, XLA and numba "
+        "off AVX-512 (default native)",
+    )
     p.add_argument("--out", default=str(ROOT / "bench" / "results" / "latest.md"))
     p.add_argument("--quiet", action="store_true", help="do not echo records to stderr")
     return p.parse_args(argv)
@@ -464,7 +521,9 @@ def make_columns(
 
 
 def main(argv: Sequence[str]) -> int:
+    global ISA
     args = parse_args(argv)
+    ISA = args.isa
     only = split_list(args.only)
     nvs = [int(v) for v in split_list(args.nv)] or [100, 300]
     libs = set(split_list([args.libs]))

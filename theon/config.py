@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Config", "change_flags", "config", "parse_flags"]
+__all__ = ["Config", "change_flags", "config", "environ_value", "parse_flags"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,48 @@ _flag("warn_float64", "ignore", _choice("ignore", "warn", "raise"),
 _flag("profile", False, _bool, "profile every compiled function")
 
 
+def _tier(s: str) -> int | str:
+    low = str(s).strip().lower()
+    if low in ("0", "1"):
+        return int(low)
+    if low == "auto":
+        return "auto"
+    raise ValueError(f"expected 0, 1 or 'auto', got {s!r}")
+
+
+_flag("tier", "auto", _tier,
+      "tier-1 kernels compiled in the background (docs/tier1.md): 0 (off), 1 (on), "
+      "'auto' (on where a kernel compiler, jax or numba, is installed)", (0, 1, "auto"))
+_flag("tier1_threshold", 1 << 17, int,
+      "a fused elementwise node gets a tier-1 kernel once a call has this many elements")
+_flag("tier1_scan_steps", 1000, int,
+      "a scan loop on Python numbers gets a tier-1 kernel once a call runs this many steps")
+_flag("tier1_delay_ms", 50.0, float,
+      "the background compiler starts a job this long after the call that asked for it")
+_flag("tier1_autotune", True, _bool,
+      "time a fused node's tier-1 kernel against tier 0 on its first call; keep the faster")
+_flag("cache_dir", "", str,
+      "theon's disk cache ($THEON_CACHE_DIR, else $XDG_CACHE_HOME/theon, else ~/.cache/theon)")
+_flag("tier1_cache_mb", 512.0, float, "size bound (MiB) of the tier-1 kernel cache")
+
+
+def environ_value(name: str) -> str | None:
+    """An environment variable another library reads (``XLA_FLAGS``, say), for code
+    that must take it into account (a cache key); theon's own settings are flags."""
+    return os.environ.get(name)
+
+
+def _default_cache_dir(env: Any) -> str:
+    """The disk cache's default directory, from the environment."""
+    own = env.get("THEON_CACHE_DIR")
+    if own:
+        return str(own)
+    xdg = env.get("XDG_CACHE_HOME")
+    if xdg:
+        return os.path.join(xdg, "theon")
+    return os.path.join(os.path.expanduser("~"), ".cache", "theon")
+
+
 def parse_flags(text: str) -> dict[str, Any]:
     """Parse ``"a=1,b=x"`` into converted values; unknown names raise ``ValueError``.
 
@@ -119,6 +161,7 @@ class Config:
     def __init__(self, environ: dict[str, str] | None = None) -> None:
         values = {name: f.default for name, f in _FLAGS.items()}
         env = os.environ if environ is None else environ
+        values["cache_dir"] = _default_cache_dir(env)
         values.update(parse_flags(env.get("THEON_FLAGS", "")))
         object.__setattr__(self, "_values", values)
 

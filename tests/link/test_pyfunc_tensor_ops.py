@@ -11,6 +11,7 @@ import pytest
 
 import theon.tensor as T
 from tests.link.pyfunc_helpers import assert_same, call, runners
+from theon.tensor.alloc_diag import AddDiag
 
 rng = np.random.default_rng(0)
 M = rng.normal(size=(3, 4))
@@ -19,6 +20,7 @@ V = rng.normal(size=4)
 V3 = rng.normal(size=3)
 S = np.array(1.5)
 IV = np.array([2, 0, 3, 1], dtype=np.int64)
+Q4 = rng.normal(size=(4, 4))
 
 # name -> (inputs, outputs builder, values)
 TABLE = {
@@ -119,6 +121,46 @@ TABLE = {
         lambda a: [1.0 / a, T.log(a), T.exp(a * 1000.0), T.sqrt(a)],
         [np.array(0.0)],
     ),
+    "subtensor_const": (
+        lambda: [T.dmatrix("m"), T.dvector("v")],
+        lambda m, v: [m[1], m[1:, 2], m[2, 3], v[-1], m[::-1, ::2], m[0:2, 1] * 2.0],
+        [M, V],
+    ),
+    "inc_subtensor_const": (
+        lambda: [T.dmatrix("m"), T.dvector("v"), T.dscalar("s")],
+        lambda m, v, s: [T.inc_subtensor(m[1], v), T.set_subtensor(m[1:, 2], s),
+                         T.inc_subtensor(v[2], s), T.set_subtensor((v * 2)[-1], s),
+                         T.inc_subtensor(T.exp(m)[0, 1:3], 1.0)],
+        [M, V, S],
+    ),
+    "inc_subtensor_int_into_float": (
+        lambda: [T.dvector("v"), T.lscalar("i")],
+        lambda v, i: [T.inc_subtensor(v[1], i), T.set_subtensor((v + 1)[0], i)],
+        [V, np.array(3, dtype=np.int64)],
+    ),
+    "join_stack": (
+        lambda: [T.dvector("a"), T.dvector("b"), T.lvector("i")],
+        lambda a, b, i: [T.stack([a, b, a * 2]), T.concatenate([a, b, i]),
+                         T.join(1, a[:, None], b[:, None])],
+        [V, V[::-1].copy(), IV],
+    ),
+    "scalar_operands": (
+        lambda: [T.fvector("f"), T.dscalar("s"), T.lvector("i"), T.iscalar("k"), T.dmatrix("m"),
+                 T.lscalar("j")],
+        lambda f, s, i, k, m, j: [f * s, i + k, f * k, m - s * 2.0, T.maximum(m, s),
+                                  (s + 1.0).dimshuffle("x") * (s * 3.0).dimshuffle("x"),
+                                  i // j, T.exp(s) * m],
+        [V3.astype("float32"), S, IV, np.array(3, dtype="int32"), M,
+         np.array(2, dtype=np.int64)],
+    ),
+    "add_diag_layouts": (
+        lambda: [T.dmatrix("q"), T.dvector("v")],
+        lambda q, v: [AddDiag(inplace=True)(q * 2.0, v),  # C order
+                      AddDiag(inplace=True)(q.T * 2.0, v),  # Fortran order
+                      AddDiag(inplace=True)((q * 3.0)[::2, ::2], v[::2]),  # strided
+                      AddDiag()(q, v)],
+        [Q4, V],
+    ),
     "matrix_vec_grad_like": (
         lambda: [T.dmatrix("X"), T.dvector("w"), T.dscalar("b")],
         lambda X, w, b: [T.sum(T.sigmoid(T.dot(X, w) + b) * 2.0), T.dot(X.T, T.tanh(T.dot(X, w)))],
@@ -177,6 +219,11 @@ def test_profile_records_tensor_nodes():
         "row_broadcast",
         "scalar_tensor",
         "0d_chain",
+        "subtensor_const",
+        "inc_subtensor_const",
+        "join_stack",
+        "add_diag_layouts",
+        "scalar_operands",
     ],
 )
 def test_core_ops_are_emitted_inline(name):
@@ -235,3 +282,11 @@ def test_gemm_emitter_matches_perform(dtype: str, alpha: float, beta: float, kin
     np.testing.assert_allclose(
         want, beta * vals[0] + alpha * np.dot(vals[1], vals[2]), rtol=1e-5, atol=1e-5
     )
+
+
+def test_add_diag_of_a_non_square_matrix_raises_as_perform():
+    m, v = T.dmatrix("m"), T.dvector("v")
+    fast, vm = runners([m, v], [AddDiag(inplace=True)(m * 2.0, v)])
+    got, want = call(fast, [M, V3]), call(vm, [M, V3])
+    assert isinstance(want, ValueError)
+    assert_same(got, want)

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -44,6 +45,15 @@ def _make_linker(linker: str | Linker | None) -> Linker:
     return make_linker(name)
 
 
+def _with_tier(linker: Linker, tier: int | str | None) -> Linker:
+    """``linker``, or a copy of it linking with ``tier`` if it has tiers."""
+    if tier is None or not hasattr(linker, "tier") or linker.tier == tier:
+        return linker
+    new = copy.copy(linker)
+    new.tier = tier
+    return new
+
+
 def preload() -> None:
     """Import every registered rewrite and linker-emitter module now, each exactly once.
 
@@ -72,6 +82,13 @@ class Mode:
     optimizer
         ``None`` for no rewrites, a rewrite-database query, or a name of one
         (``"fast_run"``, ``"fast_compile"``).
+    tier
+        Tier-1 kernels compiled in the background (docs/tier1.md): ``0`` (off),
+        ``1`` (on), ``"auto"`` (on where jax or numba is installed), or ``None``
+        for ``config.tier``.  Linkers without tiers (``"vm"``) ignore it.
+
+    >>> Mode(tier=0).tier, Mode(tier=0).clone().tier, Mode(linker="vm", tier=1).linker.name
+    (0, 0, 'vm')
     """
 
     def __init__(
@@ -79,15 +96,20 @@ class Mode:
         linker: str | Linker | None = None,
         optimizer: Any = "fast_run",
         name: str | None = None,
+        tier: int | str | None = None,
     ) -> None:
-        self.linker = _make_linker(linker)
+        if tier not in (None, 0, 1, "auto"):
+            raise ValueError(f"Mode(tier=...) must be 0, 1 or 'auto', got {tier!r}")
+        self.linker = _with_tier(_make_linker(linker), tier)
         if optimizer == "None":
             optimizer = None
         self.optimizer = optimizer
         self.name = name
+        self.tier = tier
 
     def __repr__(self) -> str:
-        return f"Mode(linker={self.linker.name!r}, optimizer={self.optimizer!r})"
+        extra = "" if self.tier is None else f", tier={self.tier!r}"
+        return f"Mode(linker={self.linker.name!r}, optimizer={self.optimizer!r}{extra})"
 
     def get_rewriter(self) -> Callable[[Any], Any] | None:
         """The callable that rewrites a FunctionGraph in place, or ``None``."""
@@ -103,7 +125,7 @@ class Mode:
             raise ValueError(f"mode {self} has no rewrites to refine with {how}{tags}")
         if not isinstance(query, RewriteQuery):
             query = RewriteQuery.named(query)
-        new = Mode(self.linker, getattr(query, how)(*tags), name=None)
+        new = Mode(self.linker, getattr(query, how)(*tags), name=None, tier=self.tier)
         return new
 
     def including(self, *tags: str) -> Mode:
@@ -125,7 +147,8 @@ class Mode:
 
     def clone(self, link_kwargs: dict[str, Any] | None = None, **kw: Any) -> Mode:
         """A copy, optionally with another linker or optimizer."""
-        return Mode(kw.get("linker", self.linker), kw.get("optimizer", self.optimizer), self.name)
+        return Mode(kw.get("linker", self.linker), kw.get("optimizer", self.optimizer), self.name,
+                    tier=kw.get("tier", self.tier))
 
 
 _WARNED_TAGS: set[str] = set()

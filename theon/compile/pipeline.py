@@ -182,6 +182,7 @@ def function(
     profile: Any = None,
     on_unused_input: str | None = None,
     trust_input: bool = False,
+    sharding: Any = None,
 ) -> Function:
     """Compile a callable computing ``outputs`` from ``inputs``.
 
@@ -227,6 +228,11 @@ def function(
         caught and gives wrong results, a crash deep in an Op, or (with inplace
         ops) corrupted memory.  Only use it with arguments known to be exactly of
         the input types.
+    sharding
+        ``mode="JAX"`` only: ``{input variable: jax.sharding.PartitionSpec}`` (or a
+        ``jax.sharding.Sharding``) to run data-parallel over the devices; inputs not
+        named are replicated.  See :func:`theon.link.jax.sharding.shard` and
+        ``docs/jax.md``.
 
     Examples
     --------
@@ -240,7 +246,7 @@ def function(
     with gc_paused():
         return _function(
             inputs, outputs, mode, updates, givens, no_default_updates, accept_inplace, name,
-            allow_input_downcast, profile, on_unused_input, trust_input,
+            allow_input_downcast, profile, on_unused_input, trust_input, sharding,
         )
 
 
@@ -257,6 +263,7 @@ def _function(
     profile: Any,
     on_unused_input: str | None,
     trust_input: bool,
+    sharding: Any = None,
 ) -> Function:
     """The body of :func:`function` (arguments checked, collector paused)."""
     from theon.config import config
@@ -332,6 +339,8 @@ def _function(
     job = _LinkJob(fg_inputs, fg_outputs, update_mapping, maker_inputs, storage, state_update,
                    outs, mode, profile, name, accept_inplace, trust_input,
                    unpack and bool(out_list))
+    if sharding:
+        job = job.with_sharding(sharding)
     return job.link()
 
 
@@ -345,7 +354,7 @@ class _LinkJob:
                  storage: list[Container], state_update: dict[int, Variable],
                  outs: list[Out], mode: Any, profile: Any, name: str | None,
                  accept_inplace: bool, trust_input: bool, unpack: bool,
-                 run_checks: bool = True) -> None:
+                 run_checks: bool = True, sharding: dict[int, Any] | None = None) -> None:
         self.fg_inputs = fg_inputs
         self.fg_outputs = fg_outputs
         self.update_mapping = update_mapping
@@ -360,6 +369,26 @@ class _LinkJob:
         self.trust_input = trust_input
         self.unpack = unpack
         self.run_checks = run_checks
+        #: {input position: PartitionSpec or Sharding} for a data-parallel JAX function
+        self.sharding = sharding
+
+    def with_sharding(self, sharding: Any) -> _LinkJob:
+        """This job placing its inputs with ``sharding`` (``{variable: spec}``)."""
+        import copy
+
+        pos: dict[int, Any] = {}
+        ids = {id(v): k for k, v in enumerate(self.fg_inputs)}
+        for var, spec in dict(sharding).items():
+            k = ids.get(id(var))
+            if k is None:
+                raise ValueError(
+                    f"sharding: {describe(var)} is not an input of the function (only "
+                    "inputs, and shared variables the function reads, are placed on devices)"
+                )
+            pos[k] = spec
+        job = copy.copy(self)
+        job.sharding = pos
+        return job
 
     def link(self) -> Function:
         """Rewrite and link the graph into a Function (the tail of :func:`function`)."""
@@ -385,7 +414,15 @@ class _LinkJob:
             rewriter(fgraph)
         t2 = time.perf_counter()
         prepare_nodes(fgraph, m)
-        runner = m.linker.make_function(fgraph, profile=prof)
+        linker = m.linker
+        if self.sharding:
+            if not getattr(linker, "accepts_sharding", False):
+                raise ValueError(
+                    f"sharding= needs mode='JAX': the {linker.name!r} linker of mode "
+                    f"{m.name or m} runs on one device"
+                )
+            linker = linker.with_input_sharding(self.sharding)  # type: ignore[attr-defined]
+        runner = linker.make_function(fgraph, profile=prof)
         t3 = time.perf_counter()
         if prof is not None:
             prof.rewrite_time += t2 - t1
@@ -422,7 +459,8 @@ class _LinkJob:
                         if k in self.state_update}
         job = _LinkJob(fg_inputs, fg_outputs, self.update_mapping, maker_inputs, storage,
                        state_update, self.outs, self.mode, None, self.name,
-                       self.accept_inplace, self.trust_input, self.unpack, run_checks=False)
+                       self.accept_inplace, self.trust_input, self.unpack, run_checks=False,
+                       sharding=self.sharding)
         return job.link()
 
 

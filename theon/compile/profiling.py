@@ -35,6 +35,9 @@ class ProfileStats:
         Per Apply node: total seconds spent in it and how many times it ran.
     rewrite_time, link_time
         Seconds spent rewriting and linking when the function was compiled.
+    notes
+        Lines the linkers add about how the function runs (each once), such as
+        whether tier-1 kernels are on (:func:`theon.link.tier1.describe`).
     """
 
     def __init__(self, name: str | None = None) -> None:
@@ -46,6 +49,18 @@ class ProfileStats:
         self.rewrite_time = 0.0
         self.link_time = 0.0
         self.n_nodes = 0
+        self.notes: list[str] = []
+
+    def add_note(self, text: str) -> None:
+        """Add a line to the summary, unless it is there already.
+
+        >>> p = ProfileStats()
+        >>> p.add_note("tier 1: off"); p.add_note("tier 1: off")
+        >>> p.notes
+        ['tier 1: off']
+        """
+        if text not in self.notes:
+            self.notes.append(text)
 
     def record(self, node: Apply, seconds: float) -> None:
         """Add one run of ``node`` that took ``seconds`` (called by linkers)."""
@@ -114,6 +129,16 @@ class ProfileStats:
         w("\n")
         w(f"  compile: rewrite {self.rewrite_time:.4f} s, link {self.link_time:.4f} s, "
           f"{self.n_nodes} nodes\n")
+        for note in self.notes:
+            w(f"  {note}\n")
+        if any(n.startswith("tier 1: on") for n in self.notes):
+            from theon.link.tier1 import stats
+
+            st = stats()
+            w(f"  tier 1 in this process: {st['submitted']} compiles asked, "
+              f"{st['compiled']} done ({st['disk_hits']} from the disk cache), "
+              f"{st['verified']} checked and in use, {st['dropped']} dropped, "
+              f"{st['slower']} slower than tier 0, {st['failed']} not compilable\n")
         denom = total if total > 0 else 1.0
         ops = self.op_stats()
         w(f"\n  Ops, by time (top {min(n_ops, len(ops))} of {len(ops)}):\n")

@@ -29,6 +29,7 @@ the step and the node.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,6 +39,9 @@ from theon.graph.fg import FunctionGraph
 from theon.link.pyfunc.codegen import generate
 from theon.link.pyfunc.linker import PyLinker
 from theon.link.registry import load_linker_backends
+from theon.link.tier1 import Slot, available, close_enough, compiler, resolve_tier
+from theon.link.tier1.loops import loop_globals
+from theon.link.tier1.worker import IDLE, VERIFY, bump
 from theon.tensor.type import tensor_type
 
 __all__ = ["FastLoop", "build_fast_loop"]
@@ -48,6 +52,8 @@ _PY_KINDS = "fiub"
 _PY_OUT_DTYPES = ("float64", "bool")
 # after this many runs that fell back to the per-step path, stop trying
 _MAX_FALLBACKS = 8
+# the dtype of a sequence's array in the tier-1 loop, by kind (as ``tolist`` gives)
+_NB_KIND = {"f": np.float64, "i": np.int64, "u": np.int64, "b": np.bool_}
 
 
 class FastLoop:
@@ -61,6 +67,11 @@ class FastLoop:
         How many times the fast loop ran to completion.
     fallbacks
         How many times it gave up (an arithmetic error: the per-step path ran instead).
+    tier1
+        The :class:`~theon.link.tier1.Slot` of the loop's tier-1 kernel (numba), or
+        ``None`` when tier 1 is off or the body cannot be compiled by it.
+    tier1_runs
+        How many calls the tier-1 kernel served.
     """
 
     def __init__(
@@ -70,6 +81,8 @@ class FastLoop:
         info: Any,
         state_dtypes: Sequence[np.dtype[Any]],
         nit_dtypes: Sequence[np.dtype[Any]],
+        tier1_code: tuple[list[str], str] | None = None,
+        tier1_steps: int = 1000,
     ) -> None:
         self.fn = fn
         self.source = source
@@ -78,6 +91,17 @@ class FastLoop:
         self.nit_dtypes = list(nit_dtypes)
         self.runs = 0
         self.fallbacks = 0
+        self.tier1_runs = 0
+        self.tier1_code = tier1_code
+        self.tier1_steps = max(1, tier1_steps)
+        self.tier1 = Slot("the loop of a scan") if tier1_code is not None else None
+
+    def wait_tier1(self, timeout: float | None = None) -> bool:
+        """Wait until the tier-1 compile job of this loop (if any was submitted) is done."""
+        slot = self.tier1
+        if slot is None or slot.state == IDLE:
+            return True
+        return slot.ready.wait(timeout)
 
     @property
     def enabled(self) -> bool:
@@ -92,6 +116,19 @@ class FastLoop:
         ``None`` means "use the per-step path": an input does not fit (a state
         with too few initial rows, a value that is not a number) or a step raised.
         """
+        slot = self.tier1
+        if slot is not None and slot.impl is not None:
+            res = self._tier1_call(slot, n, seqs, inits, nonseqs)
+            if res is not None:
+                return res
+        out = self._python_call(n, seqs, inits, nonseqs)
+        if slot is not None and out is not None and slot.state == IDLE and n >= self.tier1_steps:
+            self._ask_tier1(slot, seqs, inits, nonseqs)
+        return out
+
+    def _python_call(
+        self, n: int, seqs: Sequence[Any], inits: Sequence[Any], nonseqs: Sequence[Any]
+    ) -> tuple[list[Any], list[Any], int] | None:
         info = self.info
         lags = info.lags
         try:
@@ -123,6 +160,89 @@ class FastLoop:
             bufs.append(b)
         outs = [np.array(y, dtype=dt) for y, dt in zip(nits, self.nit_dtypes)]
         return bufs, outs, done
+
+    # tier 1 ------------------------------------------------------------------------
+    def _array_args(
+        self, n: int, seqs: Sequence[Any], inits: Sequence[Any], nonseqs: Sequence[Any]
+    ) -> list[Any] | None:
+        """The tier-1 loop's arguments: arrays for sequences, histories and outputs."""
+        info = self.info
+        args: list[Any] = [n]
+        for s in seqs:
+            a = np.asarray(s[:n])
+            if a.ndim != 1:
+                return None
+            args.append(np.ascontiguousarray(a, dtype=_NB_KIND[a.dtype.kind]))
+        for init, L, last, dt in zip(inits, info.lags, info.store_last, self.state_dtypes):
+            if init.ndim != 1 or init.shape[0] < L:
+                return None
+            h = np.empty(L if last else L + n, dt)
+            h[:L] = init[:L]
+            args.append(h)
+        for x in nonseqs:
+            if np.ndim(x) != 0:
+                return None
+            args.append(x.item())
+        args.extend(np.empty(n, dt) for dt in self.nit_dtypes)
+        return args
+
+    def _ask_tier1(
+        self, slot: Slot, seqs: Sequence[Any], inits: Sequence[Any], nonseqs: Sequence[Any]
+    ) -> None:
+        sample = self._array_args(0, seqs, inits, nonseqs)  # (a run of no steps: the types)
+        if sample is None or self.tier1_code is None:
+            return
+        header, source = self.tier1_code
+
+        def build() -> Any:
+            comp = compiler("loop")
+            if comp is None:
+                raise RuntimeError("no loop compiler is installed")
+            return comp.compile_loop(header, source, "__loop", sample)
+
+        slot.submit(build)
+
+    def _tier1_call(
+        self, slot: Slot, n: int, seqs: Sequence[Any], inits: Sequence[Any],
+        nonseqs: Sequence[Any],
+    ) -> tuple[list[Any], list[Any], int] | None:
+        args = self._array_args(n, seqs, inits, nonseqs)
+        if args is None:
+            return None
+        try:
+            done, carries = slot.impl(*args)
+        except Exception:
+            return None if slot.state != VERIFY else self._python_call(n, seqs, inits, nonseqs)
+        info = self.info
+        n_seqs = len(seqs)
+        hists = args[1 + n_seqs: 1 + n_seqs + len(inits)]
+        nits = args[len(args) - len(self.nit_dtypes):] if self.nit_dtypes else []
+        bufs: list[Any] = []
+        for j, (h, L, last) in enumerate(zip(hists, info.lags, info.store_last)):
+            if last and L == 1:
+                b = h.copy()
+                b[0] = carries[j]
+            elif last:
+                b = np.roll(h, -(done % L), axis=0) if done % L else h
+            else:
+                b = h[:L + done]
+            bufs.append(b)
+        outs = [y[:done] for y in nits]
+        res = (bufs, outs, int(done))
+        if slot.state == VERIFY:
+            ref = self._python_call(n, seqs, inits, nonseqs)
+            if ref is None:
+                return None  # the per-step path runs; check on a later call
+            same = ref[2] == res[2] and all(
+                close_enough(a, b) for a, b in zip([*res[0], *res[1]], [*ref[0], *ref[1]]))
+            if not same:
+                slot.drop("gives results that differ from tier 0's beyond tolerance")
+                return ref
+            slot.verified()
+            return ref
+        self.tier1_runs += 1
+        bump("tier1_calls")
+        return res
 
 
 def build_fast_loop(fgraph: FunctionGraph, info: Any, linker: Any) -> FastLoop | None:
@@ -158,10 +278,11 @@ def build_fast_loop(fgraph: FunctionGraph, info: Any, linker: Any) -> FastLoop |
     code = generate(fgraph, None, True, py_io=True)
     if code.quiet or len(code.py_lines) != len(code.lines):
         return None
-    return _write_loop(code, info, fgraph)
+    tier1 = resolve_tier(getattr(linker, "tier", None)) == 1 and available("loop")
+    return _write_loop(code, info, fgraph, tier1)
 
 
-def _write_loop(code: Any, info: Any, fgraph: FunctionGraph) -> FastLoop:
+def _write_loop(code: Any, info: Any, fgraph: FunctionGraph, tier1: bool = False) -> FastLoop:
     """Write the loop function around the body lines (see the module docstring)."""
     outs = code.output_names
     n_seqs, n_st, n_nit = info.n_seqs, info.n_states, info.n_nit
@@ -236,4 +357,52 @@ def _write_loop(code: Any, info: Any, fgraph: FunctionGraph) -> FastLoop:
     src.add(f"    return __done, ({''.join(c + ', ' for c in final)})")
     fn = src.function("__loop", "scanloop")
     dtypes = [np.dtype(tensor_type(v).dtype) for v in fgraph.outputs]
-    return FastLoop(fn, src.text(), info, dtypes[:n_st], dtypes[n_st: n_st + n_nit])
+    tier1_code = None
+    if tier1:
+        from theon.config import config
+
+        tier1_code = _array_loop(code, info, pre, top, carry_to, carry_from, final, src.namespace)
+        steps = int(config.tier1_scan_steps)
+    else:
+        steps = 0
+    return FastLoop(fn, src.text(), info, dtypes[:n_st], dtypes[n_st: n_st + n_nit],
+                    tier1_code, steps)
+
+
+def _array_loop(code: Any, info: Any, pre: list[str], top: list[str], carry_to: list[str],
+                carry_from: list[str], final: list[str],
+                namespace: dict[str, Any]) -> tuple[list[str], str] | None:
+    """The loop on arrays for tier 1 (numba): histories, sequences and nit-sot outputs
+    are arrays the caller allocates; returns (the globals' definitions, the source),
+    or None if the body uses something numba cannot compile."""
+    outs = code.output_names
+    n_seqs, n_st, n_nit = info.n_seqs, info.n_states, info.n_nit
+    params = ["__n"] + [f"__q{s}" for s in range(n_seqs)] + [f"__h{j}" for j in range(n_st)]
+    first_ns = n_seqs + info.n_state_taps
+    params += [f"i{first_ns + k}" for k in range(info.n_nonseqs)]
+    params += [f"__y{m}" for m in range(n_nit)]
+    writes: list[str] = []
+    for j in range(n_st):
+        L = -info.state_taps[j][0]
+        if not info.store_last[j]:
+            writes.append(f"__h{j}[__t + {L}] = {outs[j]}")
+        elif L > 1:
+            writes.append(f"__h{j}[__t % {L}] = {outs[j]}")
+    writes.extend(f"__y{m}[__t] = {outs[n_st + m]}" for m in range(n_nit))
+    body = [f"i{s} = __q{s}[__t]" for s in range(n_seqs)] + top + list(code.lines)
+    if info.as_while:
+        body.append(f"__stop = {outs[-1]}")
+    body += writes
+    if carry_to:
+        body.append(f"{', '.join(carry_to)}, = {', '.join(carry_from)},")
+    if info.as_while:
+        body += ["if __stop:", "    __done = __t + 1", "    break"]
+    lines = [f"def __loop({', '.join(params)}):", *("    " + ln for ln in pre),
+             "    __done = __n", "    for __t in range(__n):", *("        " + ln for ln in body)]
+    ret = "".join(("0.0" if c == "None" else c) + ", " for c in final)
+    lines.append(f"    return __done, ({ret})")
+    text = "\n".join(lines)
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", "\n".join(body + pre)))
+    used = sorted(n for n in words if n in namespace)
+    header = loop_globals(namespace, used)
+    return None if header is None else (header, text)

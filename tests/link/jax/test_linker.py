@@ -261,3 +261,42 @@ def test_vm_linker_is_the_reference_for_a_direct_fgraph():
     for g, v in zip(got, want):
         assert g.dtype == v.dtype
         np.testing.assert_array_equal(g, v)
+
+
+def test_pickle_copy_and_profile_keep_the_jax_mode():
+    import pickle
+
+    x = tt.dvector("x")
+    s = theon.shared(np.ones(2), name="s")
+    f = theon.function([x], (x * s).sum(), updates=[(s, s + 1)], mode="JAX", profile=True)
+    assert float(f(np.ones(2))) == 2.0
+    g = pickle.loads(pickle.dumps(f))
+    assert g.maker.mode.linker.name == "jax"
+    assert float(g(np.ones(2))) == 4.0  # the pickled function has the updated value
+    h = f.copy()
+    assert h.maker.mode.linker.name == "jax" and float(h(np.ones(2))) == 4.0
+    assert f.profile.call_count == 1 and f.profile.call_time > 0  # calls are profiled
+
+
+def test_jax_is_imported_only_when_a_function_is_linked_in_jax_mode():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, theon, theon.tensor as T\n"
+        "from theon.compile.mode import preload\n"
+        "preload()  # loads every linker's rule modules, the JAX ones included\n"
+        "x = T.dvector('x')\n"
+        "theon.function([x], x * 2)(np.ones(2))\n"
+        "assert 'jax' not in sys.modules, 'jax imported by a default-mode compile'\n"
+        "theon.function([x], x * 2, mode='JAX')(np.ones(2))\n"
+        "assert 'jax' in sys.modules\n"
+        "print('OK')\n"
+    )
+    import os
+
+    root = Path(__file__).resolve().parents[3]
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=root, timeout=300, env=env)
+    assert res.returncode == 0 and "OK" in res.stdout, res.stdout + res.stderr

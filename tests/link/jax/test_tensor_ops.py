@@ -76,6 +76,13 @@ EXTRA = {
     "blas": (lambda: [T.dmatrix("z"), T.dmatrix("x"), T.dmatrix("y"), T.dvector("v")],
              lambda z, x, y, v: [Gemm()(z, 0.5, x, y, -2.0), Gemv()(v[:3], 2.0, x, y[:, 0], 1.5)],
              [SQ, M, M.T.copy(), V]),
+    "blas_transposed": (lambda: [T.dmatrix("z"), T.dmatrix("m"), T.dmatrix("n"), T.dvector("v")],
+                        lambda z, m, n, v: [Gemm()(z, 1.0, m.T, m, 0.5),
+                                            Gemm()(z[:3, :3], 2.0, m, m.T, -1.0),
+                                            Gemv()(v, 1.5, m.T, v[:3], 1.0),
+                                            T.dot(m.T, n.T), T.dot(m.T, v[:3]),
+                                            T.dot(n, m)],
+                        [rng.normal(size=(4, 4)), M, rng.normal(size=(2, 3)), V]),
     "sorting": (lambda: [T.dmatrix("m"), T.lmatrix("i")],
                 lambda m, i: [T.sort(m, axis=0), T.argsort(m, axis=1), T.sort(m, axis=None),
                               T.take_along_axis(m, i, axis=1),
@@ -101,6 +108,13 @@ EXTRA = {
                                T.erfcinv(T.abs(v) / 3 + 0.01), T.sigmoid(v),
                                T.polygamma(1, T.abs(v) + 0.5), T.gamma(T.abs(v) + 0.5)],
                     [V]),
+    # sigmoid(-z), softplus(-z) are computed from z, sharing exp(-|z|) with sigmoid(z)
+    "logistic_pairs": (lambda: [T.dvector("z"), T.fvector("f")],
+                       lambda z, f: [T.sigmoid(-z), T.softplus(-z), T.sigmoid(z),
+                                     T.softplus(z), T.sigmoid(-f), T.softplus(-f),
+                                     T.sigmoid(-(z * 2))],
+                       [np.array([-800.0, -30.0, -1.0, -0.0, 0.0, 1e-300, 0.5, 30.0, 800.0]),
+                        np.array([-90.0, -1.0, 0.0, 2.0, 90.0], dtype=np.float32)]),
     "shape_ops": (lambda: [T.dmatrix("m"), T.lscalar("n")],
                   lambda m, n: [T.specify_shape(m, (3, 4)) * 2, T.unbroadcast(m, 0),
                                 MakeVector("int64")(n, m.shape[0], 3),
@@ -148,8 +162,9 @@ def test_function_in_jax_mode_matches_vm(name):
     make_inputs, build, values = ALL[name]
     ins = make_inputs()
     outs = build(*ins)
-    fj = theon.function(ins, outs, mode="JAX", on_unused_input="ignore")
-    fv = theon.function(ins, outs, mode=Mode(linker="vm"), on_unused_input="ignore")
+    kw = {"on_unused_input": "ignore", "accept_inplace": True}  # some rows build inplace ops
+    fj = theon.function(ins, outs, mode="JAX", **kw)
+    fv = theon.function(ins, outs, mode=Mode(linker="vm"), **kw)
     with np.errstate(all="ignore"):
         want = fv(*values)
     assert_close(fj(*values), want, where=name)

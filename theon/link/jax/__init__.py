@@ -19,6 +19,7 @@ from theon.link.jax.dispatch import (
     jax_untypify,
 )
 from theon.link.jax.linker import JAXLinker, JAXLinkError
+from theon.link.jax.sharding import shard
 
 __all__ = [
     "JAXLinkError",
@@ -28,4 +29,5 @@ __all__ = [
     "jax_scalar_funcify",
     "jax_typify",
     "jax_untypify",
+    "shard",
 ]

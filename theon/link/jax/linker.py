@@ -195,6 +195,7 @@ class JAXLinker(Linker):
         load_linker_backends("jax")
         order = fgraph.toposort()
         steps: list[tuple[Apply, Callable[..., Any], bool]] = []
+        ins_of: list[list[Variable]] = []
         missing: list[Apply] = []
         for node in order:
             try:
@@ -206,13 +207,16 @@ class JAXLinker(Linker):
                 add_node_context(e, node)
                 raise
             steps.append((node, fn, _shape_like(node)))
+            # a rule may read other variables than the node's inputs (``fn.jax_inputs``):
+            # the source of a transposed operand, say, to contract it without a copy
+            ins_of.append(list(getattr(fn, "jax_inputs", None) or node.inputs))
         if missing:
             raise JAXLinkError(missing)
         inputs = list(fgraph.inputs)
         outputs = list(fgraph.outputs)
         consts: dict[Variable, Any] = {}
-        for node in order:
-            for v in node.inputs:
+        for ins in ins_of:
+            for v in ins:
                 if isinstance(v, Constant) and v not in consts:
                     consts[v] = _const_value(v)
         for v in outputs:
@@ -225,8 +229,8 @@ class JAXLinker(Linker):
                 raise TypeError(f"expected {n_in} inputs, got {len(args)}")
             env: dict[Variable, Any] = dict(consts)
             env.update(zip(inputs, args))
-            for node, fn, shape_like in steps:
-                ins = [env[v] for v in node.inputs]
+            for (node, fn, shape_like), reads in zip(steps, ins_of):
+                ins = [env[v] for v in reads]
                 try:
                     if shape_like and all(_is_concrete(x) for x in ins):
                         outs = _perform(node, ins)
@@ -255,15 +259,12 @@ class JAXLinker(Linker):
             else:
                 untyp.append(_bind_untypify(v.type))
         jit_kw: dict[str, Any] = {}
-        place: Callable[[list[Any]], list[Any]] | None = None
         if self.input_sharding:
             from theon.link.jax.sharding import input_shardings
 
-            shardings = input_shardings(fgraph, self.input_sharding, self.mesh)
-            jit_kw["in_shardings"] = tuple(shardings)
-
-            def place(args: list[Any]) -> list[Any]:
-                return [jax.device_put(a, s) for a, s in zip(args, shardings)]
+            # (jit places NumPy arguments by these shardings itself)
+            jit_kw["in_shardings"] = tuple(
+                input_shardings(fgraph, self.input_sharding, self.mesh))
 
         def traced(*args: Any) -> tuple[Any, ...]:
             return tuple(graph_fn(*args))
@@ -271,14 +272,28 @@ class JAXLinker(Linker):
         call = _jit_caller(jax, traced, jit_kw, _static_input_shapes(fgraph), self.max_traces)
         x64 = jax.enable_x64
 
-        def run(*args: Any) -> list[Any]:
-            vals = list(args)
-            for k, t in typify:
-                vals[k] = jax_typify(t, vals[k])
-            with x64(True):
-                if place is not None:
-                    vals = place(vals)
-                outs = call(vals)
+        if not typify and all(u is np.asarray for u in untyp):
+            # the common case, with nothing to convert per argument
+            asarray = np.asarray
+            if isinstance(call, _StaticCall):
+                jitted = call.jitted
+
+                def run(*args: Any) -> list[Any]:
+                    with x64(True):
+                        outs = jitted(*args)
+                    return [asarray(o) for o in outs]
+            else:
+                def run(*args: Any) -> list[Any]:
+                    with x64(True):
+                        outs = call(args)
+                    return [asarray(o) for o in outs]
+        else:
+            def run(*args: Any) -> list[Any]:
+                vals = list(args)
+                for k, t in typify:
+                    vals[k] = jax_typify(t, vals[k])
+                with x64(True):
+                    outs = call(vals)
                 return [u(o) for u, o in zip(untyp, outs)]
 
         runner = Runner(run, fgraph.toposort(), reentrant=True)
@@ -321,7 +336,7 @@ class TraceCache:
 
         return self._jax.jit(wrapper, **self._kw)
 
-    def __call__(self, args: list[Any]) -> Any:
+    def __call__(self, args: Sequence[Any]) -> Any:
         key = tuple(getattr(a, "shape", None) for a in args)
         versions = self.versions
         jitted = versions.get(key)
@@ -349,12 +364,12 @@ class _StaticCall:
         self.versions = {(): self.jitted}
         self.size = 1
 
-    def __call__(self, args: list[Any]) -> Any:
+    def __call__(self, args: Sequence[Any]) -> Any:
         return self.jitted(*args)
 
 
 def _jit_caller(jax: Any, fn: Callable[..., Any], jit_kw: dict[str, Any], static: bool,
-                size: int) -> Callable[[list[Any]], Any]:
+                size: int) -> TraceCache | _StaticCall:
     if static:
         return _StaticCall(jax, fn, jit_kw)
     return TraceCache(jax, fn, jit_kw, size)

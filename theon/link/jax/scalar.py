@@ -55,10 +55,28 @@ def _special(name: str) -> Callable[[], Callable[..., Any]]:
     return get
 
 
-def _softplus() -> Callable[..., Any]:
+def softplus_of(z: Any, sign: int = 1) -> Any:
+    """``softplus(sign * z)`` as ``max(sign * z, 0) + log1p(exp(-|z|))``: the formula of the
+    row's NumPy function.  Written on ``z``, so ``softplus(z)`` and ``softplus(-z)`` (the
+    log-likelihood of a logistic model has both) share ``log1p(exp(-|z|))`` in XLA."""
     _, jnp = _jax()
-    # max(x, 0) + log1p(exp(-|x|)): the formula of the row's NumPy function
-    return lambda x: jnp.maximum(x, 0) + jnp.log1p(jnp.exp(-jnp.abs(x)))
+    x = z if sign > 0 else -z
+    return jnp.maximum(x, 0) + jnp.log1p(jnp.exp(-jnp.abs(z)))
+
+
+def sigmoid_of(z: Any, sign: int = 1) -> Any:
+    """``sigmoid(sign * z)`` from ``t = exp(-|z|)``: ``1 / (1 + t)`` where ``sign * z >= 0``,
+    ``t / (1 + t)`` elsewhere (no overflow; ``sigmoid(z)``, ``sigmoid(-z)`` and
+    ``softplus(+-z)`` share ``t``)."""
+    _, jnp = _jax()
+    t = jnp.exp(-jnp.abs(z))
+    r = 1 / (1 + t)
+    x = z if sign > 0 else -z
+    return jnp.where(x >= 0, r, t * r)
+
+
+def _softplus() -> Callable[..., Any]:
+    return softplus_of
 
 
 def _log1mexp() -> Callable[..., Any]:
@@ -73,8 +91,7 @@ def _softsign() -> Callable[..., Any]:
 
 
 def _sigmoid() -> Callable[..., Any]:
-    jax, _ = _jax()
-    return jax.nn.sigmoid  # type: ignore[no-any-return]
+    return sigmoid_of
 
 
 def _erfcinv() -> Callable[..., Any]:

@@ -26,7 +26,7 @@ import numpy as np
 
 from theon.graph.basic import Apply
 from theon.link.jax.dispatch import jax_funcify, jax_scalar_funcify
-from theon.link.jax.scalar import scalar_node_fn
+from theon.link.jax.scalar import scalar_node_fn, sigmoid_of, softplus_of
 from theon.tensor.advanced_subtensor import AdvancedIncSubtensor, AdvancedSubtensor
 from theon.tensor.alloc_diag import AddDiag, AllocDiag
 from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
@@ -95,9 +95,37 @@ def _cast(x: Any, dtype: str) -> Any:
 
 
 # elementwise -----------------------------------------------------------------------
+def _of_negation(op: Elemwise, node: Apply) -> Fn | None:
+    """``sigmoid(-z)`` or ``softplus(-z)`` as a function of ``z`` (reading ``z``), so that
+    XLA shares their ``exp(-|z|)`` with ``sigmoid(z)``/``softplus(z)`` (a logistic
+    loss and its gradient have all four); None for other nodes."""
+    from theon.scalar.table import Sigmoid, Softplus
+
+    core = {Sigmoid: sigmoid_of, Softplus: softplus_of}.get(type(op.scalar_op))
+    if core is None or len(node.inputs) != 1:
+        return None
+    owner = node.inputs[0].owner
+    if owner is None or not isinstance(owner.op, Elemwise) \
+            or type(owner.op.scalar_op).__name__ != "Neg":
+        return None
+    z = owner.inputs[0]
+    dt = _out_dtype(node)
+    if z.type.dtype != dt:  # type: ignore[attr-defined]
+        return None
+
+    def f(zv: Any) -> Any:
+        return _cast(core(zv, -1), dt)
+
+    f.jax_inputs = [z]  # type: ignore[attr-defined]
+    return f
+
+
 @jax_funcify.register(Elemwise)
 def _elemwise(op: Elemwise, node: Apply, **kw: Any) -> Fn:
     jnp = _jnp()
+    through_neg = _of_negation(op, node)
+    if through_neg is not None:
+        return through_neg
     fn = scalar_node_fn(op.scalar_op, list(node.outputs))
     n_out = len(node.outputs)
 
@@ -430,11 +458,55 @@ def _reshape(op: Reshape, node: Apply, **kw: Any) -> Fn:
 
 
 # products --------------------------------------------------------------------------
-@jax_funcify.register(Dot)
-def _dot(op: Dot, node: Apply, **kw: Any) -> Fn:
+def _transposed(v: Any) -> Any:
+    """The matrix ``v`` is the transpose of (``DimShuffle{1,0}``), or None."""
+    owner = v.owner
+    if owner is not None and isinstance(owner.op, DimShuffle) \
+            and tuple(owner.op.new_order) == (1, 0):
+        return owner.inputs[0]
+    return None
+
+
+def _dot_rule(node: Apply, a_pos: int, b_pos: int) -> tuple[list[Any], Fn]:
+    """(the variables to read, ``dot(a, b)`` as a function of their values).
+
+    An operand that is a transposed matrix is read untransposed and contracted along
+    its other axis (``lax.dot_general``), so XLA never copies the transpose (it does
+    when the product is fused with the additions of a Gemm/Gemv)."""
+    import jax
+
     jnp = _jnp()
     dt = _out_dtype(node)
-    return lambda a, b: _cast(jnp.dot(a, b), dt)
+    reads = list(node.inputs)
+    a_var, b_var = node.inputs[a_pos], node.inputs[b_pos]
+    ta = _transposed(a_var)
+    tb = _transposed(b_var) if b_var.type.ndim == 2 else None  # type: ignore[attr-defined]
+    if ta is not None:
+        reads[a_pos] = ta
+    if tb is not None:
+        reads[b_pos] = tb
+    if ta is None and tb is None:
+        return reads, lambda a, b: _cast(jnp.dot(a, b), dt)
+    a_nd = a_var.type.ndim  # type: ignore[attr-defined]
+    ca = (0,) if ta is not None else (a_nd - 1,)
+    cb = (1,) if tb is not None else (0,)
+
+    def dot(a: Any, b: Any) -> Any:
+        a, b = _cast(a, dt), _cast(b, dt)
+        return jax.lax.dot_general(a, b, ((ca, cb), ((), ())))
+
+    return reads, dot
+
+
+@jax_funcify.register(Dot)
+def _dot(op: Dot, node: Apply, **kw: Any) -> Fn:
+    reads, dot = _dot_rule(node, 0, 1)
+
+    def f(a: Any, b: Any) -> Any:
+        return dot(a, b)
+
+    f.jax_inputs = reads  # type: ignore[attr-defined]
+    return f
 
 
 @jax_funcify.register(MatMul)
@@ -688,9 +760,14 @@ def _blas() -> None:
     @jax_funcify.register(Gemm)
     @jax_funcify.register(Gemv)
     def _gemm(op: Any, node: Apply, **kw: Any) -> Fn:
-        jnp = _jnp()
         dt = _out_dtype(node)
-        return lambda z, a, x, y, b: _cast(b * z + a * jnp.dot(x, y), dt)
+        reads, dot = _dot_rule(node, 2, 3)
+
+        def f(z: Any, a: Any, x: Any, y: Any, b: Any) -> Any:
+            return _cast(b * z + a * dot(x, y), dt)
+
+        f.jax_inputs = reads  # type: ignore[attr-defined]
+        return f
 
 
 _blas()

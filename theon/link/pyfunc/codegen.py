@@ -17,7 +17,9 @@ cost on the normal path.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from enum import StrEnum
+from functools import singledispatch
 from typing import Any
 
 import numpy as np
@@ -37,7 +39,19 @@ from theon.link.pyfunc.dispatch import (
 )
 from theon.link.source import Source
 
-__all__ = ["GeneratedCode", "NodeEmitter", "Rep", "generate"]
+__all__ = ["GeneratedCode", "NodeEmitter", "Rep", "extra_reads", "generate"]
+
+
+@singledispatch
+def extra_reads(op: Any, node: Apply) -> Sequence[Variable]:
+    """Variables other than ``node.inputs`` that ``op``'s emitter may read (through
+    :meth:`NodeEmitter.read`), kept alive until ``node`` has run.
+
+    An emitter that reads a value further up the graph (the operand of an input's
+    DimShuffle, say) registers a rule here, so the liveness of the generated code
+    counts that read.  None by default.
+    """
+    return ()
 
 
 class Rep(StrEnum):
@@ -150,6 +164,10 @@ class NodeEmitter:
         """An expression for input ``i`` in representation ``rep`` (conversions emitted)."""
         return self.gen.materialize(self.node.inputs[i], rep, self.pre)
 
+    def read(self, var: Variable, rep: Rep = Rep.VAL) -> str:
+        """An expression for ``var``, one of the variables :func:`extra_reads` names."""
+        return self.gen.materialize(var, rep, self.pre)
+
     def may_overwrite(self, i: int) -> bool:
         """Whether input ``i``'s array is owned by this function and dead after this node."""
         return self.gen.may_overwrite(self.node, self.index, i)
@@ -221,6 +239,10 @@ class _Generator:
         for k, node in enumerate(self.order):
             for v in node.inputs:
                 self.last[v] = k
+            for v in extra_reads(node.op, node):
+                # read here, not freed here: only 0-d values (a name, no array) are
+                # expected, kept to the end of the function if nothing frees them later
+                self.last[v] = max(self.last.get(v, k), k)
         self._viewers: dict[Variable, list[Variable]] | None = None
         self._roots: dict[Variable, list[Variable]] = {}
         self._count = 0

@@ -43,6 +43,7 @@ __all__ = [
     "KernelCache",
     "KernelSpec",
     "build_kernel",
+    "QUIET_CALLS",
     "quiet_errors",
     "step_lines",
 ]
@@ -107,6 +108,12 @@ try:  # NumPy >= 2: the error state is a context variable holding an "extobj"
         """Undo :func:`quiet_errors`."""
         _extobj_contextvar.reset(token)
 
+    #: ``(set, value, reset)``: generated code writes ``tok = set(value)`` ... ``reset(tok)``,
+    #: the two C calls of :func:`quiet_errors`/:func:`restore_errors` without their frames.
+    QUIET_CALLS: tuple[Callable[[Any], Any], Any, Callable[[Any], None]] = (
+        _extobj_contextvar.set, _IGNORE_EXTOBJ, _extobj_contextvar.reset
+    )
+
 except ImportError:  # pragma: no cover - older NumPy
 
     def quiet_errors() -> Any:
@@ -118,6 +125,8 @@ except ImportError:  # pragma: no cover - older NumPy
     def restore_errors(token: Any) -> None:
         """Undo :func:`quiet_errors`."""
         token.__exit__(None, None, None)
+
+    QUIET_CALLS = (lambda _: quiet_errors(), None, restore_errors)
 
 
 # the thread pool -------------------------------------------------------------------

@@ -27,8 +27,9 @@ import numpy as np
 from theon.graph.basic import Variable
 from theon.graph.fg import FunctionGraph
 from theon.link.pyfunc.codegen import GeneratedCode, generate
-from theon.link.pyfunc.kernel import quiet_errors, restore_errors
+from theon.link.pyfunc.kernel import QUIET_CALLS
 from theon.link.registry import load_linker_backends
+from theon.link.tier1 import describe, link_tier, resolve_tier
 from theon.link.vm import Linker, Runner, add_node_context
 
 __all__ = ["PyLinker"]
@@ -74,6 +75,9 @@ class PyLinker(Linker):
     ----------
     float_path
         Carry 0-d float64 values as Python floats where possible.
+    tier
+        Tier-1 kernels (:mod:`theon.link.tier1`): ``0``, ``1``, ``"auto"``, or
+        ``None`` for ``config.tier`` (read at each link).
 
     The :class:`~theon.link.vm.Runner` has ``order`` (the nodes in run order),
     ``source`` (the generated code), ``float_inputs``: the positions of 0-d
@@ -92,16 +96,21 @@ class PyLinker(Linker):
 
     name = "py"
 
-    def __init__(self, float_path: bool = True) -> None:
+    def __init__(self, float_path: bool = True, tier: int | str | None = None) -> None:
         self.float_path = float_path
+        self.tier = tier
 
     def __repr__(self) -> str:
-        return f"PyLinker(float_path={self.float_path})"
+        return f"PyLinker(float_path={self.float_path}, tier={self.tier!r})"
 
     def make_function(self, fgraph: FunctionGraph, profile: Any = None) -> Runner:
         load_linker_backends("py")  # the emitters the Op layers registered
         float_path = self.float_path and not _destroys_inputs(fgraph)
-        code = generate(fgraph, profile, float_path)
+        tier = resolve_tier(self.tier)
+        if profile is not None and hasattr(profile, "add_note"):
+            profile.add_note(describe(self.tier))
+        with link_tier(tier):
+            code = generate(fgraph, profile, float_path)
         fallback: Callable[..., list[Any]] | None = None
         if code.uses_float_path:
             fallback = _lazy_fallback(fgraph, profile)
@@ -134,7 +143,7 @@ def _build(
     params = ", ".join(f"i{n}" for n in range(n_in))
     src.add(f"def run({params}):")
     if code.quiet:
-        src.add("    _tok = _quiet()")
+        src.add("    _tok = _quiet(_ignore)")
     src.add("    try:")
     header = len(src.lines)
     src.add(*("        " + ln for ln in code.lines))
@@ -151,9 +160,10 @@ def _build(
     if code.quiet:
         src.add("    finally:", "        _restore(_tok)")
     src.define("_error", _error_handler(code, fallback is not None, header))
-    src.define("_quiet", quiet_errors)
+    src.define("_quiet", QUIET_CALLS[0])
+    src.define("_ignore", QUIET_CALLS[1])
     src.define("_box_f64", _box_f64)
-    src.define("_restore", restore_errors)
+    src.define("_restore", QUIET_CALLS[2])
     src.define("_fallback", fallback)
     if profile is not None:
         src.define("_pc", time.perf_counter)

@@ -12,6 +12,8 @@ minus the interpretation overhead:
   (:mod:`theon.link.pyfunc.fused`).
 - ``DimShuffle``: the same squeeze/transpose/index view, inline.
 - ``CAReduce``: ``ufunc.reduce(x, axis=..., dtype=...)``.
+- ``Subtensor``/``IncSubtensor`` with constant indices: the index tuple is built once;
+  ``Join``: one ``np.concatenate`` call.
 
 0-d tensors are carried as Python floats through ops that have a ``py_expr``.
 """
@@ -23,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from theon.graph.basic import Apply, Constant, Variable
-from theon.link.pyfunc.codegen import NodeEmitter, Rep
+from theon.link.pyfunc.codegen import NodeEmitter, Rep, extra_reads
 from theon.link.pyfunc.dispatch import (
     PyBlockBuilder,
     ValueInfo,
@@ -40,8 +42,10 @@ from theon.tensor.alloc_diag import AddDiag, add_diag
 from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
 from theon.tensor.blas import Dot
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
+from theon.tensor.joining import Join
 from theon.tensor.rewriting.blas import Gemm, Gemv
 from theon.tensor.shape import Shape, Shape_i
+from theon.tensor.subtensor import SYM, IncSubtensor, Subtensor, _build_index
 from theon.tensor.type import TensorType, tensor_type
 from theon.tensor.ufunc_safety import strided_out_safe
 
@@ -230,6 +234,9 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
         ctx.arg(i, Rep.NPS if tensor_type(v).ndim == 0 else Rep.VAL)
         for i, v in enumerate(node.inputs)
     ]
+    if not fold:
+        for i, src in _scalar_operands(op, node).items():
+            args[i] = ctx.read(src, Rep.NPS)
     # where the result goes: a destroyed input (inplace op) or a dead owned buffer
     target: list[str | None] = [None] * len(outs)
     fresh = [True] * len(outs)
@@ -293,6 +300,42 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
             lines.append(f"{name} = {ctx.bind(np.asarray, 'asarray')}({name}, {dt})")
     lines.extend(_broadcast_checks(ctx, node, picked, names[0]))
     return lines
+
+
+def _scalar_operands(op: Elemwise, node: Apply) -> dict[int, Variable]:
+    """Inputs ``s[None, ...]`` (a 0-d ``s`` given length-1 axes) that the ufunc call may
+    read as ``s`` itself, by input position.
+
+    NumPy broadcasts a 0-d operand as one of shape ``(1, ..., 1)`` and promotes a NumPy
+    scalar as an array of its dtype, so the result is the same when another operand
+    (not one of these) has the result's number of dimensions; the call skips the
+    broadcast of a one-element array along the other operands' loop.  Only for the
+    single ufunc call of ``_emit_elemwise`` (not folds, not Composites, not outputs
+    written into an input).
+    """
+    sop = op.scalar_op
+    ufunc = getattr(sop, "ufunc", None)
+    if isinstance(sop, Composite) or not isinstance(ufunc, np.ufunc):
+        return {}
+    if len(node.inputs) != ufunc.nin or op.inplace_pattern:
+        return {}
+    out_t = tensor_type(node.outputs[0])
+    found: dict[int, Variable] = {}
+    full = False
+    for i, v in enumerate(node.inputs):
+        owner = v.owner
+        if (owner is not None and isinstance(owner.op, DimShuffle)
+                and owner.op.input_ndim == 0 and out_t.ndim > 0
+                and tensor_type(v).shape != out_t.shape):
+            found[i] = owner.inputs[0]
+        elif tensor_type(v).ndim == out_t.ndim:
+            full = True
+    return found if full else {}
+
+
+@extra_reads.register(Elemwise)
+def _elemwise_extra_reads(op: Elemwise, node: Apply) -> list[Variable]:
+    return list(_scalar_operands(op, node).values())
 
 
 def _emit_impl(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | None:
@@ -426,9 +469,24 @@ def _emit_add_diag(op: AddDiag, node: Apply, ctx: NodeEmitter) -> list[str] | No
     if type(op).perform is not AddDiag.perform:
         return None
     fn = ctx.bind(add_diag, "add_diag")
-    call = f"{fn}({ctx.arg(0)}, {ctx.arg(1)}, {op.inplace})"
-    fresh = ctx.may_overwrite(0) if op.inplace else True
-    return [f"{ctx.out(0, fresh=fresh, reuse=True)} = {call}"]
+    x, v = ctx.arg(0), ctx.arg(1)
+    call = f"{fn}({x}, {v}, {op.inplace})"
+    if not op.inplace:
+        return [f"{ctx.out(0, fresh=True, reuse=True)} = {call}"]
+    # add_diag's own fast case, inline: a contiguous square matrix's diagonal is the
+    # flat view with step n + 1 in memory order; any other layout calls add_diag
+    fresh = ctx.may_overwrite(0)
+    add = ctx.bind(np.add, "add")
+    lines = [
+        f"if {x}.flags.forc and {x}.shape[0] == {x}.shape[1]:",
+        f"    _adg = {x}.ravel('K')[::{x}.shape[0] + 1]",
+        f"    {add}(_adg, {v}, out=_adg)",
+        "    del _adg",
+        "else:",
+        f"    {call}",
+    ]
+    o = ctx.out(0, fresh=fresh, reuse=True)
+    return lines if o == x else [*lines, f"{o} = {x}"]
 
 
 @py_emit.register(Gemm)
@@ -479,3 +537,88 @@ def _emit_shape(op: Shape, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     i64 = ctx.bind(np.dtype(np.int64), "dt")
     shape = f"{ctx.arg(0, Rep.NPS)}.shape"
     return [f"{ctx.out(0, fresh=True, reuse=True)} = {arr}({shape}, {i64}).reshape(-1)"]
+
+
+# ------------------------------------------------------------- constant basic indexing
+def _constant_index(idx_list: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The NumPy index tuple ``perform`` builds, when no entry is symbolic (else None)."""
+    for e in idx_list:
+        if e == SYM or (isinstance(e, tuple) and SYM in e):
+            return None
+    return (*_build_index(idx_list, (), False), Ellipsis)
+
+
+@py_emit.register(Subtensor)
+def _emit_subtensor(op: Subtensor, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """``x[idx]``, the view Subtensor.perform makes, for an index of constants only."""
+    if type(op).perform is not Subtensor.perform:
+        return None
+    ix = _constant_index(op.idx_list)
+    if ix is None:
+        return None
+    x = ctx.arg(0)
+    if _one_entry(op.idx_list, node.inputs[0]):
+        # x[i, j] (no Ellipsis) is a NumPy scalar of x's dtype: the 0-d value, copied
+        return [f"{ctx.out(0, Rep.NPS, reuse=True)} = {x}[{ctx.bind(ix[:-1], 'ix')}]"]
+    return [f"{ctx.out(0, reuse=True)} = {x}[{ctx.bind(ix, 'ix')}]"]
+
+
+def _one_entry(idx_list: tuple[Any, ...], x: Variable) -> bool:
+    """Whether a constant index of integers picks one entry of every dimension of ``x``."""
+    return (len(idx_list) == tensor_type(x).ndim
+            and all(isinstance(e, (int, np.integer)) and not isinstance(e, bool)
+                    for e in idx_list))
+
+
+def inc_subtensor_at(x: np.ndarray, y: Any, ix: tuple[Any, ...], inplace: bool,
+                     set_: bool) -> np.ndarray:
+    """What IncSubtensor.perform computes, with the index tuple already built.
+
+    >>> inc_subtensor_at(np.zeros(3), 2.0, (1, Ellipsis), False, False)
+    array([0., 2., 0.])
+    """
+    out = x if inplace else x.copy()
+    sub = out[ix]
+    if set_:
+        sub[...] = y
+    else:
+        np.add(sub, y, out=sub, casting="same_kind")
+    return out
+
+
+@py_emit.register(IncSubtensor)
+def _emit_inc_subtensor(op: IncSubtensor, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """``inc_subtensor_at(x, y, idx, inplace, set)`` for an index of constants only."""
+    if type(op).perform is not IncSubtensor.perform:
+        return None
+    ix = _constant_index(op.idx_list)
+    if ix is None:
+        return None
+    x, y = node.inputs[0], node.inputs[1]
+    if _one_entry(op.idx_list, x) and tensor_type(y).dtype == tensor_type(x).dtype:
+        # one entry, same dtype: ``o[i] += y`` adds (or stores) exactly as perform's np.add
+        xs, ys = ctx.arg(0), ctx.arg(1, Rep.NPS)
+        sign = "=" if op.set_instead_of_inc else "+="
+        at = ctx.bind(ix[:-1], "ix")
+        if op.inplace:  # into x's own buffer: then x's name is the result's
+            fresh = ctx.may_overwrite(0)
+            o = ctx.out(0, fresh=fresh, reuse=True)
+            return [f"{xs}[{at}] {sign} {ys}"] + ([] if o == xs else [f"{o} = {xs}"])
+        o = ctx.out(0, fresh=True)
+        return [f"{o} = {xs}.copy()", f"{o}[{at}] {sign} {ys}"]
+    fn = ctx.bind(inc_subtensor_at, "inc_sub")
+    call = (f"{fn}({ctx.arg(0)}, {ctx.arg(1)}, {ctx.bind(ix, 'ix')}, {op.inplace}, "
+            f"{op.set_instead_of_inc})")
+    fresh = ctx.may_overwrite(0) if op.inplace else True
+    return [f"{ctx.out(0, fresh=fresh, reuse=True)} = {call}"]
+
+
+@py_emit.register(Join)
+def _emit_join(op: Join, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """``np.concatenate([...], axis, dtype)`` as Join.perform calls it."""
+    if type(op).perform is not Join.perform:
+        return None
+    cat = ctx.bind(np.concatenate, "concatenate")
+    dt = ctx.bind(tensor_type(node.outputs[0]).numpy_dtype, "dt")
+    args = ", ".join(ctx.arg(i) for i in range(len(node.inputs)))
+    return [f"{ctx.out(0, fresh=True, reuse=True)} = {cat}([{args}], axis={op.axis}, dtype={dt})"]

@@ -8,6 +8,8 @@
 - :mod:`.blas`: ``z + a*dot(x, y) -> gemm``;
 - :mod:`.diagonal`: identity and diagonal matrices (a jacobian's unit seeds) as
   ``AllocDiag``/``AddDiag`` and row/column scalings;
+- :mod:`.onehot`: the one-hot seed of ``grad(y[i], x)`` carried as one entry;
+- :mod:`.joins`: a Join of small pieces built alike, as one operation on joined operands;
 - :mod:`.shape`, :mod:`.fusion`, :mod:`.inplace`: shape, elementwise-fusion and
   inplace rewrites.
 
@@ -28,7 +30,7 @@ _register_track_key(_Elemwise, lambda op: op.scalar_op)
 # The import order is the registration order, which orders the rewrites within a phase.
 # isort: off
 from theon.tensor.rewriting import blas, canonicalize, specialize, stabilize, useless  # noqa: E402
-from theon.tensor.rewriting import diagonal  # noqa: E402
+from theon.tensor.rewriting import diagonal, onehot, joins  # noqa: E402
 from theon.tensor.rewriting import shape, fusion, inplace  # noqa: E402
 # isort: on
 
@@ -38,6 +40,8 @@ __all__ = [
     "diagonal",
     "fusion",
     "inplace",
+    "joins",
+    "onehot",
     "shape",
     "specialize",
     "stabilize",

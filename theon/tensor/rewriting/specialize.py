@@ -5,6 +5,8 @@
   products for small integers ``n`` (``x**10 -> sqr(sqr(sqr(x))) * sqr(x)``), as JAX's
   ``integer_pow`` does: within a few ulps of ``pow`` (a documented identity);
 - ``sum(x * y) -> dot(x, y)`` for vectors;
+- ``f(x[:, None], y[:, None]) -> f(x, y)[:, None]``: elementwise work at the inputs' own rank;
+- ``softplus``/``sigmoid`` of ``z`` and ``-z`` in one graph share ``exp(-|z|)`` and its ``log1p``;
 - BLAS calls for ``z + a*dot(x, y)`` live in :mod:`theon.tensor.rewriting.blas`.
 
 >>> import theon, theon.tensor as tt
@@ -24,7 +26,7 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.rewriting import node_rewriter, register_specialize
 from theon.tensor import math as tm
 from theon.tensor.basic import constant as tt_constant
-from theon.tensor.elemwise import Elemwise
+from theon.tensor.elemwise import DimShuffle, Elemwise
 from theon.tensor.reduction import Sum
 from theon.tensor.rewriting.utils import (
     as_dtype,
@@ -41,8 +43,10 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_POW_CHAIN",
     "local_column_op_constant_matrix",
+    "local_elemwise_sink_expand_dims",
     "local_elemwise_small_first",
     "local_pow_specialize",
+    "local_share_logistic",
     "local_sum_mul_to_dot",
     "power_chain",
 ]
@@ -223,3 +227,137 @@ def local_column_op_constant_matrix(fgraph: FunctionGraph, node: Apply) -> Any:
     c_t = tt_constant(np.ascontiguousarray(data.T))
     args = [col.dimshuffle(1, 0), c_t] if k == 1 else [c_t, col.dimshuffle(1, 0)]
     return [fit(op(*args).dimshuffle(1, 0), out, list(node.inputs))]
+
+
+@register_specialize
+@node_rewriter([Elemwise])
+def local_elemwise_sink_expand_dims(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``f(x[:, None], y[:, None], c) -> f(x, y, c[:, 0])[:, None]``: an elementwise op
+    on inputs that all have length 1 along some axes runs without those axes.
+
+    ``f`` is applied entry by entry, so ``f(a, b)[i, 0] = f(a[i, 0], b[i, 0])``: dropping
+    axes of static length 1 from every operand and adding them back to each result
+    gives the same values (exactly; only the layout of the loop changes).  The
+    canonical form lifts such DimShuffles to the inputs; here, before fusion, they
+    are sunk again, so NumPy loops over ``n`` entries of 1-d operands (and a 0-d
+    constant) instead of an ``(n, 1)`` array broadcast against a ``(1, 1)`` constant,
+    which takes its slower, non-contiguous path.  Only done when some input is a
+    DimShuffle that added all these axes (it disappears); the other inputs get a
+    squeezing DimShuffle (a view; constant-folded for constants).
+    """
+    op = node.op
+    if op.inplace_pattern:
+        return None
+    ins = node.inputs
+    nd = tensor_type(node.outputs[0]).ndim
+    if nd == 0 or any(tensor_type(v).ndim != nd for v in ins):
+        return None
+    axes = [k for k in range(nd) if all(tensor_type(v).shape[k] == 1 for v in ins)]
+    if not axes:
+        return None
+    keep = [k for k in range(nd) if k not in axes]
+    new_ins: list[Variable] = []
+    gain = False
+    for v in ins:
+        owner = v.owner
+        if (owner is not None and isinstance(owner.op, DimShuffle)
+                and all(owner.op.new_order[k] == "x" for k in axes)):
+            gain = True
+            ds: DimShuffle = owner.op
+            order = [ds.new_order[k] for k in keep]
+            inner = owner.inputs[0]
+            same = order == list(range(ds.input_ndim))
+            new_ins.append(inner if same else DimShuffle(ds.input_ndim, order)(inner))
+        else:
+            new_ins.append(DimShuffle(nd, keep)(v))
+    if not gain:
+        return None
+    small = op.make_node(*new_ins).outputs
+    back: list[int | str] = []
+    pos = 0
+    for k in range(nd):
+        if k in axes:
+            back.append("x")
+        else:
+            back.append(pos)
+            pos += 1
+    res = [fit(DimShuffle(nd - len(axes), back)(o), old) for o, old in zip(small, node.outputs)]
+    return None if any(r is None for r in res) else res
+
+
+# ------------------------------------------------------------------ softplus and sigmoid
+_LOGISTIC = (ts.softplus, ts.sigmoid)
+
+
+def _logistic_base(w: Variable) -> Variable:
+    """``z`` for ``w = -z``, else ``w``."""
+    n = elemwise_node(w, ts.neg)
+    return n.inputs[0] if n is not None else w
+
+
+def _logistic_family(fgraph: FunctionGraph, z: Variable) -> tuple[int, bool]:
+    """(How many softplus/sigmoid nodes read ``z`` or ``-z``, whether ``exp(-|z|)`` exists)."""
+    found = 0
+    shared = False
+    stack = [z]
+    clients = fgraph.clients
+    while stack:
+        v = stack.pop()
+        for c, _ in clients.get(v, ()):
+            if not hasattr(c, "op"):
+                continue  # a graph output
+            if elemwise_node(c.outputs[0], *_LOGISTIC) is not None:
+                found += 1
+            elif v is z and elemwise_node(c.outputs[0], ts.neg) is not None:
+                stack.append(c.outputs[0])
+            elif v is z and elemwise_node(c.outputs[0], ts.abs) is not None:
+                for n1, _ in clients.get(c.outputs[0], ()):
+                    if hasattr(n1, "op") and elemwise_node(n1.outputs[0], ts.neg) is not None:
+                        shared = shared or any(
+                            hasattr(n2, "op") and elemwise_node(n2.outputs[0], ts.exp) is not None
+                            for n2, _ in clients.get(n1.outputs[0], ()))
+    return found, shared
+
+
+@register_specialize
+@node_rewriter(list(_LOGISTIC))
+def local_share_logistic(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``softplus(w)`` and ``sigmoid(w)``, for ``w = z`` or ``w = -z``, from one
+    ``e = exp(-|z|)`` when the graph computes more than one of them:
+
+    - ``softplus(w) -> max(w, 0) + log1p(e)`` (``|w| = |z|``): exactly the formula
+      softplus itself evaluates, so the same values, with ``log1p(e)`` computed once;
+    - ``sigmoid(w) -> where(w >= 0, 1, e) * q`` with ``q = 1 / (1 + e)``: for ``w >= 0``
+      that is ``1 / (1 + exp(-w))``, ``expit``'s own formula bit for bit; for ``w < 0``
+      it is ``exp(w) / (1 + exp(w))`` (within 2 ulps; it also keeps the subnormal
+      values below ``w = -709`` where ``1 / (1 + exp(-w))`` gives 0).  NaN stays NaN,
+      ``w = +-inf`` gives 1 and 0.
+
+    A logistic loss and its gradient (``softplus(z)``, ``softplus(-z)``, ``sigmoid(z)``,
+    ``sigmoid(-z)``) so take one ``exp`` and one ``log1p`` per entry instead of six
+    transcendental evaluations.  Only for float arrays (0-d values run on Python floats,
+    where each spelling is one ``math`` call).
+    """
+    out = node.outputs[0]
+    ot = tensor_type(out)
+    if fgraph is None or elemwise_node(out, *_LOGISTIC) is None or ot.ndim == 0:
+        return None
+    if ot.dtype not in ("float32", "float64"):
+        return None
+    (w,) = node.inputs
+    if tensor_type(w).dtype != ot.dtype:
+        return None
+    z = _logistic_base(w)
+    found, shared = _logistic_family(fgraph, z)
+    if found < 2 and not shared:
+        return None
+    zero = tt_constant(np.zeros((), dtype=ot.dtype))
+    one = tt_constant(np.ones((), dtype=ot.dtype))
+    e = tm.exp(tm.neg(tm.abs(z)))
+    if node.op.scalar_op == ts.softplus:
+        new = tm.add(tm.maximum(w, zero), tm.log1p(e))
+    else:
+        q = tm.reciprocal(tm.add(one, e))
+        new = tm.mul(tm.switch(tm.ge(w, zero), one, e), q)
+    res = fit(new, out, [w])
+    return None if res is None else [res]

@@ -1,0 +1,151 @@
+"""Tier-1 loops compiled by numba: a scan's loop on Python numbers, as machine code.
+
+The scan's fast loop (:mod:`theon.scan.fastloop`) is Python code on Python
+numbers; the same lines, with arrays for the histories and sequences, compile
+with numba to a loop without any interpreter overhead.  The source is written
+to a file in the disk cache (:mod:`.diskcache`) named by its hash and
+decorated with ``numba.njit(cache=True)``, so numba keeps the machine code
+next to it and a later process loads it instead of compiling.
+
+numba is imported by :func:`make_compiler`, which only the background thread calls.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from theon.link.tier1.diskcache import DiskCache, default_cache, structural_hash
+from theon.link.tier1.worker import bump
+
+__all__ = ["NumbaLoopCompiler", "loop_globals", "make_compiler"]
+
+
+def loop_globals(namespace: dict[str, Any], names: Sequence[str]) -> list[str] | None:
+    """Source lines defining ``names`` (globals of generated loop code) for a module
+    numba compiles, or None if one is something numba cannot take (a Python helper).
+
+    >>> loop_globals({"_sin": math.sin, "_c": 0.5, "inf": math.inf}, ["_sin", "_c", "inf"])
+    ['from math import sin as _sin', '_c = 0.5', "inf = float('inf')"]
+    >>> loop_globals({"_h": print}, ["_h"]) is None
+    True
+    """
+    lines: list[str] = []
+    for name in names:
+        v = namespace[name]
+        if v is math:
+            lines.append(f"import math as {name}")
+        elif v is np:
+            lines.append(f"import numpy as {name}")
+        elif type(v) in (float, np.float64):
+            f = float(v)
+            lines.append(f"{name} = float({str(f)!r})" if not math.isfinite(f)
+                         else f"{name} = {f!r}")
+        elif type(v) in (int, bool):
+            lines.append(f"{name} = {v!r}")
+        elif callable(v) and getattr(math, str(getattr(v, "__name__", "")), None) is v:
+            lines.append(f"from math import {getattr(v, '__name__', '')} as {name}")
+        else:
+            return None
+    return lines
+
+
+class NumbaLoopCompiler:
+    """Compiles loop source with numba into the disk cache (see the module docstring)."""
+
+    name = "numba"
+
+    def __init__(self, cache: DiskCache | None = None) -> None:
+        import numba
+
+        self.numba = numba
+        self.version = f"numba {numba.__version__}"
+        self._cache = cache
+        self._lock = threading.Lock()
+        self._loaded: dict[str, Callable[..., Any]] = {}
+
+    @property
+    def cache(self) -> DiskCache:
+        return self._cache if self._cache is not None else default_cache()
+
+    def compile_loop(self, header: Sequence[str], source: str, fname: str,
+                     sample: Sequence[Any]) -> Callable[..., Any]:
+        """``fname`` of ``header`` + ``source``, compiled by numba for the types of
+        ``sample`` (arguments of a run of no steps, made now so the first real call
+        does not compile)."""
+        key = "nbloop_" + structural_hash(tuple(header), source, self.version)
+        with self._lock:
+            fn = self._loaded.get(key)
+        if fn is None:
+            text = "\n".join(["import numba", *header, "",
+                              "@numba.njit(cache=True, nogil=True)", source, ""])
+            try:
+                fn = self._load(key, text, fname, sample)
+            except Exception:
+                bump("disk_corrupt")
+                self._clear(key)
+                fn = self._load(key, text, fname, sample)
+            with self._lock:
+                self._loaded[key] = fn
+        return fn
+
+    def _path(self, key: str) -> Any:
+        return self.cache.root / "numba" / f"{key}.py"
+
+    def _clear(self, key: str) -> None:
+        p = self._path(key)
+        try:
+            p.unlink()
+        except OSError:
+            pass
+        pyc = p.parent / "__pycache__"
+        if pyc.is_dir():
+            for f in pyc.glob(f"{key}.*"):
+                try:
+                    f.unlink()
+                except OSError:
+                    pass
+        sys.modules.pop(f"theon_tier1_{key}", None)
+
+    def _load(self, key: str, text: str, fname: str, sample: Sequence[Any]) -> Any:
+        cache = self.cache
+        p = self._path(key)
+        try:
+            same = p.read_text() == text
+        except (OSError, UnicodeDecodeError):
+            same = False
+        if not same:  # (rewriting an unchanged file would make numba's cache stale)
+            cache.write_file(p, text.encode())
+        else:
+            cache.touch(p)
+        if not p.is_file():  # an unwritable cache directory: compile in memory
+            ns: dict[str, Any] = {}
+            exec(compile(text.replace("cache=True", "cache=False"), str(p), "exec"), ns)
+            fn = ns[fname]
+            fn(*sample)
+            bump("disk_misses")
+            return fn
+        modname = f"theon_tier1_{key}"
+        spec = importlib.util.spec_from_file_location(modname, p)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[modname] = mod  # (numba's cached code finds its module by name)
+        spec.loader.exec_module(mod)
+        fn = getattr(mod, fname)
+        fn(*sample)  # compiles, or loads numba's cached machine code
+        hits = sum(fn.stats.cache_hits.values())
+        bump("disk_hits" if hits else "disk_misses")
+        cache.evict()
+        return fn
+
+
+def make_compiler() -> NumbaLoopCompiler:
+    """The default loop compiler (imports numba)."""
+    return NumbaLoopCompiler()
+
