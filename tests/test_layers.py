@@ -74,6 +74,15 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "control flow",
         ("theon.ifelse", "theon.scan", "theon.scan_module", "theon.compile.builders"),
     ),
+    # the JAX rules of the Ops outside the core tensor set (scan, ifelse, OpFromGraph,
+    # random, linalg, Blockwise, sparse, convolutions and pooling): they import the Ops
+    # they translate, so they sit above them; each Op's package registers its module
+    # with register_linker_backend("jax", ...), and the JAX linker imports it
+    (
+        "jax rules",
+        ("theon.link.jax.control", "theon.link.jax.random", "theon.link.jax.linalg",
+         "theon.link.jax.blockwise", "theon.link.jax.sparse", "theon.link.jax.nnet"),
+    ),
     # the package itself (theon.function, theon.shared, ...) and the seeds' old entry points;
     # theon.sandbox holds Theano's old import paths (rng_mrg.MRG_RandomStreams) for migration
     # theon.compile.explain shows a compiled function's provenance, as text or in the

@@ -41,6 +41,7 @@ from theon.graph.null_type import DisconnectedType, disconnected_type
 from theon.graph.op import Op
 from theon.graph.type import Type
 from theon.link.lazy import Context, node_contexts
+from theon.link.registry import register_linker_backend as _register_linker_backend
 from theon.rewriting.basic import node_rewriter
 from theon.rewriting.db import register_canonicalize, register_useless
 from theon.tensor.basic import (
@@ -505,3 +506,7 @@ def local_ifelse_merge_same_condition(fgraph: FunctionGraph, node: Apply) -> Any
         new = IfElse(n + m, name=node.op.name)(cond, *thens, *elses, return_list=True)
         return dict(zip([*node.outputs, *client.outputs], new))
     return None
+
+
+# the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
+_register_linker_backend("jax", "theon.link.jax.control")

@@ -50,6 +50,7 @@ from theon.graph.null_type import DisconnectedType, NullType, disconnected_type
 from theon.graph.op import Op
 from theon.graph.replace import clone_get_equiv, clone_replace
 from theon.graph.traversal import ancestors, graph_inputs, io_toposort
+from theon.link.registry import register_linker_backend as _register_linker_backend
 from theon.rewriting import node_rewriter, register_canonicalize
 
 __all__ = ["OpFromGraph", "inline_ofg_expansion"]
@@ -547,3 +548,7 @@ def inline_ofg_expansion(fgraph: FunctionGraph, node: Apply) -> list[Variable] |
 
 # first in canonicalize, so that the other rewrites see the inlined graph
 register_canonicalize(inline_ofg_expansion, "fast_compile", position=-10)
+
+
+# the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
+_register_linker_backend("jax", "theon.link.jax.control")

@@ -30,6 +30,7 @@ import sys as _sys
 import types as _types
 from typing import Any as _Any
 
+from theon.link.registry import register_linker_backend as _register_linker_backend
 from theon.rewriting.db import register_rewrite_module as _register_rewrite_module
 from theon.scan.basic import scan
 from theon.scan.loop import loop
@@ -49,3 +50,7 @@ class _CallableModule(_types.ModuleType):
 _sys.modules[__name__].__class__ = _CallableModule
 # the scan rewrites, imported by the first query of the rewrite database
 _register_rewrite_module("theon.scan.rewriting")
+
+
+# the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
+_register_linker_backend("jax", "theon.link.jax.control")

@@ -17,8 +17,13 @@
 
 from __future__ import annotations
 
+from theon.link.registry import register_linker_backend as _register_linker_backend
 from theon.sparse.basic import *  # noqa: F403
 from theon.sparse.basic import __all__ as _basic_all
 from theon.sparse.verify import verify_grad_sparse
 
 __all__ = [*_basic_all, "verify_grad_sparse"]
+
+
+# the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
+_register_linker_backend("jax", "theon.link.jax.sparse")

@@ -38,6 +38,7 @@ from theon.graph.null_type import NullType
 from theon.graph.op import Op
 from theon.graph.traversal import ancestors
 from theon.graph.vectorize import vectorize_graph, vectorize_graph_levels
+from theon.link.registry import register_linker_backend as _register_linker_backend
 from theon.tensor.basic import as_tensor_variable, constant
 from theon.tensor.type import TensorType
 
@@ -468,3 +469,7 @@ def vectorize(fn: Callable[..., Any], signature: str) -> Callable[..., Any]:
         return new[0] if single else type(res)(new) if isinstance(res, tuple) else new
 
     return batched
+
+
+# the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
+_register_linker_backend("jax", "theon.link.jax.blockwise")

@@ -31,6 +31,11 @@ ABSTRACT = {
     "theon.tensor.reduction._MaxMin", "theon.tensor.reduction._Logical",
     "theon.tensor.sort._SortBase", "theon.tensor.special._AlongAxis",
     "theon.tensor.rewriting.blas._BlasOp", "theon.gradient.ops.GradModifier",
+    # the bases of the Ops whose rules are in theon.link.jax.{linalg,random,nnet}
+    "theon.tensor.linalg._common.LinalgOp", "theon.tensor.linalg.solvers._SolveBase",
+    "theon.tensor.linalg.misc._Lyapunov", "theon.tensor.random.sampling._RandomOp",
+    "theon.tensor.nnet.abstract_conv._ConvBase", "theon.tensor.signal.pool._PoolBase",
+    "theon.tensor.signal.pool.PoolGrad",
 }
 
 #: Op packages whose rules live in another rule module (checked once it exists)

@@ -20,6 +20,7 @@ diagonal, symmetric).  SciPy is imported when an Op first runs.
 array([2., 3.])
 """
 
+from theon.link.registry import register_linker_backend as _register_linker_backend
 from theon.rewriting.db import register_rewrite_module as _register_rewrite_module
 from theon.tensor.linalg import decomp, misc, solvers, spectral
 from theon.tensor.linalg.decomp import (
@@ -90,3 +91,7 @@ __all__ = [
 
 
 _register_rewrite_module("theon.tensor.linalg.rewriting")
+
+
+# the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
+_register_linker_backend("jax", "theon.link.jax.linalg")

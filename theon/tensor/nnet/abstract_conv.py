@@ -37,6 +37,7 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
+from theon.link.registry import register_linker_backend as _register_linker_backend
 from theon.scalar.type import upcast
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.nnet import conv_kernels as kernels
@@ -713,3 +714,7 @@ def conv3d_grad_wrt_weights(input: Any, output_grad: Any, filter_shape: Any,
     return _grad_weights(AbstractConv3d_gradWeights, input, output_grad, filter_shape,
                          input_shape, border_mode, subsample, filter_flip, filter_dilation,
                          num_groups)
+
+
+# the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
+_register_linker_backend("jax", "theon.link.jax.nnet")

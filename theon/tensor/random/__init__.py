@@ -42,6 +42,7 @@ shared constructor for ``numpy.random.Generator`` values.
 """
 
 from theon.compile.pipeline import register_graph_check as _register_graph_check
+from theon.link.registry import register_linker_backend as _register_linker_backend
 from theon.rewriting.db import register_rewrite_module as _register_rewrite_module
 from theon.tensor.random import basic, checks, op, sampling, type, utils
 from theon.tensor.random.basic import *  # noqa: F403
@@ -77,3 +78,7 @@ __all__ += basic.__all__
 
 _register_rewrite_module("theon.tensor.random.rewriting")
 _register_graph_check(checks.warn_reused_rng)
+
+
+# the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
+_register_linker_backend("jax", "theon.link.jax.random")

@@ -28,6 +28,7 @@ from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
+from theon.link.registry import register_linker_backend as _register_linker_backend
 from theon.tensor.basic import as_tensor_variable, get_scalar_constant_value
 from theon.tensor.math import maximum
 from theon.tensor.type import TensorType, tensor_type
@@ -441,3 +442,7 @@ def pool_3d(input: Any, ws: Any = None, ignore_border: bool | None = None, strid
     (2, 2, 2)
     """
     return _pool(input, ws, ignore_border, stride, pad, mode, 3, "pool_3d")
+
+
+# the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
+_register_linker_backend("jax", "theon.link.jax.nnet")
