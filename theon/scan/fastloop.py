@@ -343,14 +343,7 @@ def _write_loop(code: Any, info: Any, fgraph: FunctionGraph, tier1: bool = False
         src.add(f"    for {targets[0]} in {iters[0]}:")
     else:
         src.add(f"    for {', '.join(targets)} in zip({', '.join(iters)}):")
-    body = top + list(code.lines)
-    if info.as_while:
-        body.append(f"__stop = {outs[-1]}")
-    body += writes
-    if carry_to:
-        body.append(f"{', '.join(carry_to)}, = {', '.join(carry_from)},")
-    if info.as_while:
-        body += ["if __stop:", "    __done = __t + 1", "    break"]
+    body = top + list(code.lines) + _step_end(info, outs, writes, carry_to, carry_from)
     if not body:
         body = ["pass"]
     src.add(*("        " + ln for ln in body))
@@ -367,6 +360,19 @@ def _write_loop(code: Any, info: Any, fgraph: FunctionGraph, tier1: bool = False
         steps = 0
     return FastLoop(fn, src.text(), info, dtypes[:n_st], dtypes[n_st: n_st + n_nit],
                     tier1_code, steps)
+
+
+def _step_end(info: Any, outs: list[str], writes: list[str], carry_to: list[str],
+              carry_from: list[str]) -> list[str]:
+    """The end of a step of either loop: the stop test of an ``until`` loop, the writes
+    of the step's results, the carried values, and the break."""
+    lines = [f"__stop = {outs[-1]}"] if info.as_while else []
+    lines += writes
+    if carry_to:
+        lines.append(f"{', '.join(carry_to)}, = {', '.join(carry_from)},")
+    if info.as_while:
+        lines += ["if __stop:", "    __done = __t + 1", "    break"]
+    return lines
 
 
 def _array_loop(code: Any, info: Any, pre: list[str], top: list[str], carry_to: list[str],
@@ -390,13 +396,7 @@ def _array_loop(code: Any, info: Any, pre: list[str], top: list[str], carry_to: 
             writes.append(f"__h{j}[__t % {L}] = {outs[j]}")
     writes.extend(f"__y{m}[__t] = {outs[n_st + m]}" for m in range(n_nit))
     body = [f"i{s} = __q{s}[__t]" for s in range(n_seqs)] + top + list(code.lines)
-    if info.as_while:
-        body.append(f"__stop = {outs[-1]}")
-    body += writes
-    if carry_to:
-        body.append(f"{', '.join(carry_to)}, = {', '.join(carry_from)},")
-    if info.as_while:
-        body += ["if __stop:", "    __done = __t + 1", "    break"]
+    body += _step_end(info, outs, writes, carry_to, carry_from)
     lines = [f"def __loop({', '.join(params)}):", *("    " + ln for ln in pre),
              "    __done = __n", "    for __t in range(__n):", *("        " + ln for ln in body)]
     ret = "".join(("0.0" if c == "None" else c) + ", " for c in final)
