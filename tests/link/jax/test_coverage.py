@@ -2,24 +2,20 @@
 row of the scalar table a ``jax.numpy`` spelling: a new Op without one fails here.
 
 The Ops of ``theon.tensor.{linalg,random,nnet,signal,blockwise}`` get their rules
-from the modules ``theon.link.jax.{linalg,random,nnet,blockwise}``; they are
-checked as soon as those modules exist.
+from the modules ``theon.link.jax.{linalg,random,nnet,blockwise}`` (also checked by
+``test_rules_coverage.py``).
 """
 
 from __future__ import annotations
-
-import importlib
-import importlib.util
-import pkgutil
 
 import pytest
 
 pytest.importorskip("jax", reason="mode='JAX' needs jax (pip install 'theon[jax]')")
 
+from tests.link.jax.opclasses import op_classes
 from theon.graph.op import Op
 from theon.link.jax.dispatch import jax_funcify, jax_scalar_funcify
 from theon.link.jax.scalar import JNP_OF_ROW
-from theon.link.registry import load_linker_backends
 from theon.scalar.basic import ScalarOp
 from theon.scalar.table import ROWS
 
@@ -38,48 +34,8 @@ ABSTRACT = {
     "theon.tensor.signal.pool.PoolGrad",
 }
 
-#: Op packages whose rules live in another rule module (checked once it exists)
-OTHER_RULES = {
-    "theon.tensor.linalg": "theon.link.jax.linalg",
-    "theon.tensor.nlinalg": "theon.link.jax.linalg",
-    "theon.tensor.slinalg": "theon.link.jax.linalg",
-    "theon.tensor.random": "theon.link.jax.random",
-    "theon.tensor.shared_randomstreams": "theon.link.jax.random",
-    "theon.tensor.nnet": "theon.link.jax.nnet",
-    "theon.tensor.signal": "theon.link.jax.nnet",
-    "theon.tensor.blockwise": "theon.link.jax.blockwise",
-}
-
-
-def _import_all(pkg_name: str) -> None:
-    pkg = importlib.import_module(pkg_name)
-    for info in pkgutil.walk_packages(pkg.__path__, pkg_name + "."):
-        importlib.import_module(info.name)
-
-
 def _op_classes() -> list[type]:
-    for name in ("theon.scalar", "theon.tensor", "theon.gradient"):
-        _import_all(name)
-    load_linker_backends("jax")
-    seen: set[type] = set()
-    stack: list[type] = [Op]
-    while stack:
-        for sub in stack.pop().__subclasses__():
-            if sub not in seen:
-                seen.add(sub)
-                stack.append(sub)
-    out = []
-    for cls in seen:
-        mod = cls.__module__
-        if not mod.startswith(("theon.scalar", "theon.tensor", "theon.gradient")):
-            continue
-        if f"{mod}.{cls.__name__}" in ABSTRACT:
-            continue
-        other = next((m for p, m in OTHER_RULES.items() if mod.startswith(p)), None)
-        if other is not None and importlib.util.find_spec(other) is None:
-            continue  # that rule module is not written yet
-        out.append(cls)
-    return sorted(out, key=lambda c: (c.__module__, c.__name__))
+    return op_classes(("theon.scalar", "theon.tensor", "theon.gradient"), ABSTRACT)
 
 
 def _has_rule(cls: type) -> bool:

@@ -4,16 +4,13 @@ fails here.  (The scalar and core tensor Ops are checked by ``test_coverage.py``
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 import pytest
 
 pytest.importorskip("jax", reason="mode='JAX' needs jax (pip install 'theon[jax]')")
 
+from tests.link.jax.opclasses import op_classes
 from theon.graph.op import Op
 from theon.link.jax.dispatch import jax_funcify
-from theon.link.registry import load_linker_backends
 
 #: the packages (and modules) whose Ops get their rules from this part of the backend
 PACKAGES = ("theon.scan", "theon.ifelse", "theon.compile.builders", "theon.sparse",
@@ -29,26 +26,8 @@ ABSTRACT = {
 }
 
 
-def _import_all() -> None:
-    for name in PACKAGES:
-        mod = importlib.import_module(name)
-        for info in pkgutil.walk_packages(getattr(mod, "__path__", []), name + "."):
-            importlib.import_module(info.name)
-
-
 def _op_classes() -> list[type]:
-    _import_all()
-    load_linker_backends("jax")
-    seen: set[type] = set()
-    stack: list[type] = [Op]
-    while stack:
-        for sub in stack.pop().__subclasses__():
-            if sub not in seen:
-                seen.add(sub)
-                stack.append(sub)
-    return sorted((c for c in seen if c.__module__.startswith(PACKAGES)
-                   and f"{c.__module__}.{c.__name__}" not in ABSTRACT),
-                  key=lambda c: (c.__module__, c.__name__))
+    return op_classes(PACKAGES, ABSTRACT)
 
 
 def _has_rule(cls: type) -> bool:
