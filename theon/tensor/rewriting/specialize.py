@@ -26,7 +26,7 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.rewriting import node_rewriter, register_specialize
 from theon.tensor import math as tm
 from theon.tensor.basic import constant as tt_constant
-from theon.tensor.elemwise import DimShuffle, Elemwise
+from theon.tensor.elemwise import DimShuffle, Elemwise, _restore_axes
 from theon.tensor.reduction import Sum
 from theon.tensor.rewriting.utils import (
     as_dtype,
@@ -273,15 +273,7 @@ def local_elemwise_sink_expand_dims(fgraph: FunctionGraph, node: Apply) -> Any:
     if not gain:
         return None
     small = op.make_node(*new_ins).outputs
-    back: list[int | str] = []
-    pos = 0
-    for k in range(nd):
-        if k in axes:
-            back.append("x")
-        else:
-            back.append(pos)
-            pos += 1
-    res = [fit(DimShuffle(nd - len(axes), back)(o), old) for o, old in zip(small, node.outputs)]
+    res = [fit(_restore_axes(o, nd, axes), old) for o, old in zip(small, node.outputs)]
     return None if any(r is None for r in res) else res
 
 
