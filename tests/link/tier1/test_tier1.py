@@ -272,3 +272,30 @@ def test_without_jax_and_numba_theon_stays_on_tier0():
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("no kernel compiler installed") == 1
     assert "started False None" in out.stdout
+
+
+def test_exit_waits_for_the_compile_in_progress(tmp_path):
+    """A job still running when the script ends finishes before the interpreter does (a
+    daemon thread killed inside a compiler's C++ code aborts the process); the jobs
+    queued behind it are skipped."""
+    done, skipped = tmp_path / "done", tmp_path / "skipped"
+    code = textwrap.dedent(f"""
+        import threading, time
+        from theon.link.tier1 import worker
+        started = threading.Event()
+        def slow():
+            started.set()
+            time.sleep(0.5)
+            open({str(done)!r}, "w").close()
+        def queued():
+            open({str(skipped)!r}, "w").close()
+        worker.submit(slow)
+        worker.submit(queued)
+        started.wait(60)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT),
+                                                          "THEON_FLAGS": "tier1_delay_ms=0"})
+    assert out.returncode == 0, out.stderr
+    assert done.exists()
+    assert not skipped.exists()

@@ -68,29 +68,36 @@ def worker_started() -> bool:
 
 
 _exiting = False
+#: seconds the interpreter's exit waits for a compile in progress
+EXIT_WAIT_S = 120.0
 
 
 def _at_exit() -> None:
-    """At interpreter exit, start no more jobs (one in progress is not waited for)."""
+    """At interpreter exit, start no more jobs and let the one in progress finish.
+
+    A daemon thread still inside a compiler's C++ code when the interpreter
+    finalizes is unwound by force, which aborts the process ("FATAL: exception
+    not rethrown"); so exit waits (at most :data:`EXIT_WAIT_S`) for that job,
+    and the jobs still queued are skipped.
+    """
     global _exiting
     _exiting = True
-
-
-atexit.register(_at_exit)
+    wait(EXIT_WAIT_S)
 
 
 def _run() -> None:
     global _pending
     while True:
         job = _jobs.get()
-        if _exiting:
-            job = _skip
         from theon.config import config
 
         # the call that asked for the job is still finishing (the rest of its graph, its
         # outputs): a compile holds the interpreter lock much of the time, so let that
         # call (the first result) finish first
-        time.sleep(max(0.0, float(config.tier1_delay_ms)) / 1000.0)
+        if not _exiting:
+            time.sleep(max(0.0, float(config.tier1_delay_ms)) / 1000.0)
+        if _exiting:
+            job = _skip
         try:
             job()
         except BaseException:
@@ -112,6 +119,8 @@ def submit(job: Callable[[], None]) -> None:
     with _lock:
         _pending += 1
         if _thread is None or not _thread.is_alive():
+            if _thread is None:
+                atexit.register(_at_exit)
             _thread = threading.Thread(target=_run, name="theon-tier1", daemon=True)
             _thread.start()
     _jobs.put(job)
