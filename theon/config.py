@@ -107,6 +107,8 @@ _flag("tier1_autotune", True, _bool,
 _flag("cache_dir", "", str,
       "theon's disk cache ($THEON_CACHE_DIR, else $XDG_CACHE_HOME/theon, else ~/.cache/theon)")
 _flag("tier1_cache_mb", 512.0, float, "size bound (MiB) of the tier-1 kernel cache")
+_flag("code_cache_mb", 64.0, float,
+      "size bound (MiB) of the disk cache of generated code objects (0: no disk cache)")
 
 
 def environ_value(name: str) -> str | None:

@@ -10,6 +10,13 @@ compiled once per distinct source (an LRU cache of code objects).  The text
 stays in :mod:`linecache` while its code is cached, so tracebacks through
 generated code show the generated lines.
 
+Compiled code objects are also kept on disk (``marshal``, under
+``config.cache_dir``/code, at most ``config.code_cache_mb`` MiB, keyed by the
+text and the interpreter's bytecode version), so a later process loads the
+code of a source it has seen instead of compiling it again, as Python does
+with ``.pyc`` files.  A generated file's name carries the hash of its text,
+so it is the same in every process.
+
 >>> src = Source()
 >>> one = src.bind(1.5, "k")
 >>> src.add("def f(x):", f"    return x + {one}")
@@ -20,13 +27,18 @@ generated code show the generated lines.
 
 from __future__ import annotations
 
-import itertools
+import hashlib
+import importlib.util
 import linecache
+import marshal
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from pathlib import Path
 from types import CodeType
 from typing import Any
+
+from theon.link.diskcache import DiskCache
 
 __all__ = ["CODE_CACHE_SIZE", "Source", "clear_code_cache", "compile_cached"]
 
@@ -35,13 +47,44 @@ CODE_CACHE_SIZE = 512
 
 _code_cache: OrderedDict[str, CodeType] = OrderedDict()
 _lock = threading.Lock()
-_ids = itertools.count()
+#: checks of the disk cache's size bound: after every this many writes
+_EVICT_EVERY = 64
+_disk: DiskCache | None = None
+_disk_key: tuple[str, float] | None = None
+
+
+def _disk_cache() -> DiskCache | None:
+    """The disk cache of code objects for the current flags (None: switched off)."""
+    global _disk, _disk_key
+    from theon.config import config
+
+    key = (str(config.cache_dir), float(config.code_cache_mb))
+    if key != _disk_key:
+        _disk_key = key
+        _disk = None
+        if key[1] > 0 and key[0]:
+            _disk = DiskCache(Path(key[0]).expanduser() / "code", int(key[1] * (1 << 20)),
+                              evict_every=_EVICT_EVERY)
+    return _disk
+
+
+def _load(disk: DiskCache | None, key: str) -> CodeType | None:
+    """The code object stored under ``key``, or None."""
+    body = disk.get(key) if disk is not None else None
+    if body is None:
+        return None
+    try:
+        code = marshal.loads(body)
+    except (EOFError, ValueError, TypeError):
+        disk.discard(key)  # type: ignore[union-attr]
+        return None
+    return code if isinstance(code, CodeType) else None
 
 
 def compile_cached(text: str, kind: str = "generated") -> CodeType:
     """The code object of module source ``text``, compiled once per distinct text.
 
-    ``kind`` names the generated file (``<theon-KIND-N>``) in tracebacks.
+    ``kind`` names the generated file (``<theon-KIND-HASH>``) in tracebacks.
 
     >>> compile_cached("x = 1\\n") is compile_cached("x = 1\\n")
     True
@@ -51,8 +94,15 @@ def compile_cached(text: str, kind: str = "generated") -> CodeType:
         if code is not None:
             _code_cache.move_to_end(text)
             return code
-    filename = f"<theon-{kind}-{next(_ids)}>"
-    code = compile(text, filename, "exec")
+    digest = hashlib.sha256(importlib.util.MAGIC_NUMBER + kind.encode() + b"\0"
+                            + text.encode()).hexdigest()
+    filename = f"<theon-{kind}-{digest[:12]}>"
+    disk = _disk_cache()
+    code = _load(disk, digest[:40])
+    if code is None or code.co_filename != filename:
+        code = compile(text, filename, "exec")
+        if disk is not None:
+            disk.put(digest[:40], marshal.dumps(code))
     with _lock:
         _code_cache[text] = code
         linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)

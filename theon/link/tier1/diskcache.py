@@ -1,163 +1,20 @@
-"""The tier-1 disk cache: compiled kernels by structural hash, size-bounded.
+"""The tier-1 disk cache: compiled kernels by structural hash, under
+``config.cache_dir``/tier1, bounded by ``config.tier1_cache_mb`` MiB
+(:class:`theon.link.diskcache.DiskCache`; its hits and misses count in
+:data:`theon.link.tier1.worker.STATS`).
 
-The directory is ``config.cache_dir`` + ``/tier1``; ``config.cache_dir`` defaults
-to ``$THEON_CACHE_DIR``, else ``$XDG_CACHE_HOME/theon``, else ``~/.cache/theon``.
-Entries are files named by the hash of what they compile (the kernel's
-structure, the dtypes, the compiler and its version).  Each read touches the
-file's modification time; after each write the least recently used files are
-removed until the directory holds at most ``config.tier1_cache_mb`` MiB.
-
-An entry is written atomically (a temporary file, then ``os.replace``) and
-carries a checksum; an entry that cannot be read back is removed and rebuilt,
-never an error.
-
->>> import tempfile
->>> d = DiskCache(tempfile.mkdtemp(), max_bytes=1 << 20)
->>> d.put("k", b"payload")
->>> d.get("k")
-b'payload'
->>> d.get("missing") is None
-True
+>>> default_cache().root.name
+'tier1'
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import tempfile
 from pathlib import Path
 
+from theon.link.diskcache import DiskCache, structural_hash
 from theon.link.tier1.worker import bump
 
 __all__ = ["DiskCache", "default_cache", "structural_hash"]
-
-_MAGIC = b"THEON-T1\x01"
-
-
-def structural_hash(*parts: object) -> str:
-    """A hex digest of the ``repr`` of ``parts`` (each part must have a stable repr).
-
-    >>> structural_hash("exp", ("float64",)) == structural_hash("exp", ("float64",))
-    True
-    """
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(repr(p).encode())
-        h.update(b"\x00")
-    return h.hexdigest()[:40]
-
-
-class DiskCache:
-    """A directory of checksummed entries with least-recently-used eviction.
-
-    Parameters
-    ----------
-    root
-        The directory (created on the first write).
-    max_bytes
-        The size bound of everything under ``root`` (other files there, such as
-        numba's own cache files, count too).
-    """
-
-    def __init__(self, root: str | os.PathLike[str], max_bytes: int) -> None:
-        self.root = Path(root)
-        self.max_bytes = max_bytes
-
-    def path(self, key: str, suffix: str = ".bin") -> Path:
-        """The file of entry ``key``."""
-        return self.root / f"{key}{suffix}"
-
-    def get(self, key: str) -> bytes | None:
-        """The bytes stored for ``key``, or None (missing or corrupt: then removed)."""
-        p = self.path(key)
-        try:
-            data = p.read_bytes()
-        except OSError:
-            bump("disk_misses")
-            return None
-        body = self._unwrap(data)
-        if body is None:
-            self.discard(key)
-            bump("disk_corrupt")
-            return None
-        self.touch(p)
-        bump("disk_hits")
-        return body
-
-    @staticmethod
-    def _unwrap(data: bytes) -> bytes | None:
-        n = len(_MAGIC)
-        if len(data) < n + 32 or data[:n] != _MAGIC:
-            return None
-        digest, body = data[n:n + 32], data[n + 32:]
-        return body if hashlib.sha256(body).digest() == digest else None
-
-    def put(self, key: str, body: bytes) -> None:
-        """Store ``body`` for ``key`` (atomically), then evict to the size bound."""
-        data = _MAGIC + hashlib.sha256(body).digest() + body
-        self.write_file(self.path(key), data)
-
-    def write_file(self, p: Path, data: bytes) -> None:
-        """Write ``data`` to ``p`` atomically, then evict to the size bound.  Errors
-        (a read-only disk, say) are ignored: the cache is an optimization."""
-        try:
-            p.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, p)
-        except OSError:
-            return
-        self.evict()
-
-    def discard(self, key: str, suffix: str = ".bin") -> None:
-        """Remove entry ``key`` if present."""
-        try:
-            self.path(key, suffix).unlink()
-        except OSError:
-            pass
-
-    @staticmethod
-    def touch(p: Path) -> None:
-        """Mark ``p`` as just used (its modification time), for the LRU order."""
-        try:
-            os.utime(p)
-        except OSError:
-            pass
-
-    def evict(self) -> None:
-        """Remove the least recently used files until the directory fits the bound."""
-        files: list[tuple[float, int, str]] = []
-        total = 0
-        stack = [str(self.root)]
-        while stack:  # (an iterative walk)
-            d = stack.pop()
-            try:
-                entries = list(os.scandir(d))
-            except OSError:
-                continue
-            for e in entries:
-                try:
-                    if e.is_dir(follow_symlinks=False):
-                        stack.append(e.path)
-                    elif e.is_file(follow_symlinks=False):
-                        st = e.stat(follow_symlinks=False)
-                        files.append((st.st_mtime, st.st_size, e.path))
-                        total += st.st_size
-                except OSError:
-                    continue
-        if total <= self.max_bytes:
-            return
-        files.sort()
-        for _mtime, size, path in files:
-            if total <= self.max_bytes:
-                break
-            try:
-                os.unlink(path)
-            except OSError:
-                continue
-            total -= size
-            bump("disk_evicted")
 
 
 def default_cache() -> DiskCache:
@@ -165,4 +22,4 @@ def default_cache() -> DiskCache:
     from theon.config import config
 
     root = Path(str(config.cache_dir)).expanduser() / "tier1"
-    return DiskCache(root, int(float(config.tier1_cache_mb) * (1 << 20)))
+    return DiskCache(root, int(float(config.tier1_cache_mb) * (1 << 20)), count=bump)
