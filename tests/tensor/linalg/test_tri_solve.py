@@ -91,3 +91,53 @@ def test_trsm_mixed_and_strided_inputs(path: str) -> None:
     want = scipy.linalg.solve_triangular(a.T, b.astype("float64"), lower=False)
     np.testing.assert_allclose(got, want, rtol=1e-10)
     assert tri_solve(a, np.zeros((70, 0)), True, 0, False, 2).shape == (70, 0)
+
+
+def _layouts(a: np.ndarray) -> dict[str, np.ndarray]:
+    """``a`` row-major, column-major, and as a strided block of a larger array."""
+    big = np.zeros((a.shape[0] + 3, a.shape[1] + 5), dtype=a.dtype)
+    big[2:2 + a.shape[0], 1:1 + a.shape[1]] = a
+    return {"C": np.ascontiguousarray(a), "F": np.asfortranarray(a),
+            "view": big[2:2 + a.shape[0], 1:1 + a.shape[1]]}
+
+
+@pytest.mark.parametrize("n,m", [(63, 20), (65, 16), (130, 40), (257, 17), (300, 3)])
+def test_trsm_split_solves_equal_scipy(n: int, m: int) -> None:
+    """Past 64 rows (and 16 columns) trsm solves two halves and one product; every
+    triangle, transpose, unit diagonal and memory layout equals SciPy's solve."""
+    if trsm(np.eye(2), np.eye(2), True, False, False) is None:
+        pytest.skip("NumPy's BLAS is not the OpenBLAS it ships: no trsm to reach")
+    rng = np.random.default_rng(n * 1000 + m)
+    a = rng.normal(size=(n, n)) / np.sqrt(n) + 2 * np.eye(n)
+    b = rng.normal(size=(n, m))
+    for lower, trans, unit in itertools.product((True, False), (False, True), (False, True)):
+        want = scipy.linalg.solve_triangular(a, b, lower=lower, trans=int(trans),
+                                             unit_diagonal=unit)
+        for tname, t in _layouts(a).items():
+            for bname, bb in _layouts(b).items():
+                before = bb.copy()
+                got = trsm(t, bb, lower, trans, unit)
+                np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12,
+                                           err_msg=f"{lower=} {trans=} {unit=} {tname} {bname}")
+                np.testing.assert_array_equal(bb, before)  # b is not modified
+    got32 = trsm(a.astype(np.float32), b.astype(np.float32), True, True, False)
+    assert got32 is not None and got32.dtype == np.float32
+    np.testing.assert_allclose(got32, scipy.linalg.solve_triangular(a, b, lower=True, trans=1),
+                               rtol=1e-3, atol=1e-4)
+
+
+def test_trsm_overwrite_b_solves_in_its_buffer() -> None:
+    if trsm(np.eye(2), np.eye(2), True, False, False) is None:
+        pytest.skip("NumPy's BLAS is not the OpenBLAS it ships: no trsm to reach")
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(150, 150)) / 12 + 2 * np.eye(150)
+    b = rng.normal(size=(150, 30))
+    want = scipy.linalg.solve_triangular(a, b, lower=True)
+    buf = b.copy()
+    assert trsm(a, buf, True, False, False, overwrite_b=True) is buf
+    np.testing.assert_allclose(buf, want, rtol=1e-10)
+    fb = np.asfortranarray(b)  # columns contiguous: solved in a copy, fb kept
+    got = trsm(a, fb, True, False, False, overwrite_b=True)
+    assert got is not fb
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    np.testing.assert_array_equal(fb, b)
