@@ -98,6 +98,9 @@ _flag("tier", "auto", _tier,
       "'auto' (on where a kernel compiler, jax or numba, is installed)", (0, 1, "auto"))
 _flag("tier1_threshold", 1 << 17, int,
       "a fused elementwise node gets a tier-1 kernel once a call has this many elements")
+_flag("tier1_small_threshold", 1024, int,
+      "a fused float64 node with tanh gets a tier-1 numba kernel once a call has this many "
+      "elements (below tier1_threshold)")
 _flag("tier1_scan_steps", 1000, int,
       "a scan loop on Python numbers gets a tier-1 kernel once a call runs this many steps")
 _flag("tier1_delay_ms", 50.0, float,

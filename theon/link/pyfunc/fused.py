@@ -116,13 +116,19 @@ def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     if kern is None:
         return None
     entry: Any = kern
-    if current_tier() == 1 and available("elemwise") and accepts("elemwise", kern.spec):
-        from theon.config import config
-        from theon.link.tier1.elemwise import Tier1Kernel
+    t1: Any = None
+    if current_tier() == 1:
+        large = available("elemwise") and accepts("elemwise", kern.spec)
+        numba = available("elemwise_small") and accepts("elemwise_small", kern.spec)
+        if large or numba:
+            from theon.config import config
+            from theon.link.tier1.elemwise import Tier1Kernel
 
-        # tier 1: compiled in the background once a call is large enough (docs/tier1.md)
-        entry = Tier1Kernel(kern, node, int(config.tier1_threshold),
-                            bool(config.tier1_autotune))
+            # tier 1: compiled in the background once a call is large enough (XLA), or
+            # for a float64 tanh node, smaller (numba) (docs/tier1.md)
+            t1 = entry = Tier1Kernel(
+                kern, node, int(config.tier1_threshold), bool(config.tier1_autotune),
+                int(config.tier1_small_threshold) if numba else None)
     args = ", ".join(ctx.arg(i) for i in range(len(node.inputs)))
     # an input whose static pattern is the output's has the output's shape: the
     # kernel need not work it out
@@ -157,8 +163,11 @@ def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
         # small arrays: the steps right here, on whole arrays (NumPy broadcasting gives
         # the kernel's result); the kernel's blocks and threads for large ones
         size = f"{arg_names[lead]}.size"
-        lines = [f"if {size} <= {kern.block}:", *("    " + ln for ln in inline),
-                 "else:", "    " + call]
+        test = f"{size} <= {kern.block}"
+        if t1 is not None and not t1.inline:
+            # (small calls go through tier 1 while a small-call kernel may serve them)
+            test += f" and {ctx.bind(t1, 't1')}.inline"
+        lines = [f"if {test}:", *("    " + ln for ln in inline), "else:", "    " + call]
     else:
         lines = [call]
     return [*lines, *_broadcast_checks(ctx, node, picked, names[0])]

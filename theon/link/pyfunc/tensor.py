@@ -35,6 +35,7 @@ from theon.link.pyfunc.dispatch import (
     value_info,
 )
 from theon.link.pyfunc.scalar import cached_composite_block
+from theon.link.tier1.nbelem import SLOW
 from theon.scalar.basic import Add, Mul, ScalarOp, ufunc_out_dtypes
 from theon.scalar.composite import Composite
 from theon.scalar.type import ScalarType
@@ -200,6 +201,32 @@ def _fold_dtype(ufunc: Any, dtypes: list[str]) -> str | None:
     return dt
 
 
+_ALONE: dict[tuple[ScalarOp, str], Composite] = {}
+
+
+def _alone(sop: ScalarOp, dtype: str) -> Composite:
+    """``sop`` on one input of ``dtype`` as a Composite (one per op and dtype)."""
+    comp = _ALONE.get((sop, dtype))
+    if comp is None:
+        x = ScalarType(dtype)()
+        comp = _ALONE[(sop, dtype)] = Composite([x], [sop(x)])
+    return comp
+
+
+def _slow_alone(op: Elemwise, node: Apply) -> bool:
+    """Whether ``node`` is one float64 op that tier 1 (numba) computes faster than
+    NumPy (see :mod:`theon.link.tier1.nbelem`), tier 1 being on for this link."""
+    from theon.link.tier1 import available, current_tier
+
+    if current_tier() != 1 or len(node.inputs) != 1 or len(node.outputs) != 1:
+        return False
+    if getattr(op.scalar_op.ufunc, "__name__", "") not in SLOW:
+        return False
+    if any(tensor_type(v).dtype != "float64" for v in (*node.inputs, *node.outputs)):
+        return False
+    return available("elemwise_small")
+
+
 @py_emit.register(Elemwise)
 def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     """A direct ufunc call reproducing Elemwise.perform."""
@@ -212,6 +239,11 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
         from theon.link.pyfunc.fused import emit_fused
 
         return emit_fused(op, node, ctx)
+    if out_nd > 0 and _slow_alone(op, node):
+        # a lone float64 tanh: as a one-step fused node, so tier 1 (numba) may take it
+        from theon.link.pyfunc.fused import emit_fused
+
+        return emit_fused(Elemwise(_alone(sop, tensor_type(node.inputs[0]).dtype)), node, ctx)
     ufunc = sop.ufunc
     if not (op._is_np_ufunc and isinstance(ufunc, np.ufunc)) or ufunc.nout != len(outs):
         return _emit_impl(op, node, ctx)

@@ -15,6 +15,8 @@ The compilers, chosen by measurement (docs/tier1.md):
 
 - fused elementwise nodes: XLA through jax (:mod:`.xla`), fixed-size chunks
   run on the elementwise thread pool;
+- smaller fused float64 nodes with ``tanh``: one numba loop (:mod:`.nbelem`), with
+  a ``tanh`` that vectorizes (:mod:`.nbmath`);
 - scan loops on Python numbers: numba (:mod:`.loops`).
 
 Both are optional (``theon[jax]``, ``theon[numba]``): without them tier 0 stays,
@@ -55,6 +57,7 @@ __all__ = [
 #: Kinds of tier-1 kernels and the module of their default compiler (and what it needs).
 _DEFAULTS = {
     "elemwise": ("theon.link.tier1.xla", "jax"),
+    "elemwise_small": ("theon.link.tier1.nbelem", "numba"),
     "loop": ("theon.link.tier1.loops", "numba"),
 }
 _overrides: dict[str, Any] = {}
@@ -63,7 +66,8 @@ _defaults: dict[str, Any] = {}
 
 
 def available(kind: str) -> bool:
-    """Whether a compiler for ``kind`` (``"elemwise"``, ``"loop"``) can be used.
+    """Whether a compiler for ``kind`` (``"elemwise"``, ``"elemwise_small"``, ``"loop"``)
+    can be used.
 
     >>> with use_compiler("loop", None):
     ...     available("loop")
@@ -91,6 +95,10 @@ def accepts(kind: str, what: Any) -> bool:
         from theon.link.tier1.xla import supports
 
         return supports(what)
+    if kind == "elemwise_small":
+        from theon.link.tier1.nbelem import supports as small_supports
+
+        return small_supports(what)
     return True
 
 
@@ -177,7 +185,7 @@ def describe(tier: int | str | None) -> str:
     if tier == 0:
         return "tier 1: off (tier=0); fused nodes and scan loops run their tier-0 kernels"
     have = [f"{k}: {_DEFAULTS[k][1]}" for k in _DEFAULTS if available(k)]
-    missing = [_DEFAULTS[k][1] for k in _DEFAULTS if not available(k)]
+    missing = list(dict.fromkeys(_DEFAULTS[k][1] for k in _DEFAULTS if not available(k)))
     if not have:
         return ("tier 1: no kernel compiler installed (pip install theon[jax] or theon[numba]);"
                 " staying on tier 0")

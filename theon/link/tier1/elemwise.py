@@ -9,6 +9,10 @@ its result.  A compiled kernel works on fixed-size chunks of flat arrays
 (inputs of one element are passed as 0-d); the chunks run on the elementwise thread pool, the
 last, partial chunk zero-padded to a whole one.
 
+Calls of fewer elements, down to ``config.tier1_small_threshold``, ask the
+``"elemwise_small"`` compiler instead (numba, :mod:`.nbelem`), when it takes the
+node: its kernel is a whole-array function (``whole = True``) run on one thread.
+
 A compiler for elementwise kernels has ``compile_elemwise(spec, signature, size)``,
 ``signature`` being ``((dtype, is_single), ...)`` per input and ``size`` the element
 count of the call that asked (a hint for the chunk length), and returns a callable
@@ -27,8 +31,9 @@ from typing import Any
 import numpy as np
 
 from theon.link.pyfunc.kernel import Kernel, _get_pool, broadcast_shape
-from theon.link.tier1 import compiler
-from theon.link.tier1.worker import IDLE, VERIFY, Slot, bump, close_enough
+from theon.link.tier1 import available, compiler
+from theon.link.tier1.nbelem import input_kinds
+from theon.link.tier1.worker import DROPPED, FAILED, IDLE, VERIFY, Slot, bump, close_enough
 
 __all__ = ["Tier1Kernel"]
 
@@ -38,6 +43,11 @@ def _padded(x: np.ndarray, size: int) -> np.ndarray:
     out = np.zeros(size, x.dtype)
     out[: x.size] = x
     return out
+
+_F8 = np.dtype(np.float64)
+
+#: Slot states after which tier 0 serves every call for good.
+_GIVEN_UP = (DROPPED, FAILED)
 
 #: A compiler with ``autotune`` keeps tier 0 where tier 1 takes this many times as long.
 _SLOWER = 1.25
@@ -56,17 +66,26 @@ class Tier1Kernel:
         Elements from which a call uses (and first asks for) the tier-1 kernel.
     autotune
         Whether a compiler's ``autotune`` is honoured (``config.tier1_autotune``).
+    small_threshold
+        Elements from which a smaller call asks the ``"elemwise_small"`` compiler;
+        None when that compiler does not take this node.
     """
 
     def __init__(self, base: Kernel, node: Any = None, threshold: int = 1 << 17,
-                 autotune: bool = True) -> None:
+                 autotune: bool = True, small_threshold: int | None = None) -> None:
         self.base = base
         self.autotune = autotune
         self.spec = base.spec
         self.block = base.block
         self.threshold = max(1, threshold)
+        self.small_threshold = (None if small_threshold is None
+                                else max(1, min(small_threshold, self.threshold)))
         self.slot = Slot(f"fused node {getattr(node, 'op', '?')}", node)
         self._sig: tuple[tuple[str, bool], ...] | None = None
+        #: whether the generated code may run small calls inline (NumPy on whole
+        #: arrays) rather than through this object: not while a small-call kernel
+        #: may come or is in use
+        self.inline = small_threshold is None
 
     def __repr__(self) -> str:
         return f"Tier1Kernel({self.slot.state})"
@@ -79,8 +98,11 @@ class Tier1Kernel:
             if res is not None:
                 return res
         outs = self.base(*inputs)
-        if self.slot.state == IDLE:
+        state = self.slot.state
+        if state == IDLE:
             self._ask(inputs, outs)
+        elif state in _GIVEN_UP:
+            self.inline = True
         return outs
 
     def call_like(self, lead: int, *inputs: Any) -> list[np.ndarray]:
@@ -90,8 +112,11 @@ class Tier1Kernel:
             if res is not None:
                 return res
         outs = self.base.call_like(lead, *inputs)
-        if self.slot.state == IDLE:
+        state = self.slot.state
+        if state == IDLE:
             self._ask(inputs, outs)
+        elif state in _GIVEN_UP:
+            self.inline = True
         return outs
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -103,18 +128,32 @@ class Tier1Kernel:
     # -------------------------------------------------------------------------------
     def _ask(self, inputs: Sequence[Any], outs: Sequence[np.ndarray]) -> None:
         """Submit the compile job, once, after a call with enough elements."""
-        if not outs or outs[0].size < self.threshold:
+        if not outs:
             return
-        # an input of one element (a 0-d value, a broadcast constant) is passed as 0-d
-        sig = tuple((np.asarray(a).dtype.str, np.size(a) == 1) for a in inputs)
+        size = int(outs[0].size)
+        small = self.small_threshold
+        if size >= self.threshold and available("elemwise"):
+            kind = "elemwise"
+        elif small is not None and size >= small:
+            kind = "elemwise_small"
+        else:
+            return
+        sig: tuple[tuple[str, Any], ...]
+        if kind == "elemwise":
+            # an input of one element (a 0-d value, a broadcast constant) is passed as 0-d
+            sig = tuple((np.asarray(a).dtype.str, np.size(a) == 1) for a in inputs)
+        else:  # (numba) each input whole, a row repeated, or a number
+            kinds = input_kinds([np.asarray(a) for a in inputs], outs[0].shape)
+            if kinds is None:
+                return
+            sig = tuple(("<f8", k) for k in kinds)
         self._sig = sig
         spec = self.spec
-        size = int(outs[0].size)
 
         def build() -> Any:
-            comp = compiler("elemwise")
+            comp = compiler(kind)
             if comp is None:
-                raise RuntimeError("no elementwise kernel compiler is installed")
+                raise RuntimeError(f"no {kind} kernel compiler is installed")
             return comp.compile_elemwise(spec, sig, size)
 
         self.slot.submit(build)
@@ -164,14 +203,10 @@ class Tier1Kernel:
         self.slot.verified()
         return ref
 
-    def _run(self, impl: Any, inputs: Sequence[Any]) -> list[np.ndarray] | None:
-        """Run the compiled chunks (and the tier-0 tail) over the thread pool."""
-        C = int(impl.chunk)
-        arrays = [np.asarray(a) for a in inputs]
-        shape = broadcast_shape([a.shape for a in arrays])
-        n = math.prod(shape)
-        if n < self.threshold:  # (below one chunk: one zero-padded chunk)
-            return None
+    def _flat_inputs(self, arrays: Sequence[np.ndarray], shape: tuple[int, ...]
+                     ) -> list[np.ndarray] | None:
+        """The inputs as the kernel takes them (flat, or 0-d for one element); None
+        when they do not match the signature it was compiled for."""
         sig = self._sig
         if sig is None or len(sig) != len(arrays):
             return None
@@ -185,6 +220,50 @@ class Tier1Kernel:
                 flat.append(a.reshape(-1))
             else:  # broadcast or strided: one contiguous copy
                 flat.append(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1))
+        return flat
+
+    def _run_whole(self, impl: Any, inputs: Sequence[Any]) -> list[np.ndarray] | None:
+        """Run a whole-array kernel (numba) on one thread, when the inputs are of the
+        kinds it was compiled for (else None: tier 0 serves the call)."""
+        shape: tuple[int, ...] | None = None
+        for a, k in zip(inputs, impl.kinds):
+            if k == "f":
+                shape = a.shape
+                break
+        if shape is None or len(inputs) != len(impl.kinds):
+            return None
+        last = shape[-1] if shape else 1
+        for a, k in zip(inputs, impl.kinds):
+            if k == "s" and type(a) is float:
+                continue
+            if type(a) is not np.ndarray and k != "s" or getattr(a, "dtype", None) != _F8:
+                return None
+            if k == "f":
+                if a.shape != shape or not a.flags.c_contiguous:
+                    return None
+            elif k == "r":
+                if a.size != last or a.shape[-1:] != shape[-1:] or not a.flags.c_contiguous:
+                    return None
+            elif a.size != 1:
+                return None
+        if math.prod(shape) < (self.small_threshold or 0):
+            return None
+        bump("tier1_calls")
+        return impl(inputs, shape)  # type: ignore[no-any-return]
+
+    def _run(self, impl: Any, inputs: Sequence[Any]) -> list[np.ndarray] | None:
+        """Run the compiled chunks (and the tier-0 tail) over the thread pool."""
+        if getattr(impl, "whole", False):
+            return self._run_whole(impl, inputs)
+        arrays = [np.asarray(a) for a in inputs]
+        shape = broadcast_shape([a.shape for a in arrays])
+        n = math.prod(shape)
+        C = int(impl.chunk)
+        if n < self.threshold:  # (below one chunk: one zero-padded chunk)
+            return None
+        flat = self._flat_inputs(arrays, shape)
+        if flat is None:
+            return None
         base = self.base
         outs = [np.empty(n, dt) for dt in base.out_dtypes]
         nchunks = -(-n // C)

@@ -75,16 +75,17 @@ class NumbaLoopCompiler:
         return self._cache if self._cache is not None else default_cache()
 
     def compile_loop(self, header: Sequence[str], source: str, fname: str,
-                     sample: Sequence[Any]) -> Callable[..., Any]:
-        """``fname`` of ``header`` + ``source``, compiled by numba for the types of
-        ``sample`` (arguments of a run of no steps, made now so the first real call
-        does not compile)."""
-        key = "nbloop_" + structural_hash(tuple(header), source, self.version)
+                     sample: Sequence[Any], options: str = "cache=True, nogil=True"
+                     ) -> Callable[..., Any]:
+        """``fname`` of ``header`` + ``source``, compiled by numba (``numba.njit(options)``,
+        which must include ``cache=True``) for the types of ``sample`` (arguments of a
+        run of no steps, made now so the first real call does not compile)."""
+        key = "nbloop_" + structural_hash(tuple(header), source, self.version, options)
         with self._lock:
             fn = self._loaded.get(key)
         if fn is None:
             text = "\n".join(["import numba", *header, "",
-                              "@numba.njit(cache=True, nogil=True)", source, ""])
+                              f"@numba.njit({options})", source, ""])
             try:
                 fn = self._load(key, text, fname, sample)
             except Exception:

@@ -1,0 +1,242 @@
+"""Tier-1 elementwise kernels compiled by numba, for fused nodes below XLA's size.
+
+An XLA call costs tens of microseconds, so fused nodes of fewer than
+``config.tier1_threshold`` elements stay on NumPy; but NumPy without AVX-512
+computes float64 ``tanh`` one element at a time (about 9 ns each), which
+dominates a small network's step (a 128 x 256 hidden layer: 290 us of ``tanh``)
+and an RNN's loop.  A fused float64 node with a ``tanh`` step is compiled here
+into one numba loop over the elements, with :func:`~.nbmath.vtanh` (which
+vectorizes) for ``tanh`` and plain arithmetic for the other steps: 60 us for
+that layer, and one pass over memory for the whole node.
+
+Only steps whose NumPy semantics the loop reproduces are taken (:data:`STEPS`,
+all on float64); anything else stays on tier 0.  The kernel is a whole-array
+function (``whole = True``) of inputs of the output's shape, rows repeated along
+the last axis (a bias) and numbers (:func:`input_kinds`); other layouts stay on
+tier 0.
+Its source goes through the loop compiler's disk cache
+(:class:`~.loops.NumbaLoopCompiler`), so the next process loads the machine
+code.  numba is imported by :func:`make_compiler`, on the background thread.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from theon.link.pyfunc.kernel import KConst, KernelSpec
+
+__all__ = ["KINDS", "STEPS", "NumbaElemwiseCompiler", "input_kinds", "kernel_source",
+           "make_compiler", "supports"]
+
+#: The float64 ufunc steps a kernel may have, as Python expressions of their operands.
+STEPS: dict[str, str] = {
+    "add": "({0} + {1})",
+    "subtract": "({0} - {1})",
+    "multiply": "({0} * {1})",
+    "true_divide": "({0} / {1})",
+    "divide": "({0} / {1})",
+    "negative": "(-{0})",
+    "positive": "(+{0})",
+    "absolute": "abs({0})",
+    "square": "({0} * {0})",
+    "sqrt": "_math.sqrt({0})",
+    "reciprocal": "(1.0 / {0})",
+    # NumPy's maximum/minimum give NaN when either operand is NaN
+    "maximum": "({0} if ({0} >= {1} or {0} != {0}) else {1})",
+    "minimum": "({0} if ({0} <= {1} or {0} != {0}) else {1})",
+    "copysign": "_math.copysign({0}, {1})",
+    "tanh": "_vtanh({0})",
+}
+#: Steps worth a numba kernel: NumPy computes them one element at a time without AVX-512.
+SLOW = frozenset({"tanh"})
+
+
+class Unsupported(Exception):
+    """The kernel has a step the numba loop does not reproduce."""
+
+
+def _name(fn: Any) -> str:
+    return str(getattr(fn, "__name__", "")) if isinstance(fn, np.ufunc) else ""
+
+
+def _check(spec: KernelSpec, sig: Sequence[tuple[str, Any]]) -> None:
+    for dt, _ in sig:
+        if np.dtype(dt) != np.float64:
+            raise Unsupported(f"input dtype {np.dtype(dt)}")
+    names = [_name(st.fn) for st in spec.steps]
+    for st, name in zip(spec.steps, names):
+        if name not in STEPS or np.dtype(st.dtype) != np.float64:
+            raise Unsupported(f"step {name or st.fn!r} of dtype {st.dtype}")
+        if st.fold and STEPS[name].count("{1}") != 1:
+            raise Unsupported(f"folded step {name}")
+        for a in st.args:
+            if isinstance(a, KConst):
+                v = np.asarray(a.value)
+                if v.size != 1 or v.dtype.kind not in "fiub":
+                    raise Unsupported(f"constant {a.value!r}")
+    if not SLOW.intersection(names):
+        raise Unsupported("no step NumPy computes slowly")
+    for dt in spec.out_dtypes:
+        if np.dtype(dt) != np.float64:
+            raise Unsupported(f"output dtype {dt}")
+
+
+def supports(spec: KernelSpec) -> bool:
+    """Whether numba may compile ``spec`` (its steps; inputs are checked at compile
+    time).  Needs no numba, so the linker asks it before making a slot.
+
+    >>> from theon.link.pyfunc.kernel import KStep
+    >>> supports(KernelSpec(2, [KStep(np.add, (0, 1), "float64"),
+    ...                         KStep(np.tanh, (2,), "float64")], [3], ["float64"]))
+    True
+    >>> supports(KernelSpec(1, [KStep(np.exp, (0,), "float64")], [1], ["float64"]))
+    False
+    """
+    try:
+        _check(spec, ())
+    except Unsupported:
+        return False
+    return True
+
+
+def _literal(value: Any) -> str:
+    f = float(np.asarray(value).reshape(()))
+    return repr(f) if math.isfinite(f) else f"float({str(f)!r})"
+
+
+#: How a kernel reads an input: every element (``"f"``, the output's shape, C order),
+#: one row repeated (``"r"``, a vector along the last axis), or one number (``"s"``).
+KINDS = ("f", "r", "s")
+
+
+def kernel_source(spec: KernelSpec, kinds: Sequence[str]) -> str:
+    """The loop of ``spec`` as Python source numba compiles: ``kernel(R, C, x0, ...,
+    o0, ...)`` writes the ``R * C`` elements of each flat output, reading each input
+    as its kind says (:data:`KINDS`).
+
+    >>> from theon.link.pyfunc.kernel import KStep
+    >>> spec = KernelSpec(2, [KStep(np.add, (0, 1), "float64"),
+    ...                       KStep(np.tanh, (2,), "float64")], [3], ["float64"])
+    >>> print(kernel_source(spec, ["f", "r"]))
+    def kernel(R, C, x0, x1, o0):
+        for r in range(R):
+            b = r * C
+            for j in range(C):
+                v0 = x0[b + j]
+                v1 = x1[j]
+                v2 = (v0 + v1)
+                v3 = _vtanh(v2)
+                o0[b + j] = v3
+    <BLANKLINE>
+    """
+    n_in = spec.n_inputs
+    xs = [f"x{k}" for k in range(n_in)]
+    outs = [f"o{k}" for k in range(len(spec.outputs))]
+    lines = [f"def kernel(R, C, {', '.join(xs + outs)}):", "    for r in range(R):",
+             "        b = r * C", "        for j in range(C):"]
+    index = {"f": "[b + j]", "r": "[j]", "s": ""}
+    for k, kind in enumerate(kinds):
+        lines.append(f"            v{k} = x{k}{index[kind]}")
+
+    def ref(a: Any) -> str:
+        return _literal(a.value) if isinstance(a, KConst) else f"v{a}"
+
+    for j, st in enumerate(spec.steps):
+        form = STEPS[_name(st.fn)]
+        args = [ref(a) for a in st.args]
+        if st.fold and len(args) > 2:
+            expr = form.format(args[0], args[1])
+            for a in args[2:]:
+                expr = form.format(expr, a)
+        else:
+            expr = form.format(*args)
+        lines.append(f"            v{n_in + j} = {expr}")
+    for k, r in enumerate(spec.outputs):
+        lines.append(f"            o{k}[b + j] = {ref(r)}")
+    return "\n".join(lines) + "\n"
+
+
+def input_kinds(inputs: Sequence[Any], shape: tuple[int, ...]) -> tuple[str, ...] | None:
+    """The kind (:data:`KINDS`) of each float64 input of a call with output ``shape``,
+    or None when one fits none (a column, a strided array) or no input is whole.
+
+    >>> a, v = np.zeros((2, 3)), np.zeros(3)
+    >>> input_kinds([a, v, np.float64(1.0)], (2, 3)), input_kinds([v, v], (2, 3))
+    (('f', 'r', 's'), None)
+    """
+    kinds: list[str] = []
+    last = shape[-1] if shape else 1
+    for a in inputs:
+        if not isinstance(a, (np.ndarray, np.generic)) or a.dtype != np.float64:
+            return None
+        if a.size == 1:
+            kinds.append("s")
+        elif a.shape == shape and a.flags.c_contiguous:
+            kinds.append("f")
+        elif a.size == last and a.shape[-1:] == (last,) and a.flags.c_contiguous:
+            kinds.append("r")
+        else:
+            return None
+    return tuple(kinds) if "f" in kinds else None
+
+
+class _Whole:
+    """A compiled whole-array kernel: ``kernel(inputs, shape)`` gives the outputs of
+    that shape, from inputs of the kinds it was compiled for (the caller checks them
+    with :func:`input_kinds`)."""
+
+    whole = True
+    autotune = True
+
+    def __init__(self, fn: Callable[..., Any], kinds: tuple[str, ...], n_out: int) -> None:
+        self.fn = fn
+        self.kinds = kinds
+        self.n_out = n_out
+
+    def __call__(self, inputs: Sequence[Any], shape: tuple[int, ...]) -> list[np.ndarray]:
+        C = shape[-1] if shape else 1
+        n = math.prod(shape)
+        args = [(a if type(a) is float else a.item()) if k == "s" else a.reshape(-1)
+                for a, k in zip(inputs, self.kinds)]
+        outs = [np.empty(shape) for _ in range(self.n_out)]
+        self.fn(n // C if C else 0, C, *args, *[o.reshape(-1) for o in outs])
+        return outs
+
+
+class NumbaElemwiseCompiler:
+    """Compiles :class:`KernelSpec` loops with numba; see the module docstring."""
+
+    name = "numba"
+    autotune = True
+
+    def __init__(self) -> None:
+        from theon.link.tier1.loops import make_compiler as loop_compiler
+        from theon.link.tier1.nbmath import VERSION
+
+        self.loops = loop_compiler()
+        self.header = ["import math as _math",
+                       f"from theon.link.tier1.nbmath import vtanh as _vtanh_py  # {VERSION}",
+                       '_vtanh = numba.njit(inline="always", error_model="numpy")(_vtanh_py)']
+
+    def compile_elemwise(self, spec: KernelSpec, sig: Sequence[tuple[str, str]],
+                         size: int = 0) -> _Whole:
+        """The loop kernel of ``spec`` for inputs of ``sig`` (``(dtype, kind)`` each;
+        ``size`` is not needed)."""
+        _check(spec, sig)
+        kinds = tuple(k for _, k in sig)
+        if not set(kinds) <= set(KINDS):
+            raise Unsupported(f"input kinds {kinds}")
+        sample = [0, 0, *[0.0 if k == "s" else np.zeros(0) for k in kinds],
+                  *[np.zeros(0) for _ in spec.outputs]]
+        fn = self.loops.compile_loop(self.header, kernel_source(spec, kinds), "kernel", sample,
+                                     options="cache=True, nogil=True, error_model='numpy'")
+        return _Whole(fn, kinds, len(spec.outputs))
+
+
+def make_compiler() -> NumbaElemwiseCompiler:
+    """The default compiler of small elementwise kernels (imports numba)."""
+    return NumbaElemwiseCompiler()
