@@ -141,16 +141,18 @@ def test_lone_tanh_after_gemm_is_served(cache):
     np.testing.assert_array_equal(xv, xin)  # the caller's array is untouched
 
 
-def test_other_layouts_and_small_calls_stay_on_tier0(cache):
+def test_layouts_and_small_calls(cache):
     rng = np.random.default_rng(3)
     x, y = T.dmatrices("x", "y")
     f = theon.function([x, y], T.tanh(x + y), mode=Mode(tier=1))
     xv, yv = rng.normal(size=(64, 64)), rng.normal(size=(64, 64))
     _served(f, xv, yv)
-    before = tier1.stats()["tier1_calls"]
-    for a, b in [(xv.T, yv), (xv[:, :1], yv), (xv[:4, :4], yv[:4, :4])]:
+    for a, b, served in [(xv.T, yv, 1), (xv[:, :1], yv, 0), (xv[:4, :4], yv[:4, :4], 0),
+                         (xv[:, ::2], yv[:, ::2], 1)]:
+        before = tier1.stats()["tier1_calls"]
         np.testing.assert_allclose(f(a, b), np.tanh(a + b), rtol=1e-14)
-    assert tier1.stats()["tier1_calls"] == before
+        # a strided whole input is copied; a column or a small call runs on tier 0
+        assert tier1.stats()["tier1_calls"] - before == served, (a.shape, a.strides)
 
 
 def test_scan_body_tanh_is_served(cache):
@@ -188,10 +190,10 @@ class _WrongSmall:
         good = make_compiler().compile_elemwise(spec, sig, size)
 
         class Wrong:
-            whole, autotune, kinds = True, False, good.kinds
+            whole, autotune, kinds, lead = True, False, good.kinds, good.lead
 
-            def __call__(self, inputs, shape):
-                return [o + 1.0 for o in good(inputs, shape)]
+            def run(self, args, shape, n):
+                return [o + 1.0 for o in good.run(args, shape, n)]
 
         return Wrong()
 

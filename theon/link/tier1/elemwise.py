@@ -33,7 +33,16 @@ import numpy as np
 from theon.link.pyfunc.kernel import Kernel, _get_pool, broadcast_shape
 from theon.link.tier1 import available, compiler
 from theon.link.tier1.nbelem import input_kinds
-from theon.link.tier1.worker import DROPPED, FAILED, IDLE, VERIFY, Slot, bump, close_enough
+from theon.link.tier1.worker import (
+    DROPPED,
+    FAILED,
+    IDLE,
+    STATS,
+    VERIFY,
+    Slot,
+    bump,
+    close_enough,
+)
 
 __all__ = ["Tier1Kernel"]
 
@@ -224,32 +233,40 @@ class Tier1Kernel:
 
     def _run_whole(self, impl: Any, inputs: Sequence[Any]) -> list[np.ndarray] | None:
         """Run a whole-array kernel (numba) on one thread, when the inputs are of the
-        kinds it was compiled for (else None: tier 0 serves the call)."""
-        shape: tuple[int, ...] | None = None
-        for a, k in zip(inputs, impl.kinds):
-            if k == "f":
-                shape = a.shape
-                break
-        if shape is None or len(inputs) != len(impl.kinds):
+        kinds it was compiled for (else None: tier 0 serves the call).  (A strided
+        input is copied by ``reshape``; the checks are kept few: this path serves
+        arrays of a thousand elements, where each microsecond counts.)"""
+        kinds = impl.kinds
+        if len(inputs) != len(kinds):
             return None
-        last = shape[-1] if shape else 1
-        for a, k in zip(inputs, impl.kinds):
-            if k == "s" and type(a) is float:
-                continue
-            if type(a) is not np.ndarray and k != "s" or getattr(a, "dtype", None) != _F8:
-                return None
-            if k == "f":
-                if a.shape != shape or not a.flags.c_contiguous:
-                    return None
-            elif k == "r":
-                if a.size != last or a.shape[-1:] != shape[-1:] or not a.flags.c_contiguous:
-                    return None
-            elif a.size != 1:
-                return None
-        if math.prod(shape) < (self.small_threshold or 0):
+        shape = inputs[impl.lead].shape
+        n = 1
+        for d in shape:
+            n *= d
+        if n < self.small_threshold:  # type: ignore[operator]
             return None
-        bump("tier1_calls")
-        return impl(inputs, shape)  # type: ignore[no-any-return]
+        last = shape[-1:]
+        args: list[Any] = []
+        for a, k in zip(inputs, kinds):
+            if k == "s":
+                if type(a) is float:
+                    args.append(a)
+                    continue
+                if getattr(a, "dtype", None) is not _F8 or a.size != 1:
+                    return None
+                args.append(a.item())
+            elif type(a) is not np.ndarray or a.dtype is not _F8:
+                return None
+            elif k == "f":
+                if a.shape != shape:
+                    return None
+                args.append(a.reshape(-1))
+            else:
+                if a.shape[-1:] != last or a.size != last[0]:
+                    return None
+                args.append(a.reshape(-1))
+        STATS["tier1_calls"] += 1  # (a statistic: no lock on this path)
+        return impl.run(args, shape, n)  # type: ignore[no-any-return]
 
     def _run(self, impl: Any, inputs: Sequence[Any]) -> list[np.ndarray] | None:
         """Run the compiled chunks (and the tier-0 tail) over the thread pool."""

@@ -185,9 +185,10 @@ def input_kinds(inputs: Sequence[Any], shape: tuple[int, ...]) -> tuple[str, ...
 
 
 class _Whole:
-    """A compiled whole-array kernel: ``kernel(inputs, shape)`` gives the outputs of
-    that shape, from inputs of the kinds it was compiled for (the caller checks them
-    with :func:`input_kinds`)."""
+    """A compiled whole-array kernel: :meth:`run` gives the outputs of a shape from
+    the inputs as the loop takes them (flat arrays and numbers, of the kinds it was
+    compiled for: the caller, :class:`~theon.link.tier1.elemwise.Tier1Kernel`,
+    checks them)."""
 
     whole = True
     autotune = True
@@ -195,13 +196,15 @@ class _Whole:
     def __init__(self, fn: Callable[..., Any], kinds: tuple[str, ...], n_out: int) -> None:
         self.fn = fn
         self.kinds = kinds
+        self.lead = kinds.index("f")  # an input with the output's shape
         self.n_out = n_out
 
-    def __call__(self, inputs: Sequence[Any], shape: tuple[int, ...]) -> list[np.ndarray]:
+    def run(self, args: Sequence[Any], shape: tuple[int, ...], n: int) -> list[np.ndarray]:
         C = shape[-1] if shape else 1
-        n = math.prod(shape)
-        args = [(a if type(a) is float else a.item()) if k == "s" else a.reshape(-1)
-                for a, k in zip(inputs, self.kinds)]
+        if self.n_out == 1:
+            out = np.empty(shape)
+            self.fn(n // C if C else 0, C, *args, out.reshape(-1))
+            return [out]
         outs = [np.empty(shape) for _ in range(self.n_out)]
         self.fn(n // C if C else 0, C, *args, *[o.reshape(-1) for o in outs])
         return outs
