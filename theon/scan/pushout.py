@@ -36,7 +36,8 @@ from theon.graph.replace import clone_replace
 from theon.graph.traversal import ancestors, io_toposort
 from theon.rewriting import node_rewriter
 from theon.scan.op import Scan
-from theon.tensor.blas import Dot, matmul
+from theon.scan.stepdot import step_dot_sum
+from theon.tensor.blas import Dot
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.type import tensor_type
 
@@ -307,12 +308,8 @@ def _step_total(g: Variable, st: _Stacker) -> Variable:
     if isinstance(o.op, Dot):
         p, q = o.inputs
         P, p_tr = st.stack_transposed(p)  # p_t: (k, b); P: (n, k, b) or U: (n, b, k)
-        if p_tr:
-            P = P.dimshuffle(0, 2, 1)
-        # n small products summed, rather than one (k, n b) @ (n b, m) product: the
-        # large one makes the BLAS start its worker threads, which stall badly when
-        # another process holds the other cores
-        total = tt.sum(matmul(P, st.stack(q)), axis=0)
+        # sum_t U[t].T @ Q[t]: one flat product, run in chunks (theon.scan.stepdot)
+        total = step_dot_sum(P if p_tr else P.dimshuffle(0, 2, 1), st.stack(q))
     else:
         E = st.stack(o.inputs[0])
         axes = o.op.axis
@@ -333,8 +330,9 @@ def scan_pushout_acc(fgraph: FunctionGraph, node: Apply) -> Any:
     has the final value ``acc_0 + sum_t g_1,t + ... + sum_t g_r,t``.  A sequence
     row ``g_t = s_t`` sums to ``sum(S[:n], axis=0)``.  For
     ``g_t = dot(p_t, q_t)`` (matrices ``(k, b)``, ``(b, m)``) the sum over steps is
-    ``sum(matmul(P, Q), axis=0)``, ``P``, ``Q`` the stacked operands (``P`` the
-    transposed view of ``U`` when ``p_t = u_t.T``: no copy); for
+    ``sum_t U[t].T @ Q[t]`` (:func:`~theon.scan.stepdot.step_dot_sum`, one flat
+    product over the steps' rows), ``Q`` the stacked ``q_t`` and ``U`` the stacked
+    ``u_t`` when ``p_t = u_t.T``, else the transposed view of the stacked ``p_t``; for
     ``g_t = sum(e_t, axes)`` it is ``sum(E, (0, *axes+1))``, and DimShuffles of
     either commute with the sum.  The stacked operands ``P, Q, E`` are the
     sequences themselves or new stacked outputs of the loop.  With no steps the
