@@ -263,3 +263,39 @@ def test_reuse_across_threads_gives_each_call_its_own_buffer():
         t.join()
     for i, args in enumerate(sets):
         np.testing.assert_allclose(out[i], numpy_rnn(*args), rtol=1e-12)
+
+
+# -- non-sequences --------------------------------------------------------------------------
+def test_a_transposed_matrix_non_sequence_is_read_c_ordered(monkeypatch):
+    import theon.scan.op as scan_op
+
+    made = []
+    real = scan_op._c_ordered
+
+    def spy(w):
+        out = real(w)
+        if out is not w:
+            made.append(out.flags.c_contiguous)
+        return out
+
+    monkeypatch.setattr(scan_op, "_c_ordered", spy)
+    h0, w = tt.dmatrix("h0"), tt.dmatrix("w")
+    hs, _ = theon.scan(lambda h, wt: tt.tanh(tt.dot(h, wt)), outputs_info=h0,
+                       non_sequences=w.T, n_steps=12)
+    f = theon.function([h0, w], hs)
+    rng = np.random.default_rng(20)
+    a0, aw = rng.normal(size=(3, 4)), rng.normal(size=(4, 4))
+    got = f(a0, aw)
+    assert made == [True]
+    h, want = a0, []
+    for _ in range(12):
+        h = np.tanh(h @ aw.T)
+        want.append(h)
+    np.testing.assert_allclose(got, np.array(want), rtol=1e-12)
+    # a short loop reads the view as it is
+    made.clear()
+    f2 = theon.function([h0, w], theon.scan(lambda h, wt: h + wt, outputs_info=h0,
+                                            non_sequences=w.T, n_steps=2)[0])
+    b0 = rng.normal(size=(4, 4))
+    np.testing.assert_allclose(f2(b0, aw)[-1], b0 + 2 * aw.T, rtol=1e-12)
+    assert made == []

@@ -428,6 +428,10 @@ class Scan(Op):
                 for m, y in enumerate(res[1]):
                     output_storage[info.n_states + m][0] = y
                 return
+        if n >= _C_ORDER_STEPS:
+            # a transposed matrix read every step (W.T in a backward loop): one C-ordered
+            # copy now, as BLAS multiplies by it faster than by the strided view
+            nonseqs = [_c_ordered(w) for w in nonseqs]
         lock = None if runner.reentrant else self._lock
         bufs, reads, writes, lasts = self._state_buffers(node, inputs[sst], n)
         rows = [b.shape[1:] for b in bufs]
@@ -692,6 +696,24 @@ class Scan(Op):
 
 
 _UNSET: Any = object()
+
+#: Non-sequence matrices of at most this many elements are made C-ordered for a loop
+#: of at least ``_C_ORDER_STEPS`` steps (a copy: worth it only when read many times).
+_C_ORDER_SIZE = 1 << 16
+_C_ORDER_STEPS = 8
+
+
+def _c_ordered(w: Any) -> Any:
+    """``w`` itself, or a C-ordered copy of a small matrix that is not C-ordered.
+
+    >>> v = np.ones((3, 2))
+    >>> _c_ordered(v.T).flags.c_contiguous, _c_ordered(v) is v
+    (True, True)
+    """
+    if (type(w) is np.ndarray and w.ndim == 2 and not w.flags.c_contiguous
+            and w.size <= _C_ORDER_SIZE):
+        return np.ascontiguousarray(w)
+    return w
 
 
 class _Compiled:
