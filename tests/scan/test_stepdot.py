@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import theon
 import theon.tensor as tt
-from theon.scan import stepdot
+from theon.scan import Scan, stepdot
 from theon.scan.stepdot import StepDotSum, chunked_step_dot_sum, step_dot_sum
 from theon.tensor.blas import MatMul
 
@@ -103,6 +103,16 @@ def test_differential_against_einsum(n, r, k, m, macs, rev_a, rev_b, seed):
     np.testing.assert_allclose(got, np.einsum("trk,trm->km", a, b), rtol=1e-10, atol=1e-12)
 
 
+def test_the_rnn_gradient_adds_no_zero_fills():
+    from tests.scan.test_pushout import rnn_graph
+
+    ins, outs = rnn_graph()
+    f = theon.function(ins, outs)
+    fills = [n for n in f.maker.fgraph.toposort() if str(n.op).startswith("Elemwise{second")
+             and n.inputs[0] in f.maker.fgraph.inputs]
+    assert not fills, fills
+
+
 def test_pushout_acc_makes_one_step_dot_sum_per_product(monkeypatch):
     """The rnn's weight gradients are StepDotSums (no batched MatMul summed over steps),
     and the values hold with chunks of one step and of several."""
@@ -119,3 +129,27 @@ def test_pushout_acc_makes_one_step_dot_sum_per_product(monkeypatch):
         monkeypatch.setattr(stepdot, "CHUNK_MACS", macs)
         for got, want in zip(f(*args), rnn_numpy(*args)):
             np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_a_zero_initial_accumulator_is_not_added():
+    """acc_0 = zeros: the pushed-out value is the sum itself (no fill, no addition)."""
+    xs, ys = tt.dtensor3("xs"), tt.dtensor3("ys")
+    zero = tt.zeros_like(tt.dot(xs[0].T, ys[0]))
+    accs, _ = theon.scan(lambda x, y, acc: acc + tt.dot(x.T, y), sequences=[xs, ys],
+                         outputs_info=zero)
+    f = theon.function([xs, ys], accs[-1])
+    ops = [str(n.op) for n in f.maker.fgraph.toposort()]
+    assert not any(isinstance(n.op, Scan) for n in f.maker.fgraph.toposort())
+    assert not any("second" in o or o.startswith("Elemwise{add") for o in ops), ops
+    rng = np.random.default_rng(6)
+    a, b = rng.normal(size=(7, 3, 2)), rng.normal(size=(7, 3, 4))
+    np.testing.assert_allclose(f(a, b), loop_ref(a, b), rtol=1e-12)
+    np.testing.assert_allclose(f(a, b), theon.function([xs, ys], accs[-1], mode=PLAIN)(a, b),
+                               rtol=1e-12)
+    # a non-zero start is still added
+    a0 = tt.dmatrix("a0")
+    accs1, _ = theon.scan(lambda x, y, acc: acc + tt.dot(x.T, y), sequences=[xs, ys],
+                          outputs_info=a0)
+    g = theon.function([xs, ys, a0], accs1[-1])
+    start = rng.normal(size=(2, 4))
+    np.testing.assert_allclose(g(a, b, start), start + loop_ref(a, b), rtol=1e-12)

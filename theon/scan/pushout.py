@@ -283,6 +283,21 @@ class _Stacker:
         return self.stack(v), False
 
 
+def _is_zeros(v: Variable) -> bool:
+    """Whether ``v`` is known to hold only zeros (a constant, or a fill with zero).
+
+    >>> import theon.tensor as tt
+    >>> _is_zeros(tt.zeros_like(tt.dmatrix())), _is_zeros(tt.ones_like(tt.dmatrix()))
+    (True, False)
+    """
+    from theon.tensor.basic import NotScalarConstantError, get_scalar_constant_value
+
+    try:
+        return bool(get_scalar_constant_value(v) == 0)
+    except NotScalarConstantError:
+        return False
+
+
 def _add_terms(v: Variable, readers: dict[Variable, int], outs: list[Variable]) -> list[Variable]:
     """The terms of the sum ``v``, through inner sums that only ``v`` reads."""
     terms: list[Variable] = []
@@ -327,7 +342,8 @@ def scan_pushout_acc(fgraph: FunctionGraph, node: Apply) -> Any:
 
     A state with tap ``-1`` of which only the last row is kept (``store_last``),
     whose step is ``acc' = acc + g_1 + ... + g_r`` with ``acc`` read nowhere else,
-    has the final value ``acc_0 + sum_t g_1,t + ... + sum_t g_r,t``.  A sequence
+    has the final value ``acc_0 + sum_t g_1,t + ... + sum_t g_r,t`` (the sums alone when
+    ``acc_0`` is known to be zeros, as a gradient's accumulators start).  A sequence
     row ``g_t = s_t`` sums to ``sum(S[:n], axis=0)``.  For
     ``g_t = dot(p_t, q_t)`` (matrices ``(k, b)``, ``(b, m)``) the sum over steps is
     ``sum_t U[t].T @ Q[t]`` (:func:`~theon.scan.stepdot.step_dot_sum`, one flat
@@ -374,7 +390,11 @@ def scan_pushout_acc(fgraph: FunctionGraph, node: Apply) -> Any:
     totals: dict[int, Variable] = {}
     for j, terms in found.items():
         init = node.inputs[sst][j]
-        val = init[:1] + tt.shape_padleft(tt.add(*(_step_total(t, st) for t in terms)))
+        sums = [_step_total(t, st) for t in terms]
+        total = tt.shape_padleft(sums[0] if len(sums) == 1 else tt.add(*sums))
+        val = init[:1] + total
+        if val.type == total.type and _is_zeros(init):
+            val = total  # acc_0 = 0 (a gradient's zeros): acc_n is the sum itself
         # the same one row, with the output's type: a buffer of unknown static length
         totals[j] = val[: tt.minimum(init.shape[0], 1)]
     made = _remake(node, list(outs), new_nits=st.nits)
