@@ -209,7 +209,7 @@ def inline_step_loop_source(
     ...         raise
     ... '''
     >>> text = inline_step_loop_source(src, {"_dot0": np.dot}, 0, (False,), 0, 1)
-    >>> print(text.splitlines()[10].strip())
+    >>> print(text.splitlines()[9].strip())
     v0 = _dot0(i0, i1, out=_row0)
     """
     n_st = len(store_last)
@@ -245,25 +245,31 @@ def inline_step_loop_source(
     if quiet:
         lines.append("    _tok = _quiet(_ignore)")
     lines.append("    try:")
-    lines.append("      for _t in range(_n):")
-    for i in range(n_seqs):
-        lines.append(f"        {params[i]} = _s{i}[_t]")
+    # the rows of the sequences and of the histories written in place, by iteration
+    # (a view per row, as indexing gives, without the indexing)
+    names = ["_t", *params[:n_seqs], *(f"_row{j}" for j in range(n_st) if rows[j])]
+    iters = ["range(_n)", *seqs, *(f"_b{j}[1:]" for j in range(n_st) if rows[j])]
+    if len(names) == 1:
+        lines.append("      for _t in range(_n):")
+    else:
+        lines.append(f"      for {', '.join(names)} in zip({', '.join(iters)}):")
     for j in range(n_st):
         lines.append(f"        {params[n_seqs + j]} = _c{j}")
-        if rows[j]:
-            lines.append(f"        _row{j} = _b{j}[_t + 1]")
     for st in stmts:
         lines.extend("        " + ln for ln in ast.unparse(st).splitlines())
     outs = [f"_v{k}" for k in range(len(rets))]
     lines.append(f"        {', '.join(outs)}, = {', '.join(ast.unparse(r) for r in rets)},")
     for j in range(n_st):
         lines.append(f"        _c{j} = _v{j}")
-        lines.append(f"        if _c{j}.shape != _r{j} or _c{j}.dtype != _d{j}: "
-                     f"_c{j} = _bad({j}, _c{j})")
-        if not store_last[j]:
-            if rows[j]:
-                lines.append(f"        if _c{j} is not _row{j}: _b{j}[_t + 1] = _c{j}")
-            else:
+        check = (f"if _c{j}.shape != _r{j} or _c{j}.dtype != _d{j}: "
+                 f"_c{j} = _bad({j}, _c{j})")
+        if rows[j]:  # the history row itself has the state's shape and dtype
+            lines.append(f"        if _c{j} is not _row{j}:")
+            lines.append(f"            {check}")
+            lines.append(f"            _b{j}[_t + 1] = _c{j}")
+        else:
+            lines.append(f"        {check}")
+            if not store_last[j]:
                 lines.append(f"        _b{j}[_t + 1] = _c{j}")
     for m in range(n_nit):
         lines.append(f"        _y{m} = _v{n_st + m}")
