@@ -299,3 +299,18 @@ def test_a_transposed_matrix_non_sequence_is_read_c_ordered(monkeypatch):
     b0 = rng.normal(size=(4, 4))
     np.testing.assert_allclose(f2(b0, aw)[-1], b0 + 2 * aw.T, rtol=1e-12)
     assert made == []
+
+
+def test_buffer_cache_keeps_only_mid_sized_arrays_and_few_of_them():
+    from theon.scan import buffers
+
+    cache = buffers.BufferCache()
+    small = cache.empty("a", (4,), np.float64)
+    big = cache.empty("b", (buffers.MAX_BYTES // 8 + 1,), np.float64)
+    assert small.shape == (4,) and big.nbytes > buffers.MAX_BYTES
+    assert not cache._free  # neither is kept
+    for k in range(buffers.MAX_ENTRIES + 3):
+        cache.empty(("c", k), (buffers.MIN_BYTES // 8,), np.float64)
+    assert len(cache._free) == buffers.MAX_ENTRIES
+    cache.clear()
+    assert not cache._free

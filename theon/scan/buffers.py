@@ -38,10 +38,12 @@ __all__ = ["MAX_BYTES", "MAX_ENTRIES", "MIN_BYTES", "BufferCache"]
 
 #: Arrays smaller than this are allocated fresh (NumPy and malloc reuse small blocks).
 MIN_BYTES = 1 << 18
-#: Arrays larger than this are not kept between runs (the memory is given back).
-MAX_BYTES = 1 << 26
-#: Arrays kept per cache (one per key: a Scan node's output, shape and dtype).
-MAX_ENTRIES = 8
+#: Arrays larger than this are not kept between runs (the memory is given back; the
+#: page faults of a larger buffer cost little next to the loop that fills it).
+MAX_BYTES = 1 << 22
+#: Arrays kept per cache (one per key: a Scan node's output, shape and dtype), so a
+#: Scan keeps at most ``MAX_ENTRIES * MAX_BYTES`` between runs.
+MAX_ENTRIES = 4
 
 # references to a free array while ``empty`` checks it: the local name and the argument
 # of ``sys.getrefcount``
