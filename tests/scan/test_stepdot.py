@@ -113,6 +113,33 @@ def test_the_rnn_gradient_adds_no_zero_fills():
     assert not fills, fills
 
 
+def test_the_bias_gradient_is_one_matrix_vector_product():
+    """sum_t sum_i e_t[i, :] (the bias gradient) is ones @ (all steps' rows)."""
+    from tests.scan.test_pushout import rnn_data, rnn_graph, rnn_numpy
+
+    ins, outs = rnn_graph()
+    f = theon.function(ins, outs)
+    nodes = f.maker.fgraph.toposort()
+    assert not [n for n in nodes if str(n.op).startswith("Sum{axis=(0, 1)")]
+    assert any(str(n.op) == "Dot" and n.outputs[0].type.ndim == 1 for n in nodes)
+    args = rnn_data(np.random.default_rng(7), 9, 4, 3, 5)
+    np.testing.assert_allclose(f(*args)[3], rnn_numpy(*args)[3], rtol=1e-11, atol=1e-13)
+    # float32 steps too
+    xs, a0 = tt.ftensor3("xs"), tt.fvector("a0")
+    accs, _ = theon.scan(lambda x, h, acc: [tt.tanh(h + x), acc + tt.tanh(h + x).sum(0)],
+                         sequences=xs, outputs_info=[tt.zeros_like(xs[0]), a0])
+    g = theon.function([xs, a0], accs[1][-1])
+    assert any(str(n.op) == "Dot" for n in g.maker.fgraph.toposort())
+    x = np.random.default_rng(8).normal(size=(6, 3, 2)).astype(np.float32)
+    h, want = np.zeros((3, 2), np.float32), np.ones(2, np.float32)
+    for row in x:
+        h = np.tanh(h + row)
+        want = want + h.sum(0)
+    got = g(x, np.ones(2, np.float32))
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
 def test_pushout_acc_makes_one_step_dot_sum_per_product(monkeypatch):
     """The rnn's weight gradients are StepDotSums (no batched MatMul summed over steps),
     and the values hold with chunks of one step and of several."""
