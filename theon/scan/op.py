@@ -52,6 +52,7 @@ from theon.graph.collector import gc_paused
 from theon.graph.fg import FunctionGraph, describe
 from theon.graph.op import Op
 from theon.graph.traversal import ancestors
+from theon.scan.buffers import BufferCache
 from theon.tensor.basic import as_tensor_variable
 from theon.tensor.type import TensorType, tensor_type
 
@@ -223,10 +224,12 @@ class Scan(Op):
         self._by_node: weakref.WeakKeyDictionary[Apply, _Compiled] = (
             weakref.WeakKeyDictionary())
         self._lock = threading.Lock()
+        # large state and output buffers, reused by the next run once free (buffers.py)
+        self._buffers = BufferCache()
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        for k in ("_compiled", "_default", "_by_node", "_lock", "_pattern"):
+        for k in ("_compiled", "_default", "_by_node", "_lock", "_pattern", "_buffers"):
             state.pop(k, None)
         return state
 
@@ -386,10 +389,10 @@ class Scan(Op):
                 and all(v.type.ndim >= 1 for v in inner[: info.n_seqs + info.n_states])
             )
             if ok:
-                from theon.scan.steploop import make_step_loop
+                from theon.scan.steploop import inline_step_loop, make_step_loop
 
-                loop = make_step_loop(info.n_seqs, info.store_last, info.n_nit,
-                                      info.n_nonseqs)
+                layout = (info.n_seqs, info.store_last, info.n_nit, info.n_nonseqs)
+                loop = inline_step_loop(c.runner, *layout) or make_step_loop(*layout)
             else:
                 loop = None
             c.step_loop = loop
@@ -425,6 +428,10 @@ class Scan(Op):
                 for m, y in enumerate(res[1]):
                     output_storage[info.n_states + m][0] = y
                 return
+        if n >= _C_ORDER_STEPS:
+            # a transposed matrix read every step (W.T in a backward loop): one C-ordered
+            # copy now, as BLAS multiplies by it faster than by the strided view
+            nonseqs = [_c_ordered(w) for w in nonseqs]
         lock = None if runner.reentrant else self._lock
         bufs, reads, writes, lasts = self._state_buffers(node, inputs[sst], n)
         rows = [b.shape[1:] for b in bufs]
@@ -454,6 +461,7 @@ class Scan(Op):
                      for a, (j, off, ring) in enumerate(reads)]
         state_steps = [(j, bufs[j], pos, ring, rows[j]) for j, (pos, ring) in enumerate(writes)]
         t = 0
+        retry = False
         gen = self._generated_loop(c)
         if lock is not None:
             lock.acquire()
@@ -472,9 +480,20 @@ class Scan(Op):
                 try:
                     gen(n, fn, seqs, bufs, nonseqs, nits, rows, [b.dtype for b in bufs], bad,
                         alloc, at)
+                except Exception:
+                    if not getattr(gen, "inlined", False):
+                        raise
+                    # the body inlined in the loop failed: from now on this body runs
+                    # with the loop calling the runner, which reports errors with
+                    # their node; the whole scan runs again that way (below)
+                    from theon.scan.steploop import make_step_loop
+
+                    c.step_loop = make_step_loop(info.n_seqs, info.store_last, info.n_nit,
+                                                 info.n_nonseqs)
+                    retry = True
                 finally:
                     t = at[0]
-            for t in range(0 if gen is None else n, n):
+            for t in range(0 if gen is None or retry else n, 0 if retry else n):
                 for i, s, f in seq_steps:
                     args[i] = s.item(t) if f else s[t, ell]
                 for a, b, off, ring, f in tap_steps:
@@ -507,6 +526,9 @@ class Scan(Op):
         finally:
             if lock is not None:
                 lock.release()
+        if retry:
+            self.perform(node, inputs, output_storage)
+            return
         for j in range(n_st):
             b = bufs[j]
             if lasts[j]:
@@ -548,7 +570,7 @@ class Scan(Op):
                 reads.extend((j, L + k, L) for k in taps)
                 writes.append((0, L))
             else:
-                b = np.empty((L + n,) + init.shape[1:], dtype=init.dtype)
+                b = self._buffers.empty(("state", j), (L + n, *init.shape[1:]), init.dtype)
                 b[:L] = init[:L]
                 reads.extend((j, L + k, 0) for k in taps)
                 writes.append((L, 0))
@@ -570,7 +592,7 @@ class Scan(Op):
                 f"{self}: output {describe(node.outputs[self.info.n_states + m])} got a step "
                 f"value of shape {shape}"
             )
-        return np.empty((n,) + shape, dtype=ot.dtype)
+        return self._buffers.empty(("nit", m), (n, *shape), ot.dtype)
 
     # shapes and derivatives ----------------------------------------------------------
     def infer_shape(
@@ -674,6 +696,24 @@ class Scan(Op):
 
 
 _UNSET: Any = object()
+
+#: Non-sequence matrices of at most this many elements are made C-ordered for a loop
+#: of at least ``_C_ORDER_STEPS`` steps (a copy: worth it only when read many times).
+_C_ORDER_SIZE = 1 << 16
+_C_ORDER_STEPS = 8
+
+
+def _c_ordered(w: Any) -> Any:
+    """``w`` itself, or a C-ordered copy of a small matrix that is not C-ordered.
+
+    >>> v = np.ones((3, 2))
+    >>> _c_ordered(v.T).flags.c_contiguous, _c_ordered(v) is v
+    (True, True)
+    """
+    if (type(w) is np.ndarray and w.ndim == 2 and not w.flags.c_contiguous
+            and w.size <= _C_ORDER_SIZE):
+        return np.ascontiguousarray(w)
+    return w
 
 
 class _Compiled:

@@ -36,7 +36,8 @@ from theon.graph.replace import clone_replace
 from theon.graph.traversal import ancestors, io_toposort
 from theon.rewriting import node_rewriter
 from theon.scan.op import Scan
-from theon.tensor.blas import Dot, matmul
+from theon.scan.stepdot import step_dot_sum
+from theon.tensor.blas import Dot
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.type import tensor_type
 
@@ -282,6 +283,21 @@ class _Stacker:
         return self.stack(v), False
 
 
+def _is_zeros(v: Variable) -> bool:
+    """Whether ``v`` is known to hold only zeros (a constant, or a fill with zero).
+
+    >>> import theon.tensor as tt
+    >>> _is_zeros(tt.zeros_like(tt.dmatrix())), _is_zeros(tt.ones_like(tt.dmatrix()))
+    (True, False)
+    """
+    from theon.tensor.basic import NotScalarConstantError, get_scalar_constant_value
+
+    try:
+        return bool(get_scalar_constant_value(v) == 0)
+    except NotScalarConstantError:
+        return False
+
+
 def _add_terms(v: Variable, readers: dict[Variable, int], outs: list[Variable]) -> list[Variable]:
     """The terms of the sum ``v``, through inner sums that only ``v`` reads."""
     terms: list[Variable] = []
@@ -307,18 +323,22 @@ def _step_total(g: Variable, st: _Stacker) -> Variable:
     if isinstance(o.op, Dot):
         p, q = o.inputs
         P, p_tr = st.stack_transposed(p)  # p_t: (k, b); P: (n, k, b) or U: (n, b, k)
-        if p_tr:
-            P = P.dimshuffle(0, 2, 1)
-        # n small products summed, rather than one (k, n b) @ (n b, m) product: the
-        # large one makes the BLAS start its worker threads, which stall badly when
-        # another process holds the other cores
-        total = tt.sum(matmul(P, st.stack(q)), axis=0)
+        # sum_t U[t].T @ Q[t]: one flat product, run in chunks (theon.scan.stepdot)
+        total = step_dot_sum(P if p_tr else P.dimshuffle(0, 2, 1), st.stack(q))
     else:
         E = st.stack(o.inputs[0])
         axes = o.op.axis
         nd = tensor_type(o.inputs[0]).ndim
         red = tuple(range(nd)) if axes is None else tuple(a % nd for a in axes)
         total = tt.sum(E, axis=(0, *(a + 1 for a in red)))
+        dt = tensor_type(E).dtype
+        if nd == 2 and red == (0,) and dt in ("float32", "float64"):
+            # the column sums of all steps' rows: ones @ (the rows as one matrix), one
+            # BLAS matrix-vector product instead of a reduction over two axes
+            rows = E.reshape((-1, E.shape[2]))
+            by_blas = tt.dot(tt.ones((rows.shape[0],), dtype=dt), rows)
+            if by_blas.type == total.type:
+                total = by_blas
     for d in ops:
         total = d(total)
     return total  # type: ignore[no-any-return]
@@ -330,11 +350,13 @@ def scan_pushout_acc(fgraph: FunctionGraph, node: Apply) -> Any:
 
     A state with tap ``-1`` of which only the last row is kept (``store_last``),
     whose step is ``acc' = acc + g_1 + ... + g_r`` with ``acc`` read nowhere else,
-    has the final value ``acc_0 + sum_t g_1,t + ... + sum_t g_r,t``.  A sequence
+    has the final value ``acc_0 + sum_t g_1,t + ... + sum_t g_r,t`` (the sums alone when
+    ``acc_0`` is known to be zeros, as a gradient's accumulators start).  A sequence
     row ``g_t = s_t`` sums to ``sum(S[:n], axis=0)``.  For
     ``g_t = dot(p_t, q_t)`` (matrices ``(k, b)``, ``(b, m)``) the sum over steps is
-    ``sum(matmul(P, Q), axis=0)``, ``P``, ``Q`` the stacked operands (``P`` the
-    transposed view of ``U`` when ``p_t = u_t.T``: no copy); for
+    ``sum_t U[t].T @ Q[t]`` (:func:`~theon.scan.stepdot.step_dot_sum`, one flat
+    product over the steps' rows), ``Q`` the stacked ``q_t`` and ``U`` the stacked
+    ``u_t`` when ``p_t = u_t.T``, else the transposed view of the stacked ``p_t``; for
     ``g_t = sum(e_t, axes)`` it is ``sum(E, (0, *axes+1))``, and DimShuffles of
     either commute with the sum.  The stacked operands ``P, Q, E`` are the
     sequences themselves or new stacked outputs of the loop.  With no steps the
@@ -376,7 +398,11 @@ def scan_pushout_acc(fgraph: FunctionGraph, node: Apply) -> Any:
     totals: dict[int, Variable] = {}
     for j, terms in found.items():
         init = node.inputs[sst][j]
-        val = init[:1] + tt.shape_padleft(tt.add(*(_step_total(t, st) for t in terms)))
+        sums = [_step_total(t, st) for t in terms]
+        total = tt.shape_padleft(sums[0] if len(sums) == 1 else tt.add(*sums))
+        val = init[:1] + total
+        if val.type == total.type and _is_zeros(init):
+            val = total  # acc_0 = 0 (a gradient's zeros): acc_n is the sum itself
         # the same one row, with the output's type: a buffer of unknown static length
         totals[j] = val[: tt.minimum(init.shape[0], 1)]
     made = _remake(node, list(outs), new_nits=st.nits)
