@@ -190,7 +190,8 @@ class _WrongSmall:
         good = make_compiler().compile_elemwise(spec, sig, size)
 
         class Wrong:
-            whole, autotune, kinds, lead = True, False, good.kinds, good.lead
+            whole, autotune, kinds, lead, plain = (True, False, good.kinds, good.lead,
+                                                   good.plain)
 
             def run(self, args, shape, n):
                 return [o + 1.0 for o in good.run(args, shape, n)]

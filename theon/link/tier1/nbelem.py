@@ -197,10 +197,11 @@ class _Whole:
         self.fn = fn
         self.kinds = kinds
         self.lead = kinds.index("f")  # an input with the output's shape
+        self.plain = set(kinds) == {"f"}  # every input whole: one run of n elements
         self.n_out = n_out
 
     def run(self, args: Sequence[Any], shape: tuple[int, ...], n: int) -> list[np.ndarray]:
-        C = shape[-1] if shape else 1
+        C = n if "r" not in self.kinds else shape[-1] if shape else 1
         if self.n_out == 1:
             out = np.empty(shape)
             self.fn(n // C if C else 0, C, *args, out.reshape(-1))
