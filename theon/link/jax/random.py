@@ -112,8 +112,9 @@ def key_to_generator(key: Any) -> np.random.Generator:
 def _typed(key: Any) -> Any:
     """The typed key of a generator value inside the trace (given as raw key data)."""
     import jax
+    import jax.numpy as jnp
 
-    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+    if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
         return key
     return jax.random.wrap_key_data(key, impl="threefry2x32")
 
