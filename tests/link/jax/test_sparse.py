@@ -148,3 +148,32 @@ def test_a_matrix_changed_in_place_between_calls_is_read_anew():
     want = m.toarray() @ vv
     np.testing.assert_allclose(f(m, vv), want)
     assert not np.allclose(first, want)
+
+
+def test_first_conversions_from_several_threads_register_the_layout_once():
+    """jax refuses a second pytree registration: threads converting their first sparse
+    matrix at once must not both register (a fresh process, so nothing is registered)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import threading, numpy as np, scipy.sparse as sp
+        from theon.link.jax.sparse import to_jax
+        m = sp.csr_matrix(np.eye(3))
+        barrier, errors = threading.Barrier(8), []
+        def run():
+            barrier.wait()
+            try:
+                to_jax(m)
+            except Exception as e:
+                errors.append(repr(e))
+        ts = [threading.Thread(target=run) for _ in range(8)]
+        [t.start() for t in ts]
+        [t.join() for t in ts]
+        print(errors)
+    """)
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip().splitlines()[-1] == "[]", res.stdout

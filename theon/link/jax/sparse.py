@@ -23,6 +23,7 @@ Limits, because XLA needs every array's length when compiling:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -87,20 +88,24 @@ class Layout:
 
 
 _PYTREE_REGISTERED = False
+_PYTREE_LOCK = threading.Lock()
 
 
 def _register_pytree() -> None:
+    """Register :class:`Layout` with jax, once (jax refuses a second registration)."""
     global _PYTREE_REGISTERED
     if _PYTREE_REGISTERED:
         return
     import jax
 
-    jax.tree_util.register_pytree_node(
-        Layout,
-        lambda v: ((v.data, v.indices, v.indptr, v.rows), v.shape),
-        lambda shape, ch: Layout(ch[0], ch[1], ch[2], shape, ch[3]),
-    )
-    _PYTREE_REGISTERED = True
+    with _PYTREE_LOCK:
+        if not _PYTREE_REGISTERED:
+            jax.tree_util.register_pytree_node(
+                Layout,
+                lambda v: ((v.data, v.indices, v.indptr, v.rows), v.shape),
+                lambda shape, ch: Layout(ch[0], ch[1], ch[2], shape, ch[3]),
+            )
+            _PYTREE_REGISTERED = True
 
 
 def to_jax(x: Any) -> Layout:
