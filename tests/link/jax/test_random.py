@@ -106,6 +106,38 @@ def test_key_conversion_does_not_advance_the_callers_generator():
     assert isinstance(h, np.random.Generator)
 
 
+def test_generators_cross_the_jit_boundary_as_raw_key_data():
+    """The generator goes into the jitted function as two uint32 words (no jax array is
+    made outside it) and comes back from the next key's words; the draws are those of
+    the typed threefry key of :func:`generator_to_key`, split into (next, draw)."""
+    from theon.link.jax.dispatch import jax_typify, jax_untypify
+    from theon.link.jax.random import bits_to_generator, generator_bits
+    from theon.tensor.random.type import RandomGeneratorType
+
+    g = np.random.default_rng(11)
+    t = RandomGeneratorType()
+    bits = jax_typify(t, g)
+    assert type(bits) is np.ndarray and bits.dtype == np.uint32 and bits.shape == (2,)
+    np.testing.assert_array_equal(bits, jax.random.key_data(generator_to_key(g)))
+    np.testing.assert_array_equal(bits, generator_bits(g))
+
+    rng = theon.shared(np.random.default_rng(11), name="rng")
+    nxt, x = tr.normal(0.0, 1.0, size=(4, 3), rng=rng).owner.outputs
+    f = theon.function([], x, updates={rng: nxt}, mode="JAX")
+    got = f()
+    with jax.enable_x64(True):
+        key_next, sub = jax.random.split(generator_to_key(np.random.default_rng(11)))
+        want = jax.random.normal(sub, (4, 3), dtype="float64")
+    np.testing.assert_array_equal(got, np.asarray(want))
+    # the updated generator: the one made from the next key's data
+    after = rng.get_value()
+    expected = key_to_generator(key_next)
+    assert after.bit_generator.state == expected.bit_generator.state
+    gen = jax_untypify(t, np.asarray(jax.random.key_data(key_next)))
+    assert gen.bit_generator.state == bits_to_generator(
+        jax.random.key_data(key_next)).bit_generator.state == expected.bit_generator.state
+
+
 def test_random_streams_default_updates_and_reseeding():
     """Theano's form: no updates listed, the stream's default updates advance it."""
     srng = RandomStreams(seed=234)

@@ -1,6 +1,7 @@
-"""``mode="JAX"`` on the sparse Ops: ``scipy.sparse`` values travel as BCSR layouts of
-their arrays and come back as ``scipy.sparse`` matrices of the type's format;
-values, formats and dtypes against the reference VM, gradients included."""
+"""``mode="JAX"`` on the sparse Ops: ``scipy.sparse`` values travel as layouts
+of their arrays (``theon.link.jax.sparse.Layout``) and come back as ``scipy.sparse``
+matrices of the type's format; values, formats and dtypes against the reference VM,
+gradients included."""
 
 from __future__ import annotations
 
@@ -93,3 +94,86 @@ def test_a_csm_shape_from_a_run_time_value_is_named():
     f = theon.function([data, ind, ptr, shp], sops.CSM("csr")(data, ind, ptr, shp), mode="JAX")
     with pytest.raises(Exception, match="run-time value"):
         f(np.ones(1), np.zeros(1, "int32"), np.array([0, 1], "int32"), np.array([1, 1]))
+
+
+def _awkward_csr():
+    """5 x 4 with empty rows (first, middle, last), unsorted column indices in a row and a
+    duplicate entry, int64 index arrays."""
+    data = np.array([1.5, -2.0, 3.0, 0.5, 4.0, -1.0])
+    indices = np.array([3, 0, 1, 1, 2, 0], dtype=np.int64)
+    indptr = np.array([0, 0, 3, 3, 6, 6], dtype=np.int64)
+    return sp.csr_matrix((data, indices, indptr), shape=(5, 4))
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_arguments_travel_as_their_own_arrays_with_the_row_of_each_entry(fmt):
+    from theon.link.jax.sparse import Layout, to_jax
+
+    m = _awkward_csr() if fmt == "csr" else _awkward_csr().T.tocsc()
+    m32 = m.copy()
+    m32.indices, m32.indptr = m.indices.astype(np.int32), m.indptr.astype(np.int32)
+    for x in (m, m32):
+        lay = to_jax(x)
+        assert isinstance(lay, Layout)
+        assert lay.shape == (x.shape if fmt == "csr" else x.shape[::-1])
+        # the major index of each stored entry, by a NumPy loop over indptr
+        want = [i for i in range(len(x.indptr) - 1) for _ in range(x.indptr[i], x.indptr[i + 1])]
+        assert lay.rows.dtype == np.int32 and lay.rows.tolist() == want
+        assert lay.indices.dtype == np.int32 and lay.indptr.dtype == np.int32
+        # no jax array is built and the data is not copied: the jitted call transfers it
+        assert lay.data is x.data
+    assert to_jax(m32).indices is m32.indices
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_awkward_matrices_and_their_gradients_match_the_reference(fmt):
+    m = _awkward_csr() if fmt == "csr" else sp.csc_matrix(_awkward_csr())
+    x = SparseTensorType(fmt, "float64")("x")
+    v, u, d = tt.dvector("v"), tt.dvector("u"), tt.dmatrix("d")
+    cost = (tt.tanh(S.dot(x, v)) * u).sum() + (S.dot(x, d) ** 2).sum()
+    outs = [S.dot(x, v), S.dot(x, d), S.sp_sum(x, axis=0), S.dense_from_sparse(x), x * 2.0,
+            cost, *theon.grad(cost, [v, d])]
+    args = (m, RNG.normal(size=4), RNG.normal(size=5), RNG.normal(size=(4, 3)))
+    assert_same(*both([x, v, u, d], outs, *args))
+
+
+def test_a_matrix_changed_in_place_between_calls_is_read_anew():
+    x, v = S.csr_matrix("x", dtype="float64"), tt.dvector("v")
+    f = theon.function([x, v], S.dot(x, v), mode="JAX")
+    m = _awkward_csr()
+    vv = np.arange(4.0)
+    first = f(m, vv).copy()
+    m.data *= 2.0
+    m.indices[:] = m.indices[::-1]
+    want = m.toarray() @ vv
+    np.testing.assert_allclose(f(m, vv), want)
+    assert not np.allclose(first, want)
+
+
+def test_first_conversions_from_several_threads_register_the_layout_once():
+    """jax refuses a second pytree registration: threads converting their first sparse
+    matrix at once must not both register (a fresh process, so nothing is registered)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import threading, numpy as np, scipy.sparse as sp
+        from theon.link.jax.sparse import to_jax
+        m = sp.csr_matrix(np.eye(3))
+        barrier, errors = threading.Barrier(8), []
+        def run():
+            barrier.wait()
+            try:
+                to_jax(m)
+            except Exception as e:
+                errors.append(repr(e))
+        ts = [threading.Thread(target=run) for _ in range(8)]
+        [t.start() for t in ts]
+        [t.join() for t in ts]
+        print(errors)
+    """)
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip().splitlines()[-1] == "[]", res.stdout

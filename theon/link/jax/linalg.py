@@ -56,6 +56,15 @@ def _finite(values: Sequence[Any]) -> Any:
     return ok
 
 
+def _failed(inputs: Sequence[Any], outs: Sequence[Any]) -> Any:
+    """Whether finite inputs gave a non-finite output.  The inputs are read only when an
+    output is not finite (a ``lax.cond`` on that scalar): the common, finite case costs
+    one pass over the outputs instead of one over the inputs too."""
+    from jax import lax
+
+    return lax.cond(_finite(outs), lambda ins: False, _finite, list(inputs))
+
+
 def _nan_where(bad: Any, outs: Sequence[Any]) -> list[Any]:
     """The outputs, each filled with NaN (integers: zeros) where ``bad``."""
     import jax.numpy as jnp
@@ -81,7 +90,7 @@ def _rule(node: Apply, compute: Callable[..., Any], guard: str | None = None
         res = compute(*inputs)
         outs = [jnp.asarray(r).astype(dt) for r, dt in zip((res,) if single else res, dtypes)]
         if guard == "outputs":
-            outs = _nan_where(_finite(inputs) & ~_finite(outs), outs)
+            outs = _nan_where(_failed(inputs, outs), outs)
         elif guard == "inputs":
             outs = _nan_where(~_finite(inputs), outs)
         return outs[0] if single else tuple(outs)

@@ -54,6 +54,7 @@ from theon.link.jax.dispatch import (
     typify_is_default,
     untypify_is_default,
 )
+from theon.link.jax.packing import PackPlan
 from theon.link.registry import load_linker_backends
 from theon.link.vm import Linker, Runner, add_node_context
 from theon.rewriting.provenance import error_context
@@ -155,6 +156,9 @@ class JAXLinker(Linker):
     mesh
         The ``jax.sharding.Mesh`` for ``input_sharding`` (``None``: all devices on one
         axis named after the spec's first axis name).
+    pack_scalars
+        Pass many 0-d inputs (and return many 0-d outputs) of one dtype as one vector
+        across the jit boundary (:mod:`theon.link.jax.packing`); not with sharding.
 
     Examples
     --------
@@ -165,12 +169,14 @@ class JAXLinker(Linker):
     name = "jax"
 
     def __init__(self, max_traces: int = DEFAULT_MAX_TRACES,
-                 input_sharding: dict[int, Any] | None = None, mesh: Any = None) -> None:
+                 input_sharding: dict[int, Any] | None = None, mesh: Any = None,
+                 pack_scalars: bool = True) -> None:
         if max_traces < 1:
             raise ValueError(f"max_traces must be at least 1, got {max_traces}")
         self.max_traces = max_traces
         self.input_sharding = dict(input_sharding) if input_sharding else None
         self.mesh = mesh
+        self.pack_scalars = pack_scalars
 
     def __repr__(self) -> str:
         return f"JAXLinker(max_traces={self.max_traces})"
@@ -179,7 +185,8 @@ class JAXLinker(Linker):
 
     def with_input_sharding(self, specs: dict[int, Any], mesh: Any = None) -> JAXLinker:
         """A copy of this linker placing input ``k`` with ``specs[k]`` (a PartitionSpec)."""
-        return JAXLinker(self.max_traces, specs, mesh if mesh is not None else self.mesh)
+        return JAXLinker(self.max_traces, specs, mesh if mesh is not None else self.mesh,
+                         self.pack_scalars)
 
     # the graph as a function of JAX values ----------------------------------------
     def funcify_fgraph(self, fgraph: FunctionGraph) -> Callable[..., list[Any]]:
@@ -266,13 +273,33 @@ class JAXLinker(Linker):
             jit_kw["in_shardings"] = tuple(
                 input_shardings(fgraph, self.input_sharding, self.mesh))
 
-        def traced(*args: Any) -> tuple[Any, ...]:
-            return tuple(graph_fn(*args))
+        # many 0-d inputs/outputs cross the jit boundary as one vector per dtype
+        plan = PackPlan.build(fgraph.inputs, fgraph.outputs,
+                              enabled=self.pack_scalars and not self.input_sharding)
+        if plan is not None:
+            traced = plan.wrap(graph_fn)
+        else:
+            def traced(*args: Any) -> tuple[Any, ...]:
+                return tuple(graph_fn(*args))
 
         call = _jit_caller(jax, traced, jit_kw, _static_input_shapes(fgraph), self.max_traces)
         x64 = jax.enable_x64
 
-        if not typify and all(u is np.asarray for u in untyp):
+        if plan is not None:
+            pack, unpack = plan.pack, plan.unpack
+
+            def run(*args: Any) -> list[Any]:
+                if typify:
+                    vals = list(args)
+                    for k, t in typify:
+                        vals[k] = jax_typify(t, vals[k])
+                    jargs = pack(vals)
+                else:
+                    jargs = pack(args)
+                with x64(True):
+                    outs = call(jargs)
+                return unpack(outs, untyp)
+        elif not typify and all(u is np.asarray for u in untyp):
             # the common case, with nothing to convert per argument
             asarray = np.asarray
             if isinstance(call, _StaticCall):
@@ -296,7 +323,9 @@ class JAXLinker(Linker):
                     outs = call(vals)
                 return [u(o) for u, o in zip(untyp, outs)]
 
-        runner = Runner(run, fgraph.toposort(), reentrant=True)
+        float_inputs = plan.float64_inputs if plan is not None else frozenset()
+        runner = Runner(run, fgraph.toposort(), float_inputs=float_inputs, reentrant=True)
+        runner.pack_plan = plan  # type: ignore[attr-defined]
         runner.jax_call = call  # type: ignore[attr-defined]  # (tests read the trace cache)
         return runner
 

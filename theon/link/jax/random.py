@@ -4,7 +4,12 @@ In ``mode="JAX"`` a random generator's value is a JAX PRNG key (threefry): the
 key is made from the ``numpy.random.Generator`` when the function is called
 (:func:`generator_to_key`, which does not advance the caller's generator) and a
 generator is made back from the key the function returns
-(:func:`key_to_generator`).  Each draw splits its input key into the key it draws
+(:func:`key_to_generator`).  Across the jit boundary the key travels as its raw
+data, two uint32 words in a NumPy array (:func:`generator_bits`,
+:func:`bits_to_generator`), and the rules wrap it into a typed key (and back)
+inside the trace: converting a key outside the jitted function is a jax dispatch
+of its own each way, which after a large computation cost about 150 µs per call,
+more than the whole rest of the round trip.  Each draw splits its input key into the key it draws
 with and the next key, its ``next_rng`` output; so a shared generator updated
 with ``next_rng`` (``updates={rng: next_rng}``, or the default update that
 ``RandomStream`` and ``rng=None`` set) gives fresh draws at each call, and the
@@ -39,7 +44,52 @@ from theon.link.jax.tensor import DynamicShapeError
 from theon.tensor.random.op import RandomVariable
 from theon.tensor.random.sampling import ChoiceRV, PermutationRV, RowChoiceRV
 
-__all__ = ["generator_to_key", "key_to_generator"]
+__all__ = ["bits_to_generator", "generator_bits", "generator_to_key", "key_to_generator"]
+
+
+_M64 = (1 << 64) - 1
+_M128 = (1 << 128) - 1
+_MIX = 0x9E3779B97F4A7C15F39CC0605CEDC835  # an odd 128-bit constant
+
+
+def generator_bits(rng: np.random.Generator) -> np.ndarray:
+    """The key data (two uint32 words) that ``rng``'s state determines; ``rng`` is not
+    advanced.  This is what a generator argument of a jitted function becomes.
+
+    A ``PCG64`` generator (``default_rng``'s) gives its 128-bit state and increment
+    mixed and folded to 64 bits: a dictionary read and a few integer operations, with
+    no copy of the generator (this runs on every call, right after XLA's threads
+    finished the previous one, where Python work is slowest).  Other bit generators
+    give the first two 32-bit draws of a copy of the generator.
+
+    >>> import numpy as np
+    >>> a = generator_bits(np.random.default_rng(0))
+    >>> a.dtype.name, a.shape, bool((a == generator_bits(np.random.default_rng(0))).all())
+    ('uint32', (2,), True)
+    >>> bool((a == generator_bits(np.random.default_rng(1))).all())
+    False
+    """
+    bg = rng.bit_generator
+    if type(bg) is np.random.PCG64:
+        st = bg.state["state"]
+        y = ((st["state"] * _MIX) & _M128) ^ st["inc"]
+        x = (y ^ (y >> 64)) & _M64
+        return np.array([x & 0xFFFFFFFF, x >> 32], dtype=np.uint32)
+    from theon.tensor.random.type import copy_generator
+
+    return copy_generator(rng).integers(0, 2**32, size=2, dtype=np.uint32)
+
+
+def bits_to_generator(bits: Any) -> np.random.Generator:
+    """A ``numpy.random.Generator`` (``PCG64``) seeded from key data (two uint32 words).
+
+    >>> import numpy as np
+    >>> g = bits_to_generator(np.array([1, 2], dtype=np.uint32))
+    >>> isinstance(g, np.random.Generator)
+    True
+    """
+    w = np.asarray(bits).reshape(-1)
+    return np.random.Generator(np.random.PCG64(int(w[0]) | int(w[1]) << 32))
 
 
 def generator_to_key(rng: np.random.Generator) -> Any:
@@ -54,9 +104,7 @@ def generator_to_key(rng: np.random.Generator) -> Any:
     """
     import jax
 
-    from theon.tensor.random.type import copy_generator
-
-    bits = copy_generator(rng).integers(0, 2**32, size=2, dtype=np.uint32)
+    bits = generator_bits(rng)
     return jax.random.wrap_key_data(jax.numpy.asarray(bits), impl="threefry2x32")
 
 
@@ -68,7 +116,8 @@ def key_data(key: Any) -> np.ndarray:
 
 
 def key_to_generator(key: Any) -> np.random.Generator:
-    """A ``numpy.random.Generator`` seeded from the key (so it maps back to a key).
+    """A ``numpy.random.Generator`` seeded from the key (so it maps back to a key); the
+    same generator as :func:`bits_to_generator` of the key's data.
 
     >>> import numpy as np, pytest
     >>> jax = pytest.importorskip("jax")  # the example needs jax
@@ -76,8 +125,24 @@ def key_to_generator(key: Any) -> np.random.Generator:
     >>> isinstance(g, np.random.Generator)
     True
     """
-    words = key_data(key).astype(np.uint64).reshape(-1)
-    return np.random.Generator(np.random.PCG64([int(w) for w in words]))
+    return bits_to_generator(key_data(key))
+
+
+def _typed(key: Any) -> Any:
+    """The typed key of a generator value inside the trace (given as raw key data)."""
+    import jax
+    import jax.numpy as jnp
+
+    if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
+        return key
+    return jax.random.wrap_key_data(key, impl="threefry2x32")
+
+
+def _raw(key: Any) -> Any:
+    """A generator value as it leaves a rule: the key's raw data."""
+    import jax
+
+    return jax.random.key_data(key)
 
 
 def _register_types() -> None:
@@ -88,9 +153,9 @@ def _register_types() -> None:
     typify = getattr(dispatch, "jax_typify", None)
     untypify = getattr(dispatch, "jax_untypify", None)
     if typify is not None:
-        typify.register(RandomGeneratorType)(lambda t, value: generator_to_key(value))
+        typify.register(RandomGeneratorType)(lambda t, value: generator_bits(value))
     if untypify is not None:
-        untypify.register(RandomGeneratorType)(lambda t, value: key_to_generator(value))
+        untypify.register(RandomGeneratorType)(lambda t, value: bits_to_generator(value))
 
 
 _register_types()
@@ -285,12 +350,12 @@ def _random_variable(op: RandomVariable, node: Apply, **kw: Any) -> Callable[...
         import jax.numpy as jnp
 
         shape = _batch(params, op.ndims_params, _static_ints(node, 1, size, "size"))
-        nxt, sub = jax.random.split(key)
+        nxt, sub = jax.random.split(_typed(key))
         if draw is None:  # integers(low, high): high excluded, drawn in the output dtype
             out = jax.random.randint(sub, shape, params[0], params[1], dtype=dtype)
         else:
             out = draw(sub, params[skip:], shape)
-        return nxt, jnp.asarray(out).astype(dtype)
+        return _raw(nxt), jnp.asarray(out).astype(dtype)
 
     return random_variable
 
@@ -306,9 +371,9 @@ def _choice(op: ChoiceRV, node: Apply, **kw: Any) -> Callable[..., Any]:
         shape = _static_ints(node, 1, size, "size") or ()
         if scalar_a:
             (a,) = _static_ints(node, 2, a, "a") or (0,)
-        nxt, sub = jax.random.split(key)
+        nxt, sub = jax.random.split(_typed(key))
         out = jax.random.choice(sub, a, shape, replace=op.replace, p=p[0] if p else None)
-        return nxt, out.astype(dtype)
+        return _raw(nxt), out.astype(dtype)
 
     return choice
 
@@ -319,13 +384,13 @@ def _row_choice(op: RowChoiceRV, node: Apply, **kw: Any) -> Callable[..., Any]:
         import jax
 
         (k,) = _static_ints(node, 1, n, "size") or (0,)
-        nxt, sub = jax.random.split(key)
+        nxt, sub = jax.random.split(_typed(key))
         keys = jax.random.split(sub, p.shape[0])
 
         def row(kk: Any, pr: Any) -> Any:
             return jax.random.choice(kk, p.shape[1], (k,), replace=op.replace, p=pr)
 
-        return nxt, jax.vmap(row)(keys, p).astype("int64")
+        return _raw(nxt), jax.vmap(row)(keys, p).astype("int64")
 
     return row_choice
 
@@ -340,7 +405,7 @@ def _permutation(op: PermutationRV, node: Apply, **kw: Any) -> Callable[..., Any
 
         if scalar:
             (x,) = _static_ints(node, 1, x, "x") or (0,)
-        nxt, sub = jax.random.split(key)
-        return nxt, jax.random.permutation(sub, x, axis=0).astype(dtype)
+        nxt, sub = jax.random.split(_typed(key))
+        return _raw(nxt), jax.random.permutation(sub, x, axis=0).astype(dtype)
 
     return permutation

@@ -1,14 +1,14 @@
 """JAX rules for the sparse Ops of :mod:`theon.sparse`.
 
-A sparse value (a ``scipy.sparse`` CSR or CSC matrix) becomes a
-:class:`jax.experimental.sparse.BCSR` holding the same three arrays: for a CSR
-matrix, the matrix itself; for a CSC matrix, its transpose (the CSC arrays of
-``x`` are the CSR arrays of ``x.T``).  The variable's type says which, so the
-rules read the arrays as ``perform`` does: ``Transpose`` is free, ``CSM`` and
-``CSMProperties`` build and take apart the arrays, and the products and sums
-gather the stored entries and add them up with ``segment_sum``.  On the way out
-the arrays become a ``scipy.sparse`` matrix of the type's format again
-(duplicates summed).
+A sparse value (a ``scipy.sparse`` CSR or CSC matrix) becomes a :class:`Layout`
+(a jax pytree like :class:`jax.experimental.sparse.BCSR`) holding the same three
+arrays and the row of each entry: for a CSR matrix, the matrix itself; for a CSC
+matrix, its transpose (the CSC arrays of ``x`` are the CSR arrays of ``x.T``).
+The variable's type says which, so the rules read the arrays as ``perform`` does:
+``Transpose`` is free, ``CSM`` and ``CSMProperties`` build and take apart the
+arrays, and the products and sums gather the stored entries and add them up with
+``segment_sum``.  On the way out the arrays become a ``scipy.sparse`` matrix of
+the type's format again (duplicates summed).
 
 Limits, because XLA needs every array's length when compiling:
 
@@ -23,6 +23,7 @@ Limits, because XLA needs every array's length when compiling:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -50,7 +51,7 @@ from theon.sparse.ops import (
 )
 from theon.sparse.type import SparseTensorType
 
-__all__ = ["from_jax", "to_jax"]
+__all__ = ["Layout", "from_jax", "to_jax"]
 
 
 def _fmt(v: Variable) -> str:
@@ -61,8 +62,59 @@ def _is_sparse(v: Variable) -> bool:
     return isinstance(v.type, SparseTensorType)
 
 
-def to_jax(x: Any) -> Any:
-    """The BCSR holding the arrays of the ``scipy.sparse`` CSR/CSC matrix ``x``.
+class Layout:
+    """The CSR layout arrays of a sparse value under ``jax.jit`` (a CSC matrix: those of its
+    transpose), a jax pytree: ``data``, ``indices``, ``indptr`` (int32), the static
+    ``shape`` of the layout, and ``rows``, the row (major index) of each stored entry, or
+    ``None`` where it is not known yet (the rules then compute it from ``indptr``).
+
+    A matrix given as an argument brings its ``rows``: NumPy expands ``indptr`` in a
+    fraction of the time XLA's cumulative sum takes on the CPU, and the products of
+    the sparse Ops all need them.
+    """
+
+    __slots__ = ("data", "indices", "indptr", "rows", "shape")
+
+    def __init__(self, data: Any, indices: Any, indptr: Any, shape: tuple[int, int],
+                 rows: Any = None) -> None:
+        self.data = data
+        self.indices = indices
+        self.indptr = indptr
+        self.shape = shape
+        self.rows = rows
+
+    def __repr__(self) -> str:
+        return f"Layout(shape={self.shape}, nse={self.data.shape[0]})"
+
+
+_PYTREE_REGISTERED = False
+_PYTREE_LOCK = threading.Lock()
+
+
+def _register_pytree() -> None:
+    """Register :class:`Layout` with jax, once (jax refuses a second registration)."""
+    global _PYTREE_REGISTERED
+    if _PYTREE_REGISTERED:
+        return
+    import jax
+
+    with _PYTREE_LOCK:
+        if not _PYTREE_REGISTERED:
+            jax.tree_util.register_pytree_node(
+                Layout,
+                lambda v: ((v.data, v.indices, v.indptr, v.rows), v.shape),
+                lambda shape, ch: Layout(ch[0], ch[1], ch[2], shape, ch[3]),
+            )
+            _PYTREE_REGISTERED = True
+
+
+def to_jax(x: Any) -> Layout:
+    """The :class:`Layout` holding the arrays of the ``scipy.sparse`` CSR/CSC matrix ``x``.
+
+    The matrix's own NumPy arrays go to the jitted call as they are (the index arrays
+    as int32, copied only when they are not), with the row of each entry: no jax
+    array is built and nothing is validated here (scipy checked the matrix when it
+    was built), so the call transfers each array once.
 
     >>> import numpy as np, pytest, scipy.sparse as sp
     >>> jax = pytest.importorskip("jax")  # the example needs jax
@@ -70,18 +122,17 @@ def to_jax(x: Any) -> Any:
     >>> from_jax(to_jax(m), "csc").toarray().tolist()
     [[0.0, 1.0], [2.0, 0.0]]
     """
-    import jax
-    from jax.experimental import sparse as jsparse
-
+    _register_pytree()
     shape = x.shape if x.format == "csr" else x.shape[::-1]
-    with jax.enable_x64(True):  # float64 data stays float64
-        return jsparse.BCSR((x.data, x.indices.astype(np.int32, copy=False),
-                             x.indptr.astype(np.int32, copy=False)),
-                            shape=tuple(int(s) for s in shape))
+    indptr = x.indptr.astype(np.int32, copy=False)
+    n_major = int(shape[0])
+    rows = np.repeat(np.arange(n_major, dtype=np.int32), np.diff(indptr))
+    return Layout(x.data, x.indices.astype(np.int32, copy=False), indptr,
+                  (n_major, int(shape[1])), rows)
 
 
 def from_jax(v: Any, fmt: str) -> Any:
-    """The ``scipy.sparse`` matrix of format ``fmt`` held by the BCSR ``v``."""
+    """The ``scipy.sparse`` matrix of format ``fmt`` held by the :class:`Layout` ``v``."""
     import scipy.sparse as sp
 
     cls = sp.csr_matrix if fmt == "csr" else sp.csc_matrix
@@ -106,10 +157,10 @@ _register_types()
 
 
 # -- helpers on the layout ------------------------------------------------------------
-def _bcsr(data: Any, indices: Any, indptr: Any, shape: tuple[int, ...]) -> Any:
-    from jax.experimental import sparse as jsparse
-
-    return jsparse.BCSR((data, indices, indptr), shape=tuple(int(s) for s in shape))
+def _bcsr(data: Any, indices: Any, indptr: Any, shape: tuple[int, ...], rows: Any = None
+          ) -> Layout:
+    _register_pytree()
+    return Layout(data, indices, indptr, (int(shape[0]), int(shape[1])), rows)
 
 
 def _shape(v: Any, fmt: str) -> tuple[int, int]:
@@ -129,7 +180,7 @@ def _major(indptr: Any, nse: int) -> Any:
 
 def _coords(v: Any, fmt: str) -> tuple[Any, Any]:
     """The row and column of each stored entry, in storage order."""
-    major = _major(v.indptr, v.data.shape[0])
+    major = v.rows if v.rows is not None else _major(v.indptr, v.data.shape[0])
     return (major, v.indices) if fmt == "csr" else (v.indices, major)
 
 
@@ -142,7 +193,7 @@ def _todense(v: Any, fmt: str, dtype: Any = None) -> Any:
 
 
 def _layout(rows: Any, cols: Any, data: Any, shape: tuple[int, int], fmt: str) -> Any:
-    """The layout BCSR (format ``fmt``) of the entries ``(rows, cols, data)``."""
+    """The :class:`Layout` (format ``fmt``) of the entries ``(rows, cols, data)``."""
     import jax.numpy as jnp
 
     major, minor = (rows, cols) if fmt == "csr" else (cols, rows)
@@ -151,11 +202,11 @@ def _layout(rows: Any, cols: Any, data: Any, shape: tuple[int, int], fmt: str) -
     major, minor, data = major[order], minor[order], data[order]
     indptr = jnp.searchsorted(major, jnp.arange(n_major + 1), side="left").astype("int32")
     layout_shape = shape if fmt == "csr" else shape[::-1]
-    return _bcsr(data, minor.astype("int32"), indptr, layout_shape)
+    return _bcsr(data, minor.astype("int32"), indptr, layout_shape, major.astype("int32"))
 
 
 def _with_data(v: Any, data: Any) -> Any:
-    return _bcsr(data, v.indices, v.indptr, tuple(v.shape))
+    return _bcsr(data, v.indices, v.indptr, tuple(v.shape), v.rows)
 
 
 def _out_dtype(node: Apply) -> str:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from theon.graph.basic import Apply
+from theon.link.jax.diagonal import eye_mask, is_diagonal_index
 from theon.link.jax.dispatch import jax_funcify, jax_scalar_funcify
 from theon.link.jax.scalar import scalar_node_fn, sigmoid_of, softplus_of
 from theon.tensor.advanced_subtensor import AdvancedIncSubtensor, AdvancedSubtensor
@@ -409,8 +410,12 @@ def _add_diag(op: AddDiag, node: Apply, **kw: Any) -> Fn:
     dt = _out_dtype(node)
 
     def f(x: Any, v: Any) -> Any:
-        n = min(x.shape[-2], x.shape[-1])
-        i = jnp.arange(n)
+        m, n = x.shape[-2], x.shape[-1]
+        if m == n and (jnp.ndim(v) == 0 or jnp.shape(v)[-1] == n):
+            # a select on an iota mask fuses with its operands; a scatter into the
+            # diagonal would make XLA materialize the whole matrix first
+            return _cast(jnp.where(eye_mask(n), x + jnp.expand_dims(v, -2), x), dt)
+        i = jnp.arange(min(m, n))
         return _cast(x.at[..., i, i].add(v), dt)
 
     return f
@@ -602,6 +607,11 @@ def _adv_inc_subtensor(op: AdvancedIncSubtensor, node: Apply, **kw: Any) -> Fn:
                 )
             m = jnp.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
             return jnp.where(m, y if op.set_instead_of_inc else x + y, x)
+        if is_diagonal_index(x, index) and y.ndim <= 1:
+            # x[i, i] (+)= y on the diagonal: a select on an iota mask, which fuses, where
+            # a scatter would make XLA materialize x first
+            yb = jnp.expand_dims(y, 0) if y.ndim == 1 else y
+            return jnp.where(eye_mask(x.shape[0]), yb if op.set_instead_of_inc else x + yb, x)
         at = x.at[index]
         return at.set(y) if op.set_instead_of_inc else at.add(y)
 
