@@ -11,6 +11,7 @@ give the same numbers anyway; draws are never constant-folded.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -289,6 +290,20 @@ def _draw_cauchy(op: RandomVariable, rng: np.random.Generator, params: Sequence[
     return np.asarray(loc + scale * rng.standard_cauchy(size=shape))
 
 
+_local = threading.local()
+
+
+def _scratch(shape: tuple[int, ...]) -> np.ndarray:
+    """A float64 buffer of ``shape`` for this thread, reused by later calls (the
+    uniforms of a coin flip never leave :func:`_binomial`).  A fresh 256 KB array
+    each call costs about as much in page faults as drawing it: glibc hands such
+    sizes back to the system when they are freed."""
+    buf: np.ndarray | None = getattr(_local, "uniform", None)
+    if buf is None or buf.shape != shape:
+        buf = _local.uniform = np.empty(shape)
+    return buf
+
+
 def _binomial(rng: np.random.Generator, n: Any, p: Any, size: tuple[int, ...] | None,
               dtype: Any = np.int64) -> np.ndarray:
     """``rng.binomial(n, p, size)``, draw for draw; a coin flip (``n = 1``) five times faster.
@@ -310,7 +325,7 @@ def _binomial(rng: np.random.Generator, n: Any, p: Any, size: tuple[int, ...] | 
     q = 1.0 - r
     qn = math.exp(math.log(q))
     state = rng.bit_generator.state
-    u = np.asarray(rng.random(size))
+    u = rng.random(out=_scratch(size)) if size else np.asarray(rng.random(size))
     # ``U - qn`` grows with ``U``: only the largest uniform can need a second one
     if u.size and (u.max() - qn) > (r * qn) / q:
         rng.bit_generator.state = state
