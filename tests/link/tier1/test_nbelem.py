@@ -76,7 +76,9 @@ def _spec(*steps, n_in=2, outputs=None):
 def test_supports_only_float64_steps_it_reproduces_with_a_slow_one():
     tanh_add = _spec(KStep(np.add, (0, 1), "float64"), KStep(np.tanh, (2,), "float64"))
     assert supports(tanh_add)
-    assert not supports(_spec(KStep(np.add, (0, 1), "float64")))  # nothing slow to gain
+    assert not supports(_spec(KStep(np.add, (0, 1), "float64")))  # one step: nothing to gain
+    assert supports(_spec(KStep(np.add, (0, 1), "float64"), KStep(np.multiply, (2, 0), "float64"),
+                          KStep(np.subtract, (3, 1), "float64")))  # three passes become one
     assert not supports(_spec(KStep(np.exp, (0,), "float64"), KStep(np.tanh, (2,), "float64")))
     assert not supports(_spec(KStep(np.tanh, (0,), "float32")))
     assert not supports(_spec(KStep(np.tanh, (0,), "float64"),
@@ -215,3 +217,20 @@ def test_a_wrong_small_kernel_is_dropped_and_small_calls_go_inline_again(cache):
         np.testing.assert_allclose(f(xv, bv), np.tanh(xv + bv), rtol=1e-14)
     kernels = [v for v in f._runner.fn.__globals__.values() if type(v).__name__ == "Tier1Kernel"]
     assert kernels and all(k.inline for k in kernels)
+
+
+def test_arithmetic_nodes_go_to_numba_only_past_the_tier0_block(cache):
+    """Three or more arithmetic steps (tanh's gradient ``g * m * (1 - h**2)``): one
+    numba pass on calls past ``elemwise_block`` elements; smaller ones stay inline."""
+    rng = np.random.default_rng(6)
+    h, g, m = T.dmatrices("h", "g", "m")
+    f = theon.function([h, g, m], g * m * (1 - h**2), mode=Mode(tier=1))
+    big = [rng.normal(size=(128, 256)) for _ in range(3)]
+    out, served = _served(f, *big)
+    assert served >= 1
+    np.testing.assert_allclose(out, big[1] * big[2] * (1 - big[0] ** 2), rtol=1e-14)
+    small = [a[:16, :64].copy() for a in big]
+    before = tier1.stats()["tier1_calls"]
+    np.testing.assert_allclose(f(*small), small[1] * small[2] * (1 - small[0] ** 2),
+                               rtol=1e-14)
+    assert tier1.stats()["tier1_calls"] == before

@@ -94,7 +94,7 @@ class Tier1Kernel:
         #: whether the generated code may run small calls inline (NumPy on whole
         #: arrays) rather than through this object: not while a small-call kernel
         #: may come or is in use
-        self.inline = small_threshold is None
+        self.inline = self.small_threshold is None or self.small_threshold > self.block
 
     def __repr__(self) -> str:
         return f"Tier1Kernel({self.slot.state})"

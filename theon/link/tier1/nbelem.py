@@ -7,7 +7,10 @@ dominates a small network's step (a 128 x 256 hidden layer: 290 us of ``tanh``)
 and an RNN's loop.  A fused float64 node with a ``tanh`` step is compiled here
 into one numba loop over the elements, with :func:`~.nbmath.vtanh` (which
 vectorizes) for ``tanh`` and plain arithmetic for the other steps: 60 us for
-that layer, and one pass over memory for the whole node.
+that layer, and one pass over memory for the whole node.  A node of three or
+more arithmetic steps (``tanh``'s gradient ``g * m * (1 - h**2)``) is compiled
+too, for calls past the tier-0 block (:func:`min_size`): one pass instead of
+one per step (122 against 30 us or less on the 128 x 256 layer).
 
 Only steps whose NumPy semantics the loop reproduces are taken (:data:`STEPS`,
 all on float64); anything else stays on tier 0.  The kernel is a whole-array
@@ -30,7 +33,7 @@ import numpy as np
 from theon.link.pyfunc.kernel import KConst, KernelSpec
 
 __all__ = ["KINDS", "STEPS", "NumbaElemwiseCompiler", "input_kinds", "kernel_source",
-           "make_compiler", "supports"]
+           "make_compiler", "min_size", "supports"]
 
 #: The float64 ufunc steps a kernel may have, as Python expressions of their operands.
 STEPS: dict[str, str] = {
@@ -53,6 +56,9 @@ STEPS: dict[str, str] = {
 }
 #: Steps worth a numba kernel: NumPy computes them one element at a time without AVX-512.
 SLOW = frozenset({"tanh"})
+#: A node without such a step is worth one from this many steps (one pass over memory
+#: instead of one NumPy pass per step), on calls the tier-0 kernel would block.
+MIN_STEPS = 3
 
 
 class Unsupported(Exception):
@@ -78,8 +84,8 @@ def _check(spec: KernelSpec, sig: Sequence[tuple[str, Any]]) -> None:
                 v = np.asarray(a.value)
                 if v.size != 1 or v.dtype.kind not in "fiub":
                     raise Unsupported(f"constant {a.value!r}")
-    if not SLOW.intersection(names):
-        raise Unsupported("no step NumPy computes slowly")
+    if not SLOW.intersection(names) and len(names) < MIN_STEPS:
+        raise Unsupported("no step NumPy computes slowly, and fewer than 3 steps")
     for dt in spec.out_dtypes:
         if np.dtype(dt) != np.float64:
             raise Unsupported(f"output dtype {dt}")
@@ -101,6 +107,25 @@ def supports(spec: KernelSpec) -> bool:
     except Unsupported:
         return False
     return True
+
+
+def min_size(spec: KernelSpec, small: int, block: int) -> int:
+    """The fewest elements a call of ``spec`` needs to use its numba kernel: ``small``
+    (``config.tier1_small_threshold``) with a slow step; otherwise past ``block``
+    elements (``config.elemwise_block``), where tier 0 runs its blocked kernel: below
+    that, NumPy on whole arrays is faster than a kernel call for arithmetic alone.
+
+    >>> from theon.link.pyfunc.kernel import KStep
+    >>> mul = KStep(np.multiply, (0, 0), "float64")
+    >>> min_size(KernelSpec(1, [mul, KStep(np.tanh, (1,), "float64")], [2], ["float64"]),
+    ...          1024, 16384)
+    1024
+    >>> min_size(KernelSpec(1, [mul, mul, mul], [1], ["float64"]), 1024, 16384)
+    16385
+    """
+    if any(_name(st.fn) in SLOW for st in spec.steps):
+        return small
+    return max(small, block + 1)
 
 
 def _literal(value: Any) -> str:
