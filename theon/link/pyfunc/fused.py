@@ -169,8 +169,9 @@ def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
         size = f"{arg_names[lead]}.size"
         test = f"{size} <= {kern.block}"
         if t1 is not None and not t1.inline:
-            # (small calls go through tier 1 while a small-call kernel may serve them)
-            test += f" and {ctx.bind(t1, 't1')}.inline"
+            # (small calls go through tier 1 while a small-call kernel may serve them;
+            # calls below its threshold stay here)
+            test += f" and ({size} < {t1.small_threshold} or {ctx.bind(t1, 't1')}.inline)"
         lines = [f"if {test}:", *("    " + ln for ln in inline), "else:", "    " + call]
     else:
         lines = [call]
