@@ -126,13 +126,13 @@ def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
 
             # tier 1: compiled in the background once a call is large enough (XLA), or
             # for a float64 tanh node, smaller (numba) (docs/tier1.md)
-            small = None
+            small_at = None
             if numba:
                 from theon.link.tier1.nbelem import min_size
 
-                small = min_size(kern.spec, int(config.tier1_small_threshold), kern.block)
+                small_at = min_size(kern.spec, int(config.tier1_small_threshold), kern.block)
             t1 = entry = Tier1Kernel(kern, node, int(config.tier1_threshold),
-                                     bool(config.tier1_autotune), small)
+                                     bool(config.tier1_autotune), small_at)
     args = ", ".join(ctx.arg(i) for i in range(len(node.inputs)))
     # an input whose static pattern is the output's has the output's shape: the
     # kernel need not work it out
