@@ -46,13 +46,10 @@ from theon.link.source import compile_cached
 __all__ = ["inline_step_loop", "inline_step_loop_source", "make_step_loop", "step_loop_source"]
 
 
-def step_loop_source(n_seqs: int, store_last: tuple[bool, ...], n_nit: int, n_nonseqs: int) -> str:
-    """The text of the generated loop for this layout (see the module docstring).
-
-    >>> print(step_loop_source(0, (True,), 0, 0).splitlines()[6])
-            _o = _fn(_c0)
-    """
-    n_st = len(store_last)
+def _loop_head(n_seqs: int, n_st: int, n_nonseqs: int) -> tuple[list[str], list[str],
+                                                                  list[str]]:
+    """The names of the sequences and non-sequences in a generated loop, and its first
+    lines (the signature, unpacking the argument lists, each state's row and buffer)."""
     seqs = [f"_s{i}" for i in range(n_seqs)]
     bufs = [f"_b{j}" for j in range(n_st)]
     ns = [f"_w{w}" for w in range(n_nonseqs)]
@@ -62,6 +59,17 @@ def step_loop_source(n_seqs: int, store_last: tuple[bool, ...], n_nit: int, n_no
             lines.append(f"    {', '.join(names)}, = {src}")
     for j in range(n_st):
         lines.append(f"    _r{j}, _d{j}, _c{j} = _rows[{j}], _dtypes[{j}], _b{j}[0]")
+    return seqs, ns, lines
+
+
+def step_loop_source(n_seqs: int, store_last: tuple[bool, ...], n_nit: int, n_nonseqs: int) -> str:
+    """The text of the generated loop for this layout (see the module docstring).
+
+    >>> print(step_loop_source(0, (True,), 0, 0).splitlines()[6])
+            _o = _fn(_c0)
+    """
+    n_st = len(store_last)
+    seqs, ns, lines = _loop_head(n_seqs, n_st, n_nonseqs)
     lines.append("    _t = 0")
     lines.append("    try:")
     lines.append("      for _t in range(_n):")
@@ -229,15 +237,7 @@ def inline_step_loop_source(
         r = rets[j]
         rows.append(not store_last[j] and isinstance(r, ast.Name) and r.id not in params
                     and _dot_into_row(stmts, r.id, f"_row{j}", dot_names))
-    seqs = [f"_s{i}" for i in range(n_seqs)]
-    bufs = [f"_b{j}" for j in range(n_st)]
-    ns = [f"_w{w}" for w in range(n_nonseqs)]
-    lines = ["def _loop(_n, _fn, _seqs, _bufs, _ns, _nits, _rows, _dtypes, _bad, _alloc, _at):"]
-    for names, src in ((seqs, "_seqs"), (bufs, "_bufs"), (ns, "_ns")):
-        if names:
-            lines.append(f"    {', '.join(names)}, = {src}")
-    for j in range(n_st):
-        lines.append(f"    _r{j}, _d{j}, _c{j} = _rows[{j}], _dtypes[{j}], _b{j}[0]")
+    seqs, ns, lines = _loop_head(n_seqs, n_st, n_nonseqs)
     first_ns = n_seqs + n_st
     for w in range(n_nonseqs):
         lines.append(f"    {params[first_ns + w]} = _w{w}")
