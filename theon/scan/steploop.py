@@ -62,6 +62,27 @@ def _loop_head(n_seqs: int, n_st: int, n_nonseqs: int) -> tuple[list[str], list[
     return seqs, ns, lines
 
 
+def _loop_tail(nit_values: list[str], store_last: tuple[bool, ...], restore: bool) -> list[str]:
+    """The last lines of a generated loop: each step's per-step outputs (the values
+    named in ``nit_values``) into their arrays, then the ``finally`` that records the
+    steps done (and restores NumPy's error state if ``restore``) and the states kept
+    as one row."""
+    lines: list[str] = []
+    for m, value in enumerate(nit_values):
+        lines.append(f"        _y{m} = {value}")
+        lines.append(f"        if not _t: _n{m} = _nits[{m}] = _alloc({m}, _y{m})")
+        lines.append(f"        _n{m}[_t] = _y{m}")
+    lines.append("    finally:")
+    lines.append("        _at[0] = _t")
+    if restore:
+        lines.append("        _restore(_tok)")
+    for j, last in enumerate(store_last):
+        if last:
+            lines.append(f"    _b{j}[0] = _c{j}")
+    lines.append("    return _t")
+    return lines
+
+
 def step_loop_source(n_seqs: int, store_last: tuple[bool, ...], n_nit: int, n_nonseqs: int) -> str:
     """The text of the generated loop for this layout (see the module docstring).
 
@@ -81,16 +102,7 @@ def step_loop_source(n_seqs: int, store_last: tuple[bool, ...], n_nit: int, n_no
                      f"_c{j} = _bad({j}, _c{j})")
         if not store_last[j]:
             lines.append(f"        _b{j}[_t + 1] = _c{j}")
-    for m in range(n_nit):
-        lines.append(f"        _y{m} = _o[{n_st + m}]")
-        lines.append(f"        if not _t: _n{m} = _nits[{m}] = _alloc({m}, _y{m})")
-        lines.append(f"        _n{m}[_t] = _y{m}")
-    lines.append("    finally:")
-    lines.append("        _at[0] = _t")
-    for j in range(n_st):
-        if store_last[j]:
-            lines.append(f"    _b{j}[0] = _c{j}")
-    lines.append("    return _t")
+    lines += _loop_tail([f"_o[{n_st + m}]" for m in range(n_nit)], store_last, False)
     return "\n".join(lines) + "\n"
 
 
@@ -271,18 +283,7 @@ def inline_step_loop_source(
             lines.append(f"        {check}")
             if not store_last[j]:
                 lines.append(f"        _b{j}[_t + 1] = _c{j}")
-    for m in range(n_nit):
-        lines.append(f"        _y{m} = _v{n_st + m}")
-        lines.append(f"        if not _t: _n{m} = _nits[{m}] = _alloc({m}, _y{m})")
-        lines.append(f"        _n{m}[_t] = _y{m}")
-    lines.append("    finally:")
-    lines.append("        _at[0] = _t")
-    if quiet:
-        lines.append("        _restore(_tok)")
-    for j in range(n_st):
-        if store_last[j]:
-            lines.append(f"    _b{j}[0] = _c{j}")
-    lines.append("    return _t")
+    lines += _loop_tail([f"_v{n_st + m}" for m in range(n_nit)], store_last, bool(quiet))
     return "\n".join(lines) + "\n"
 
 
