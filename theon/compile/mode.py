@@ -28,8 +28,10 @@ __all__ = [
 _MODES: dict[str, Callable[[], Mode]] = {}
 
 #: the rewrites of ``mode="JAX"``: ``fast_run`` without fusion (XLA fuses elementwise
-#: work itself) and without the inplace phase (jax arrays are immutable)
-JAX_REWRITES = RewriteQuery(include=("fast_run",), exclude=("fusion", "inplace"))
+#: work itself) and without the inplace phase (jax arrays are immutable), plus
+#: ``shared_lu`` (solves with one matrix share its LU factors)
+JAX_REWRITES = RewriteQuery(include=("fast_run", "shared_lu"), exclude=("fusion", "inplace"))
+rewrite_db.declare_tags("shared_lu")
 
 
 def _make_linker(linker: str | Linker | None) -> Linker:

@@ -190,6 +190,7 @@ class RewriteDatabase:
         self._entries: list[RewriteEntry] = []
         self._seq = 0
         self._cache: dict[RewriteQuery, PhasedRewriter] = {}
+        self._declared: set[str] = set()
         for p in phases:
             self.add_phase(p if isinstance(p, Phase) else Phase(p))
 
@@ -295,9 +296,15 @@ class RewriteDatabase:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def declare_tags(self, *tags: str) -> None:
+        """Make ``tags`` known before any rewrite carries them: the tag of rewrites in a
+        module loaded on demand (``theon.tensor.linalg.rewriting`` is imported with
+        ``theon.tensor.linalg``), which a mode's query includes whether or not it is."""
+        self._declared.update(tags)
+
     def tags(self) -> set[str]:
-        """Every tag in use (names and phases included)."""
-        out: set[str] = set(self.phases)
+        """Every tag in use (names and phases included), and the declared ones."""
+        out: set[str] = set(self.phases) | self._declared
         for e in self._entries:
             out |= e.tags
         return out

@@ -184,3 +184,36 @@ def test_a_batch_with_one_failing_block_fails_only_that_block():
     r = f(a)
     np.testing.assert_allclose(r[0], np.eye(3) / 2)
     assert np.isnan(r[1]).all()
+
+
+def test_a_failing_block_with_an_unbatched_operand():
+    """The batch's guard reads an operand without batch axes (V) for every block."""
+    a = np.stack([np.eye(2) * 2, [[1.0, 2.0], [2.0, 4.0]], np.eye(2)])
+    f = theon.function([A3, V], la.solve(A3, V, b_ndim=1, on_error="nan"), mode="JAX")
+    r = f(a, np.array([1.0, 3.0]))
+    np.testing.assert_allclose(r[0], [0.5, 1.5])
+    assert np.isnan(r[1]).all()
+    np.testing.assert_allclose(r[2], [1.0, 3.0])
+
+
+def test_gradient_of_a_batched_solve_factors_each_matrix_once():
+    """solve(A, b) and the solve with A^T in its gradient share one LU factorization in
+    mode="JAX" (jax 0.10.2 hangs on two batched LU solves in one jitted function);
+    the values equal NumPy's."""
+    rng = np.random.default_rng(17)
+    a = rng.normal(size=(50, 4, 4)) + 4 * np.eye(4)
+    b, w = rng.normal(size=(50, 4)), rng.normal(size=(50, 4))
+    bm, wm = tt.dmatrix("b"), tt.dmatrix("w")
+    x = la.solve(A3, bm, b_ndim=1)
+    cost = (wm * x).sum()
+    f = theon.function([A3, bm, wm], [cost, *theon.grad(cost, [A3, bm])], mode="JAX")
+    names = [str(n.op) for n in f.maker.fgraph.toposort()]
+    assert sum("LUFactor" in s for s in names) == 1
+    assert not any("{Solve{" in s for s in names), names
+    xs = np.linalg.solve(a, b[..., None])[..., 0]
+    gb = np.linalg.solve(np.swapaxes(a, 1, 2), w[..., None])[..., 0]
+    for _ in range(20):  # (the hang showed within a few calls)
+        got = f(a, b, w)
+    np.testing.assert_allclose(got[0], (w * xs).sum())
+    np.testing.assert_allclose(got[1], -gb[..., :, None] * xs[..., None, :], atol=1e-12)
+    np.testing.assert_allclose(got[2], gb, atol=1e-12)

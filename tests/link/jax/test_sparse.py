@@ -150,6 +150,27 @@ def test_a_matrix_changed_in_place_between_calls_is_read_anew():
     assert not np.allclose(first, want)
 
 
+def test_the_rows_of_a_pattern_are_reused_only_while_indptr_is_the_same():
+    """The row of each entry is kept for the last patterns: the same ``indptr`` (equal
+    values) reuses it, a pattern changed in place or a new one gets its own."""
+    from theon.link.jax.sparse import to_jax
+
+    m = _awkward_csr()
+    first = to_jax(m).rows
+    assert to_jax(m.copy()).rows is first  # equal indptr, another array
+    assert not first.flags.writeable
+    x, v = S.csr_matrix("x", dtype="float64"), tt.dvector("v")
+    f = theon.function([x, v], S.dot(x, v), mode="JAX")
+    vv = np.arange(4.0)
+    np.testing.assert_allclose(f(m, vv), m.toarray() @ vv)
+    # the same nnz, the entries moved to other rows: indptr changed in place
+    m.indptr[1:-1] = np.minimum(m.indptr[1:-1] + 1, m.indptr[-1])
+    rows = to_jax(m).rows
+    want = [i for i in range(len(m.indptr) - 1) for _ in range(m.indptr[i], m.indptr[i + 1])]
+    assert rows.tolist() == want and rows is not first
+    np.testing.assert_allclose(f(m, vv), m.toarray() @ vv)
+
+
 def test_first_conversions_from_several_threads_register_the_layout_once():
     """jax refuses a second pytree registration: threads converting their first sparse
     matrix at once must not both register (a fresh process, so nothing is registered)."""

@@ -365,3 +365,83 @@ def test_structure_of_diagonal_terms() -> None:
     assert structure(None, AddDiag()(x @ x.T, d)) == {"symmetric"}
     assert structure(None, AddDiag()(x, d)) == frozenset()
     assert structure(None, AddDiag()(la.cholesky(x), d)) == {"lower"}
+
+
+# shared LU factors (tag ``shared_lu``: mode="JAX" includes it, fast_run does not) -------
+SHARED_LU = theon.rewriting.RewriteQuery(include=("fast_run", "shared_lu"),
+                                         exclude=("fusion", "inplace"))
+
+
+def _solve_pair(dtype: str, batched: bool = False, on_error: str = "raise") -> Any:
+    """(inputs, [solve(G, b), solve(G^T, c)]) with vector right-hand sides."""
+    nd = 3 if batched else 2
+    g = T.TensorType(dtype, shape=(None,) * nd)("G")
+    b, c = (T.TensorType(dtype, shape=(None,) * (nd - 1))(n) for n in "bc")
+    gt = g.swapaxes(-1, -2)
+    return [g, b, c], [la.solve(g, b, b_ndim=1), la.solve(gt, c, b_ndim=1, on_error=on_error)]
+
+
+def _lu_solves(fg: Any) -> list[Any]:
+    from theon.tensor.linalg.rewriting import core
+    from theon.tensor.linalg.solvers import LUSolve
+
+    return [core(n.op) for n in fg.apply_nodes if isinstance(core(n.op), LUSolve)]
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_shared_lu_factors_one_matrix_for_both_solves(batched: bool) -> None:
+    inputs, outputs = _solve_pair("float64", batched)
+    fg = rewrite(inputs, outputs, SHARED_LU)
+    names = _core_names(fg) if batched else _names(fg)
+    assert "Solve" not in names
+    assert sum("LUFactor" in str(n.op) for n in fg.apply_nodes) == 1
+    assert sorted(op.trans for op in _lu_solves(fg)) == [0, 1]
+    # fast_run alone keeps the solves (NumPy's batched solver beats a loop of lu_solve)
+    assert "LUFactor" not in str([n.op for n in rewrite(inputs, outputs).apply_nodes])
+
+
+def test_shared_lu_needs_two_solves_with_the_same_settings() -> None:
+    g, b = mat("float64", "G"), vec("float64", "b")
+    assert not _lu_solves(rewrite([g, b], [la.solve(g, b, b_ndim=1)], SHARED_LU))
+    inputs, outputs = _solve_pair("float64", on_error="nan")
+    assert not _lu_solves(rewrite(inputs, outputs, SHARED_LU))
+    # a symmetric solve is not a general one
+    outs = [la.solve(g, b, b_ndim=1), la.solve(g, b * 2, b_ndim=1, assume_a="sym")]
+    assert len(_lu_solves(rewrite([g, b], outs, SHARED_LU))) == 0
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("batched", [False, True])
+@HYP
+@given(problem=problems())
+def test_shared_lu_differential(dtype: str, batched: bool,
+                                problem: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    """The rewritten graph (and its gradient) == the unrewritten one == NumPy."""
+    from theon.compile.mode import Mode
+
+    _, g, bm = problem
+    inputs, outputs = _solve_pair(dtype, batched)
+    gv, bv, cv = g, bm[:, 0], bm[:, 1]
+    if batched:  # three problems: the matrix scaled, the right-hand sides shifted
+        gv = np.stack([g, 2 * g, g[::-1].T + np.eye(len(g)) * np.abs(g).sum()])
+        bv, cv = np.stack([bv, bv + 1, -bv]), np.stack([cv, cv * 3, cv - 1])
+    cost = (outputs[0] * outputs[1]).sum()
+    outputs = [*outputs, theon.grad(cost, inputs[0])]
+    args = [v.astype(dtype) for v in (gv, bv, cv)]
+    g64, b64, c64 = (a.astype("float64") for a in args)
+    x = np.linalg.solve(g64, b64[..., None])[..., 0]
+    y = np.linalg.solve(np.swapaxes(g64, -1, -2), c64[..., None])[..., 0]
+    # d/dG sum(x * y): x = G^-1 b, y = G^-T c
+    gx = np.linalg.solve(np.swapaxes(g64, -1, -2), y[..., None])[..., 0]
+    gy = np.linalg.solve(g64, x[..., None])[..., 0]
+    dg = -gx[..., :, None] * x[..., None, :] - y[..., :, None] * gy[..., None, :]
+    mode = Mode(optimizer=SHARED_LU)
+    fast = theon.function(inputs, outputs, mode=mode)
+    assert _lu_solves(fast.maker.fgraph)
+    slow = theon.function(inputs, outputs, mode="REFERENCE")
+    tol = 1e-8 if dtype == "float64" else 3e-3
+    for f, s, r in zip(fast(*args), slow(*args), [x, y, dg]):
+        assert f.dtype == np.dtype(dtype)
+        scale = max(1.0, float(np.max(np.abs(r))))
+        np.testing.assert_allclose(f, s, rtol=tol, atol=tol * scale)
+        np.testing.assert_allclose(f, r, rtol=tol, atol=tol * scale)

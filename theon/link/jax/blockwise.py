@@ -5,6 +5,8 @@ The batched inputs are first broadcast to the common batch shape (NumPy's rules,
 as ``Blockwise.perform``); inputs without batch dimensions (and non-tensor
 inputs such as random keys) are passed unbatched (``in_axes=None``).  One
 ``vmap`` is applied per batch dimension, so the core rule always sees one block.
+A linear algebra rule's failure guard (NaN in a failed block) runs once on the
+whole batch, after the mapped computation.
 """
 
 from __future__ import annotations
@@ -37,9 +39,16 @@ def _blockwise(op: Blockwise, node: Apply, **kw: Any) -> Callable[..., Any]:
             for x, b in zip(inputs, bs)
         ]
         axes = tuple(0 if b else None for b in bs)
-        fn = core
+        guard = getattr(core, "guard", None)
+        fn = core.unguarded if guard else core  # (a linalg rule's guard: once, below)
         for _ in batch:
             fn = jax.vmap(fn, in_axes=axes)
-        return fn(*args)
+        outs = fn(*args)
+        if not guard:
+            return outs
+        from theon.link.jax.linalg import guard_batch
+
+        outs = guard_batch(guard, args, [b > 0 for b in bs], list(outs), len(batch))
+        return outs[0] if core.single else tuple(outs)
 
     return blockwise

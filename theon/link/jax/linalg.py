@@ -39,7 +39,7 @@ from theon.tensor.linalg.misc import Expm, SolveContinuousLyapunov, SolveDiscret
 from theon.tensor.linalg.solvers import CholeskySolve, LUSolve, Solve, SolveTriangular
 from theon.tensor.linalg.spectral import SVD, Eigh, Eigvalsh, Lstsq, QRFull
 
-__all__: list[str] = []
+__all__ = ["guard_batch"]
 
 
 def _dtypes(node: Apply) -> list[str]:
@@ -84,18 +84,72 @@ def _rule(node: Apply, compute: Callable[..., Any], guard: str | None = None
     dtypes = _dtypes(node)
     single = len(dtypes) == 1
 
-    def fn(*inputs: Any) -> Any:
+    def cast(*inputs: Any) -> list[Any]:
         import jax.numpy as jnp
 
         res = compute(*inputs)
-        outs = [jnp.asarray(r).astype(dt) for r, dt in zip((res,) if single else res, dtypes)]
+        return [jnp.asarray(r).astype(dt) for r, dt in zip((res,) if single else res, dtypes)]
+
+    def fn(*inputs: Any) -> Any:
+        outs = cast(*inputs)
         if guard == "outputs":
             outs = _nan_where(_failed(inputs, outs), outs)
         elif guard == "inputs":
             outs = _nan_where(~_finite(inputs), outs)
         return outs[0] if single else tuple(outs)
 
+    if guard is not None:
+        # the Blockwise rule maps ``cast`` over the blocks and guards the whole batch
+        # once (a guard mapped by vmap would check every block's inputs every call)
+        fn.unguarded = cast  # type: ignore[attr-defined]
+        fn.guard = guard  # type: ignore[attr-defined]
+        fn.single = single  # type: ignore[attr-defined]
     return fn
+
+
+def _blocks_finite(values: Sequence[Any], nb: int, batched: Sequence[bool] | None = None
+                   ) -> Any:
+    """Per block of the ``nb`` leading (batch) axes: whether all of ``values`` are finite
+    there (a bool array of the batch shape); a value not ``batched`` (it has no batch
+    axes) counts for every block."""
+    import jax.numpy as jnp
+
+    ok = jnp.asarray(True)
+    for k, v in enumerate(values):
+        v = jnp.asarray(v)
+        if jnp.issubdtype(v.dtype, jnp.inexact):
+            lead = nb if batched is None or batched[k] else 0
+            ok = ok & jnp.all(jnp.isfinite(v), axis=tuple(range(lead, v.ndim)))
+    return ok
+
+
+def guard_batch(guard: str, inputs: Sequence[Any], batched: Sequence[bool], outs: list[Any],
+                nb: int) -> list[Any]:
+    """The outputs of a batch of blocks with NaN in each failed block (see ``_rule``;
+    ``batched[k]``: whether input ``k`` has the batch axes):
+    ``"outputs"``, finite inputs that gave a non-finite output; ``"inputs"``, a
+    non-finite input.  The common case (every output finite) is one sum over the
+    outputs: the blocks are checked, and NaN written, only under ``lax.cond``."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    def fill(bad: Any) -> list[Any]:
+        res = []
+        for o in outs:
+            b = jnp.reshape(bad, bad.shape + (1,) * (o.ndim - nb))
+            nan = jnp.nan if jnp.issubdtype(o.dtype, jnp.inexact) else 0
+            res.append(jnp.where(b, jnp.full_like(o, nan), o))
+        return res
+
+    if guard == "inputs":
+        return fill(~_blocks_finite(inputs, nb, batched))
+    # one sum per output tells that all are finite (a sum that overflows only sends the
+    # call down the exact per-block check)
+    total = sum((jnp.sum(o) for o in outs if jnp.issubdtype(o.dtype, jnp.inexact)),
+                jnp.asarray(0.0, outs[0].dtype))
+    return lax.cond(jnp.isfinite(total), lambda: list(outs),
+                    lambda: fill(~_blocks_finite(outs, nb)
+                                 & _blocks_finite(inputs, nb, batched)))
 
 
 def _sym(a: Any, lower: bool) -> Any:

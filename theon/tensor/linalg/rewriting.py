@@ -32,7 +32,7 @@ import theon.scalar as ts
 import theon.tensor.math as tm
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
-from theon.rewriting import node_rewriter, register_canonicalize, register_stabilize
+from theon.rewriting import node_rewriter, register_canonicalize, register_stabilize, rewrite_db
 from theon.tensor.alloc_diag import AddDiag, AllocDiag
 from theon.tensor.basic import cast, get_scalar_constant_value
 from theon.tensor.blas import Dot, MatMul
@@ -40,8 +40,8 @@ from theon.tensor.blockwise import Blockwise
 from theon.tensor.creation import Eye
 from theon.tensor.elemwise import DimShuffle, Elemwise
 from theon.tensor.linalg._common import apply_op, band_mask, mT
-from theon.tensor.linalg.decomp import Cholesky, Det, MatrixInverse, SLogDet
-from theon.tensor.linalg.solvers import CholeskySolve, Solve, SolveTriangular
+from theon.tensor.linalg.decomp import Cholesky, Det, LUFactor, MatrixInverse, SLogDet
+from theon.tensor.linalg.solvers import CholeskySolve, LUSolve, Solve, SolveTriangular
 from theon.tensor.type import tensor_type
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "local_log_det",
     "local_slogdet_structured",
     "local_solve_pos_to_cho_solve",
+    "local_shared_lu_solves",
     "local_solve_structured",
     "local_transpose_symmetric",
     "core",
@@ -569,3 +570,62 @@ def local_solve_pos_to_cho_solve(fgraph: FunctionGraph, node: Apply) -> Any:
     factor = apply_op(Cholesky(op.lower, op.on_error), a)
     new = apply_op(CholeskySolve(op.lower, op.b_ndim, op.on_error), factor, b)
     return [_like(new, node.outputs[0])]
+
+
+def _general_solve(node: Apply) -> Solve | None:
+    """The core ``Solve`` of ``node`` when it solves with a general matrix, else None."""
+    op = core(node.op)
+    return op if isinstance(op, Solve) and op.assume_a == "gen" else None
+
+
+def _solves_with(fgraph: FunctionGraph, x: Variable) -> list[tuple[Apply, int]]:
+    """The general solves of the graph with ``x`` (trans 0) or ``x``'s transpose (trans 1)."""
+    found: list[tuple[Apply, int]] = []
+    for client, k in list(fgraph.clients.get(x, ())):
+        if isinstance(client, str):
+            continue
+        if k == 0 and _general_solve(client) is not None:
+            found.append((client, 0))
+        elif _transposed(client.outputs[0]) is x:
+            for c2, k2 in fgraph.clients.get(client.outputs[0], ()):
+                if not isinstance(c2, str) and k2 == 0 and _general_solve(c2) is not None:
+                    found.append((c2, 1))
+    return found
+
+
+@node_rewriter([Solve, Blockwise])
+def local_shared_lu_solves(fgraph: FunctionGraph, node: Apply) -> Any:
+    """solve(A, b) and solve(A^T, c) (or solve(A, c)) in one graph -> one factorization:
+    P A = L U once (lu_factor(A)), then lu_solve(A's factors, b) and, for A^T x = c,
+    lu_solve(A's factors, c, trans=1) (A^T = U^T L^T P: the same factors, read transposed).
+
+    Only general solves (``assume_a='gen'``) with the same ``on_error`` are shared; a
+    solve whose matrix already has factors in the graph uses them.
+    Tagged ``shared_lu``, not ``fast_run``: ``mode="JAX"`` includes it (jax 0.10.2 hangs
+    on two batched LU solves in one jitted function, and a gradient of ``solve`` has
+    that form); the default linker keeps ``Solve``, whose batched NumPy kernel beats a
+    loop of ``lu_solve`` calls on small matrices."""
+    op = _general_solve(node)
+    if op is None:
+        return None
+    a = node.inputs[0]
+    x = _transposed(a)
+    trans = 1 if x is not None else 0
+    source = x if x is not None else a
+    factors = [c.outputs for c, k in fgraph.clients.get(source, ())
+               if not isinstance(c, str) and isinstance(core(c.op), LUFactor)]
+    peers = [n for n, _ in _solves_with(fgraph, source)
+             if n is not node and _general_solve(n).on_error == op.on_error]  # type: ignore[union-attr]
+    if factors:
+        packed, piv = factors[0]
+    elif peers:
+        packed, piv = apply_op(LUFactor(), source)
+    else:
+        return None
+    new = apply_op(LUSolve(trans, op.b_ndim, op.on_error), packed, piv, node.inputs[1],
+                   keep=(1,))
+    return [_like(new, node.outputs[0])]
+
+
+rewrite_db.register("local_shared_lu_solves", local_shared_lu_solves, "shared_lu",
+                    phase=("specialize",))
