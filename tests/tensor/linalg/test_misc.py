@@ -382,3 +382,53 @@ def test_batched_infer_shape_and_vm() -> None:
     ref = theon.function([a, q], outs, mode=VM)(m, qv)
     for g, r in zip(got, ref):
         np.testing.assert_allclose(g, r, rtol=1e-10)
+
+
+# band_part (the triangles of the factorizations' gradients) ----------------------------
+
+BANDS = [(None, 0, 0.5), (0, None, 1.0), (None, -1, 1.0), (-1, None, 1.0), (1, 1, 2.0),
+         (2, -1, 3.0), (0, 0, -1.0)]
+
+
+def _band_ref(x: np.ndarray, lower: Any, upper: Any, diagonal: float) -> np.ndarray:
+    """NumPy: entry (i, j) kept when -lower <= j - i <= upper, the diagonal scaled."""
+    m, n = x.shape[-2:]
+    d = np.arange(n)[None, :] - np.arange(m)[:, None]
+    keep = np.ones((m, n), bool)
+    if upper is not None:
+        keep &= d <= upper
+    if lower is not None:
+        keep &= d >= -lower
+    scale = np.where(d == 0, diagonal, 1.0) * keep
+    return (x * scale).astype(x.dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("band", BANDS, ids=str)
+def test_band_part_values(dtype: str, band: Any) -> None:
+    from theon.tensor.linalg._common import band_part
+
+    x3 = tt.TensorType(dtype, shape=(None, None, None))("x3")
+    x2 = tt.TensorType(dtype, shape=(None, None))("x2")
+    a3 = rng(40).normal(size=(2, 4, 5)).astype(dtype)
+    a2 = rng(41).normal(size=(5, 3)).astype(dtype)
+    f = theon.function([x3, x2], [band_part(x3, *band), band_part(x2, *band)])
+    for got, a in zip(f(a3, a2), (a3, a2)):
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(got, _band_ref(a, *band))
+    assert not np.shares_memory(f(a3, a2)[0], a3)  # a new array, the input untouched
+    check_infer_shape(band_part(x3, *band), [x3], [a3])
+
+
+@pytest.mark.parametrize("band", BANDS[:4], ids=str)
+def test_band_part_grad_and_batching(band: Any) -> None:
+    from theon.graph.replace import vectorize_graph
+    from theon.tensor.linalg._common import BandPart, band_part
+
+    theon.verify_grad(lambda a: band_part(a, *band) * 1.5, [rng(42).normal(size=(4, 3))])
+    x, xs = tt.dmatrix("x"), tt.dtensor3("xs")
+    (out,) = vectorize_graph([band_part(x, *band)], {x: xs})
+    assert isinstance(out.owner.op, BandPart)  # its own batched form, not a loop
+    a = rng(43).normal(size=(3, 4, 4))
+    np.testing.assert_array_equal(out.eval({xs: a}), _band_ref(a, *band))
+    assert BandPart(None, 0, 0.5) == BandPart(None, 0, 0.5) != BandPart(None, 0, 1.0)

@@ -24,6 +24,7 @@ from typing import Any
 
 from theon.graph.basic import Apply
 from theon.link.jax.dispatch import jax_funcify
+from theon.tensor.linalg._common import BandPart
 from theon.tensor.linalg.decomp import (
     LU,
     Cholesky,
@@ -158,6 +159,26 @@ def _sym(a: Any, lower: bool) -> Any:
 
     t = jnp.tril(a) if lower else jnp.triu(a)
     return t + jnp.swapaxes(t, -1, -2) - jnp.diag(jnp.diagonal(a))
+
+
+@jax_funcify.register(BandPart)
+def _band_part(op: BandPart, node: Apply, **kw: Any) -> Callable[..., Any]:
+    def band_part(x: Any) -> Any:
+        import jax.numpy as jnp
+
+        m, n = x.shape[-2:]
+        d = jnp.arange(n)[None, :] - jnp.arange(m)[:, None]
+        keep = jnp.ones((m, n), bool)
+        if op.upper is not None:
+            keep = keep & (d <= op.upper)
+        if op.lower is not None:
+            keep = keep & (d >= -op.lower)
+        out = jnp.where(keep, x, jnp.zeros((), x.dtype))
+        if op.diagonal != 1.0:
+            out = jnp.where(d == 0, out * jnp.asarray(op.diagonal, x.dtype), out)
+        return out
+
+    return band_part
 
 
 # -- decompositions -----------------------------------------------------------------------

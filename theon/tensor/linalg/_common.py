@@ -31,7 +31,9 @@ __all__ = [
     "apply_op",
     "vectorize_linalg",
     "as_float",
+    "BandPart",
     "band_mask",
+    "band_part",
     "check_matrix",
     "check_square",
     "float_dtype",
@@ -108,6 +110,72 @@ def band_mask(x: Variable, lower: int | None, upper: int | None, dtype: str) -> 
         cond = c2 if cond is None else tm.and_(cond, c2)
     assert cond is not None
     return cast(cond, dtype)
+
+
+class BandPart(Op):
+    """``x`` with zeros outside the band ``-lower <= j - i <= upper`` of its last two axes
+    (a bound of None is unlimited) and its main diagonal times ``diagonal``: ``np.tril``
+    and ``np.triu`` in one pass, on matrices or stacks of them.
+
+    The gradients of the factorizations and triangular solves keep a triangle this
+    way (one pass over the data, where multiplying by a 0/1 mask built from
+    ``arange`` made three full temporaries).  Linear, so its gradient is itself.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> band_part(x, None, 0, diagonal=0.5).eval({x: [[2.0, 3.0], [4.0, 6.0]]})
+    array([[1., 0.],
+           [4., 3.]])
+    """
+
+    __props__ = ("lower", "upper", "diagonal")
+
+    def __init__(self, lower: int | None, upper: int | None, diagonal: float = 1.0) -> None:
+        self.lower = None if lower is None else int(lower)
+        self.upper = None if upper is None else int(upper)
+        self.diagonal = float(diagonal)
+
+    def make_node(self, x: Any) -> Apply:
+        x = as_tensor_variable(x)
+        check_matrix(x, "band_part", tuple(range(2, 33)))
+        return Apply(self, [x], [x.type()])
+
+    def _keeps_diagonal(self) -> bool:
+        return (self.lower is None or self.lower >= 0) and (self.upper is None or self.upper >= 0)
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        (x,) = inputs
+        out = x
+        if self.upper is not None:
+            out = np.tril(out, self.upper)
+        if self.lower is not None:
+            out = np.triu(out, -self.lower)
+        if out is x:
+            out = x.copy()
+        if self.diagonal != 1.0 and self._keeps_diagonal():
+            k = np.arange(min(out.shape[-2:]))
+            out[..., k, k] *= out.dtype.type(self.diagonal)
+        output_storage[0][0] = out
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        return [input_shapes[0]]
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list[Any]:
+        return [self(output_grads[0])]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        return [None if eval_points[0] is None else self(eval_points[0])]
+
+    def vectorize_node(self, node: Apply, inputs: list[Any], batched: list[bool]) -> Any:
+        """Batched: the same Op (it works on the last two axes of any stack)."""
+        return [self(inputs[0])]
+
+
+def band_part(x: Any, lower: int | None, upper: int | None, diagonal: float = 1.0) -> Variable:
+    """``x`` kept on the band ``-lower <= j - i <= upper`` (None: unlimited), zeros
+    elsewhere, the main diagonal times ``diagonal`` (see :class:`BandPart`)."""
+    return BandPart(lower, upper, diagonal)(x)  # type: ignore[no-any-return]
 
 
 def apply_op(op: Op, *inputs: Any, keep: tuple[int, ...] = ()) -> Any:

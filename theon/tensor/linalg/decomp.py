@@ -35,6 +35,7 @@ from theon.tensor.linalg._common import (
     apply_op,
     as_float,
     band_mask,
+    band_part,
     check_matrix,
     check_square,
     float_dtype,
@@ -141,7 +142,7 @@ class Cholesky(LinalgOp):
              output_grads: Sequence[Variable]) -> list[Any]:
         (out,), (gz,) = outputs, output_grads
         L, Lbar = (out, gz) if self.lower else (mT(out), mT(gz))
-        phi = _matmul(mT(L), Lbar) * _phi_mask(L)
+        phi = band_part(_matmul(mT(L), Lbar), None, 0, 0.5)  # the lower triangle, diag / 2
         y = _tsolve(L, phi, lower=True, trans=1)  # L^-T Phi
         abar = mT(_tsolve(L, mT(y), lower=True, trans=1))  # L^-T Phi L^-1
         return [(abar + mT(abar)) * 0.5]
@@ -154,14 +155,8 @@ class Cholesky(LinalgOp):
         L = out if self.lower else mT(out)
         x = _tsolve(L, da, lower=True)  # L^-1 dA
         z = mT(_tsolve(L, mT(x), lower=True))  # L^-1 dA L^-T
-        dl = _matmul(L, z * _phi_mask(L))
+        dl = _matmul(L, band_part(z, None, 0, 0.5))
         return [dl if self.lower else mT(dl)]
-
-
-def _phi_mask(L: Variable) -> Variable:
-    """The lower triangle with the diagonal halved, as a mask to multiply by."""
-    dt = tensor_type(L).dtype
-    return band_mask(L, None, 0, dt) - band_mask(L, 0, 0, dt) * 0.5
 
 
 def cholesky(x: Any, lower: bool = True, *, on_error: str = "raise",
@@ -538,9 +533,7 @@ def lu(a: Any, permute_l: bool = False, check_finite: bool = False,
 def _lu_backward(L: Variable, U: Variable, lbar: Variable, ubar: Variable) -> Variable:
     """``L^-T (tril(L^T Lbar, -1) + triu(Ubar U^T)) U^-T``: the gradient of ``L U``'s
     input with respect to its unpivoted product (``lu`` and ``lu_factor`` then apply P)."""
-    dt = tensor_type(L).dtype
-    g = (_matmul(mT(L), lbar) * band_mask(L, None, -1, dt)
-         + _matmul(ubar, mT(U)) * band_mask(U, 0, None, dt))
+    g = band_part(_matmul(mT(L), lbar), None, -1) + band_part(_matmul(ubar, mT(U)), 0, None)
     y = _tsolve(L, g, lower=True, trans=1, unit_diagonal=True)  # L^-T G
     return mT(_tsolve(U, mT(y), lower=False))  # L^-T G U^-T
 
@@ -548,8 +541,8 @@ def _lu_backward(L: Variable, U: Variable, lbar: Variable, ubar: Variable) -> Va
 def split_packed(packed: Variable) -> tuple[Variable, Variable]:
     """``(L, U)`` from ``lu_factor``'s packed ``LU``: ``L`` with a unit diagonal."""
     dt = tensor_type(packed).dtype
-    lower = packed * band_mask(packed, None, -1, dt) + band_mask(packed, 0, 0, dt)
-    return lower, packed * band_mask(packed, 0, None, dt)
+    lower = band_part(packed, None, -1) + band_mask(packed, 0, 0, dt)
+    return lower, band_part(packed, 0, None)
 
 
 class PivotMatrix(Op):

@@ -39,7 +39,7 @@ from theon.tensor.blas import Dot, MatMul
 from theon.tensor.blockwise import Blockwise
 from theon.tensor.creation import Eye
 from theon.tensor.elemwise import DimShuffle, Elemwise
-from theon.tensor.linalg._common import apply_op, band_mask, mT
+from theon.tensor.linalg._common import apply_op, band_part, mT
 from theon.tensor.linalg.decomp import Cholesky, Det, LUFactor, MatrixInverse, SLogDet
 from theon.tensor.linalg.solvers import CholeskySolve, LUSolve, Solve, SolveTriangular
 from theon.tensor.type import tensor_type
@@ -514,10 +514,9 @@ def local_chol_times_chol_t(fgraph: FunctionGraph, node: Apply) -> Any:
     out = node.outputs[0]
     if SYM in structure(fgraph, a):
         return [_like(a, out)]
-    dt = tensor_type(a).dtype
     # the strict triangle Cholesky reads, mirrored, plus the diagonal
-    strict = a * (band_mask(a, None, -1, dt) if chol.lower else band_mask(a, -1, None, dt))
-    return [_like(strict + mT(strict) + a * band_mask(a, 0, 0, dt), out)]
+    strict = band_part(a, None, -1) if chol.lower else band_part(a, -1, None)
+    return [_like(strict + mT(strict) + band_part(a, 0, 0), out)]
 
 
 @register_stabilize

@@ -32,7 +32,7 @@ from theon.tensor.linalg._common import (
     LinalgOp,
     apply_op,
     as_float,
-    band_mask,
+    band_part,
     check_square,
     float_dtype,
     mT,
@@ -192,7 +192,7 @@ class Solve(_SolveBase):
         if symmetric:
             abar = (abar + mT(abar)) * 0.5
         elif self.assume_a == "tridiagonal":
-            abar = abar * band_mask(a, 1, 1, tensor_type(a).dtype)
+            abar = band_part(abar, 1, 1)
         return [abar, bbar]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
@@ -328,10 +328,10 @@ class SolveTriangular(_SolveBase):
         except np.linalg.LinAlgError:
             return None
 
-    def _mask(self, a: Variable) -> Variable:
-        dt = tensor_type(a).dtype
+    def _band(self, x: Variable) -> Variable:
+        """``x`` on the triangle the solve reads (strict when the diagonal is unit)."""
         off = -1 if self.unit_diagonal else 0
-        return band_mask(a, None, off, dt) if self.lower else band_mask(a, off, None, dt)
+        return band_part(x, None, off) if self.lower else band_part(x, off, None)
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
@@ -342,7 +342,7 @@ class SolveTriangular(_SolveBase):
         g = -_outer_like(bbar, x, self.b_ndim)  # the gradient wrt op(T)
         if self.trans:
             g = mT(g)
-        return [g * self._mask(a), bbar]
+        return [self._band(g), bbar]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
         a, b = inputs
@@ -351,7 +351,7 @@ class SolveTriangular(_SolveBase):
             return [None]
         x = self(a, b)
         if da is not None:
-            dt = da * self._mask(a)
+            dt = self._band(da)
             dax = _matvec_like(mT(dt) if self.trans else dt, x, self.b_ndim)
             rhs = -dax if db is None else db - dax
         else:
@@ -411,17 +411,16 @@ class CholeskySolve(_SolveBase):
         bbar = self(c, gz)
         abar = -_outer_like(bbar, x, self.b_ndim)
         s = abar + mT(abar)
-        mask = self._triangle(c)
+        tri = self._triangle(c)
         if self.lower:  # A = C C^T: dA = dC C^T + C dC^T
-            cbar = _matmul(s, c * mask) * mask
+            cbar = self._triangle(_matmul(s, tri))
         else:  # A = C^T C
-            cbar = _matmul(c * mask, s) * mask
+            cbar = self._triangle(_matmul(tri, s))
         return [cbar, bbar]
 
-    def _triangle(self, c: Variable) -> Variable:
-        """The 0/1 mask of the triangle of ``c`` the solve reads (diagonal included)."""
-        dt = tensor_type(c).dtype
-        return band_mask(c, None, 0, dt) if self.lower else band_mask(c, 0, None, dt)
+    def _triangle(self, x: Variable) -> Variable:
+        """``x`` on the triangle of the factor the solve reads (diagonal included)."""
+        return band_part(x, None, 0) if self.lower else band_part(x, 0, None)
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
         """``dx = A^-1 (db - dA x)`` with ``dA = dC C^T + C dC^T`` (``C^T C``: transposed),
@@ -433,8 +432,7 @@ class CholeskySolve(_SolveBase):
         x = self(c, b)
         rhs = db
         if dc is not None:
-            mask = self._triangle(c)
-            tri, dtri = c * mask, dc * mask
+            tri, dtri = self._triangle(c), self._triangle(dc)
             if self.lower:
                 da = _matmul(dtri, mT(tri)) + _matmul(tri, mT(dtri))
             else:
@@ -502,7 +500,7 @@ class LUSolve(LinalgOp):
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
-        from theon.tensor.linalg.decomp import band_mask, pivot_matrix, split_packed
+        from theon.tensor.linalg.decomp import pivot_matrix, split_packed
 
         packed, piv, _ = inputs
         (x,) = outputs
@@ -525,14 +523,13 @@ class LUSolve(LinalgOp):
             ybar = solve_triangular(lower, _matmul(mT(p), gm), lower=True, unit_diagonal=True,
                                     b_ndim=2)
             lbar, ubar = _matmul(z, mT(ybar)), _matmul(y, mT(bm))
-        packed_bar = -(lbar * band_mask(packed, None, -1, dt)
-                       + ubar * band_mask(packed, 0, None, dt))
+        packed_bar = -(band_part(lbar, None, -1) + band_part(ubar, 0, None))
         return [packed_bar, disconnected_type(), bbar]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
         """``dx = op(A)^-1 (db - op(dA) x)`` with ``A = P L U`` and ``dA = P (dL U + L dU)``,
         ``dL``/``dU`` the strict lower and the upper triangle of the packed direction."""
-        from theon.tensor.linalg.decomp import band_mask, pivot_matrix, split_packed
+        from theon.tensor.linalg.decomp import pivot_matrix, split_packed
 
         packed, piv, b = inputs
         dpacked, _, db = eval_points
@@ -543,8 +540,8 @@ class LUSolve(LinalgOp):
         if dpacked is not None:
             dt = tensor_type(packed).dtype
             lower, upper = split_packed(packed)
-            dl = dpacked * band_mask(packed, None, -1, dt)
-            du = dpacked * band_mask(packed, 0, None, dt)
+            dl = band_part(dpacked, None, -1)
+            du = band_part(dpacked, 0, None)
             da = _matmul(pivot_matrix(piv, dt), _matmul(dl, upper) + _matmul(lower, du))
             dax = _matvec_like(mT(da) if self.trans else da, x, self.b_ndim)
             rhs = -dax if db is None else db - dax
