@@ -359,6 +359,8 @@ class TraceCache:
         self._lock = threading.Lock()
         #: how many times a new shape signature was traced
         self.n_traces = 0
+        #: (key, jitted) of the last call: the same signature again skips the LRU update
+        self._last: tuple[tuple[Any, ...], Any] | None = None
 
     def _new(self) -> Any:
         fn = self._fn
@@ -369,7 +371,13 @@ class TraceCache:
         return self._jax.jit(wrapper, **self._kw)
 
     def __call__(self, args: Sequence[Any]) -> Any:
-        key = tuple(getattr(a, "shape", None) for a in args)
+        try:
+            key = tuple([a.shape for a in args])
+        except AttributeError:  # a Python number among the arguments
+            key = tuple([getattr(a, "shape", None) for a in args])
+        last = self._last
+        if last is not None and last[0] == key:  # the shape signature of the last call
+            return last[1](*args)
         versions = self.versions
         jitted = versions.get(key)
         if jitted is None:
@@ -385,6 +393,7 @@ class TraceCache:
                 versions.move_to_end(key)
             except KeyError:  # dropped meanwhile by another thread
                 pass
+        self._last = (key, jitted)
         return jitted(*args)
 
 
