@@ -432,3 +432,20 @@ def test_band_part_grad_and_batching(band: Any) -> None:
     a = rng(43).normal(size=(3, 4, 4))
     np.testing.assert_array_equal(out.eval({xs: a}), _band_ref(a, *band))
     assert BandPart(None, 0, 0.5) == BandPart(None, 0, 0.5) != BandPart(None, 0, 1.0)
+
+
+def test_band_part_of_a_temporary_is_taken_in_place() -> None:
+    """The inplace phase writes band_part into its input's buffer when nothing else reads
+    it (a product's result); never into the caller's array."""
+    from theon.tensor.linalg._common import BandPart, band_part
+
+    a, b = tt.dmatrices("a", "b")
+    f = theon.function([a, b], [band_part(tt.dot(a, b), None, 0, 0.5), band_part(a, 0, None)])
+    ops = [n.op for n in f.maker.fgraph.toposort() if isinstance(n.op, BandPart)]
+    assert sorted(op.inplace for op in ops) == [False, True]
+    av, bv = rng(44).normal(size=(4, 4)), rng(45).normal(size=(4, 4))
+    keep = av.copy()
+    lo, up = f(av, bv)
+    np.testing.assert_allclose(lo, _band_ref(av @ bv, None, 0, 0.5), rtol=1e-12)
+    np.testing.assert_array_equal(up, np.triu(av))
+    np.testing.assert_array_equal(av, keep)

@@ -120,6 +120,7 @@ class BandPart(Op):
     The gradients of the factorizations and triangular solves keep a triangle this
     way (one pass over the data, where multiplying by a 0/1 mask built from
     ``arange`` made three full temporaries).  Linear, so its gradient is itself.
+    With ``inplace`` (set by the inplace phase), the result is written into ``x``.
 
     >>> import theon.tensor as tt
     >>> x = tt.dmatrix("x")
@@ -128,12 +129,16 @@ class BandPart(Op):
            [4., 3.]])
     """
 
-    __props__ = ("lower", "upper", "diagonal")
+    __props__ = ("lower", "upper", "diagonal", "inplace")
 
-    def __init__(self, lower: int | None, upper: int | None, diagonal: float = 1.0) -> None:
+    def __init__(self, lower: int | None, upper: int | None, diagonal: float = 1.0,
+                 inplace: bool = False) -> None:
         self.lower = None if lower is None else int(lower)
         self.upper = None if upper is None else int(upper)
         self.diagonal = float(diagonal)
+        self.inplace = bool(inplace)
+        if self.inplace:
+            self.destroy_map = {0: [0]}
 
     def make_node(self, x: Any) -> Apply:
         x = as_tensor_variable(x)
@@ -145,13 +150,12 @@ class BandPart(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (x,) = inputs
-        out = x
-        if self.upper is not None:
-            out = np.tril(out, self.upper)
-        if self.lower is not None:
-            out = np.triu(out, -self.lower)
-        if out is x:
-            out = x.copy()
+        keep, drop = _band_masks(x.shape[-2], x.shape[-1], self.lower, self.upper)
+        if self.inplace:
+            out = x
+            np.copyto(out, 0, where=drop)
+        else:
+            out = np.where(keep, x, x.dtype.type(0))
         if self.diagonal != 1.0 and self._keeps_diagonal():
             k = np.arange(min(out.shape[-2:]))
             out[..., k, k] *= out.dtype.type(self.diagonal)
@@ -162,14 +166,40 @@ class BandPart(Op):
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
-        return [self(output_grads[0])]
+        return [band_part(output_grads[0], self.lower, self.upper, self.diagonal)]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
-        return [None if eval_points[0] is None else self(eval_points[0])]
+        if eval_points[0] is None:
+            return [None]
+        return [band_part(eval_points[0], self.lower, self.upper, self.diagonal)]
 
     def vectorize_node(self, node: Apply, inputs: list[Any], batched: list[bool]) -> Any:
         """Batched: the same Op (it works on the last two axes of any stack)."""
-        return [self(inputs[0])]
+        return [band_part(inputs[0], self.lower, self.upper, self.diagonal)]
+
+
+#: (m, n, lower, upper) -> (keep, drop) boolean masks of the band: the last few shapes
+_BAND_MASKS: dict[tuple[int, int, int | None, int | None], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _band_masks(m: int, n: int, lower: int | None, upper: int | None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The read-only (keep, drop) masks of the band of an ``(m, n)`` matrix."""
+    key = (m, n, lower, upper)
+    got = _BAND_MASKS.get(key)
+    if got is None:
+        d = np.arange(n)[None, :] - np.arange(m)[:, None]
+        keep = np.ones((m, n), bool)
+        if upper is not None:
+            keep &= d <= upper
+        if lower is not None:
+            keep &= d >= -lower
+        drop = ~keep
+        keep.flags.writeable = drop.flags.writeable = False
+        if len(_BAND_MASKS) >= 8:
+            _BAND_MASKS.pop(next(iter(_BAND_MASKS)), None)
+        got = _BAND_MASKS[key] = (keep, drop)
+    return got
 
 
 def band_part(x: Any, lower: int | None, upper: int | None, diagonal: float = 1.0) -> Variable:

@@ -32,6 +32,7 @@ from theon.tensor.linalg._common import (
     LinalgOp,
     apply_op,
     as_float,
+    band_mask,
     band_part,
     check_square,
     float_dtype,
@@ -192,7 +193,7 @@ class Solve(_SolveBase):
         if symmetric:
             abar = (abar + mT(abar)) * 0.5
         elif self.assume_a == "tridiagonal":
-            abar = band_part(abar, 1, 1)
+            abar = abar * band_mask(a, 1, 1, tensor_type(a).dtype)  # (fused with the outer product)
         return [abar, bbar]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
@@ -329,9 +330,13 @@ class SolveTriangular(_SolveBase):
             return None
 
     def _band(self, x: Variable) -> Variable:
-        """``x`` on the triangle the solve reads (strict when the diagonal is unit)."""
+        """``x`` on the triangle the solve reads (strict when the diagonal is unit): times a
+        0/1 mask, which the elementwise fusion computes inside the pass that forms ``x``
+        (an outer product of two vectors, for a vector right-hand side), rather than
+        :func:`band_part` of a materialized matrix."""
+        dt = tensor_type(x).dtype
         off = -1 if self.unit_diagonal else 0
-        return band_part(x, None, off) if self.lower else band_part(x, off, None)
+        return x * (band_mask(x, None, off, dt) if self.lower else band_mask(x, off, None, dt))
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
