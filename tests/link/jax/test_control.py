@@ -230,6 +230,57 @@ def test_ifelse_branches_of_different_shapes_are_refused_by_name():
                                                                  np.ones(3)).shape == (2,)
 
 
+def _primitive_names(jaxpr, inside_cond=False):
+    """(primitive, inside a cond branch) of every equation, nested jaxprs included."""
+    found = []
+    for eqn in jaxpr.eqns:
+        found.append((eqn.primitive.name, inside_cond))
+        for sub in jax.extend.core.jaxprs_in_params(eqn.params):
+            found += _primitive_names(sub, inside_cond or eqn.primitive.name == "cond")
+    return found
+
+
+def test_ifelse_branch_work_runs_inside_the_cond():
+    """Each branch's own nodes are traced inside lax.cond (XLA runs only the branch
+    taken); a value read by both branches and outside is computed once, in front."""
+    import jax.extend.core
+
+    from theon.link.jax.linker import JAXLinker
+
+    c, x = tt.dscalar("c"), tt.dvector("x")
+    shared = tt.sin(x)
+    out = ifelse(c > 0, (tt.exp(x) * shared).sum(), (tt.log(x) + shared).sum())
+    f = theon.function([c, x], [out, shared.sum()], mode="JAX")
+    fn = JAXLinker().funcify_fgraph(f.maker.fgraph)
+    with jax.enable_x64(True):
+        jaxpr = jax.make_jaxpr(fn)(1.0, np.ones(3))
+    prims = _primitive_names(jaxpr.jaxpr)
+    assert ("exp", True) in prims and ("log", True) in prims
+    assert ("exp", False) not in prims and ("log", False) not in prims
+    assert ("sin", False) in prims and ("sin", True) not in prims
+    xv = np.array([0.5, 1.0, 2.0])
+    for cv in (1.0, -1.0):
+        got, ref = both([c, x], [out, shared.sum()], cv, xv)
+        assert_same(got, ref)
+
+
+def test_nested_ifelse_and_gradients_through_lazy_branches():
+    a, b, x = tt.dscalar("a"), tt.dscalar("b"), tt.dvector("x")
+    inner = ifelse(b > 0, tt.tanh(x * 2), tt.cosh(x))
+    out = ifelse(a > 0, [(inner * x).sum(), inner], [tt.exp(x).sum(), x ** 2])
+    cost = out[0] + out[1].sum()
+    outs = [*out, theon.grad(cost, x)]
+    f = theon.function([a, b, x], outs, mode="JAX")
+    from theon.link.lazy import Branch, lazy_schedule
+
+    assert any(isinstance(s, Branch) for s in lazy_schedule(f.maker.fgraph).steps)
+    xv = np.array([0.3, -0.7, 1.1])
+    for av in (1.0, -1.0):
+        for bv in (1.0, -1.0):
+            got, ref = both([a, b, x], outs, av, bv, xv)
+            assert_same(got, ref)
+
+
 # -- OpFromGraph -------------------------------------------------------------------------------
 def test_op_from_graph_is_inlined_with_its_gradient_and_a_shared_variable():
     a, b = tt.dmatrix("a"), tt.dvector("b")

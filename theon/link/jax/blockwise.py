@@ -40,7 +40,8 @@ def _blockwise(op: Blockwise, node: Apply, **kw: Any) -> Callable[..., Any]:
         ]
         axes = tuple(0 if b else None for b in bs)
         guard = getattr(core, "guard", None)
-        fn = core.unguarded if guard else core  # (a linalg rule's guard: once, below)
+        # (a linalg rule's guard: once, below)
+        fn: Callable[..., Any] = core.unguarded if guard else core  # type: ignore[attr-defined]
         for _ in batch:
             fn = jax.vmap(fn, in_axes=axes)
         outs = fn(*args)
@@ -49,6 +50,6 @@ def _blockwise(op: Blockwise, node: Apply, **kw: Any) -> Callable[..., Any]:
         from theon.link.jax.linalg import guard_batch
 
         outs = guard_batch(guard, args, [b > 0 for b in bs], list(outs), len(batch))
-        return outs[0] if core.single else tuple(outs)
+        return outs[0] if core.single else tuple(outs)  # type: ignore[attr-defined]
 
     return blockwise

@@ -10,8 +10,10 @@
   ``n_steps``.  A while loop's outputs are as long as the steps it ran, a shape
   XLA cannot have, so only loops whose outputs keep their length (every state
   read only for its last rows, no stacked outputs) are compiled.
-- ``IfElse`` becomes :func:`jax.lax.cond` on the already computed branch values
-  (XLA may compute both branches: there is no error to skip under ``jit``).
+- ``IfElse`` becomes :func:`jax.lax.cond`.  The linker traces each branch's own
+  nodes inside the branch function (:mod:`theon.link.jax.lazy`), so only the branch
+  taken runs; the rule here serves an IfElse whose branches have no nodes of their
+  own (values computed in front either way).
 - ``OpFromGraph`` is inlined: its inner graph is traced into the outer function.
 
 The inner graphs are rewritten by the outer mode's rewrites (as the Ops do when

@@ -148,9 +148,10 @@ def guard_batch(guard: str, inputs: Sequence[Any], batched: Sequence[bool], outs
     # call down the exact per-block check)
     total = sum((jnp.sum(o) for o in outs if jnp.issubdtype(o.dtype, jnp.inexact)),
                 jnp.asarray(0.0, outs[0].dtype))
-    return lax.cond(jnp.isfinite(total), lambda: list(outs),
-                    lambda: fill(~_blocks_finite(outs, nb)
-                                 & _blocks_finite(inputs, nb, batched)))
+    res: list[Any] = lax.cond(jnp.isfinite(total), lambda: list(outs),
+                              lambda: fill(~_blocks_finite(outs, nb)
+                                           & _blocks_finite(inputs, nb, batched)))
+    return res
 
 
 def _sym(a: Any, lower: bool) -> Any:

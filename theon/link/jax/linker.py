@@ -54,7 +54,9 @@ from theon.link.jax.dispatch import (
     typify_is_default,
     untypify_is_default,
 )
+from theon.link.jax.lazy import run_branch
 from theon.link.jax.packing import PackPlan
+from theon.link.lazy import Branch, lazy_schedule
 from theon.link.registry import load_linker_backends
 from theon.link.vm import Linker, Runner, add_node_context
 from theon.rewriting.provenance import error_context
@@ -201,8 +203,8 @@ class JAXLinker(Linker):
         """
         load_linker_backends("jax")
         order = fgraph.toposort()
-        steps: list[tuple[Apply, Callable[..., Any], bool]] = []
-        ins_of: list[list[Variable]] = []
+        # (node, rule, shape-like, the variables the rule reads) of every node
+        steps: dict[Apply, tuple[Callable[..., Any], bool, list[Variable]]] = {}
         missing: list[Apply] = []
         for node in order:
             try:
@@ -213,41 +215,54 @@ class JAXLinker(Linker):
             except Exception as e:
                 add_node_context(e, node)
                 raise
-            steps.append((node, fn, _shape_like(node)))
             # a rule may read other variables than the node's inputs (``fn.jax_inputs``):
             # the source of a transposed operand, say, to contract it without a copy
-            ins_of.append(list(getattr(fn, "jax_inputs", None) or node.inputs))
+            steps[node] = (fn, _shape_like(node),
+                           list(getattr(fn, "jax_inputs", None) or node.inputs))
         if missing:
             raise JAXLinkError(missing)
         inputs = list(fgraph.inputs)
         outputs = list(fgraph.outputs)
         consts: dict[Variable, Any] = {}
-        for ins in ins_of:
-            for v in ins:
+        for _, _, reads in steps.values():
+            for v in reads:
                 if isinstance(v, Constant) and v not in consts:
                     consts[v] = _const_value(v)
         for v in outputs:
             if isinstance(v, Constant) and v not in consts:
                 consts[v] = _const_value(v)
         n_in = len(inputs)
+        # a lazy conditional's branch work runs inside its lax.cond (theon.link.jax.lazy)
+        schedule = lazy_schedule(fgraph)
+        items: Sequence[Any] = order if schedule is None else schedule.steps
+
+        def run_node(node: Apply, env: dict[Variable, Any]) -> None:
+            fn, shape_like, reads = steps[node]
+            ins = [env[v] for v in reads]
+            try:
+                if shape_like and all(_is_concrete(x) for x in ins):
+                    outs = _perform(node, ins)
+                else:
+                    res = fn(*ins)
+                    outs = [res] if len(node.outputs) == 1 else list(res)
+            except Exception as e:
+                add_node_context(e, node)
+                raise
+            env.update(zip(node.outputs, outs))
+
+        def run_items(todo: Sequence[Any], env: dict[Variable, Any]) -> None:
+            for item in todo:
+                if isinstance(item, Branch):
+                    run_branch(item, env, run_items)
+                else:
+                    run_node(item, env)
 
         def graph_fn(*args: Any) -> list[Any]:
             if len(args) != n_in:
                 raise TypeError(f"expected {n_in} inputs, got {len(args)}")
             env: dict[Variable, Any] = dict(consts)
             env.update(zip(inputs, args))
-            for (node, fn, shape_like), reads in zip(steps, ins_of):
-                ins = [env[v] for v in reads]
-                try:
-                    if shape_like and all(_is_concrete(x) for x in ins):
-                        outs = _perform(node, ins)
-                    else:
-                        res = fn(*ins)
-                        outs = [res] if len(node.outputs) == 1 else list(res)
-                except Exception as e:
-                    add_node_context(e, node)
-                    raise
-                env.update(zip(node.outputs, outs))
+            run_items(items, env)
             return [env[v] for v in outputs]
 
         return graph_fn
