@@ -48,6 +48,7 @@ import numpy as np
 from theon.graph.op import Op
 
 __all__ = [
+    "DynamicShapeError",
     "MissingJAXRule",
     "jax_funcify",
     "jax_scalar_funcify",
@@ -56,6 +57,10 @@ __all__ = [
     "typify_is_default",
     "untypify_is_default",
 ]
+
+
+class DynamicShapeError(ValueError):
+    """An Op's output shape depends on a value known only when the function runs."""
 
 
 class MissingJAXRule(NotImplementedError):

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from theon.graph.op import lazy_branches
+from theon.link.jax.dispatch import DynamicShapeError
 from theon.link.lazy import Branch
 
 __all__ = ["run_branch"]
@@ -35,7 +36,6 @@ def run_branch(branch: Branch, env: dict[Any, Any],
     returning the branch's values; the conditional's outputs go into ``env``."""
     from jax import lax
 
-    from theon.link.jax.tensor import DynamicShapeError
 
     node = branch.node
     lb = lazy_branches(node)

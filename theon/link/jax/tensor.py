@@ -26,7 +26,7 @@ import numpy as np
 
 from theon.graph.basic import Apply
 from theon.link.jax.diagonal import eye_mask, is_diagonal_index
-from theon.link.jax.dispatch import jax_funcify, jax_scalar_funcify
+from theon.link.jax.dispatch import DynamicShapeError, jax_funcify, jax_scalar_funcify
 from theon.link.jax.scalar import scalar_node_fn, sigmoid_of, softplus_of
 from theon.tensor.advanced_subtensor import AdvancedIncSubtensor, AdvancedSubtensor
 from theon.tensor.alloc_diag import AddDiag, AllocDiag
@@ -49,10 +49,6 @@ from theon.tensor.subtensor import SYM, IncSubtensor, SliceLength, Subtensor
 __all__ = ["DynamicShapeError"]
 
 Fn = Callable[..., Any]
-
-
-class DynamicShapeError(ValueError):
-    """An Op's output shape depends on a value known only when the function runs."""
 
 
 def _jnp() -> Any:
