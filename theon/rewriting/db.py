@@ -299,7 +299,13 @@ class RewriteDatabase:
     def declare_tags(self, *tags: str) -> None:
         """Make ``tags`` known before any rewrite carries them: the tag of rewrites in a
         module loaded on demand (``theon.tensor.linalg.rewriting`` is imported with
-        ``theon.tensor.linalg``), which a mode's query includes whether or not it is."""
+        ``theon.tensor.linalg``), which a mode's query includes whether or not it is.
+
+        >>> db = RewriteDatabase()
+        >>> db.declare_tags("my_tag")
+        >>> "my_tag" in db.tags()
+        True
+        """
         self._declared.update(tags)
 
     def tags(self) -> set[str]:

@@ -130,7 +130,14 @@ def guard_batch(guard: str, inputs: Sequence[Any], batched: Sequence[bool], outs
     ``batched[k]``: whether input ``k`` has the batch axes):
     ``"outputs"``, finite inputs that gave a non-finite output; ``"inputs"``, a
     non-finite input.  The common case (every output finite) is one sum over the
-    outputs: the blocks are checked, and NaN written, only under ``lax.cond``."""
+    outputs: the blocks are checked, and NaN written, only under ``lax.cond``.
+
+    >>> import pytest
+    >>> jnp = pytest.importorskip("jax.numpy")  # the example needs jax
+    >>> out = jnp.array([[1.0, 2.0], [jnp.inf, 0.0]])  # block 1 failed, its input finite
+    >>> guard_batch("outputs", [jnp.ones((2, 2, 2))], [True], [out], 1)[0].tolist()
+    [[1.0, 2.0], [nan, nan]]
+    """
     import jax.numpy as jnp
     from jax import lax
 

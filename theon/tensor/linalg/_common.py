@@ -204,7 +204,14 @@ def _band_masks(m: int, n: int, lower: int | None, upper: int | None
 
 def band_part(x: Any, lower: int | None, upper: int | None, diagonal: float = 1.0) -> Variable:
     """``x`` kept on the band ``-lower <= j - i <= upper`` (None: unlimited), zeros
-    elsewhere, the main diagonal times ``diagonal`` (see :class:`BandPart`)."""
+    elsewhere, the main diagonal times ``diagonal`` (see :class:`BandPart`).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> band_part(x, 0, 1).eval({x: [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]})
+    array([[1., 2., 0.],
+           [0., 5., 6.]])
+    """
     return BandPart(lower, upper, diagonal)(x)  # type: ignore[no-any-return]
 
 
