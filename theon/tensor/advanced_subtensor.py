@@ -305,6 +305,8 @@ class AdvancedIncSubtensor(Op):
     """
 
     __props__ = ("idx_list", "inplace", "set_instead_of_inc", "ignore_duplicates")
+    #: the inplace phase may set ``inplace`` when ``x`` is dead (theon.tensor.rewriting.inplace)
+    inplace_flag = True
 
     def __init__(
         self,

@@ -97,6 +97,8 @@ class AddDiag(Op):
     """
 
     __props__ = ("inplace",)
+    #: the inplace phase may set ``inplace`` when ``x`` is dead (theon.tensor.rewriting.inplace)
+    inplace_flag = True
 
     def __init__(self, inplace: bool = False) -> None:
         self.inplace = bool(inplace)

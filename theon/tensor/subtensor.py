@@ -379,6 +379,8 @@ class IncSubtensor(Op):
     """
 
     __props__ = ("idx_list", "inplace", "set_instead_of_inc")
+    #: the inplace phase may set ``inplace`` when ``x`` is dead (theon.tensor.rewriting.inplace)
+    inplace_flag = True
 
     def __init__(
         self, idx_list: Sequence[Entry], inplace: bool = False, set_instead_of_inc: bool = False

@@ -130,6 +130,8 @@ class BandPart(Op):
     """
 
     __props__ = ("lower", "upper", "diagonal", "inplace")
+    #: the inplace phase may set ``inplace`` when ``x`` is dead (theon.tensor.rewriting.inplace)
+    inplace_flag = True
 
     def __init__(self, lower: int | None, upper: int | None, diagonal: float = 1.0,
                  inplace: bool = False) -> None:

@@ -31,23 +31,20 @@ import numpy as np
 import theon.scalar as ts
 import theon.tensor.math as tm
 from theon.graph.basic import Apply, Constant, Variable
-from theon.graph.destroyhandler import can_destroy, ensure_destroy_handler
 from theon.graph.fg import FunctionGraph
 from theon.rewriting import node_rewriter, register_canonicalize, register_stabilize, rewrite_db
-from theon.rewriting.basic import GraphRewriter, apply_replacements
 from theon.tensor.alloc_diag import AddDiag, AllocDiag
 from theon.tensor.basic import cast, get_scalar_constant_value
 from theon.tensor.blas import Dot, MatMul
 from theon.tensor.blockwise import Blockwise
 from theon.tensor.creation import Eye
 from theon.tensor.elemwise import DimShuffle, Elemwise
-from theon.tensor.linalg._common import BandPart, apply_op, band_part, mT
+from theon.tensor.linalg._common import apply_op, band_part, mT
 from theon.tensor.linalg.decomp import Cholesky, Det, LUFactor, MatrixInverse, SLogDet
 from theon.tensor.linalg.solvers import CholeskySolve, LUSolve, Solve, SolveTriangular
 from theon.tensor.type import tensor_type
 
 __all__ = [
-    "InplaceBandPart",
     "local_chol_times_chol_t",
     "local_det_structured",
     "local_inv_dot_to_solve",
@@ -631,27 +628,3 @@ def local_shared_lu_solves(fgraph: FunctionGraph, node: Apply) -> Any:
 
 rewrite_db.register("local_shared_lu_solves", local_shared_lu_solves, "shared_lu",
                     phase=("specialize",))
-
-
-class InplaceBandPart(GraphRewriter):
-    """``band_part(x) -> x[outside the band] = 0`` in ``x``'s own buffer, when ``x`` is dead
-    (the gradients' triangles are taken from temporaries: no new matrix)."""
-
-    name = "inplace_band_part"
-
-    def add_requirements(self, fgraph: FunctionGraph) -> None:
-        ensure_destroy_handler(fgraph, fgraph.mutable_inputs)
-
-    def apply(self, fgraph: FunctionGraph) -> None:
-        for node in fgraph.toposort():
-            op = node.op
-            if node not in fgraph.apply_nodes or not isinstance(op, BandPart) or op.inplace:
-                continue
-            if isinstance(node.inputs[0], Constant) or not can_destroy(fgraph, node, 0):
-                continue
-            new = BandPart(op.lower, op.upper, op.diagonal, inplace=True)
-            apply_replacements(fgraph, [(node.outputs[0], new(node.inputs[0]))], self, node)
-
-
-rewrite_db.register("inplace_band_part", InplaceBandPart(), "fast_run", "inplace",
-                    phase="inplace")

@@ -28,10 +28,7 @@ import numpy as np
 
 import theon.scalar as ts
 from theon.graph.basic import Apply, Constant, Variable
-from theon.graph.destroyhandler import can_destroy, ensure_destroy_handler
 from theon.rewriting import node_rewriter, register_canonicalize, register_specialize
-from theon.rewriting.basic import GraphRewriter, apply_replacements
-from theon.rewriting.db import rewrite_db
 from theon.tensor import math as tm
 from theon.tensor.alloc_diag import AddDiag, AllocDiag
 from theon.tensor.basic import get_scalar_constant_value
@@ -47,7 +44,6 @@ if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
 
 __all__ = [
-    "InplaceAddDiag",
     "is_identity",
     "local_add_alloc_diag",
     "local_dot_diag",
@@ -244,26 +240,3 @@ def local_add_alloc_diag(fgraph: FunctionGraph | None, node: Apply) -> Any:
     dt = tensor_type(out).dtype
     res = fit(AddDiag()(as_dtype(x, dt), as_dtype(d, dt)), out)
     return None if res is None else [res]
-
-
-class InplaceAddDiag(GraphRewriter):
-    """``AddDiag(x, d) -> x[i, i] += d[i]`` in ``x``'s own buffer, when ``x`` is dead."""
-
-    name = "inplace_add_diag"
-
-    def add_requirements(self, fgraph: FunctionGraph) -> None:
-        ensure_destroy_handler(fgraph, fgraph.mutable_inputs)
-
-    def apply(self, fgraph: FunctionGraph) -> None:
-        for node in fgraph.toposort():
-            if node not in fgraph.apply_nodes:
-                continue
-            if not isinstance(node.op, AddDiag) or node.op.inplace:
-                continue
-            if isinstance(node.inputs[0], Constant) or not can_destroy(fgraph, node, 0):
-                continue
-            new_out = AddDiag(inplace=True).make_node(*node.inputs).outputs[0]
-            apply_replacements(fgraph, [(node.outputs[0], new_out)], self, node)
-
-
-rewrite_db.register("inplace_add_diag", InplaceAddDiag(), "fast_run", "inplace", phase="inplace")

@@ -26,7 +26,7 @@ from theon.rewriting.basic import GraphRewriter, apply_replacements
 from theon.rewriting.db import rewrite_db
 from theon.tensor.elemwise import Elemwise
 
-__all__ = ["InplaceElemwise", "InplaceIncSubtensor"]
+__all__ = ["InplaceElemwise", "InplaceFlag"]
 
 
 def _mutable_inputs(fgraph: FunctionGraph) -> Any:
@@ -72,23 +72,24 @@ class InplaceElemwise(GraphRewriter):
                     break
 
 
-class InplaceIncSubtensor(GraphRewriter):
-    """``inc_subtensor(x[idx], y) -> x[idx] += y`` in x's own buffer, when x is dead."""
+class InplaceFlag(GraphRewriter):
+    """``op(x, ...) -> op{inplace=True}(x, ...)``, the result in ``x``'s own buffer, when
+    ``x`` is dead, for the Ops whose class sets ``inplace_flag = True``: their
+    ``inplace`` prop means "the result is written into input 0" (``destroy_map =
+    {0: [0]}``) and their other props are constructor arguments.  So
+    ``inc_subtensor(x[idx], y) -> x[idx] += y``, ``AddDiag``, linalg's ``BandPart``."""
 
-    name = "inplace_incsubtensor"
+    name = "inplace_flag"
 
     def add_requirements(self, fgraph: FunctionGraph) -> None:
         ensure_destroy_handler(fgraph, _mutable_inputs(fgraph))
 
     def apply(self, fgraph: FunctionGraph) -> None:
-        from theon.tensor.advanced_subtensor import AdvancedIncSubtensor
-        from theon.tensor.subtensor import IncSubtensor
-
         for node in fgraph.toposort():
             if node not in fgraph.apply_nodes:
                 continue
             op = node.op
-            if not isinstance(op, (IncSubtensor, AdvancedIncSubtensor)) or op.inplace:
+            if not getattr(type(op), "inplace_flag", False) or op.inplace:  # type: ignore[attr-defined]
                 continue
             if isinstance(node.inputs[0], Constant) or not can_destroy(fgraph, node, 0):
                 continue
@@ -101,7 +102,8 @@ class InplaceIncSubtensor(GraphRewriter):
             apply_replacements(fgraph, [(node.outputs[0], new_out)], self, node)
 
 
+
+
 rewrite_db.register("inplace_elemwise", InplaceElemwise(), "fast_run", "inplace",
                     phase="inplace")
-rewrite_db.register("inplace_incsubtensor", InplaceIncSubtensor(), "fast_run", "inplace",
-                    phase="inplace")
+rewrite_db.register("inplace_flag", InplaceFlag(), "fast_run", "inplace", phase="inplace")
