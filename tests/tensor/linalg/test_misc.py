@@ -391,16 +391,16 @@ BANDS = [(None, 0, 0.5), (0, None, 1.0), (None, -1, 1.0), (-1, None, 1.0), (1, 1
 
 
 def _band_ref(x: np.ndarray, lower: Any, upper: Any, diagonal: float) -> np.ndarray:
-    """NumPy: entry (i, j) kept when -lower <= j - i <= upper, the diagonal scaled."""
-    m, n = x.shape[-2:]
-    d = np.arange(n)[None, :] - np.arange(m)[:, None]
-    keep = np.ones((m, n), bool)
+    """NumPy's tril/triu of the band, then the diagonal scaled (when it is in the band)."""
+    out = np.array(x)
     if upper is not None:
-        keep &= d <= upper
+        out = np.tril(out, upper)
     if lower is not None:
-        keep &= d >= -lower
-    scale = np.where(d == 0, diagonal, 1.0) * keep
-    return (x * scale).astype(x.dtype)
+        out = np.triu(out, -lower)
+    if (lower is None or lower >= 0) and (upper is None or upper >= 0):
+        k = np.arange(min(x.shape[-2:]))
+        out[..., k, k] *= x.dtype.type(diagonal)
+    return out
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
