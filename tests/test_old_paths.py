@@ -181,3 +181,21 @@ def test_eval_replaces_an_intermediate_variable() -> None:
     s = T.dscalar("s")
     np.testing.assert_allclose((z * s).eval({y: yv, s: 3.0}), 3 * (np.exp(yv) + 1))
     np.testing.assert_allclose((z * s).eval({y: yv, s: 2.0}), 2 * (np.exp(yv) + 1))  # cached
+
+
+# pytensor.tensor.type -------------------------------------------------------------------------
+def test_shortcuts_under_the_type_module_as_pytensor_keeps_them() -> None:
+    from theon.tensor.type import TensorType, dmatrix, fvectors, tensor
+
+    x = dmatrix("x")
+    a, b = fvectors("a", "b")
+    t = tensor("int32", shape=(None, 3), name="t")
+    assert x.type == TensorType("float64", shape=(None, None))
+    assert (a.name, b.type.dtype) == ("a", "float32")
+    assert t.type.shape == (None, 3)
+    f = theon.function([x], (x * 2).sum())
+    assert float(f(np.ones((2, 3)))) == 12.0
+    with pytest.raises(AttributeError, match="no attribute 'dmatrixx'"):
+        from theon.tensor import type as tt_type
+
+        tt_type.dmatrixx  # noqa: B018

@@ -32,6 +32,7 @@ from theon.tensor import math as _math
 from theon.tensor import reshaping as _reshaping
 from theon.tensor import shape as _shape
 from theon.tensor import sharedvar
+from theon.tensor import shortcuts as _shortcuts
 from theon.tensor import sort as _sort
 from theon.tensor import special as _special
 from theon.tensor import subtensor as _subtensor
@@ -60,6 +61,7 @@ from theon.tensor.variable import TensorConstant, TensorValue, TensorVariable
 # isort: off
 from theon.tensor.math import *  # noqa: F403
 from theon.tensor.type import *  # noqa: F403
+from theon.tensor.shortcuts import *  # noqa: F403
 from theon.tensor.shape import *  # noqa: F403
 from theon.tensor.reshaping import *  # noqa: F403
 from theon.tensor.subtensor import *  # noqa: F403
@@ -100,7 +102,7 @@ __all__ = [
     "value",
     "vectorize",
 ]
-__all__ += [n for m in (_type, _math) for n in m.__all__ if n not in __all__]
+__all__ += [n for m in (_type, _shortcuts, _math) for n in m.__all__ if n not in __all__]
 
 # The oldest seeds' spellings (seed 001/003: ``Result``, ``Tensor``); the later names win,
 # these only keep that code running.
