@@ -1,9 +1,10 @@
-"""``TensorType``: the Type of symbolic NumPy arrays, and the seeds' shortcuts.
+"""``TensorType``: the Type of symbolic NumPy arrays (the seeds' shortcuts: ``shortcuts.py``).
 
 A TensorType fixes a dtype and a number of dimensions; each dimension may also
 have a static length (an ``int``) or be free (``None``).  A length of 1 marks a
 *broadcastable* dimension, the seeds' ``broadcastable=(True, False)``.
 
+>>> from theon.tensor.shortcuts import dmatrix, irow
 >>> TensorType("float64", shape=(None, None))
 TensorType(float64, shape=(None, None))
 >>> irow.shape, irow.broadcastable
@@ -289,6 +290,7 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
     ) -> TensorType:
         """A TensorType like this one with ``dtype`` and/or ``shape`` changed.
 
+        >>> from theon.tensor.shortcuts import dmatrix
         >>> dmatrix.clone(dtype="float32")
         TensorType(float32, shape=(None, None))
         """
@@ -315,6 +317,7 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
             ``True`` accepts lossy casts; ``None`` (default) accepts exact casts and
             Python floats into any float dtype; ``False`` only exact casts.
 
+        >>> from theon.tensor.shortcuts import fvector, ivector
         >>> fvector.filter([0.5, 1.5]).dtype
         dtype('float32')
         >>> ivector.filter(np.array([1.5]))
@@ -459,6 +462,7 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
     ) -> bool:
         """Equality up to round-off for this dtype; NaN equals NaN, inf equals inf.
 
+        >>> from theon.tensor.shortcuts import dvector
         >>> dvector.values_eq_approx(np.array([1.0, np.nan]), np.array([1.0 + 1e-12, np.nan]))
         True
         """
@@ -504,6 +508,7 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
     def is_super(self, other: Type) -> bool:
         """Whether every value of ``other`` is a value of this type.
 
+        >>> from theon.tensor.shortcuts import dvector
         >>> dvector.is_super(TensorType("float64", shape=(3,)))
         True
         """
@@ -524,6 +529,7 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
     def convert_variable(self, var: Variable) -> Variable | None:
         """``var`` as this type when free: as is when more specific, else with its shape specified.
 
+        >>> from theon.tensor.shortcuts import dvector
         >>> y = TensorType("float64", shape=(3,))()
         >>> dvector.convert_variable(y) is y
         True
@@ -554,6 +560,7 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
         ``shape`` refines the static shape: ``dmatrix('A', shape=(5, 5))`` is a 5x5
         float64 matrix; a ``None`` entry keeps this type's entry.
 
+        >>> from theon.tensor.shortcuts import dmatrix
         >>> dmatrix("A", shape=(5, None)).type
         TensorType(float64, shape=(5, None))
         """
