@@ -134,6 +134,7 @@ def to_jax(x: Any) -> Layout:
 #: last few layouts, as a matrix is often passed again with the same pattern
 _ROWS: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 _ROWS_KEPT = 8
+_ROWS_LOCK = threading.Lock()
 
 
 def _rows_of(indptr: np.ndarray) -> np.ndarray:
@@ -152,9 +153,10 @@ def _rows_of(indptr: np.ndarray) -> np.ndarray:
     rows = buf[start:start + 4 * n].view(np.int32)
     rows[...] = np.repeat(np.arange(key[0] - 1, dtype=np.int32), np.diff(indptr))
     rows.flags.writeable = False
-    if len(_ROWS) >= _ROWS_KEPT:
-        _ROWS.pop(next(iter(_ROWS)), None)
-    _ROWS[key] = (indptr.copy(), rows)
+    with _ROWS_LOCK:  # (another thread may insert while the oldest is dropped)
+        if len(_ROWS) >= _ROWS_KEPT:
+            _ROWS.pop(next(iter(_ROWS)), None)
+        _ROWS[key] = (indptr.copy(), rows)
     return rows
 
 

@@ -14,6 +14,7 @@ SciPy is imported when an Op first runs, never by ``import theon.tensor.linalg``
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -182,6 +183,7 @@ class BandPart(Op):
 
 #: (m, n, lower, upper) -> (keep, drop) boolean masks of the band: the last few shapes
 _BAND_MASKS: dict[tuple[int, int, int | None, int | None], tuple[np.ndarray, np.ndarray]] = {}
+_BAND_LOCK = threading.Lock()
 
 
 def _band_masks(m: int, n: int, lower: int | None, upper: int | None
@@ -198,9 +200,10 @@ def _band_masks(m: int, n: int, lower: int | None, upper: int | None
             keep &= d >= -lower
         drop = ~keep
         keep.flags.writeable = drop.flags.writeable = False
-        if len(_BAND_MASKS) >= 8:
-            _BAND_MASKS.pop(next(iter(_BAND_MASKS)), None)
-        got = _BAND_MASKS[key] = (keep, drop)
+        with _BAND_LOCK:  # (another thread may insert while the oldest is dropped)
+            if len(_BAND_MASKS) >= 8:
+                _BAND_MASKS.pop(next(iter(_BAND_MASKS)), None)
+            got = _BAND_MASKS[key] = (keep, drop)
     return got
 
 
