@@ -39,17 +39,14 @@ def _blockwise(op: Blockwise, node: Apply, **kw: Any) -> Callable[..., Any]:
             for x, b in zip(inputs, bs)
         ]
         axes = tuple(0 if b else None for b in bs)
-        guard = getattr(core, "guard", None)
-        # (a linalg rule's guard: once, below)
-        fn: Callable[..., Any] = core.unguarded if guard else core  # type: ignore[attr-defined]
+        # a rule with a failure guard (linalg) gives it apart: applied once, below
+        parts = getattr(core, "batched_parts", None)
+        fn: Callable[..., Any] = core if parts is None else parts[0]
         for _ in batch:
             fn = jax.vmap(fn, in_axes=axes)
         outs = fn(*args)
-        if not guard:
+        if parts is None:
             return outs
-        from theon.link.jax.linalg import guard_batch
-
-        outs = guard_batch(guard, args, [b > 0 for b in bs], list(outs), len(batch))
-        return outs[0] if core.single else tuple(outs)  # type: ignore[attr-defined]
+        return parts[1](args, [b > 0 for b in bs], list(outs), len(batch))
 
     return blockwise

@@ -100,11 +100,15 @@ def _rule(node: Apply, compute: Callable[..., Any], guard: str | None = None
         return outs[0] if single else tuple(outs)
 
     if guard is not None:
-        # the Blockwise rule maps ``cast`` over the blocks and guards the whole batch
-        # once (a guard mapped by vmap would check every block's inputs every call)
-        fn.unguarded = cast  # type: ignore[attr-defined]
-        fn.guard = guard  # type: ignore[attr-defined]
-        fn.single = single  # type: ignore[attr-defined]
+        # (the rule unguarded, the guard of a whole batch): the Blockwise rule maps the
+        # first over the blocks and applies the second once (a guard mapped by vmap
+        # would check every block's inputs on every call)
+        def guard_whole(ins: Sequence[Any], batched: Sequence[bool], outs: list[Any],
+                        nb: int) -> Any:
+            res = guard_batch(guard, ins, batched, outs, nb)
+            return res[0] if single else tuple(res)
+
+        fn.batched_parts = (cast, guard_whole)  # type: ignore[attr-defined]
     return fn
 
 
