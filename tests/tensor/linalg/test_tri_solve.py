@@ -136,8 +136,35 @@ def test_trsm_overwrite_b_solves_in_its_buffer() -> None:
     buf = b.copy()
     assert trsm(a, buf, True, False, False, overwrite_b=True) is buf
     np.testing.assert_allclose(buf, want, rtol=1e-10)
-    fb = np.asfortranarray(b)  # columns contiguous: solved in a copy, fb kept
-    got = trsm(a, fb, True, False, False, overwrite_b=True)
-    assert got is not fb
+    strided = np.zeros((150, 60))[:, ::2]  # neither rows nor columns contiguous: a copy
+    strided[...] = b
+    got = trsm(a, strided, True, False, False, overwrite_b=True)
+    assert got is not strided
     np.testing.assert_allclose(got, want, rtol=1e-10)
-    np.testing.assert_array_equal(fb, b)
+    np.testing.assert_array_equal(strided, b)
+
+
+@pytest.mark.parametrize("n, m", [(5, 3), (150, 30), (300, 200), (64, 64), (65, 16)])
+def test_trsm_overwrite_b_with_contiguous_columns_solves_on_the_right(n: int, m: int) -> None:
+    """A right-hand side with contiguous columns (a transposed view) is solved in its own
+    buffer as ``x^T := b^T T^-T``, a right-side solve, split by columns past 64; every
+    triangle, transpose, unit diagonal and layout of ``T`` equals SciPy's."""
+    if trsm(np.eye(2), np.eye(2), True, False, False) is None:
+        pytest.skip("NumPy's BLAS is not the OpenBLAS it ships: no trsm to reach")
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=(n, n)) / n + 2 * np.eye(n)
+    b = rng.normal(size=(n, m))
+    for lower in (True, False):
+        for trans in (False, True):
+            for unit in (False, True):
+                for t in (a, np.asfortranarray(a)):
+                    want = scipy.linalg.solve_triangular(a, b, lower=lower, trans=int(trans),
+                                                         unit_diagonal=unit)
+                    fb = np.asfortranarray(b)
+                    assert trsm(t, fb, lower, trans, unit, overwrite_b=True) is fb
+                    np.testing.assert_allclose(fb, want, rtol=1e-9, atol=1e-12)
+    ro = np.asfortranarray(b)
+    ro.flags.writeable = False  # a read-only buffer is never written
+    got = trsm(a, ro, True, False, False, overwrite_b=True)
+    assert got is not ro
+    np.testing.assert_array_equal(ro, b)

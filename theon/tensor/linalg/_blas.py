@@ -1,4 +1,5 @@
-"""NumPy's own BLAS, reached through ``ctypes``: ``trsm`` for large triangular solves.
+"""NumPy's own BLAS, reached through ``ctypes``: ``trsm`` for large triangular solves
+and LAPACK's ``potrf`` for Cholesky factorizations in place.
 
 NumPy has no triangular solve, and SciPy's runs on a second copy of OpenBLAS whose
 thread pool busy-waits against NumPy's on few cores (see
@@ -27,34 +28,102 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["trsm"]
+__all__ = ["potrf", "trsm"]
 
 # CBLAS enumerations
 _ROW_MAJOR, _NO_TRANS, _TRANS, _UPPER, _LOWER = 101, 111, 112, 121, 122
-_NON_UNIT, _UNIT, _LEFT = 131, 132, 141
+_NON_UNIT, _UNIT, _LEFT, _RIGHT = 131, 132, 141, 142
+_COL_MAJOR = 102  # (LAPACKE)
+
+
+@functools.cache
+def _openblas() -> list[ctypes.CDLL]:
+    """NumPy's bundled OpenBLAS, loaded (the library NumPy already has loaded); empty
+    when NumPy ships none (another BLAS, another platform)."""
+    libdir = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
+    libs = []
+    for path in sorted(glob.glob(os.path.join(libdir, "libscipy_openblas*"))):
+        try:
+            libs.append(ctypes.CDLL(path))
+        except OSError:
+            continue
+    return libs
+
+
+def _symbol(names: tuple[tuple[str, type], ...]) -> tuple[Any, type] | None:
+    """The first of ``(name, integer type)`` exported by NumPy's OpenBLAS."""
+    for lib in _openblas():
+        for name, int_t in names:
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                return fn, int_t
+    return None
 
 
 @functools.cache
 def _cblas_trsm(kind: str) -> tuple[Callable[..., Any], type] | None:
     """The CBLAS ``?trsm`` of NumPy's bundled OpenBLAS (``kind`` "s" or "d") and its
     integer type, or None when it cannot be found."""
-    libdir = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
     real = ctypes.c_float if kind == "s" else ctypes.c_double
-    for path in sorted(glob.glob(os.path.join(libdir, "libscipy_openblas*"))):
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for name, int_t in ((f"scipy_cblas_{kind}trsm64_", ctypes.c_int64),
-                            (f"scipy_cblas_{kind}trsm", ctypes.c_int)):
-            fn = getattr(lib, name, None)
-            if fn is None:
-                continue
-            fn.restype = None
-            fn.argtypes = [ctypes.c_int] * 5 + [int_t, int_t, real, ctypes.c_void_p, int_t,
-                                                ctypes.c_void_p, int_t]
-            return fn, int_t
-    return None
+    found = _symbol(((f"scipy_cblas_{kind}trsm64_", ctypes.c_int64),
+                     (f"scipy_cblas_{kind}trsm", ctypes.c_int)))
+    if found is None:
+        return None
+    fn, int_t = found
+    fn.restype = None
+    fn.argtypes = [ctypes.c_int] * 5 + [int_t, int_t, real, ctypes.c_void_p, int_t,
+                                        ctypes.c_void_p, int_t]
+    return fn, int_t
+
+
+@functools.cache
+def _lapacke_potrf(kind: str) -> tuple[Callable[..., Any], type] | None:
+    """LAPACKE's ``?potrf_work`` of NumPy's bundled OpenBLAS, or None."""
+    found = _symbol(((f"scipy_LAPACKE_{kind}potrf_work64_", ctypes.c_int64),
+                     (f"scipy_LAPACKE_{kind}potrf_work", ctypes.c_int)))
+    if found is None:
+        return None
+    fn, int_t = found
+    fn.restype = int_t
+    fn.argtypes = [ctypes.c_int, ctypes.c_char, int_t, ctypes.c_void_p, int_t]
+    return fn, int_t
+
+
+def potrf(a: np.ndarray, lower: bool, overwrite_a: bool = False) -> np.ndarray | None:
+    """The Cholesky factorization of the square float32 or float64 matrix ``a`` (the
+    ``lower`` triangle read, or the upper one), by LAPACK's ``potrf`` in NumPy's own
+    OpenBLAS (the routine ``numpy.linalg.cholesky`` calls, without its two copies).
+    The result holds the factor in that triangle; the other one is left as it was
+    (the caller zeroes it).  ``a`` itself is the result with ``overwrite_a`` when it is
+    contiguous and writeable.  None where that LAPACK cannot be reached or ``a`` is of
+    another kind; ``LinAlgError`` when the matrix is not positive definite.
+
+    >>> import numpy as np
+    >>> x = potrf(np.array([[4.0, 9.0], [2.0, 2.0]]), lower=True)
+    >>> x is None or np.tril(x).tolist() == [[2.0, 0.0], [1.0, 1.0]]
+    True
+    """
+    if a.ndim != 2 or a.dtype.char not in "fd" or a.shape[0] != a.shape[1]:
+        return None
+    found = _lapacke_potrf("s" if a.dtype.char == "f" else "d")
+    if found is None:
+        return None
+    fn, int_t = found
+    contiguous = a.flags.c_contiguous or a.flags.f_contiguous
+    x = a if overwrite_a and contiguous and a.flags.writeable else np.array(a, order="K")
+    if not (x.flags.c_contiguous or x.flags.f_contiguous):
+        x = np.ascontiguousarray(x)
+    n = x.shape[0]
+    if n == 0:
+        return x
+    # LAPACK is column-major: a row-major array is its transpose, the other triangle
+    uplo = b"L" if lower == (x.flags.f_contiguous and not x.flags.c_contiguous) else b"U"
+    info = fn(_COL_MAJOR, uplo, int_t(n), x.ctypes.data, int_t(n))
+    if info > 0:
+        raise np.linalg.LinAlgError("Matrix is not positive definite")
+    if info < 0:  # (an argument LAPACK refused: not reached with the checks above)
+        return None
+    return x
 
 
 #: solves of more rows than this are split in two halves and one matrix product
@@ -112,13 +181,46 @@ def _solve_in_place(fn: Callable[..., Any], int_t: type, t: np.ndarray, x: np.nd
        int_t(max(lt[1], 1)), x.ctypes.data, int_t(max(lx[1], 1)))
 
 
+def _solve_right_in_place(fn: Callable[..., Any], int_t: type, t: np.ndarray,
+                          y: np.ndarray, lower: bool, unit: bool) -> None:
+    """``y := y T^-T`` (so ``y^T := T^-1 y^T``) for the ``lower`` (or upper) triangle
+    ``T`` of ``t`` and ``y`` (rows contiguous): the solve of a right-hand side whose
+    columns are contiguous, in its own buffer.  Split as :func:`_solve_in_place` is,
+    by columns: for a lower ``T = [[A, 0], [C, D]]``, ``y1 := y1 A^-T``, then
+    ``y2 := (y2 - y1 C^T) D^-T`` (upper: the other way round)."""
+    m, n = y.shape
+    if n > _SPLIT and m >= _SPLIT_COLS:
+        k = n // 2
+        if lower:
+            _solve_right_in_place(fn, int_t, t[:k, :k], y[:, :k], lower, unit)
+            y[:, k:] -= y[:, :k] @ t[k:, :k].T
+            _solve_right_in_place(fn, int_t, t[k:, k:], y[:, k:], lower, unit)
+        else:
+            _solve_right_in_place(fn, int_t, t[k:, k:], y[:, k:], lower, unit)
+            y[:, :k] -= y[:, k:] @ t[:k, k:].T
+            _solve_right_in_place(fn, int_t, t[:k, :k], y[:, :k], lower, unit)
+        return
+    lt, ly = _lead(t), _lead(y)
+    if lt is None:
+        t = np.ascontiguousarray(t)
+        lt = (True, max(n, 1))
+    trans = True  # X T^T = Y
+    if not lt[0]:  # a column-major T is the row-major transpose: the other triangle
+        lower, trans = not lower, False
+    assert ly is not None and ly[0], "the rows of y are contiguous"
+    fn(_ROW_MAJOR, _RIGHT, _LOWER if lower else _UPPER, _TRANS if trans else _NO_TRANS,
+       _UNIT if unit else _NON_UNIT, int_t(m), int_t(n), 1.0, t.ctypes.data,
+       int_t(max(lt[1], 1)), y.ctypes.data, int_t(max(ly[1], 1)))
+
+
 def trsm(t: np.ndarray, b: np.ndarray, lower: bool, trans: bool, unit: bool,
          overwrite_b: bool = False) -> np.ndarray | None:
     """``op(T)^-1 b`` for the ``lower`` (or upper) triangle ``T`` of the square matrix
     ``t`` (unit diagonal if ``unit``; ``op`` the transpose if ``trans``) and a matrix
     ``b``, by NumPy's BLAS; None where that BLAS cannot be reached or the dtypes are
     not both float32 or both float64.  ``b`` is not modified unless ``overwrite_b``
-    (then the result is ``b`` itself when its rows are contiguous)."""
+    (then the result is ``b`` itself when its rows or its columns are contiguous and
+    it is writeable)."""
     if t.dtype != b.dtype or t.dtype.char not in "fd" or t.ndim != 2 or b.ndim != 2:
         return None
     found = _cblas_trsm("s" if t.dtype.char == "f" else "d")
@@ -130,8 +232,11 @@ def trsm(t: np.ndarray, b: np.ndarray, lower: bool, trans: bool, unit: bool,
         return None
     if trans:  # op(T) = T^T: the transposed view is the other triangle
         t, lower = t.T, not lower
-    lx = _lead(b)
-    x = b if overwrite_b and lx is not None and lx[0] else np.array(b, order="C", copy=True)
+    lx = _lead(b) if overwrite_b and b.flags.writeable else None
+    if lx is not None and not lx[0] and n and m:  # columns contiguous: x^T := b^T T^-T
+        _solve_right_in_place(fn, int_t, t, b.T, lower, unit)
+        return b
+    x = b if lx is not None else np.array(b, order="C", copy=True)
     if n == 0 or m == 0:
         return x
     _solve_in_place(fn, int_t, t, x, lower, unit)

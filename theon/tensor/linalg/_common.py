@@ -34,6 +34,7 @@ __all__ = [
     "as_float",
     "BandPart",
     "band_mask",
+    "band_masks",
     "band_part",
     "check_matrix",
     "check_square",
@@ -153,7 +154,7 @@ class BandPart(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (x,) = inputs
-        keep, drop = _band_masks(x.shape[-2], x.shape[-1], self.lower, self.upper)
+        keep, drop = band_masks(x.shape[-2], x.shape[-1], self.lower, self.upper)
         if self.inplace:
             out = x
             np.copyto(out, 0, where=drop)
@@ -186,18 +187,16 @@ _BAND_MASKS: dict[tuple[int, int, int | None, int | None], tuple[np.ndarray, np.
 _BAND_LOCK = threading.Lock()
 
 
-def _band_masks(m: int, n: int, lower: int | None, upper: int | None
+def band_masks(m: int, n: int, lower: int | None, upper: int | None
                 ) -> tuple[np.ndarray, np.ndarray]:
     """The read-only (keep, drop) masks of the band of an ``(m, n)`` matrix."""
     key = (m, n, lower, upper)
     got = _BAND_MASKS.get(key)
     if got is None:
-        d = np.arange(n)[None, :] - np.arange(m)[:, None]
-        keep = np.ones((m, n), bool)
-        if upper is not None:
-            keep &= d <= upper
+        # np.tri(m, n, k): j - i <= k, compared as outer products of two ranges
+        keep = np.ones((m, n), bool) if upper is None else np.tri(m, n, upper, dtype=bool)
         if lower is not None:
-            keep &= d >= -lower
+            keep &= ~np.tri(m, n, -lower - 1, dtype=bool)
         drop = ~keep
         keep.flags.writeable = drop.flags.writeable = False
         with _BAND_LOCK:  # (another thread may insert while the oldest is dropped)
@@ -289,6 +288,7 @@ class LinalgOp(Op):
         props = [
             f"{p}={getattr(self, p)!r}" for p in self.__props__
             if not (p == "on_error" and self.on_error == "raise")
+            and not (p == "inplace" and not getattr(self, p))
         ]
         return f"{type(self).__name__}{{{', '.join(props)}}}" if props else type(self).__name__
 

@@ -30,11 +30,13 @@ from theon.graph.basic import Apply, Variable
 from theon.graph.null_type import grad_not_implemented
 from theon.graph.op import Op
 from theon.graph.vectorize import register_vectorize
+from theon.tensor.linalg._blas import potrf
 from theon.tensor.linalg._common import (
     LinalgOp,
     apply_op,
     as_float,
     band_mask,
+    band_masks,
     band_part,
     check_matrix,
     check_square,
@@ -98,12 +100,19 @@ class Cholesky(LinalgOp):
            [1., 1.]])
     """
 
-    __props__ = ("lower", "on_error")
+    __props__ = ("lower", "on_error", "inplace")
     gufunc_signature = "(m,m)->(m,m)"
+    #: the inplace phase sets ``inplace`` when ``A`` is dead: the factor is then
+    #: computed in ``A``'s buffer (theon.tensor.rewriting.inplace)
+    inplace_flag = True
 
-    def __init__(self, lower: bool = True, on_error: str = "raise") -> None:
+    def __init__(self, lower: bool = True, on_error: str = "raise", inplace: bool = False
+                 ) -> None:
         self.lower = bool(lower)
         self._set_on_error(on_error)
+        self.inplace = bool(inplace)
+        if self.inplace:
+            self.destroy_map = {0: [0]}
 
     def make_node(self, a: Any) -> Apply:
         a = _float_input(a)
@@ -112,15 +121,22 @@ class Cholesky(LinalgOp):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (a,) = inputs
-        try:  # the upper factor of A is the conjugate transpose of the lower one of A^T
-            out = np.linalg.cholesky(a if self.lower else np.swapaxes(a, -1, -2))
+        dtype = node.outputs[0].type.dtype
+        try:
+            out = potrf(a, self.lower, self.inplace) if a.dtype == dtype else None
+            if out is not None:  # zero the triangle LAPACK did not write
+                drop = band_masks(out.shape[0], out.shape[1], *((None, 0) if self.lower
+                                                                else (0, None)))[1]
+                np.copyto(out, 0, where=drop)
+            else:  # the upper factor of A is the conjugate transpose of the lower one of A^T
+                out = np.linalg.cholesky(a if self.lower else np.swapaxes(a, -1, -2))
+                if not self.lower:
+                    out = np.swapaxes(out, -1, -2).conj()
         except np.linalg.LinAlgError as exc:
             self.raise_or_nan(node, [a.shape], output_storage, exc,
                               "the matrix is not positive definite")
             return
-        if not self.lower:
-            out = np.swapaxes(out, -1, -2).conj()
-        output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
+        output_storage[0][0] = np.asarray(out, dtype=dtype)
 
     def perform_batched(self, node: Apply, inputs: Sequence[Any], batch: Any) -> Any:
         """A whole stack at once (Blockwise); a failing block: None, run block by block."""

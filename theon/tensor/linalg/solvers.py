@@ -242,7 +242,7 @@ def _check_diagonal(t: np.ndarray, unit: bool) -> None:
 
 
 def tri_solve(a: np.ndarray, b: np.ndarray, lower: bool, trans: int, unit: bool,
-              b_ndim: int) -> np.ndarray:
+              b_ndim: int, overwrite_b: bool = False) -> np.ndarray:
     """``x`` with ``op(T) x = b`` (``T`` the ``lower`` or upper triangle of ``a``, its
     diagonal ones if ``unit``; ``op`` the transpose if ``trans``), over any leading batch
     axes.  Blocked substitution: ``x_i = T_ii^-1 (b_i - sum_j T_ij x_j)``, blocks of
@@ -252,7 +252,8 @@ def tri_solve(a: np.ndarray, b: np.ndarray, lower: bool, trans: int, unit: bool,
     keeps one thread pool: SciPy ships a second OpenBLAS, and two pools busy-waiting
     on few cores slow each other down (a 500 x 500 triangular solve took 6 ms between
     NumPy calls instead of 0.02).
-    A zero on a used diagonal raises ``LinAlgError`` naming it.
+    A zero on a used diagonal raises ``LinAlgError`` naming it.  With ``overwrite_b``,
+    a single matrix may be solved in ``b``'s own buffer.
 
     >>> import numpy as np
     >>> tri_solve(np.array([[2.0, 9.0], [1.0, 1.0]]), np.array([2.0, 2.0]), True, 0, False, 1)
@@ -262,7 +263,8 @@ def tri_solve(a: np.ndarray, b: np.ndarray, lower: bool, trans: int, unit: bool,
     if a.ndim == 2:
         _check_diagonal(a, unit)
         bm = b[:, None] if b_ndim == 1 else b
-        x = trsm(a.astype(dt, copy=False), bm.astype(dt, copy=False), lower, bool(trans), unit)
+        x = trsm(a.astype(dt, copy=False), bm.astype(dt, copy=False), lower, bool(trans), unit,
+                 overwrite_b)
         if x is not None:
             return x[:, 0] if b_ndim == 1 else x
     t = np.tril(a) if lower else np.triu(a)
@@ -298,11 +300,18 @@ class SolveTriangular(_SolveBase):
     array([1., 1.])
     """
 
-    __props__ = ("lower", "trans", "unit_diagonal", "b_ndim", "on_error")
+    __props__ = ("lower", "trans", "unit_diagonal", "b_ndim", "on_error", "inplace")
     what = "solve_triangular"
+    #: the inplace phase sets ``inplace`` when ``b`` (input 1) is dead: the solution is
+    #: then computed in ``b``'s buffer (theon.tensor.rewriting.inplace)
+    inplace_flag = True
+    inplace_input = 1
 
     def __init__(self, lower: bool = False, trans: int = 0, unit_diagonal: bool = False,
-                 b_ndim: int = 2, on_error: str = "raise") -> None:
+                 b_ndim: int = 2, on_error: str = "raise", inplace: bool = False) -> None:
+        self.inplace = bool(inplace)
+        if self.inplace:
+            self.destroy_map = {0: [1]}
         self.lower = bool(lower)
         self.trans = {"N": 0, "T": 1, "C": 2}.get(trans, trans)  # type: ignore[call-overload]
         if self.trans not in (0, 1, 2):
@@ -315,7 +324,8 @@ class SolveTriangular(_SolveBase):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         a, b = inputs
         try:
-            out = tri_solve(a, b, self.lower, self.trans, self.unit_diagonal, self.b_ndim)
+            out = tri_solve(a, b, self.lower, self.trans, self.unit_diagonal, self.b_ndim,
+                            overwrite_b=self.inplace)
         except np.linalg.LinAlgError as exc:
             self._failed(node, b, output_storage, exc)
             return

@@ -75,9 +75,10 @@ class InplaceElemwise(GraphRewriter):
 class InplaceFlag(GraphRewriter):
     """``op(x, ...) -> op{inplace=True}(x, ...)``, the result in ``x``'s own buffer, when
     ``x`` is dead, for the Ops whose class sets ``inplace_flag = True``: their
-    ``inplace`` prop means "the result is written into input 0" (``destroy_map =
-    {0: [0]}``) and their other props are constructor arguments.  So
-    ``inc_subtensor(x[idx], y) -> x[idx] += y``, ``AddDiag``, linalg's ``BandPart``."""
+    ``inplace`` prop means "the result is written into input ``inplace_input``" (a class
+    attribute, 0 by default: ``destroy_map = {0: [0]}``) and their other props are
+    constructor arguments.  So ``inc_subtensor(x[idx], y) -> x[idx] += y``, ``AddDiag``,
+    and in linalg ``BandPart``, ``Cholesky`` and ``SolveTriangular`` (into ``b``)."""
 
     name = "inplace_flag"
 
@@ -91,7 +92,8 @@ class InplaceFlag(GraphRewriter):
             op = node.op
             if not getattr(type(op), "inplace_flag", False) or op.inplace:  # type: ignore[attr-defined]
                 continue
-            if isinstance(node.inputs[0], Constant) or not can_destroy(fgraph, node, 0):
+            k = getattr(type(op), "inplace_input", 0)
+            if isinstance(node.inputs[k], Constant) or not can_destroy(fgraph, node, k):
                 continue
             props = op._props_dict()
             props["inplace"] = True
