@@ -28,10 +28,12 @@ __all__ = [
 _MODES: dict[str, Callable[[], Mode]] = {}
 
 #: the rewrites of ``mode="JAX"``: ``fast_run`` without fusion (XLA fuses elementwise
-#: work itself) and without the inplace phase (jax arrays are immutable), plus
+#: work itself), without the inplace phase (jax arrays are immutable) and without
+#: ``native_blas`` (Ops that call NumPy's own BLAS, like ``TriMatMul``), plus
 #: ``shared_lu`` (solves with one matrix share its LU factors)
-JAX_REWRITES = RewriteQuery(include=("fast_run", "shared_lu"), exclude=("fusion", "inplace"))
-rewrite_db.declare_tags("shared_lu")
+JAX_REWRITES = RewriteQuery(include=("fast_run", "shared_lu"),
+                            exclude=("fusion", "inplace", "native_blas"))
+rewrite_db.declare_tags("shared_lu", "native_blas")
 
 
 def _make_linker(linker: str | Linker | None) -> Linker:

@@ -14,6 +14,7 @@ import theon
 import theon.tensor as T
 from theon.tensor import linalg as la
 from theon.tensor.blockwise import Blockwise
+from theon.tensor.linalg.solvers import tri_matmul
 
 B, N = 3, 4
 
@@ -63,6 +64,9 @@ CASES = [
     ("cho_solve", lambda c, b: la.cho_solve((c, True), b),
      lambda c, b: stack(lambda m, v: sl.cho_solve((m, True), v), c, b),
      lambda d: [np.linalg.cholesky(spds()).astype(d), rhs((B, N, 2), d)]),
+    ("tri_matmul", lambda a, b: tri_matmul(a, b, lower=False),
+     lambda a, b: stack(lambda m, v: np.triu(m) @ v, a, b),
+     lambda d: [gens(d), rhs((B, N, 2), d)]),
     ("lu_U", lambda a: la.lu(a)[2], lambda a: stack(lambda m: sl.lu(m)[2], a),
      lambda d: [gens(d)]),
     ("lu_solve", lambda a, b: la.lu_solve(la.lu_factor(a), b),
@@ -100,6 +104,7 @@ GRADS = [
     ("cho_solve", lambda c, b: la.cho_solve((c, True), b),
      [np.linalg.cholesky(spds()), rhs((B, N, 2))]),
     ("lu", lambda a: la.lu(a)[1] + la.lu(a)[2] * 2.0, [gens()]),
+    ("tri_matmul", lambda a, b: tri_matmul(a, b), [gens(), rhs((B, N, 2))]),
 ]
 
 

@@ -189,3 +189,38 @@ def test_gradient_through_in_place_factor_and_solves_equals_numpy() -> None:
     got_logp, got_grad = f(xv, yv, sv)
     np.testing.assert_allclose(got_logp, ref_logp, rtol=1e-9)
     np.testing.assert_allclose(got_grad, ref_grad, rtol=1e-8)
+
+
+def test_triangular_dot_becomes_trmm_in_place_and_equals_numpy() -> None:
+    """dot(L^T, B) and dot(L, B) of a Cholesky factor L: TriMatMul (BLAS trmm), written
+    into B's buffer when B is a dead temporary; a general dot, a dot added to
+    something (gemm's pattern) and mode="JAX" keep Dot."""
+    from theon.tensor.blas import Dot
+    from theon.tensor.linalg.solvers import TriMatMul
+
+    a, b, c = tt.dmatrices("a", "b", "c")
+    lo = linalg.cholesky(a)
+    outs = [tt.dot(lo.T, 2.0 * b), tt.dot(lo, c), tt.dot(b, c), tt.dot(lo, b) + c]
+    f = theon.function([a, b, c], outs)
+    tri = _ops(f, TriMatMul)
+    assert sorted((op.lower, op.inplace) for op in tri) == [(False, True), (True, False)]
+    assert len(_ops(f, Dot)) + len([n for n in f.maker.fgraph.apply_nodes
+                                    if type(n.op).__name__ == "Gemm"]) >= 2
+    rng = np.random.default_rng(9)
+    av, bv, cv = _spd(70, 9), rng.normal(size=(70, 70)), rng.normal(size=(70, 70))
+    b0, c0 = bv.copy(), cv.copy()
+    low = np.linalg.cholesky(av)
+    want = [low.T @ (2.0 * bv), low @ cv, bv @ cv, low @ bv + cv]
+    for got, w in zip(f(av, bv, cv), want):
+        np.testing.assert_allclose(got, w, rtol=1e-10, atol=1e-10)
+    np.testing.assert_array_equal(bv, b0)
+    np.testing.assert_array_equal(cv, c0)
+    g = theon.function([a, b, c], outs, mode="JAX") if _have_jax() else None
+    if g is not None:
+        assert not _ops(g, TriMatMul)
+
+
+def _have_jax() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("jax") is not None

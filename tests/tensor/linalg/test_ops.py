@@ -15,6 +15,7 @@ import theon
 import theon.tensor as T
 from tests.tensor.core_checks import check_infer_shape
 from theon.tensor import linalg as la
+from theon.tensor.linalg.solvers import tri_matmul
 
 RNG_SEED = 1604
 N = 4
@@ -91,6 +92,10 @@ CASES: list[tuple[str, Callable[..., Any], Callable[..., Any], Callable[[str], l
      lambda a, b: la.solve_triangular(a, b, trans=1, unit_diagonal=True),
      lambda a, b: sl.solve_triangular(a, b, trans=1, unit_diagonal=True),
      lambda d: [general(dtype=d), vec(dtype=d)]),
+    ("tri_matmul_lower", lambda a, b: tri_matmul(a, b), lambda a, b: np.tril(a) @ b,
+     lambda d: [general(dtype=d), mat(dtype=d)]),
+    ("tri_matmul_upper", lambda a, b: tri_matmul(a, b, lower=False),
+     lambda a, b: np.triu(a) @ b, lambda d: [general(dtype=d), mat(dtype=d)]),
     ("cho_solve", lambda c, b: la.cho_solve((c, True), b),
      lambda c, b: sl.cho_solve((c, True), b),
      lambda d: [np.linalg.cholesky(spd()).astype(d), mat(dtype=d)]),
@@ -164,6 +169,8 @@ GRAD_CASES: list[tuple[str, Callable[..., Any], list[np.ndarray]]] = [
      [np.linalg.cholesky(spd()), mat()]),
     ("cho_solve_upper", lambda c, b: la.cho_solve((c, False), b),
      [np.linalg.cholesky(spd()).T, vec()]),
+    ("tri_matmul_lower", lambda a, b: tri_matmul(a, b), [general(), mat()]),
+    ("tri_matmul_upper", lambda a, b: tri_matmul(a, b, lower=False), [general(), mat()]),
     ("lu", lambda a: sum(o.sum() * (i + 1) for i, o in enumerate(la.lu(a)[1:])), [general()]),
     ("lu_p_indices", lambda a: la.lu(a, p_indices=True)[1] * 2 + la.lu(a, p_indices=True)[2],
      [general()]),
@@ -268,6 +275,8 @@ ROP_CASES: list[tuple[str, Callable[..., Any], list[np.ndarray]]] = [
     ("solve_vec", la.solve, [general(), vec()]),
     ("solve_triangular", lambda a, b: la.solve_triangular(a, b, lower=True, trans=1),
      [lower_tri(), mat()]),
+    ("tri_matmul_lower", lambda a, b: tri_matmul(a, b), [general(), mat()]),
+    ("tri_matmul_upper", lambda a, b: tri_matmul(a, b, lower=False), [general(), mat()]),
     ("pinv_square", la.pinv, [general()]),
     ("pinv_tall", la.pinv, [mat(5, 3)]),
     ("pinv_wide", la.pinv, [mat(3, 5)]),

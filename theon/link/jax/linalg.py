@@ -37,7 +37,13 @@ from theon.tensor.linalg.decomp import (
 )
 from theon.tensor.linalg.eig import Eig, EigGrad
 from theon.tensor.linalg.misc import Expm, SolveContinuousLyapunov, SolveDiscreteLyapunov
-from theon.tensor.linalg.solvers import CholeskySolve, LUSolve, Solve, SolveTriangular
+from theon.tensor.linalg.solvers import (
+    CholeskySolve,
+    LUSolve,
+    Solve,
+    SolveTriangular,
+    TriMatMul,
+)
 from theon.tensor.linalg.spectral import SVD, Eigh, Eigvalsh, Lstsq, QRFull
 
 __all__ = ["guard_batch"]
@@ -345,6 +351,16 @@ def _solve_triangular(op: SolveTriangular, node: Apply, **kw: Any) -> Callable[.
         return _from2(x, op.b_ndim)
 
     return _rule(node, solve_triangular, "outputs")
+
+
+@jax_funcify.register(TriMatMul)
+def _tri_matmul(op: TriMatMul, node: Apply, **kw: Any) -> Callable[..., Any]:
+    def tri_matmul(a: Any, b: Any) -> Any:
+        import jax.numpy as jnp
+
+        return jnp.matmul(jnp.tril(a) if op.lower else jnp.triu(a), b)
+
+    return _rule(node, tri_matmul)
 
 
 @jax_funcify.register(CholeskySolve)

@@ -1,5 +1,6 @@
-"""NumPy's own BLAS, reached through ``ctypes``: ``trsm`` for large triangular solves
-and LAPACK's ``potrf`` for Cholesky factorizations in place.
+"""NumPy's own BLAS, reached through ``ctypes``: ``trsm`` for large triangular solves,
+``trmm`` for products with a triangular matrix and LAPACK's ``potrf`` for Cholesky
+factorizations in place.
 
 NumPy has no triangular solve, and SciPy's runs on a second copy of OpenBLAS whose
 thread pool busy-waits against NumPy's on few cores (see
@@ -28,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["potrf", "trsm"]
+__all__ = ["potrf", "trmm", "trsm"]
 
 # CBLAS enumerations
 _ROW_MAJOR, _NO_TRANS, _TRANS, _UPPER, _LOWER = 101, 111, 112, 121, 122
@@ -61,12 +62,13 @@ def _symbol(names: tuple[tuple[str, type], ...]) -> tuple[Any, type] | None:
 
 
 @functools.cache
-def _cblas_trsm(kind: str) -> tuple[Callable[..., Any], type] | None:
-    """The CBLAS ``?trsm`` of NumPy's bundled OpenBLAS (``kind`` "s" or "d") and its
-    integer type, or None when it cannot be found."""
+def _cblas_trsm(kind: str, name: str = "trsm") -> tuple[Callable[..., Any], type] | None:
+    """The CBLAS ``?trsm`` (or ``?trmm``, the same arguments) of NumPy's bundled
+    OpenBLAS (``kind`` "s" or "d") and its integer type, or None when it cannot be
+    found."""
     real = ctypes.c_float if kind == "s" else ctypes.c_double
-    found = _symbol(((f"scipy_cblas_{kind}trsm64_", ctypes.c_int64),
-                     (f"scipy_cblas_{kind}trsm", ctypes.c_int)))
+    found = _symbol(((f"scipy_cblas_{kind}{name}64_", ctypes.c_int64),
+                     (f"scipy_cblas_{kind}{name}", ctypes.c_int)))
     if found is None:
         return None
     fn, int_t = found
@@ -240,4 +242,49 @@ def trsm(t: np.ndarray, b: np.ndarray, lower: bool, trans: bool, unit: bool,
     if n == 0 or m == 0:
         return x
     _solve_in_place(fn, int_t, t, x, lower, unit)
+    return x
+
+
+def trmm(t: np.ndarray, b: np.ndarray, lower: bool, overwrite_b: bool = False
+         ) -> np.ndarray | None:
+    """``T @ b`` for the ``lower`` (or upper) triangle ``T`` of the square matrix ``t``,
+    by NumPy's BLAS ``trmm`` (half the multiply-adds of a general product); None where
+    that BLAS cannot be reached or the dtypes are not both float32 or both float64.
+    ``b`` is not modified unless ``overwrite_b`` (then the result is ``b`` itself when
+    its rows or its columns are contiguous and it is writeable).
+
+    >>> import numpy as np
+    >>> x = trmm(np.array([[2.0, 9.0], [1.0, 1.0]]), np.array([[1.0], [1.0]]), lower=True)
+    >>> x is None or x.ravel().tolist() == [2.0, 2.0]
+    True
+    """
+    if t.dtype != b.dtype or t.dtype.char not in "fd" or t.ndim != 2 or b.ndim != 2:
+        return None
+    found = _cblas_trsm("s" if t.dtype.char == "f" else "d", "trmm")
+    if found is None:
+        return None
+    fn, int_t = found
+    n, m = b.shape
+    if t.shape != (n, n):
+        return None
+    lx = _lead(b) if overwrite_b and b.flags.writeable else None
+    x = b if lx is not None else np.array(b, order="C", copy=True)
+    if n == 0 or m == 0:
+        return x
+    lt = _lead(t)
+    if lt is None:
+        t = np.ascontiguousarray(t)
+        lt = (True, max(n, 1))
+    trans = not lt[0]  # a column-major T is the row-major transpose: the other triangle
+    if trans:
+        lower = not lower
+    lx = _lead(x)
+    assert lx is not None
+    if lx[0]:  # x := T x
+        side, rows, cols, y = _LEFT, n, m, x
+    else:  # columns contiguous: x^T := x^T T^T, on the right of the row-major x^T
+        side, rows, cols, y, trans = _RIGHT, m, n, x.T, not trans
+    fn(_ROW_MAJOR, side, _LOWER if lower else _UPPER, _TRANS if trans else _NO_TRANS,
+       _NON_UNIT, int_t(rows), int_t(cols), 1.0, t.ctypes.data, int_t(max(lt[1], 1)),
+       y.ctypes.data, int_t(max(_lead(y)[1], 1)))  # type: ignore[index]
     return x

@@ -32,7 +32,13 @@ import theon.scalar as ts
 import theon.tensor.math as tm
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
-from theon.rewriting import node_rewriter, register_canonicalize, register_stabilize, rewrite_db
+from theon.rewriting import (
+    node_rewriter,
+    register_canonicalize,
+    register_specialize,
+    register_stabilize,
+    rewrite_db,
+)
 from theon.tensor.alloc_diag import AddDiag, AllocDiag
 from theon.tensor.basic import cast, get_scalar_constant_value
 from theon.tensor.blas import Dot, MatMul
@@ -41,7 +47,13 @@ from theon.tensor.creation import Eye
 from theon.tensor.elemwise import DimShuffle, Elemwise
 from theon.tensor.linalg._common import apply_op, band_part, mT
 from theon.tensor.linalg.decomp import Cholesky, Det, LUFactor, MatrixInverse, SLogDet
-from theon.tensor.linalg.solvers import CholeskySolve, LUSolve, Solve, SolveTriangular
+from theon.tensor.linalg.solvers import (
+    CholeskySolve,
+    LUSolve,
+    Solve,
+    SolveTriangular,
+    TriMatMul,
+)
 from theon.tensor.type import tensor_type
 
 __all__ = [
@@ -628,3 +640,32 @@ def local_shared_lu_solves(fgraph: FunctionGraph, node: Apply) -> Any:
 
 rewrite_db.register("local_shared_lu_solves", local_shared_lu_solves, "shared_lu",
                     phase=("specialize",))
+
+
+def _feeds_add(fgraph: FunctionGraph, v: Variable) -> bool:
+    """Whether ``v`` is read by an addition (where ``local_gemm`` may fold the product)."""
+    for client, _ in fgraph.clients.get(v, ()):
+        if isinstance(client, Apply) and isinstance(client.op, Elemwise) and isinstance(
+                client.op.scalar_op, (type(ts.add), type(ts.sub))):
+            return True
+    return False
+
+
+@register_specialize("native_blas")
+@node_rewriter([Dot])
+def local_triangular_dot(fgraph: FunctionGraph, node: Apply) -> Any:
+    """dot(T, B) -> TriMatMul(T, B) for a matrix T known to be lower (or upper)
+    triangular, a matrix B and one float dtype: T B = tri(T) B, which BLAS ``trmm``
+    computes with half the multiply-adds of a general product (and in B's buffer when
+    B is dead).  A Cholesky factor and its transpose are such T: the Cholesky
+    gradient's L^T Lbar.  Not where the product is added to something (``local_gemm``
+    folds that); tagged ``native_blas``, which ``mode="JAX"`` leaves out."""
+    x, y = node.inputs
+    tx, ty = tensor_type(x), tensor_type(y)
+    if tx.ndim != 2 or ty.ndim != 2 or tx.dtype != ty.dtype or tx.dtype not in (
+            "float32", "float64") or _feeds_add(fgraph, node.outputs[0]):
+        return None
+    facts = structure(fgraph, x)
+    if (LOWER in facts) == (UPPER in facts):  # neither, or diagonal
+        return None
+    return [_like(TriMatMul(LOWER in facts)(x, y), node.outputs[0])]

@@ -1,4 +1,5 @@
-"""Linear solves: ``solve``, ``solve_triangular``, ``cho_solve`` and ``lu_solve``.
+"""Linear solves: ``solve``, ``solve_triangular``, ``cho_solve`` and ``lu_solve``; and
+``TriMatMul``, the product with a triangular matrix the rewrites put in for ``dot``.
 
 Each solves ``A x = b`` for a right-hand side ``b`` that is a vector (``b_ndim=1``,
 core signature ``(m,m),(m)->(m)``) or a matrix of columns (``b_ndim=2``,
@@ -27,7 +28,7 @@ from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.vectorize import register_vectorize
 from theon.tensor.basic import as_tensor_variable
-from theon.tensor.linalg._blas import trsm
+from theon.tensor.linalg._blas import trmm, trsm
 from theon.tensor.linalg._common import (
     LinalgOp,
     apply_op,
@@ -47,10 +48,12 @@ __all__ = [
     "LUSolve",
     "Solve",
     "SolveTriangular",
+    "TriMatMul",
     "cho_solve",
     "lu_solve",
     "solve",
     "solve_triangular",
+    "tri_matmul",
 ]
 
 ASSUME_A = ("gen", "sym", "her", "pos", "tridiagonal")
@@ -391,6 +394,81 @@ def solve_triangular(a: Any, b: Any, *, trans: int | str = 0, lower: bool = Fals
     return apply_op(op, a, b)  # type: ignore[no-any-return]
 
 
+class TriMatMul(_SolveBase):
+    """``T @ b`` for the ``lower`` (or upper) triangle ``T`` of the square ``a`` (the
+    other triangle is not read): BLAS ``trmm``, half the multiply-adds of a general
+    product.  ``linalg.rewriting.local_triangular_dot`` puts it in for ``dot(a, b)``
+    where ``a`` is known to be triangular (a Cholesky factor or its transpose, as in
+    the Cholesky gradient's ``L^T Lbar``).  With ``inplace`` (set by the inplace phase
+    when ``b`` is dead) the product is written into ``b``.
+
+    Gradients: ``abar = tri(gz b^T)``, ``bbar = T^T gz``.
+
+    >>> import theon.tensor as tt
+    >>> a, b = tt.dmatrices("a", "b")
+    >>> TriMatMul(lower=True)(a, b).eval({a: [[2.0, 9.0], [1.0, 1.0]], b: [[1.0], [1.0]]})
+    array([[2.],
+           [2.]])
+    """
+
+    __props__ = ("lower", "inplace")
+    what = "tri_matmul"
+    inplace_flag = True
+    inplace_input = 1
+
+    def __init__(self, lower: bool = True, inplace: bool = False) -> None:
+        self.lower = bool(lower)
+        self.b_ndim = 2
+        self.gufunc_signature = self._signature()
+        self.inplace = bool(inplace)
+        if self.inplace:
+            self.destroy_map = {0: [1]}
+
+    def _tri(self, a: Any) -> Any:
+        return band_part(a, None, 0) if self.lower else band_part(a, 0, None)
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        a, b = inputs
+        dt = node.outputs[0].type.dtype
+        out = trmm(a, b, self.lower, self.inplace) if a.dtype == b.dtype == dt else None
+        if out is None:
+            out = (np.tril(a) if self.lower else np.triu(a)) @ b
+        self._store(node, out, output_storage)
+
+    def perform_batched(self, node: Apply, inputs: Sequence[Any], batch: Any) -> Any:
+        """A whole stack at once (Blockwise): ``matmul`` of the triangles."""
+        a, b = inputs
+        return [(np.tril(a) if self.lower else np.triu(a)) @ b]
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list[Any]:
+        (a, b), (gz,) = inputs, output_grads
+        return [self._tri(_matmul(gz, mT(b))), _matmul(mT(self._tri(a)), gz)]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        (a, b), (da, db) = inputs, eval_points
+        terms = []
+        if da is not None:
+            terms.append(_matmul(self._tri(da), b))
+        if db is not None:
+            terms.append(tri_matmul(a, db, self.lower))
+        if not terms:
+            return [None]
+        return [terms[0] if len(terms) == 1 else terms[0] + terms[1]]
+
+
+def tri_matmul(a: Any, b: Any, lower: bool = True) -> Variable:
+    """``tril(a) @ b`` (``lower``) or ``triu(a) @ b``, batched (:class:`TriMatMul`).
+
+    >>> import theon.tensor as tt
+    >>> a, b = tt.dmatrices("a", "b")
+    >>> tri_matmul(a, b, lower=False).eval({a: [[2.0, 9.0], [1.0, 1.0]], b: [[1.0], [1.0]]})
+    array([[11.],
+           [ 1.]])
+    """
+    return apply_op(TriMatMul(lower), a, b)  # type: ignore[no-any-return]
+
+
 class CholeskySolve(_SolveBase):
     """``x`` with ``(C C^T) x = b`` (``lower``) or ``(C^T C) x = b``, for a Cholesky
     factor ``C`` (``scipy.linalg.cho_solve``).
@@ -581,4 +659,4 @@ def lu_solve(lu_and_piv: tuple[Any, Any], b: Any, trans: int = 0, *,
     return apply_op(op, packed, piv, b, keep=(1,))  # type: ignore[no-any-return]
 
 
-register_vectorize(Solve, SolveTriangular, CholeskySolve, LUSolve)(vectorize_linalg)
+register_vectorize(Solve, SolveTriangular, CholeskySolve, LUSolve, TriMatMul)(vectorize_linalg)
