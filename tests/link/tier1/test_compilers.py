@@ -316,3 +316,22 @@ def test_unwritable_cache_directory_only_means_no_cache(tmp_path):
     for _ in range(50):
         ref.append(np.cos(ref[-1]) * 0.9)
     np.testing.assert_allclose(got_g, ref[1:], rtol=1e-12)
+
+
+def test_xla_leaves_arithmetic_only_nodes_on_tier_0(cache):
+    """A fused node of simple arithmetic (xla.SIMPLE) gets no XLA job, however large the
+    call (NumPy's passes are as fast); one with an ``exp`` step does."""
+    pytest.importorskip("jax", reason="tier 1 for fused nodes needs jax (theon[jax])")
+    x, y, z = T.dvector("x"), T.dvector("y"), T.dvector("z")
+    rng = np.random.default_rng(9)
+    a, b, c = (rng.uniform(1, 2, size=200_000) for _ in range(3))
+    arith = theon.function([x, y, z], x * y + z * 0.5 - x / y, mode=Mode(tier=1))
+    before = tier1.stats()["submitted"]
+    for _ in range(3):
+        np.testing.assert_allclose(arith(a, b, c), a * b + c * 0.5 - a / b, rtol=1e-15)
+    assert tier1.wait(120)
+    assert tier1.stats()["submitted"] == before
+    with_exp = theon.function([x, y, z], x * y + T.exp(z) - x / y, mode=Mode(tier=1))
+    out = run_tier1(with_exp, a, b, c)
+    assert tier1.stats()["submitted"] == before + 1
+    np.testing.assert_allclose(out, a * b + np.exp(c) - a / b, **TOL["float64"])

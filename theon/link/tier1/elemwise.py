@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from theon.link.pyfunc.kernel import Kernel, _get_pool, broadcast_shape
-from theon.link.tier1 import available, compiler
+from theon.link.tier1 import accepts, available, compiler
 from theon.link.tier1.nbelem import input_kinds
 from theon.link.tier1.worker import (
     DROPPED,
@@ -142,6 +142,8 @@ class Tier1Kernel:
         size = int(outs[0].size)
         small = self.small_threshold
         if size >= self.threshold and available("elemwise"):
+            if not accepts("elemwise", self.spec):  # (nothing to win: xla.SIMPLE steps)
+                return
             kind = "elemwise"
         elif small is not None and size >= small:
             kind = "elemwise_small"
