@@ -148,7 +148,7 @@ def test_solve_triangular_of_a_transposed_temporary_is_solved_on_the_right(
         lower: bool, n: int) -> None:
     """``solve_triangular(T, solve_triangular(T, b)^T)``: the right-hand side is the
     transpose of a dead result, its columns contiguous: solved in that buffer as a
-    right-side solve (split by columns past 64)."""
+    right-side solve."""
     t, b = tt.dmatrices("t", "b")
     inner = linalg.solve_triangular(t, b, lower=lower)
     f = theon.function([t, b], linalg.solve_triangular(t, inner.T, lower=lower, trans=1))

@@ -147,8 +147,8 @@ def test_trsm_overwrite_b_solves_in_its_buffer() -> None:
 @pytest.mark.parametrize("n, m", [(5, 3), (150, 30), (300, 200), (64, 64), (65, 16)])
 def test_trsm_overwrite_b_with_contiguous_columns_solves_on_the_right(n: int, m: int) -> None:
     """A right-hand side with contiguous columns (a transposed view) is solved in its own
-    buffer as ``x^T := b^T T^-T``, a right-side solve, split by columns past 64; every
-    triangle, transpose, unit diagonal and layout of ``T`` equals SciPy's."""
+    buffer as ``x^T := b^T T^-T``, a right-side solve; every triangle, transpose, unit
+    diagonal and layout of ``T`` equals SciPy's."""
     if trsm(np.eye(2), np.eye(2), True, False, False) is None:
         pytest.skip("NumPy's BLAS is not the OpenBLAS it ships: no trsm to reach")
     rng = np.random.default_rng(4)

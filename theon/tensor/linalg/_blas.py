@@ -187,21 +187,10 @@ def _solve_right_in_place(fn: Callable[..., Any], int_t: type, t: np.ndarray,
                           y: np.ndarray, lower: bool, unit: bool) -> None:
     """``y := y T^-T`` (so ``y^T := T^-1 y^T``) for the ``lower`` (or upper) triangle
     ``T`` of ``t`` and ``y`` (rows contiguous): the solve of a right-hand side whose
-    columns are contiguous, in its own buffer.  Split as :func:`_solve_in_place` is,
-    by columns: for a lower ``T = [[A, 0], [C, D]]``, ``y1 := y1 A^-T``, then
-    ``y2 := (y2 - y1 C^T) D^-T`` (upper: the other way round)."""
+    columns are contiguous, in its own buffer, as one right-side ``trsm`` (not split
+    as :func:`_solve_in_place` is: measured with NumPy's two threads, a 500 x 500
+    solve took 2.3 ms whole and 2.5 ms split at 64)."""
     m, n = y.shape
-    if n > _SPLIT and m >= _SPLIT_COLS:
-        k = n // 2
-        if lower:
-            _solve_right_in_place(fn, int_t, t[:k, :k], y[:, :k], lower, unit)
-            y[:, k:] -= y[:, :k] @ t[k:, :k].T
-            _solve_right_in_place(fn, int_t, t[k:, k:], y[:, k:], lower, unit)
-        else:
-            _solve_right_in_place(fn, int_t, t[k:, k:], y[:, k:], lower, unit)
-            y[:, :k] -= y[:, k:] @ t[:k, k:].T
-            _solve_right_in_place(fn, int_t, t[:k, :k], y[:, :k], lower, unit)
-        return
     lt, ly = _lead(t), _lead(y)
     if lt is None:
         t = np.ascontiguousarray(t)
