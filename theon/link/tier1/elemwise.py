@@ -91,6 +91,9 @@ class Tier1Kernel:
                                 else max(1, min(small_threshold, self.threshold)))
         self.slot = Slot(f"fused node {getattr(node, 'op', '?')}", node)
         self._sig: tuple[tuple[str, bool], ...] | None = None
+        #: whether a large call may ask XLA (None: not asked yet; False: a node of
+        #: simple arithmetic, xla.SIMPLE, which XLA does not take)
+        self._large: bool | None = None
         #: whether the generated code may run small calls inline (NumPy on whole
         #: arrays) rather than through this object: not while a small-call kernel
         #: may come or is in use
@@ -142,7 +145,9 @@ class Tier1Kernel:
         size = int(outs[0].size)
         small = self.small_threshold
         if size >= self.threshold and available("elemwise"):
-            if not accepts("elemwise", self.spec):  # (nothing to win: xla.SIMPLE steps)
+            if self._large is None:  # (asked once: the answer depends on the steps only)
+                self._large = accepts("elemwise", self.spec)
+            if not self._large:  # nothing to win (xla.SIMPLE steps): tier 0 serves
                 return
             kind = "elemwise"
         elif small is not None and size >= small:
