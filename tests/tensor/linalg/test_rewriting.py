@@ -174,6 +174,18 @@ def case_triangular_dot(dtype: str) -> Any:
                                 np.linalg.cholesky(gv @ gv.T).T @ bv[:, ::-1]])
 
 
+def case_band_parts(dtype: str) -> Any:
+    from theon.tensor.linalg._common import band_part
+
+    x, g = mat(dtype, "X"), mat(dtype, "G")
+    return ([x, g], [band_part(x, None, 0) + band_part(g, None, 0) + x,
+                     band_part(x, 0, None, 0.5).T + band_part(g, None, 0, 0.5)],
+            {"BandPart"}, set(),
+            lambda xv, gv, bv: [np.tril(xv) + np.tril(gv) + xv,
+                                (np.triu(xv) - 0.5 * np.diag(np.diag(xv))).T
+                                + np.tril(gv) - 0.5 * np.diag(np.diag(gv))])
+
+
 def case_solve_diagonal(dtype: str) -> Any:
     x, b = mat(dtype, "X"), mat(dtype, "b")
     d = 4.0 * T.eye(x.shape[0], dtype=dtype)
@@ -202,7 +214,7 @@ CASES: list[Case] = [
     case_log_det_cholesky, case_slogdet_cholesky, case_det_cholesky,
     case_det_of_symmetric_with_factor, case_det_diagonal, case_slogdet_triangular,
     case_chol_chol_t, case_chol_chol_t_unknown_symmetry, case_solve_triangular_known,
-    case_triangular_dot,
+    case_triangular_dot, case_band_parts,
     case_solve_diagonal, case_inv_inv, case_transpose_symmetric,
 ]
 
@@ -335,8 +347,9 @@ def _batched(case: Case, dtype: str) -> tuple[list[Any], list[Any], set[str], se
 
 
 BATCHED_CASES = [c for c in CASES if c is not case_det_diagonal]  # (constants: no batch)
-# TriMatMul replaces a 2-D dot only: a batch of products stays one matmul call
-FIRING_BATCHED = [c for c in BATCHED_CASES if c is not case_triangular_dot]
+# TriMatMul replaces a 2-D dot only: a batch of products stays one matmul call; and
+# BandPart works on stacks itself (no Blockwise to look through; the values test runs)
+FIRING_BATCHED = [c for c in BATCHED_CASES if c not in (case_triangular_dot, case_band_parts)]
 
 
 @pytest.mark.parametrize("case", FIRING_BATCHED, ids=[c.__name__[5:] for c in FIRING_BATCHED])
@@ -458,3 +471,43 @@ def test_shared_lu_differential(dtype: str, batched: bool,
         scale = max(1.0, float(np.max(np.abs(r))))
         np.testing.assert_allclose(f, s, rtol=tol, atol=tol * scale)
         np.testing.assert_allclose(f, r, rtol=tol, atol=tol * scale)
+
+
+def _band_parts(fg: Any) -> list[Any]:
+    from theon.tensor.linalg._common import BandPart
+
+    return [n.op for n in fg.apply_nodes if isinstance(n.op, BandPart)]
+
+
+def test_bands_of_a_sum_are_taken_once() -> None:
+    """band(x) + band(g) -> band(x + g); band(x, 0, None)^T -> band(x^T, None, 0), which
+    then joins the sum; a triangular solve's gradient (of L and of L^T) takes one band."""
+    from theon.tensor.linalg._common import band_part
+
+    x, g, y = mat("float64", "X"), mat("float64", "G"), vec("float64", "y")
+    fg = rewrite([x, g], [band_part(x, None, 0) + band_part(g, None, 0) + x])
+    assert len(_band_parts(fg)) == 1
+    fg = rewrite([x, g], [band_part(x, 0, None).T + band_part(g, None, 0)])
+    assert [(op.lower, op.upper) for op in _band_parts(fg)] == [(None, 0)]
+    lo = la.cholesky(g @ g.T)
+    cost = T.dot(y, la.solve_triangular(lo.T, la.solve_triangular(lo, y, lower=True)))
+    fg = rewrite([g, y], [theon.grad(cost, g)])
+    assert len(_band_parts(fg)) == 2  # the solves' gradients (one band), Cholesky's own
+
+
+def test_bands_are_not_combined_off_their_pattern() -> None:
+    """Different bands or diagonal factors, a band read elsewhere too, a broadcast band:
+    each band stays."""
+    from theon.tensor.linalg._common import band_part
+
+    x, g = mat("float64", "X"), mat("float64", "G")
+    row = T.TensorType("float64", shape=(1, None))("row")
+    assert len(_band_parts(rewrite([x, g], [band_part(x, None, 0) + band_part(g, 0, None)]))) == 2
+    assert len(_band_parts(rewrite(
+        [x, g], [band_part(x, None, 0, 0.5) + band_part(g, None, 0)]))) == 2
+    shared = band_part(x, None, 0)
+    assert len(_band_parts(rewrite([x, g], [shared + band_part(g, None, 0), shared * 2.0]))) == 2
+    assert len(_band_parts(rewrite(
+        [x, row], [band_part(x, None, 0) + band_part(row, None, 0)]))) == 2
+    t = band_part(x, None, 0)
+    assert len(_band_parts(rewrite([x], [t.T, t * 2.0]))) == 1  # read twice: not moved

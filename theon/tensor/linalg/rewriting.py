@@ -45,7 +45,7 @@ from theon.tensor.blas import Dot, MatMul
 from theon.tensor.blockwise import Blockwise
 from theon.tensor.creation import Eye
 from theon.tensor.elemwise import DimShuffle, Elemwise
-from theon.tensor.linalg._common import apply_op, band_part, mT
+from theon.tensor.linalg._common import BandPart, apply_op, band_part, mT
 from theon.tensor.linalg.decomp import Cholesky, Det, LUFactor, MatrixInverse, SLogDet
 from theon.tensor.linalg.solvers import (
     CholeskySolve,
@@ -669,3 +669,63 @@ def local_triangular_dot(fgraph: FunctionGraph, node: Apply) -> Any:
     if (LOWER in facts) == (UPPER in facts):  # neither, or diagonal
         return None
     return [_like(TriMatMul(LOWER in facts)(x, y), node.outputs[0])]
+
+
+def _sole_client(fgraph: FunctionGraph, v: Variable) -> bool:
+    clients = fgraph.clients.get(v, ())
+    return len(clients) == 1 and not isinstance(clients[0][0], str)
+
+
+@register_canonicalize
+@node_rewriter([DimShuffle])
+def local_transpose_band_part(fgraph: FunctionGraph, node: Apply) -> Any:
+    """band_part(x, lower, upper, d)^T -> band_part(x^T, upper, lower, d)
+
+    Transposing swaps the band's two limits (entry (i, j) of x^T is x's (j, i), at
+    j - i = -(i - j)) and keeps the diagonal.  Done when the band is read only by the
+    transpose, so that bands of a sum line up for local_add_band_parts (the gradient of
+    a transposed triangular solve)."""
+    x = _transposed(node.outputs[0])
+    band = x.owner if x is not None else None
+    if band is None or not isinstance(band.op, BandPart) or not _sole_client(fgraph, x):
+        return None
+    op = band.op
+    new = band_part(mT(band.inputs[0]), op.upper, op.lower, op.diagonal)
+    return [_like(new, node.outputs[0])]
+
+
+@register_canonicalize
+@node_rewriter([Elemwise])
+def local_add_band_parts(fgraph: FunctionGraph, node: Apply) -> Any:
+    """band_part(x, B) + band_part(y, B) + ... -> band_part(x + y + ..., B)
+
+    band_part keeps the entries of the band B (the diagonal times a factor d) and zeros
+    the rest: it is linear, so a sum of bands of one B is the band of the sum, taken
+    once (in place) after one fused pass that forms the sum.  Only terms whose band is
+    read by this sum alone and which are not broadcast (the band of a broadcast row is
+    not the broadcast of its band) are combined; the other terms stay as they are."""
+    if not isinstance(node.op.scalar_op, type(ts.add)) or len(node.inputs) < 2:
+        return None
+    out_bc = tensor_type(node.outputs[0]).broadcastable
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for k, v in enumerate(node.inputs):
+        owner = v.owner
+        if (owner is not None and isinstance(owner.op, BandPart)
+                and tensor_type(v).broadcastable == out_bc and _sole_client(fgraph, v)):
+            op = owner.op
+            groups.setdefault((op.lower, op.upper, op.diagonal), []).append(k)
+    merged = {key: ks for key, ks in groups.items() if len(ks) >= 2}
+    if not merged:
+        return None
+    used = {k for ks in merged.values() for k in ks}
+    terms = [v for k, v in enumerate(node.inputs) if k not in used]
+    for (lower, upper, diagonal), ks in merged.items():
+        inner = [node.inputs[k].owner.inputs[0] for k in ks]  # type: ignore[union-attr]
+        total = inner[0]
+        for t in inner[1:]:
+            total = total + t
+        terms.append(band_part(total, lower, upper, diagonal))
+    out = terms[0]
+    for t in terms[1:]:
+        out = out + t
+    return [_like(out, node.outputs[0])]
