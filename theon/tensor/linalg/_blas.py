@@ -61,33 +61,35 @@ def _symbol(names: tuple[tuple[str, type], ...]) -> tuple[Any, type] | None:
     return None
 
 
-@functools.cache
-def _cblas_trsm(kind: str, name: str = "trsm") -> tuple[Callable[..., Any], type] | None:
-    """The CBLAS ``?trsm`` (or ``?trmm``, the same arguments) of NumPy's bundled
-    OpenBLAS (``kind`` "s" or "d") and its integer type, or None when it cannot be
-    found."""
-    real = ctypes.c_float if kind == "s" else ctypes.c_double
-    found = _symbol(((f"scipy_cblas_{kind}{name}64_", ctypes.c_int64),
-                     (f"scipy_cblas_{kind}{name}", ctypes.c_int)))
-    if found is None:
-        return None
-    fn, int_t = found
-    fn.restype = None
-    fn.argtypes = [ctypes.c_int] * 5 + [int_t, int_t, real, ctypes.c_void_p, int_t,
-                                        ctypes.c_void_p, int_t]
-    return fn, int_t
+def _level3(real: type, int_t: type) -> list[type]:
+    """The arguments of CBLAS ``?trsm`` and ``?trmm``: order, side, uplo, trans, diag,
+    m, n, alpha, A, lda, B, ldb."""
+    return [ctypes.c_int] * 5 + [int_t, int_t, real, ctypes.c_void_p, int_t,
+                                 ctypes.c_void_p, int_t]
+
+
+#: routine (``?`` the kind, "s" or "d") -> (returns an int?, its argument types)
+_ROUTINES: dict[str, tuple[bool, Callable[[type, type], list[type]]]] = {
+    "cblas_?trsm": (False, _level3),
+    "cblas_?trmm": (False, _level3),
+    "LAPACKE_?potrf_work": (True, lambda real, int_t: [ctypes.c_int, ctypes.c_char, int_t,
+                                                       ctypes.c_void_p, int_t]),
+}
 
 
 @functools.cache
-def _lapacke_potrf(kind: str) -> tuple[Callable[..., Any], type] | None:
-    """LAPACKE's ``?potrf_work`` of NumPy's bundled OpenBLAS, or None."""
-    found = _symbol(((f"scipy_LAPACKE_{kind}potrf_work64_", ctypes.c_int64),
-                     (f"scipy_LAPACKE_{kind}potrf_work", ctypes.c_int)))
+def _routine(name: str, kind: str) -> tuple[Callable[..., Any], type] | None:
+    """A routine of :data:`_ROUTINES` in NumPy's bundled OpenBLAS (``kind`` "s" or "d"),
+    typed, and its integer type (the ILP64 build's ``..64_`` symbols first); None when
+    it cannot be found."""
+    sym = "scipy_" + name.replace("?", kind)
+    found = _symbol(((f"{sym}64_", ctypes.c_int64), (sym, ctypes.c_int)))
     if found is None:
         return None
     fn, int_t = found
-    fn.restype = int_t
-    fn.argtypes = [ctypes.c_int, ctypes.c_char, int_t, ctypes.c_void_p, int_t]
+    returns_int, argtypes = _ROUTINES[name]
+    fn.restype = int_t if returns_int else None
+    fn.argtypes = argtypes(ctypes.c_float if kind == "s" else ctypes.c_double, int_t)
     return fn, int_t
 
 
@@ -107,7 +109,7 @@ def potrf(a: np.ndarray, lower: bool, overwrite_a: bool = False) -> np.ndarray |
     """
     if a.ndim != 2 or a.dtype.char not in "fd" or a.shape[0] != a.shape[1]:
         return None
-    found = _lapacke_potrf("s" if a.dtype.char == "f" else "d")
+    found = _routine("LAPACKE_?potrf_work", "s" if a.dtype.char == "f" else "d")
     if found is None:
         return None
     fn, int_t = found
@@ -147,6 +149,25 @@ def _lead(x: np.ndarray) -> tuple[bool, int] | None:
     return None
 
 
+def _call(fn: Callable[..., Any], int_t: type, side: int, t: np.ndarray, y: np.ndarray,
+          lower: bool, trans: bool, unit: bool) -> None:
+    """``fn`` (``trsm`` or ``trmm``) on the row-major ``y`` with ``op(T)`` on ``side``:
+    ``T`` the ``lower`` (or upper) triangle of ``t``, ``op`` the transpose if ``trans``.
+    A column-major ``t`` is passed as the row-major transpose (the other triangle);
+    another layout is copied."""
+    rows, cols = y.shape
+    lt, ly = _lead(t), _lead(y)
+    if lt is None:
+        t = np.ascontiguousarray(t)
+        lt = (True, max(t.shape[0], 1))
+    if not lt[0]:
+        lower, trans = not lower, not trans
+    assert ly is not None and ly[0], "the rows of y are contiguous"
+    fn(_ROW_MAJOR, side, _LOWER if lower else _UPPER, _TRANS if trans else _NO_TRANS,
+       _UNIT if unit else _NON_UNIT, int_t(rows), int_t(cols), 1.0, t.ctypes.data,
+       int_t(max(lt[1], 1)), y.ctypes.data, int_t(max(ly[1], 1)))
+
+
 def _solve_in_place(fn: Callable[..., Any], int_t: type, t: np.ndarray, x: np.ndarray,
                     lower: bool, unit: bool) -> None:
     """``x := T^-1 x`` for the ``lower`` (or upper) triangle ``T`` of ``t`` (rows or
@@ -170,17 +191,7 @@ def _solve_in_place(fn: Callable[..., Any], int_t: type, t: np.ndarray, x: np.nd
             x[:k] -= t[:k, k:] @ x[k:]
             _solve_in_place(fn, int_t, t[:k, :k], x[:k], lower, unit)
         return
-    lt, lx = _lead(t), _lead(x)
-    if lt is None:
-        t = np.ascontiguousarray(t)
-        lt = (True, max(n, 1))
-    trans = False
-    if not lt[0]:  # a column-major T is the row-major transpose: the other triangle
-        lower, trans = not lower, True
-    assert lx is not None and lx[0], "the right-hand side has contiguous rows"
-    fn(_ROW_MAJOR, _LEFT, _LOWER if lower else _UPPER, _TRANS if trans else _NO_TRANS,
-       _UNIT if unit else _NON_UNIT, int_t(n), int_t(m), 1.0, t.ctypes.data,
-       int_t(max(lt[1], 1)), x.ctypes.data, int_t(max(lx[1], 1)))
+    _call(fn, int_t, _LEFT, t, x, lower, False, unit)
 
 
 def _solve_right_in_place(fn: Callable[..., Any], int_t: type, t: np.ndarray,
@@ -190,18 +201,22 @@ def _solve_right_in_place(fn: Callable[..., Any], int_t: type, t: np.ndarray,
     columns are contiguous, in its own buffer, as one right-side ``trsm`` (not split
     as :func:`_solve_in_place` is: measured with NumPy's two threads, a 500 x 500
     solve took 2.3 ms whole and 2.5 ms split at 64)."""
-    m, n = y.shape
-    lt, ly = _lead(t), _lead(y)
-    if lt is None:
-        t = np.ascontiguousarray(t)
-        lt = (True, max(n, 1))
-    trans = True  # X T^T = Y
-    if not lt[0]:  # a column-major T is the row-major transpose: the other triangle
-        lower, trans = not lower, False
-    assert ly is not None and ly[0], "the rows of y are contiguous"
-    fn(_ROW_MAJOR, _RIGHT, _LOWER if lower else _UPPER, _TRANS if trans else _NO_TRANS,
-       _UNIT if unit else _NON_UNIT, int_t(m), int_t(n), 1.0, t.ctypes.data,
-       int_t(max(lt[1], 1)), y.ctypes.data, int_t(max(ly[1], 1)))
+    _call(fn, int_t, _RIGHT, t, y, lower, True, unit)  # X T^T = Y
+
+
+def _operands(name: str, t: np.ndarray, b: np.ndarray, overwrite_b: bool
+              ) -> tuple[Callable[..., Any], type, tuple[bool, int] | None] | None:
+    """For ``trsm``/``trmm`` of the square ``t`` and the matrix ``b``: the routine, its
+    integer type and ``b``'s layout (:func:`_lead`) when ``b`` may be written in place
+    (else None); None where the routine cannot be reached, the dtypes are not both
+    float32 or both float64, or the shapes do not match."""
+    if t.dtype != b.dtype or t.dtype.char not in "fd" or t.ndim != 2 or b.ndim != 2:
+        return None
+    found = _routine(name, "s" if t.dtype.char == "f" else "d")
+    if found is None or t.shape != (b.shape[0], b.shape[0]):
+        return None
+    lx = _lead(b) if overwrite_b and b.flags.writeable else None
+    return found[0], found[1], lx
 
 
 def trsm(t: np.ndarray, b: np.ndarray, lower: bool, trans: bool, unit: bool,
@@ -212,18 +227,13 @@ def trsm(t: np.ndarray, b: np.ndarray, lower: bool, trans: bool, unit: bool,
     not both float32 or both float64.  ``b`` is not modified unless ``overwrite_b``
     (then the result is ``b`` itself when its rows or its columns are contiguous and
     it is writeable)."""
-    if t.dtype != b.dtype or t.dtype.char not in "fd" or t.ndim != 2 or b.ndim != 2:
+    got = _operands("cblas_?trsm", t, b, overwrite_b)
+    if got is None:
         return None
-    found = _cblas_trsm("s" if t.dtype.char == "f" else "d")
-    if found is None:
-        return None
-    fn, int_t = found
+    fn, int_t, lx = got
     n, m = b.shape
-    if t.shape != (n, n):
-        return None
     if trans:  # op(T) = T^T: the transposed view is the other triangle
         t, lower = t.T, not lower
-    lx = _lead(b) if overwrite_b and b.flags.writeable else None
     if lx is not None and not lx[0] and n and m:  # columns contiguous: x^T := b^T T^-T
         _solve_right_in_place(fn, int_t, t, b.T, lower, unit)
         return b
@@ -247,33 +257,16 @@ def trmm(t: np.ndarray, b: np.ndarray, lower: bool, overwrite_b: bool = False
     >>> x is None or x.ravel().tolist() == [2.0, 2.0]
     True
     """
-    if t.dtype != b.dtype or t.dtype.char not in "fd" or t.ndim != 2 or b.ndim != 2:
+    got = _operands("cblas_?trmm", t, b, overwrite_b)
+    if got is None:
         return None
-    found = _cblas_trsm("s" if t.dtype.char == "f" else "d", "trmm")
-    if found is None:
-        return None
-    fn, int_t = found
+    fn, int_t, lx = got
     n, m = b.shape
-    if t.shape != (n, n):
-        return None
-    lx = _lead(b) if overwrite_b and b.flags.writeable else None
     x = b if lx is not None else np.array(b, order="C", copy=True)
     if n == 0 or m == 0:
         return x
-    lt = _lead(t)
-    if lt is None:
-        t = np.ascontiguousarray(t)
-        lt = (True, max(n, 1))
-    trans = not lt[0]  # a column-major T is the row-major transpose: the other triangle
-    if trans:
-        lower = not lower
-    lx = _lead(x)
-    assert lx is not None
-    if lx[0]:  # x := T x
-        side, rows, cols, y = _LEFT, n, m, x
+    if _lead(x)[0]:  # type: ignore[index]  # x := T x
+        _call(fn, int_t, _LEFT, t, x, lower, False, False)
     else:  # columns contiguous: x^T := x^T T^T, on the right of the row-major x^T
-        side, rows, cols, y, trans = _RIGHT, m, n, x.T, not trans
-    fn(_ROW_MAJOR, side, _LOWER if lower else _UPPER, _TRANS if trans else _NO_TRANS,
-       _NON_UNIT, int_t(rows), int_t(cols), 1.0, t.ctypes.data, int_t(max(lt[1], 1)),
-       y.ctypes.data, int_t(max(_lead(y)[1], 1)))  # type: ignore[index]
+        _call(fn, int_t, _RIGHT, t, x.T, lower, True, False)
     return x
