@@ -78,7 +78,8 @@ class InplaceFlag(GraphRewriter):
     ``inplace`` prop means "the result is written into input ``inplace_input``" (a class
     attribute, 0 by default: ``destroy_map = {0: [0]}``) and their other props are
     constructor arguments.  So ``inc_subtensor(x[idx], y) -> x[idx] += y``, ``AddDiag``,
-    and in linalg ``BandPart``, ``Cholesky`` and ``SolveTriangular`` (into ``b``)."""
+    and in linalg ``BandPart``, ``Cholesky``, ``SolveTriangular`` and ``TriMatMul`` (both
+    into ``b``)."""
 
     name = "inplace_flag"
 
