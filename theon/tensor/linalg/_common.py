@@ -189,7 +189,13 @@ _BAND_LOCK = threading.Lock()
 
 def band_masks(m: int, n: int, lower: int | None, upper: int | None
                 ) -> tuple[np.ndarray, np.ndarray]:
-    """The read-only (keep, drop) masks of the band of an ``(m, n)`` matrix."""
+    """The read-only (keep, drop) masks of the band ``-lower <= j - i <= upper`` of an
+    ``(m, n)`` matrix (a bound of None is unlimited), cached for the last few shapes.
+
+    >>> keep, drop = band_masks(2, 3, None, 0)
+    >>> keep.astype(int).tolist(), bool((keep ^ drop).all())
+    ([[1, 0, 0], [1, 1, 0]], True)
+    """
     key = (m, n, lower, upper)
     got = _BAND_MASKS.get(key)
     if got is None:
