@@ -721,11 +721,6 @@ def local_add_band_parts(fgraph: FunctionGraph, node: Apply) -> Any:
     terms = [v for k, v in enumerate(node.inputs) if k not in used]
     for (lower, upper, diagonal), ks in merged.items():
         inner = [node.inputs[k].owner.inputs[0] for k in ks]  # type: ignore[union-attr]
-        total = inner[0]
-        for t in inner[1:]:
-            total = total + t
-        terms.append(band_part(total, lower, upper, diagonal))
-    out = terms[0]
-    for t in terms[1:]:
-        out = out + t
+        terms.append(band_part(tm.add(*inner), lower, upper, diagonal))
+    out = tm.add(*terms) if len(terms) > 1 else terms[0]
     return [_like(out, node.outputs[0])]

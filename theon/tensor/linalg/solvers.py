@@ -444,7 +444,8 @@ class TriMatMul(_SolveBase):
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
         (a, b), (gz,) = inputs, output_grads
-        return [self._tri(_matmul(gz, mT(b))), _matmul(mT(self._tri(a)), gz)]
+        # T^T is the other triangle of a^T: a product with a triangular matrix again
+        return [self._tri(_matmul(gz, mT(b))), tri_matmul(mT(a), gz, not self.lower)]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
         (a, b), (da, db) = inputs, eval_points
