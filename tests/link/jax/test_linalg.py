@@ -75,6 +75,8 @@ CASES = {
     "tri_matmul": (lambda: [la.solvers.tri_matmul(A3, B), la.solvers.tri_matmul(M, B, False)],
                    [A3, M, B], lambda: [RNG.normal(size=(2, 4, 4)), RNG.normal(size=(4, 4)),
                                         RNG.normal(size=(4, 3))]),
+    "cholesky_grad": (lambda: [la.CholeskyGrad()(M, B), la.CholeskyGrad(lower=False)(M.T, B)],
+                      [M, B], lambda: [np.linalg.cholesky(spd(n=70)), RNG.normal(size=(70, 70))]),
     "cho_solve": (lambda: la.cho_solve((A3, True), B), [A3, B],
                   lambda: [np.linalg.cholesky(spd(2)), RNG.normal(size=(4, 3))]),
     "lu_solve": (lambda: la.lu_solve(la.lu_factor(M), B, trans=1), [M, B],

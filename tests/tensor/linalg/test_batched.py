@@ -41,6 +41,13 @@ def sym(x: Any) -> Any:
     return (x + x.swapaxes(-1, -2)) * 0.5
 
 
+def _phi(L: np.ndarray, Lbar: np.ndarray) -> np.ndarray:
+    """The lower triangle of L^T Lbar with its diagonal halved."""
+    p = np.tril(L.T @ np.tril(Lbar))
+    p[np.diag_indices_from(p)] *= 0.5
+    return p
+
+
 CASES = [
     ("cholesky", lambda a: la.cholesky(a), lambda a: stack(np.linalg.cholesky, a),
      lambda d: [spds(d)]),
@@ -67,6 +74,12 @@ CASES = [
     ("tri_matmul", lambda a, b: tri_matmul(a, b, lower=False),
      lambda a, b: stack(lambda m, v: np.triu(m) @ v, a, b),
      lambda d: [gens(d), rhs((B, N, 2), d)]),
+    ("cholesky_grad", lambda c, g: la.cholesky_grad(c, g),
+     lambda c, g: stack(lambda m, v: np.linalg.solve(
+         m.T, np.linalg.solve(m.T, _phi(m, v)).T).T, c, g) * 0.5
+     + np.swapaxes(stack(lambda m, v: np.linalg.solve(
+         m.T, np.linalg.solve(m.T, _phi(m, v)).T).T, c, g), -1, -2) * 0.5,
+     lambda d: [np.linalg.cholesky(spds()).astype(d), gens(d)]),
     ("lu_U", lambda a: la.lu(a)[2], lambda a: stack(lambda m: sl.lu(m)[2], a),
      lambda d: [gens(d)]),
     ("lu_solve", lambda a, b: la.lu_solve(la.lu_factor(a), b),
@@ -105,6 +118,8 @@ GRADS = [
      [np.linalg.cholesky(spds()), rhs((B, N, 2))]),
     ("lu", lambda a: la.lu(a)[1] + la.lu(a)[2] * 2.0, [gens()]),
     ("tri_matmul", lambda a, b: tri_matmul(a, b), [gens(), rhs((B, N, 2))]),
+    ("cholesky_grad", lambda c, g: la.cholesky_grad(c, g),
+     [np.linalg.cholesky(spds()), gens()]),
 ]
 
 

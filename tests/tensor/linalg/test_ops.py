@@ -58,6 +58,15 @@ def sym(x: Any) -> Any:
     return (x + x.T) * 0.5
 
 
+def chol_grad_ref(L: np.ndarray, Lbar: np.ndarray) -> np.ndarray:
+    """sym(L^-T Phi(L^T Lbar) L^-1) by ``numpy.linalg.solve`` (lower triangles read)."""
+    L = np.tril(L)
+    phi = np.tril(L.T @ np.tril(Lbar))
+    phi[np.diag_indices_from(phi)] *= 0.5
+    a = np.linalg.solve(L.T, np.linalg.solve(L.T, phi).T).T
+    return (a + a.T) / 2
+
+
 def var(value: np.ndarray, name: str) -> Any:
     return T.TensorType(str(value.dtype), shape=(None,) * value.ndim)(name)
 
@@ -94,6 +103,11 @@ CASES: list[tuple[str, Callable[..., Any], Callable[..., Any], Callable[[str], l
      lambda d: [general(dtype=d), vec(dtype=d)]),
     ("tri_matmul_lower", lambda a, b: tri_matmul(a, b), lambda a, b: np.tril(a) @ b,
      lambda d: [general(dtype=d), mat(dtype=d)]),
+    ("cholesky_grad", lambda c, g: la.cholesky_grad(c, g), chol_grad_ref,
+     lambda d: [np.linalg.cholesky(spd()).astype(d), general(dtype=d)]),
+    ("cholesky_grad_upper", lambda c, g: la.cholesky_grad(c, g, lower=False),
+     lambda c, g: chol_grad_ref(c.T, g.T),
+     lambda d: [np.linalg.cholesky(spd()).T.astype(d), general(dtype=d)]),
     ("tri_matmul_upper", lambda a, b: tri_matmul(a, b, lower=False),
      lambda a, b: np.triu(a) @ b, lambda d: [general(dtype=d), mat(dtype=d)]),
     ("cho_solve", lambda c, b: la.cho_solve((c, True), b),
@@ -171,6 +185,10 @@ GRAD_CASES: list[tuple[str, Callable[..., Any], list[np.ndarray]]] = [
      [np.linalg.cholesky(spd()).T, vec()]),
     ("tri_matmul_lower", lambda a, b: tri_matmul(a, b), [general(), mat()]),
     ("tri_matmul_upper", lambda a, b: tri_matmul(a, b, lower=False), [general(), mat()]),
+    ("cholesky_grad", lambda c, g: la.cholesky_grad(c, g),
+     [np.linalg.cholesky(spd()), general()]),
+    ("cholesky_grad_upper", lambda c, g: la.cholesky_grad(c, g, lower=False),
+     [np.linalg.cholesky(spd()).T, general()]),
     ("lu", lambda a: sum(o.sum() * (i + 1) for i, o in enumerate(la.lu(a)[1:])), [general()]),
     ("lu_p_indices", lambda a: la.lu(a, p_indices=True)[1] * 2 + la.lu(a, p_indices=True)[2],
      [general()]),
@@ -277,6 +295,8 @@ ROP_CASES: list[tuple[str, Callable[..., Any], list[np.ndarray]]] = [
      [lower_tri(), mat()]),
     ("tri_matmul_lower", lambda a, b: tri_matmul(a, b), [general(), mat()]),
     ("tri_matmul_upper", lambda a, b: tri_matmul(a, b, lower=False), [general(), mat()]),
+    ("cholesky_grad", lambda c, g: la.cholesky_grad(c, g),
+     [np.linalg.cholesky(spd()), general()]),
     ("pinv_square", la.pinv, [general()]),
     ("pinv_tall", la.pinv, [mat(5, 3)]),
     ("pinv_wide", la.pinv, [mat(3, 5)]),

@@ -25,6 +25,7 @@ from typing import Any
 from theon.graph.basic import Apply
 from theon.link.jax.dispatch import jax_funcify
 from theon.tensor.linalg._common import BandPart
+from theon.tensor.linalg.cholesky_grad import CholeskyGrad
 from theon.tensor.linalg.decomp import (
     LU,
     Cholesky,
@@ -361,6 +362,24 @@ def _tri_matmul(op: TriMatMul, node: Apply, **kw: Any) -> Callable[..., Any]:
         return jnp.matmul(jnp.tril(a) if op.lower else jnp.triu(a), b)
 
     return _rule(node, tri_matmul)
+
+
+@jax_funcify.register(CholeskyGrad)
+def _cholesky_grad(op: CholeskyGrad, node: Apply, **kw: Any) -> Callable[..., Any]:
+    def cholesky_grad(factor: Any, gbar: Any) -> Any:
+        import jax.numpy as jnp
+        import jax.scipy.linalg as jsl
+
+        if not op.lower:
+            factor, gbar = factor.T, gbar.T
+        L = jnp.tril(factor)
+        phi = jnp.tril(L.T @ jnp.tril(gbar))
+        phi = phi - 0.5 * jnp.diag(jnp.diagonal(phi))
+        y = jsl.solve_triangular(L, phi, trans=1, lower=True)  # L^-T Phi
+        abar = jsl.solve_triangular(L, y.T, trans=1, lower=True).T  # L^-T Phi L^-1
+        return (abar + abar.T) * 0.5
+
+    return _rule(node, cholesky_grad, "outputs")
 
 
 @jax_funcify.register(CholeskySolve)

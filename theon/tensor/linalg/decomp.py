@@ -8,7 +8,8 @@ Gradients (``A`` the input, a bar the gradient of a scalar cost):
 
 - ``L = cholesky(A)``: ``Abar = sym(L^-T Phi(L^T Lbar) L^-1)``, ``Phi`` the lower
   triangle with the diagonal halved and ``sym(X) = (X + X^T) / 2`` (the gradient
-  with respect to a symmetric ``A``; only one triangle of it is read).
+  with respect to a symmetric ``A``; only one triangle of it is read), computed
+  blocked by :class:`~theon.tensor.linalg.cholesky_grad.CholeskyGrad`.
 - ``X = inv(A)``: ``Abar = -X^T Xbar X^T``.
 - ``X = pinv(A)``: ``Abar = -X^T Xbar X^T + (I - A X) Xbar^T X X^T + X^T X Xbar^T (I - X A)``
   (Golub and Pereyra; valid where the rank does not change).
@@ -156,12 +157,9 @@ class Cholesky(LinalgOp):
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
-        (out,), (gz,) = outputs, output_grads
-        L, Lbar = (out, gz) if self.lower else (mT(out), mT(gz))
-        phi = band_part(_matmul(mT(L), Lbar), None, 0, 0.5)  # the lower triangle, diag / 2
-        y = _tsolve(L, phi, lower=True, trans=1)  # L^-T Phi
-        abar = mT(_tsolve(L, mT(y), lower=True, trans=1))  # L^-T Phi L^-1
-        return [(abar + mT(abar)) * 0.5]
+        from theon.tensor.linalg.cholesky_grad import cholesky_grad
+
+        return [cholesky_grad(outputs[0], output_grads[0], self.lower, self.on_error)]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
         (da,) = eval_points

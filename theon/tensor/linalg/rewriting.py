@@ -657,8 +657,8 @@ def local_triangular_dot(fgraph: FunctionGraph, node: Apply) -> Any:
     """dot(T, B) -> TriMatMul(T, B) for a matrix T known to be lower (or upper)
     triangular, a matrix B and one float dtype: T B = tri(T) B, which BLAS ``trmm``
     computes with half the multiply-adds of a general product (and in B's buffer when
-    B is dead).  A Cholesky factor and its transpose are such T: the Cholesky
-    gradient's L^T Lbar.  Not where the product is added to something (``local_gemm``
+    B is dead).  A Cholesky factor and its transpose are such T (``L Phi`` in
+    Cholesky's R_op, ``L^T Lbar`` in CholeskyGrad's derivatives).  Not where the product is added to something (``local_gemm``
     folds that); tagged ``native_blas``, which ``mode="JAX"`` leaves out."""
     x, y = node.inputs
     tx, ty = tensor_type(x), tensor_type(y)

@@ -233,7 +233,7 @@ def solve(a: Any, b: Any, *, lower: bool = False, assume_a: str = "gen",
 _TRI_BLOCK = 64
 
 
-def _check_diagonal(t: np.ndarray, unit: bool) -> None:
+def check_diagonal(t: np.ndarray, unit: bool) -> None:
     """A LinAlgError naming the first zero on the diagonal(s) of ``t`` (none if ``unit``)."""
     if unit:
         return
@@ -264,7 +264,7 @@ def tri_solve(a: np.ndarray, b: np.ndarray, lower: bool, trans: int, unit: bool,
     """
     dt = np.result_type(a.dtype, b.dtype, np.float32)
     if a.ndim == 2:
-        _check_diagonal(a, unit)
+        check_diagonal(a, unit)
         bm = b[:, None] if b_ndim == 1 else b
         x = trsm(a.astype(dt, copy=False), bm.astype(dt, copy=False), lower, bool(trans), unit,
                  overwrite_b)
@@ -278,7 +278,7 @@ def tri_solve(a: np.ndarray, b: np.ndarray, lower: bool, trans: int, unit: bool,
     if unit:
         t[..., range(n), range(n)] = 1
     else:
-        _check_diagonal(t, unit)
+        check_diagonal(t, unit)
     x = np.array(b[..., None] if b_ndim == 1 else b, dtype=dt)
     starts = range(0, n, _TRI_BLOCK)
     for i in starts if lower else reversed(starts):

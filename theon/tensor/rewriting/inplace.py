@@ -79,7 +79,7 @@ class InplaceFlag(GraphRewriter):
     attribute, 0 by default: ``destroy_map = {0: [0]}``) and their other props are
     constructor arguments.  So ``inc_subtensor(x[idx], y) -> x[idx] += y``, ``AddDiag``,
     and in linalg ``BandPart``, ``Cholesky``, ``SolveTriangular`` and ``TriMatMul`` (both
-    into ``b``)."""
+    into ``b``) and ``CholeskyGrad`` (into the factor's gradient)."""
 
     name = "inplace_flag"
 
