@@ -173,3 +173,81 @@ def test_differential_against_the_unrewritten_graph(n, vals, which, i):
         fast = theon.function(ins, out, on_unused_input="ignore")(*args)
         ref = theon.function(ins, out, mode=REFERENCE, on_unused_input="ignore")(*args)
     np.testing.assert_allclose(fast, ref, rtol=1e-12, atol=1e-300)
+
+
+def _inc_cases(x, m, v, idx):
+    """(name, graph, NumPy reference of (xv, mv, vv, idxv)) for local_add_inc_zeros."""
+    def np_inc(base, at, val, set_=False):
+        out = np.array(base, dtype="float64")
+        if set_:
+            out[at] = val
+        else:
+            np.add.at(out, at, val)
+        return out
+
+    diag = tt.arange(m.shape[0])
+    return [
+        ("slice", x + tt.inc_subtensor(tt.zeros_like(x)[1:], v[1:]),
+         lambda xv, mv, vv, iv: np_inc(xv, slice(1, None), vv[1:])),
+        ("set_slice", tt.set_subtensor(tt.zeros_like(x)[:2], v[:2]) + x * 2.0,
+         lambda xv, mv, vv, iv: np_inc(2 * xv, slice(0, 2), vv[:2])),
+        ("repeated", tt.inc_subtensor(tt.zeros_like(x)[idx], v[: idx.shape[0]]) + x + v,
+         lambda xv, mv, vv, iv: np_inc(xv + vv, iv, vv[: len(iv)])),
+        ("diagonal", m * 3.0 + tt.inc_subtensor(tt.zeros_like(m)[diag, diag], v),
+         lambda xv, mv, vv, iv: np_inc(3 * mv, (np.arange(len(vv)),) * 2, vv)),
+    ]
+
+
+def test_add_of_an_increment_of_zeros_is_one_increment():
+    x, v, m, idx = tt.dvector("x"), tt.dvector("v"), tt.dmatrix("m"), tt.lvector("idx")
+    xv, vv, mv = RNG.normal(size=4), RNG.normal(size=4), RNG.normal(size=(4, 4))
+    iv = np.array([0, 0, 3, 0])
+    for name, out, ref in _inc_cases(x, m, v, idx):
+        names = op_names(rewrite([x, m, v, idx], [out]))
+        adds = 1 if name == "repeated" else 0  # (x + v, the increment's base)
+        assert names["second"] + names["Alloc"] == 0 and names["add"] == adds, (name, names)
+        f = theon.function([x, m, v, idx], out, on_unused_input="ignore")
+        np.testing.assert_allclose(f(xv, mv, vv, iv), ref(xv, mv, vv, iv), rtol=1e-15,
+                                   err_msg=name)
+        check_same([x, m, v, idx], [out], [xv, mv, vv, iv])
+
+
+def test_add_of_an_increment_of_zeros_left_alone():
+    """An advanced set (repeated indices keep one write), zeros that broadcast, a sum
+    that broadcasts, and a dtype change keep their meaning."""
+    from theon.tensor.rewriting.onehot import local_add_inc_zeros
+
+    x, v, idx = tt.dvector("x"), tt.dvector("v"), tt.lvector("idx")
+    r, c = tt.dmatrix("r"), tt.dcol("c")
+    row = tt.tensor("float64", shape=(1, None), name="row")
+    fx = tt.fvector("fx")
+    outs = [
+        tt.set_subtensor(tt.zeros_like(x)[idx], v) + x,
+        tt.inc_subtensor(tt.zeros_like(row)[:, 1:], 1.0) + r,  # the zeros broadcast
+        tt.inc_subtensor(tt.zeros_like(r)[1:], 1.0) + c,  # the rest broadcasts
+        tt.inc_subtensor(tt.zeros_like(fx)[1:], 1.0) + x,  # float32 zeros, float64 sum
+    ]
+    for out in outs:
+        assert local_add_inc_zeros.transform(None, out.owner) is None, out
+    args = [RNG.normal(size=3), RNG.normal(size=3), np.array([1, 1, 0]),
+            RNG.normal(size=(3, 3)), RNG.normal(size=(3, 1)), RNG.normal(size=(1, 3)),
+            np.ones(3, dtype="float32")]
+    check_same([x, v, idx, r, c, row, fx], outs, args)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(n=st.integers(1, 5), vals=st.lists(FINITE, min_size=40, max_size=40),
+       which=st.integers(0, 3), picks=st.lists(st.integers(0, 4), min_size=1, max_size=6))
+def test_add_inc_zeros_differential(n, vals, which, picks):
+    """Rewritten (default mode) against the unrewritten graph (REFERENCE) and NumPy."""
+    a = np.array(vals, dtype="float64")
+    xv, vv = a[:n], a[5:5 + n]
+    mv = a[10:10 + n * n].reshape(n, n)
+    iv = np.array([p % n for p in picks][:n])
+    x, v, m, idx = tt.dvector("x"), tt.dvector("v"), tt.dmatrix("m"), tt.lvector("idx")
+    name, out, ref = _inc_cases(x, m, v, idx)[which]
+    ins, args = [x, m, v, idx], [xv, mv, vv, iv]
+    fast = theon.function(ins, out, on_unused_input="ignore")(*args)
+    slow = theon.function(ins, out, mode=REFERENCE, on_unused_input="ignore")(*args)
+    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(fast, ref(*args), rtol=1e-12, atol=1e-300)

@@ -25,7 +25,7 @@ from typing import Any
 from theon.graph.basic import Apply
 from theon.link.jax.dispatch import jax_funcify
 from theon.tensor.linalg._common import BandPart
-from theon.tensor.linalg.cholesky_grad import CholeskyGrad
+from theon.tensor.linalg.chol_grad import CholeskyGrad
 from theon.tensor.linalg.decomp import (
     LU,
     Cholesky,

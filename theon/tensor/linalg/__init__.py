@@ -23,7 +23,7 @@ array([2., 3.])
 from theon.link.registry import register_linker_backend as _register_linker_backend
 from theon.rewriting.db import register_rewrite_module as _register_rewrite_module
 from theon.tensor.linalg import decomp, misc, solvers, spectral
-from theon.tensor.linalg.cholesky_grad import CholeskyGrad, cholesky_grad
+from theon.tensor.linalg.chol_grad import CholeskyGrad, cholesky_grad
 from theon.tensor.linalg.decomp import (
     LU,
     Cholesky,

@@ -1,6 +1,6 @@
 """NumPy's own BLAS, reached through ``ctypes``: ``trsm`` for large triangular solves,
-``trmm`` for products with a triangular matrix and LAPACK's ``potrf`` for Cholesky
-factorizations in place.
+``trmm`` for products with a triangular matrix, ``gemm`` for products added into a
+view of a larger matrix, and LAPACK's ``potrf`` for Cholesky factorizations in place.
 
 NumPy has no triangular solve, and SciPy's runs on a second copy of OpenBLAS whose
 thread pool busy-waits against NumPy's on few cores (see
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["potrf", "trmm", "trsm"]
+__all__ = ["gemm_update", "potrf", "trmm", "trsm"]
 
 # CBLAS enumerations
 _ROW_MAJOR, _NO_TRANS, _TRANS, _UPPER, _LOWER = 101, 111, 112, 121, 122
@@ -68,10 +68,18 @@ def _level3(real: type, int_t: type) -> list[type]:
                                  ctypes.c_void_p, int_t]
 
 
+def _gemm(real: type, int_t: type) -> list[type]:
+    """The arguments of CBLAS ``?gemm``: order, transa, transb, m, n, k, alpha, A, lda,
+    B, ldb, beta, C, ldc."""
+    return [ctypes.c_int] * 3 + [int_t] * 3 + [real, ctypes.c_void_p, int_t, ctypes.c_void_p,
+                                              int_t, real, ctypes.c_void_p, int_t]
+
+
 #: routine (``?`` the kind, "s" or "d") -> (returns an int?, its argument types)
 _ROUTINES: dict[str, tuple[bool, Callable[[type, type], list[type]]]] = {
     "cblas_?trsm": (False, _level3),
     "cblas_?trmm": (False, _level3),
+    "cblas_?gemm": (False, _gemm),
     "LAPACKE_?potrf_work": (True, lambda real, int_t: [ctypes.c_int, ctypes.c_char, int_t,
                                                        ctypes.c_void_p, int_t]),
 }
@@ -270,3 +278,47 @@ def trmm(t: np.ndarray, b: np.ndarray, lower: bool, overwrite_b: bool = False
     else:  # columns contiguous: x^T := x^T T^T, on the right of the row-major x^T
         _call(fn, int_t, _RIGHT, t, x.T, lower, True, False)
     return x
+
+
+def gemm_update(a: np.ndarray, b: np.ndarray, c: np.ndarray, alpha: float,
+                beta: float = 1.0) -> bool:
+    """``c := alpha a b + beta c`` in ``c``'s own memory (a view into a larger matrix
+    too), by NumPy's BLAS ``gemm``: no temporary for the product and no second pass to
+    add it.  ``a``, ``b`` and ``c`` are matrices of one dtype, float32 or float64, each
+    with its rows or its columns contiguous.  False
+    (``c`` untouched) where that BLAS cannot be reached or the operands do not qualify:
+    the caller computes it otherwise.
+
+    >>> import numpy as np
+    >>> c = np.ones((2, 2))
+    >>> ok = gemm_update(np.eye(2), np.full((2, 2), 3.0), c, -1.0)
+    >>> not ok or c.tolist() == [[-2.0, -2.0], [-2.0, -2.0]]
+    True
+    """
+    if (a.ndim != 2 or b.ndim != 2 or c.ndim != 2 or not a.dtype == b.dtype == c.dtype
+            or a.dtype.char not in "fd" or not c.flags.writeable):
+        return False
+    m, k = a.shape
+    n = b.shape[1]
+    if b.shape[0] != k or c.shape != (m, n):
+        return False
+    if not (m and n and k):  # nothing to multiply (empty operands may have any strides)
+        if beta != 1.0:
+            c *= c.dtype.type(beta)
+        return True
+    lc = _lead(c)
+    if lc is not None and not lc[0]:  # columns contiguous: c^T := alpha b^T a^T + beta c^T
+        a, b, c = b.T, a.T, c.T
+        m, n = n, m
+        lc = _lead(c)
+    la, lb = _lead(a), _lead(b)
+    if la is None or lb is None or lc is None:
+        return False
+    found = _routine("cblas_?gemm", "s" if a.dtype.char == "f" else "d")
+    if found is None:
+        return False
+    fn, int_t = found
+    fn(_ROW_MAJOR, _NO_TRANS if la[0] else _TRANS, _NO_TRANS if lb[0] else _TRANS,
+       int_t(m), int_t(n), int_t(k), alpha, a.ctypes.data, int_t(max(la[1], 1)),
+       b.ctypes.data, int_t(max(lb[1], 1)), beta, c.ctypes.data, int_t(max(lc[1], 1)))
+    return True

@@ -9,7 +9,7 @@ Gradients (``A`` the input, a bar the gradient of a scalar cost):
 - ``L = cholesky(A)``: ``Abar = sym(L^-T Phi(L^T Lbar) L^-1)``, ``Phi`` the lower
   triangle with the diagonal halved and ``sym(X) = (X + X^T) / 2`` (the gradient
   with respect to a symmetric ``A``; only one triangle of it is read), computed
-  blocked by :class:`~theon.tensor.linalg.cholesky_grad.CholeskyGrad`.
+  blocked by :class:`~theon.tensor.linalg.chol_grad.CholeskyGrad`.
 - ``X = inv(A)``: ``Abar = -X^T Xbar X^T``.
 - ``X = pinv(A)``: ``Abar = -X^T Xbar X^T + (I - A X) Xbar^T X X^T + X^T X Xbar^T (I - X A)``
   (Golub and Pereyra; valid where the rank does not change).
@@ -157,7 +157,7 @@ class Cholesky(LinalgOp):
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
-        from theon.tensor.linalg.cholesky_grad import cholesky_grad
+        from theon.tensor.linalg.chol_grad import cholesky_grad
 
         return [cholesky_grad(outputs[0], output_grads[0], self.lower, self.on_error)]
 

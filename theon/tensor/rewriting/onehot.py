@@ -9,7 +9,10 @@ of the matrix (a constant one for a constant matrix):
 - ``local_onehot_mul``: ``onehot(i, c) * y * z -> onehot(i, c * y[i] * z[i])``;
 - ``local_onehot_dot``: ``dot(M, onehot(i, c)) -> c * M[:, i]`` and
   ``dot(onehot(i, c), M) -> c * M[i]``;
-- ``local_onehot_add``: ``v + onehot(i, c) -> inc_subtensor(v[i], c)``.
+- ``local_onehot_add``: ``v + onehot(i, c) -> inc_subtensor(v[i], c)``;
+- ``local_add_inc_zeros``: the same for any index and value (a slice, an advanced
+  index such as a diagonal's): ``v + inc_subtensor(zeros[idx], c) ->
+  inc_subtensor(v[idx], c)``, one pass over ``v`` instead of a zero tensor and a sum.
 
 A stacked loop jacobian (``stack([grad(y[i], x) for i in ...])``) so costs one row of
 work per row.  Off the one entry the original multiplies zeros by finite numbers:
@@ -42,13 +45,21 @@ from theon.tensor.basic import NotScalarConstantError, get_scalar_constant_value
 from theon.tensor.blas import Dot
 from theon.tensor.creation import Alloc
 from theon.tensor.rewriting.utils import elemwise_node, fit
+from theon.tensor.advanced_subtensor import AdvancedIncSubtensor
 from theon.tensor.subtensor import SYM, IncSubtensor, Subtensor
 from theon.tensor.type import tensor_type
 
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
 
-__all__ = ["OneHot", "as_onehot", "local_onehot_add", "local_onehot_dot", "local_onehot_mul"]
+__all__ = [
+    "OneHot",
+    "as_onehot",
+    "local_add_inc_zeros",
+    "local_onehot_add",
+    "local_onehot_dot",
+    "local_onehot_mul",
+]
 
 
 class OneHot:
@@ -189,6 +200,50 @@ def local_onehot_add(fgraph: FunctionGraph | None, node: Apply) -> Any:
                 or any(b == 1 and o != 1 for b, o in zip(bt.shape, ot.shape))):
             return None
         res = fit(h.with_value(base, h.value), out)
+        return None if res is None else [res]
+    return None
+
+
+def _inc_of_zeros(v: Variable) -> Apply | None:
+    """The node of ``v = inc_subtensor(zeros[idx], c)`` (basic or advanced ``idx``; a
+    basic ``set_subtensor`` too, which writes each entry once: the same as adding to
+    zeros), not in place."""
+    node = v.owner
+    if node is None or not isinstance(node.op, (IncSubtensor, AdvancedIncSubtensor)):
+        return None
+    op = node.op
+    if op.inplace or (op.set_instead_of_inc and isinstance(op, AdvancedIncSubtensor)):
+        return None
+    return node if _is_zero(node.inputs[0]) else None
+
+
+@register_canonicalize
+@node_rewriter([ts.add])
+def local_add_inc_zeros(fgraph: FunctionGraph | None, node: Apply) -> Any:
+    """``v + w + inc_subtensor(zeros[idx], c) -> inc_subtensor((v + w)[idx], c)``.
+
+    The increment is zero but on ``idx``, where it holds ``c`` (repeated advanced
+    indices accumulate, as they do when ``c`` is added to ``v + w`` there).  Only when
+    the zeros and ``v + w`` both have the result's shape (neither broadcasts) and
+    dtype; a one-entry increment is ``local_onehot_add``'s."""
+    out = node.outputs[0]
+    if elemwise_node(out, ts.add) is None or len(node.inputs) < 2:
+        return None
+    ot = tensor_type(out)
+    for k, v in enumerate(node.inputs):
+        inc = _inc_of_zeros(v)
+        if inc is None or as_onehot(v) is not None:
+            continue
+        zt = tensor_type(inc.inputs[0])
+        rest = [w for j, w in enumerate(node.inputs) if j != k]
+        base = rest[0] if len(rest) == 1 else tm.add(*rest)
+        bt = tensor_type(base)
+        if any(t.ndim != ot.ndim or t.dtype != ot.dtype
+               or any(b == 1 and o != 1 for b, o in zip(t.shape, ot.shape)) for t in (zt, bt)):
+            return None
+        props = inc.op._props_dict()
+        props["set_instead_of_inc"] = False  # (a basic set writes each entry once)
+        res = fit(type(inc.op)(**props)(base, *inc.inputs[1:]), out)
         return None if res is None else [res]
     return None
 

@@ -51,6 +51,7 @@ import numpy as np
 
 from theon.graph.basic import Apply, Variable
 from theon.graph.vectorize import register_vectorize
+from theon.tensor.linalg._blas import gemm_update, trsm
 from theon.tensor.linalg._common import (
     LinalgOp,
     apply_op,
@@ -78,19 +79,39 @@ def _mt(x: np.ndarray) -> np.ndarray:
     return np.swapaxes(x, -1, -2)
 
 
-def _sym_block(d: np.ndarray, dinv: np.ndarray, dbar: np.ndarray) -> np.ndarray:
+def _sym_block(d: np.ndarray, dinv: np.ndarray, dbar: np.ndarray, tri: np.ndarray
+               ) -> np.ndarray:
     """``sym(D^-T Phi(D^T tril(dbar)) D^-1)`` for the lower triangle ``D`` of ``d``
-    (``dinv`` its inverse), over any leading axes."""
-    phi = np.tril(_mt(np.tril(d)) @ np.tril(dbar))
-    k = np.arange(phi.shape[-1])
-    phi[..., k, k] *= 0.5
+    (``dinv`` its inverse), over any leading axes; ``tri`` is the lower-triangular 0/1
+    mask of the block (a product with it is a faster ``tril``)."""
+    half_diag = tri - np.diag(np.diagonal(tri)) * tri.dtype.type(0.5)
+    phi = (_mt(d * tri) @ (dbar * tri)) * half_diag
     s = _mt(dinv) @ phi @ dinv
-    out: np.ndarray = (s + _mt(s)) * s.dtype.type(0.5)
-    return out
+    s += _mt(s)  # (NumPy buffers the overlapping transpose)
+    s *= s.dtype.type(0.5)
+    return s
+
+
+def _update(c: np.ndarray, a: np.ndarray, b: np.ndarray, alpha: float) -> None:
+    """``c += alpha a b`` in ``c``'s memory: BLAS ``gemm`` on matrices, else NumPy."""
+    if not gemm_update(a, b, c, alpha):
+        c += c.dtype.type(alpha) * (a @ b)
+
+
+def _block_inverse(d: np.ndarray, eye: np.ndarray) -> np.ndarray:
+    """The inverse of the lower triangle of the square block ``d`` (or of each in a
+    stack), whose diagonal has no zero."""
+    from theon.tensor.linalg.solvers import tri_solve
+
+    if d.ndim == 2:
+        got = trsm(d, eye.copy(), lower=True, trans=False, unit=False, overwrite_b=True)
+        if got is not None:
+            return got
+    return tri_solve(d, np.broadcast_to(eye, d.shape), True, 0, False, 2)
 
 
 def blocked_cholesky_grad(L: np.ndarray, Lbar: np.ndarray, block: int = BLOCK,
-                  overwrite_lbar: bool = False) -> np.ndarray:
+                          overwrite_lbar: bool = False) -> np.ndarray:
     """``Abar = sym(L^-T Phi(L^T Lbar) L^-1)`` for the lower triangles of ``L`` (a
     Cholesky factor) and ``Lbar``, over any leading axes, by the blocked reverse mode
     of the module docstring (blocks of ``block`` rows).  Each block of the result is
@@ -103,36 +124,36 @@ def blocked_cholesky_grad(L: np.ndarray, Lbar: np.ndarray, block: int = BLOCK,
     >>> blocked_cholesky_grad(np.array([[2.0]]), np.array([[1.0]]))  # d sqrt(a)/da at 4
     array([[0.25]])
     """
-    from theon.tensor.linalg.solvers import check_diagonal, tri_solve
+    from theon.tensor.linalg.solvers import check_diagonal
 
     dt = np.result_type(L.dtype, Lbar.dtype, np.float32)
     n = L.shape[-1]
     L = L.astype(dt, copy=False)
     check_diagonal(L, False)
     eye = np.eye(min(block, n), dtype=dt)
+    tri = np.tri(min(block, n), dtype=dt)
     if n <= block:  # one block: the formula itself
-        dinv = tri_solve(L, np.broadcast_to(eye, L.shape), True, 0, False, 2)
-        return _sym_block(L, dinv, Lbar)
+        return _sym_block(L, _block_inverse(L, eye), Lbar, tri)
     own = overwrite_lbar and Lbar.dtype == dt and Lbar.flags.writeable
     G = Lbar if own else np.array(Lbar, dtype=dt)
     half = dt.type(0.5)
     for j in reversed(range(0, n, block)):
         e = min(j + block, n)
         d = L[..., j:e, j:e]
-        dinv = tri_solve(d, np.broadcast_to(eye[: e - j, : e - j], d.shape), True, 0, False, 2)
+        dinv = _block_inverse(d, eye[: e - j, : e - j])
         dbar = G[..., j:e, j:e]
         if e < n:
             m = G[..., e:, j:e] @ dinv  # the gradient wrt A[K, J]
             mt = _mt(m)
             if j:
-                G[..., e:, :j] -= m @ L[..., j:e, :j]
-                G[..., j:e, :j] -= mt @ L[..., e:, :j]
+                _update(G[..., e:, :j], m, L[..., j:e, :j], -1.0)
+                _update(G[..., j:e, :j], mt, L[..., e:, :j], -1.0)
             dbar = dbar - mt @ L[..., e:, j:e]
             np.multiply(m, half, out=G[..., e:, j:e])  # final: sym() halves them
             np.multiply(mt, half, out=G[..., j:e, e:])
-        s = _sym_block(d, dinv, dbar)
+        s = _sym_block(d, dinv, dbar, tri[: e - j, : e - j])
         if j:
-            G[..., j:e, :j] -= (s + s) @ L[..., j:e, :j]
+            _update(G[..., j:e, :j], s, L[..., j:e, :j], -2.0)
         G[..., j:e, j:e] = s
     return G
 

@@ -14,7 +14,7 @@ import theon
 import theon.tensor as T
 from tests.tensor.linalg.test_ops import chol_grad_ref
 from theon.tensor import linalg as la
-from theon.tensor.linalg.cholesky_grad import (
+from theon.tensor.linalg.chol_grad import (
     BLOCK,
     CholeskyGrad,
     blocked_cholesky_grad,
