@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import glob
 import os
 from collections.abc import Callable
 from typing import Any
@@ -42,10 +41,14 @@ def _openblas() -> list[ctypes.CDLL]:
     """NumPy's bundled OpenBLAS, loaded (the library NumPy already has loaded); empty
     when NumPy ships none (another BLAS, another platform)."""
     libdir = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
+    try:
+        names = sorted(n for n in os.listdir(libdir) if n.startswith("libscipy_openblas"))
+    except OSError:
+        return []
     libs = []
-    for path in sorted(glob.glob(os.path.join(libdir, "libscipy_openblas*"))):
+    for name in names:
         try:
-            libs.append(ctypes.CDLL(path))
+            libs.append(ctypes.CDLL(os.path.join(libdir, name)))
         except OSError:
             continue
     return libs

@@ -86,7 +86,7 @@ def _sym_block(d: np.ndarray, dinv: np.ndarray, dbar: np.ndarray, tri: np.ndarra
     mask of the block (a product with it is a faster ``tril``)."""
     half_diag = tri - np.diag(np.diagonal(tri)) * tri.dtype.type(0.5)
     phi = (_mt(d * tri) @ (dbar * tri)) * half_diag
-    s = _mt(dinv) @ phi @ dinv
+    s: np.ndarray = _mt(dinv) @ phi @ dinv
     s += _mt(s)  # (NumPy buffers the overlapping transpose)
     s *= s.dtype.type(0.5)
     return s

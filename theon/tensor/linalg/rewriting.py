@@ -658,8 +658,9 @@ def local_triangular_dot(fgraph: FunctionGraph, node: Apply) -> Any:
     triangular, a matrix B and one float dtype: T B = tri(T) B, which BLAS ``trmm``
     computes with half the multiply-adds of a general product (and in B's buffer when
     B is dead).  A Cholesky factor and its transpose are such T (``L Phi`` in
-    Cholesky's R_op, ``L^T Lbar`` in CholeskyGrad's derivatives).  Not where the product is added to something (``local_gemm``
-    folds that); tagged ``native_blas``, which ``mode="JAX"`` leaves out."""
+    Cholesky's R_op, ``L^T Lbar`` in CholeskyGrad's derivatives).  Not where the
+    product is added to something (``local_gemm`` folds that); tagged
+    ``native_blas``, which ``mode="JAX"`` leaves out."""
     x, y = node.inputs
     tx, ty = tensor_type(x), tensor_type(y)
     if tx.ndim != 2 or ty.ndim != 2 or tx.dtype != ty.dtype or tx.dtype not in (

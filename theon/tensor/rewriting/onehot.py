@@ -41,11 +41,11 @@ import theon.scalar as ts
 from theon.graph.basic import Apply, Variable
 from theon.rewriting import node_rewriter, register_canonicalize
 from theon.tensor import math as tm
+from theon.tensor.advanced_subtensor import AdvancedIncSubtensor
 from theon.tensor.basic import NotScalarConstantError, get_scalar_constant_value
 from theon.tensor.blas import Dot
 from theon.tensor.creation import Alloc
 from theon.tensor.rewriting.utils import elemwise_node, fit
-from theon.tensor.advanced_subtensor import AdvancedIncSubtensor
 from theon.tensor.subtensor import SYM, IncSubtensor, Subtensor
 from theon.tensor.type import tensor_type
 
