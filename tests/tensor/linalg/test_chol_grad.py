@@ -14,12 +14,22 @@ import theon
 import theon.tensor as T
 from tests.tensor.linalg.test_ops import chol_grad_ref
 from theon.tensor import linalg as la
+from theon.tensor.linalg._common import band_part, mT
 from theon.tensor.linalg.chol_grad import (
     BLOCK,
     CholeskyGrad,
     blocked_cholesky_grad,
-    cholesky_grad_formula,
 )
+
+
+def cholesky_grad_formula(factor: Any, gbar: Any) -> Any:
+    """CholeskyGrad's value written with graph Ops: ``L^T Lbar`` and two triangular
+    solves (the lower triangles of both read)."""
+    L, Lbar = band_part(factor, None, 0), band_part(gbar, None, 0)
+    phi = band_part(mT(L) @ Lbar, None, 0, 0.5)
+    y = la.solve_triangular(L, phi, lower=True, trans=1, b_ndim=2)  # L^-T Phi
+    abar = mT(la.solve_triangular(L, mT(y), lower=True, trans=1, b_ndim=2))
+    return (abar + mT(abar)) * 0.5
 
 
 def spd(n: int, seed: int = 0, scale: float = 1.0) -> np.ndarray:

@@ -34,12 +34,14 @@ final (no pass over the whole matrix).  The small blocks use ``D^-1`` (one trian
 of the block) and matrix products; a matrix of at most :data:`BLOCK` rows is that
 small block alone.
 
+The Op's own derivatives (second derivatives of ``cholesky``) are closed forms of
+triangular solves and products (:meth:`CholeskyGrad.L_op`, :meth:`CholeskyGrad.R_op`).
+
 >>> import numpy as np
->>> a = np.array([[4.0, 2.0], [2.0, 3.0]])
->>> L = np.linalg.cholesky(a)
->>> g = blocked_cholesky_grad(L, np.eye(2))  # d trace(L) / dA
->>> bool(np.allclose(g, g.T))
-True
+>>> L = np.linalg.cholesky(np.diag([4.0, 16.0]))
+>>> blocked_cholesky_grad(L, np.eye(2))  # d trace(L) / dA: 1 / (2 sqrt(a_ii))
+array([[0.25 , 0.   ],
+       [0.   , 0.125]])
 """
 
 from __future__ import annotations
@@ -68,7 +70,6 @@ __all__ = [
     "CholeskyGrad",
     "blocked_cholesky_grad",
     "cholesky_grad",
-    "cholesky_grad_formula",
 ]
 
 #: rows of a block of :func:`blocked_cholesky_grad` (64 to 128 were fastest for 500 x 500)
@@ -158,20 +159,6 @@ def blocked_cholesky_grad(L: np.ndarray, Lbar: np.ndarray, block: int = BLOCK,
     return G
 
 
-def cholesky_grad_formula(factor: Any, gbar: Any, lower: bool = True) -> Variable:
-    """:class:`CholeskyGrad` written with graph Ops (``L^T Lbar`` and two triangular
-    solves): its derivatives, and the JAX rule's formula."""
-    from theon.tensor.blas import matmul
-    from theon.tensor.linalg.solvers import solve_triangular
-
-    L, Lbar = (factor, gbar) if lower else (mT(factor), mT(gbar))
-    L, Lbar = band_part(L, None, 0), band_part(Lbar, None, 0)
-    phi = band_part(matmul(mT(L), Lbar), None, 0, 0.5)
-    y = solve_triangular(L, phi, lower=True, trans=1, b_ndim=2)  # L^-T Phi
-    abar: Any = mT(solve_triangular(L, mT(y), lower=True, trans=1, b_ndim=2))  # L^-T Phi L^-1
-    return (abar + mT(abar)) * 0.5  # type: ignore[no-any-return]
-
-
 class CholeskyGrad(LinalgOp):
     """The gradient ``Abar`` of a cost with respect to the symmetric input ``A`` of
     :class:`~theon.tensor.linalg.decomp.Cholesky`, from the factor and the gradient
@@ -239,22 +226,52 @@ class CholeskyGrad(LinalgOp):
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
         return [input_shapes[0]]
 
+    def _lower(self, factor: Variable, gbar: Variable) -> tuple[Any, Any]:
+        """The lower triangles of the factor and of its gradient, as ``L`` and ``Lbar``."""
+        if not self.lower:
+            factor, gbar = mT(factor), mT(gbar)
+        return band_part(factor, None, 0), band_part(gbar, None, 0)
+
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
-        from theon.gradient.forward import Lop
+        """With ``Y = sym(X)``, ``X = L^-T P L^-1``, ``P = Phi(M)``, ``M = L^T Lbar`` and
+        ``Hs = sym(H)`` (``H`` the gradient wrt ``Y``): ``Pbar = L^-1 Hs L^-T``,
+        ``Mbar = Phi(Pbar)``, ``d/dL = tril(-2 Y Hs L^-T + Lbar Mbar^T)`` (the solves
+        give ``-(X + X^T) Hs L^-T``) and ``d/dLbar = tril(L Mbar)``."""
+        from theon.tensor.blas import matmul
+        from theon.tensor.linalg.solvers import solve_triangular
 
-        out = cholesky_grad_formula(inputs[0], inputs[1], self.lower)
-        return list(Lop(out, list(inputs), output_grads[0], disconnected_inputs="ignore"))
+        L, Lbar = self._lower(*inputs)
+        y: Any = outputs[0]
+        h: Any = output_grads[0]
+        hs: Any = (h + mT(h)) * 0.5
+        w: Any = solve_triangular(L, hs, lower=True, b_ndim=2)  # L^-1 Hs
+        pbar: Any = solve_triangular(L, mT(w), lower=True, b_ndim=2)  # L^-1 Hs L^-T
+        mbar: Any = band_part(pbar, None, 0, 0.5)
+        gl: Any = matmul(y, mT(w)) * -2.0 + matmul(Lbar, mT(mbar))  # type: ignore[operator]
+        gl = band_part(gl, None, 0)
+        gg = band_part(matmul(L, mbar), None, 0)
+        return [gl, gg] if self.lower else [mT(gl), mT(gg)]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
-        from theon.gradient.forward import Rop
+        """``dY = sym(L^-T Phi(dL^T Lbar + L^T dLbar) L^-1 - 2 L^-T dL^T Y)`` (the lower
+        triangles of ``dL`` and ``dLbar``)."""
+        from theon.tensor.blas import matmul
+        from theon.tensor.linalg.solvers import solve_triangular
         from theon.tensor.math import zeros_like
 
         if all(p is None for p in eval_points):
             return [None]
-        points = [zeros_like(x) if p is None else p for x, p in zip(inputs, eval_points)]
-        out = cholesky_grad_formula(inputs[0], inputs[1], self.lower)
-        return [Rop(out, list(inputs), points)]
+        dl, dg = (zeros_like(x) if p is None else p for x, p in zip(inputs, eval_points))
+        L, Lbar = self._lower(*inputs)
+        dl, dg = self._lower(dl, dg)
+        y = self(*inputs)
+        q = band_part(matmul(mT(dl), Lbar) + matmul(mT(L), dg), None, 0, 0.5)  # type: ignore[operator]
+        v = solve_triangular(L, q, lower=True, trans=1, b_ndim=2)  # L^-T Q
+        z: Any = mT(solve_triangular(L, mT(v), lower=True, trans=1, b_ndim=2))  # L^-T Q L^-1
+        t2: Any = solve_triangular(L, matmul(mT(dl), y), lower=True, trans=1, b_ndim=2)
+        d = z - t2 * 2.0
+        return [(d + mT(d)) * 0.5]
 
 
 def cholesky_grad(factor: Any, gbar: Any, lower: bool = True, on_error: str = "raise"
