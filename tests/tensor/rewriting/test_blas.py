@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import theon
 import theon.tensor as tt
@@ -169,3 +171,87 @@ def test_gemm_rewrite_of_a_long_sum_is_linear() -> None:
 
     small, large = built(40), built(80)
     assert large <= 2.3 * small, (small, large)
+
+
+# -- sums of outer products -> one matrix product ---------------------------------------
+def _outers(u, v, w, z, m):
+    """(name, graph, NumPy of (u, v, w, z, m)) with sums of outer products."""
+    return [
+        ("two", u[:, None] * v[None, :] + w[:, None] * z[None, :],
+         lambda a, b, c, d, e: np.outer(a, b) + np.outer(c, d)),
+        ("neg_swapped", -(u[:, None] * v[None, :] + z[None, :] * w[:, None]),
+         lambda a, b, c, d, e: -(np.outer(a, b) + np.outer(c, d))),
+        ("minus_and_rest", u[:, None] * v[None, :] - w[:, None] * z[None, :] + m * 2.0 + 1.0,
+         lambda a, b, c, d, e: np.outer(a, b) - np.outer(c, d) + 2 * e + 1),
+        ("three", u[:, None] * v[None, :] + w[:, None] * z[None, :] + u[:, None] * z[None, :],
+         lambda a, b, c, d, e: np.outer(a, b) + np.outer(c, d) + np.outer(a, d)),
+    ]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_sum_of_outer_products_becomes_one_product(dtype) -> None:
+    u, v, w, z = (tt.vector(n, dtype=dtype) for n in "uvwz")
+    m = tt.matrix("m", dtype=dtype)
+    vals = [rng.normal(size=s).astype(dtype) for s in (4, 3, 4, 3, (4, 3))]
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for name, out, ref in _outers(u, v, w, z, m):
+        names = op_names(rewrite([u, v, w, z, m], [out]))
+        assert names["Dot"] + names["Gemm"] == 1 and names["mul"] <= 1, (name, names)
+        f = theon.function([u, v, w, z, m], out, on_unused_input="ignore")
+        got = f(*vals)
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(got, ref(*vals), rtol=tol, atol=tol, err_msg=name)
+        check_same([u, v, w, z, m], [out], vals, rtol=tol, atol=tol)
+
+
+def test_outer_products_left_as_they_are() -> None:
+    """One product, a product read elsewhere too, one that broadcasts into the result,
+    a dtype change, integers, and mode="JAX" (tag native_blas)."""
+    from theon.tensor.rewriting.blas import local_outer_products_to_dot
+
+    u, v, w, z = (tt.dvector(n) for n in "uvwz")
+    row = tt.tensor("float64", shape=(1, None), name="row")
+    fu = tt.fvector("fu")
+    iu = tt.lvector("iu")
+    shared = u[:, None] * v[None, :]
+    outs = [
+        shared + 1.0,
+        shared + w[:, None] * z[None, :] + shared.sum(),
+        u[:, None] * row + w[:, None] * z[None, :],  # (n, 1) * (1, m) with a static 1
+        fu[:, None] * v[None, :] + w[:, None] * z[None, :],  # a float32 factor
+        iu[:, None] * iu[None, :] + iu[:, None] * iu[None, :],
+    ]
+    ins = [u, v, w, z, row, fu, iu]
+    for out in outs:
+        names = op_names(rewrite(ins, [out]))
+        assert names["Dot"] + names["Gemm"] == 0, names
+    vals = [rng.normal(size=3), rng.normal(size=3), rng.normal(size=3), rng.normal(size=3),
+            rng.normal(size=(1, 3)), rng.normal(size=3).astype("float32"), np.arange(3)]
+    check_same(ins, outs, vals)
+    from theon.rewriting.db import rewrite_db
+
+    assert "native_blas" in rewrite_db[local_outer_products_to_dot.name].tags
+    jax = pytest.importorskip("jax", reason="mode='JAX' needs jax")
+    assert jax
+    f = theon.function([u, v, w, z], u[:, None] * v[None, :] + w[:, None] * z[None, :],
+                       mode="JAX")
+    assert not any(type(n.op).__name__ == "Join" for n in f.maker.fgraph.apply_nodes)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
+@given(n=st.integers(1, 5), k=st.integers(1, 5), which=st.integers(0, 3),
+       vals=st.lists(st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False),
+                     min_size=45, max_size=45))
+def test_outer_products_differential(n, k, which, vals) -> None:
+    """Rewritten against the unrewritten graph (REFERENCE) and NumPy."""
+    a = np.array(vals)
+    args = [a[:n], a[5:5 + k], a[10:10 + n], a[15:15 + k], a[20:20 + n * k].reshape(n, k)]
+    u, v, w, z = (tt.dvector(s) for s in "uvwz")
+    m = tt.dmatrix("m")
+    name, out, ref = _outers(u, v, w, z, m)[which]
+    fast = theon.function([u, v, w, z, m], out, on_unused_input="ignore")(*args)
+    slow = theon.function([u, v, w, z, m], out, mode="REFERENCE",
+                          on_unused_input="ignore")(*args)
+    scale = max(1.0, float(np.abs(slow).max()))
+    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12 * scale)
+    np.testing.assert_allclose(fast, ref(*args), rtol=1e-12, atol=1e-12 * scale)
