@@ -300,8 +300,9 @@ def local_outer_products_to_dot(fgraph: FunctionGraph, node: Apply) -> Any:
     ``mode="JAX"`` leaves out (XLA fuses the elementwise form itself)."""
     out = node.outputs[0]
     ot = tensor_type(out)
-    if ot.ndim != 2 or ot.dtype not in ("float32", "float64"):
-        return None
+    if ot.ndim != 2 or ot.dtype not in ("float32", "float64") or not any(
+            elemwise_node(v, ts.mul, *ADDITIVE) is not None for v in node.inputs):
+        return None  # (no product among the terms: the common case, decided cheaply)
     clients = fgraph.clients.get(out, ())
     if len(clients) == 1 and isinstance(clients[0][0], Apply) and elemwise_node(
             clients[0][0].outputs[0], *ADDITIVE) is not None:
