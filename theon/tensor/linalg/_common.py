@@ -264,6 +264,13 @@ class LinalgOp(Op):
     gufunc_signature: str = ""
     on_error: str = "raise"
 
+    def _set_inplace(self, inplace: bool) -> None:
+        """``inplace`` (set by the inplace phase, for a class with ``inplace_flag``): the
+        result is written into input ``inplace_input`` (a class attribute, 0 by default)."""
+        self.inplace = bool(inplace)
+        if self.inplace:
+            self.destroy_map = {0: [getattr(type(self), "inplace_input", 0)]}
+
     def _set_on_error(self, on_error: str) -> None:
         if on_error not in _ON_ERROR:
             raise ValueError(f"on_error must be 'raise' or 'nan', got {on_error!r}")

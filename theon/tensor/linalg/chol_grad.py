@@ -182,9 +182,7 @@ class CholeskyGrad(LinalgOp):
                  ) -> None:
         self.lower = bool(lower)
         self._set_on_error(on_error)
-        self.inplace = bool(inplace)
-        if self.inplace:
-            self.destroy_map = {0: [1]}
+        self._set_inplace(inplace)
 
     def make_node(self, factor: Any, gbar: Any) -> Apply:
         from theon.tensor.basic import as_tensor_variable

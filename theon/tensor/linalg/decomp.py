@@ -111,9 +111,7 @@ class Cholesky(LinalgOp):
                  ) -> None:
         self.lower = bool(lower)
         self._set_on_error(on_error)
-        self.inplace = bool(inplace)
-        if self.inplace:
-            self.destroy_map = {0: [0]}
+        self._set_inplace(inplace)
 
     def make_node(self, a: Any) -> Apply:
         a = _float_input(a)

@@ -312,9 +312,7 @@ class SolveTriangular(_SolveBase):
 
     def __init__(self, lower: bool = False, trans: int = 0, unit_diagonal: bool = False,
                  b_ndim: int = 2, on_error: str = "raise", inplace: bool = False) -> None:
-        self.inplace = bool(inplace)
-        if self.inplace:
-            self.destroy_map = {0: [1]}
+        self._set_inplace(inplace)
         self.lower = bool(lower)
         self.trans = {"N": 0, "T": 1, "C": 2}.get(trans, trans)  # type: ignore[call-overload]
         if self.trans not in (0, 1, 2):
@@ -421,9 +419,7 @@ class TriMatMul(_SolveBase):
         self.lower = bool(lower)
         self.b_ndim = 2
         self.gufunc_signature = self._signature()
-        self.inplace = bool(inplace)
-        if self.inplace:
-            self.destroy_map = {0: [1]}
+        self._set_inplace(inplace)
 
     def _tri(self, a: Any) -> Any:
         return band_part(a, None, 0) if self.lower else band_part(a, 0, None)
