@@ -234,7 +234,14 @@ _TRI_BLOCK = 64
 
 
 def check_diagonal(t: np.ndarray, unit: bool) -> None:
-    """A LinAlgError naming the first zero on the diagonal(s) of ``t`` (none if ``unit``)."""
+    """A LinAlgError naming the first zero on the diagonal(s) of ``t`` (none if ``unit``).
+
+    >>> import numpy as np
+    >>> check_diagonal(np.array([[1.0, 0.0], [2.0, 0.0]]), False)
+    Traceback (most recent call last):
+    ...
+    numpy.linalg.LinAlgError: singular matrix: resolution failed at diagonal 1
+    """
     if unit:
         return
     d = np.diagonal(t, axis1=-2, axis2=-1)

@@ -297,7 +297,16 @@ def local_outer_products_to_dot(fgraph: FunctionGraph, node: Apply) -> Any:
     makes a matrix per product and adds them (the gradients of two matrix-vector
     products; 500 x 500, k = 2: 0.1 ms against 0.7 to 1.4 ms).  Only for a float
     matrix result that no product broadcasts into; tagged ``native_blas``, which
-    ``mode="JAX"`` leaves out (XLA fuses the elementwise form itself)."""
+    ``mode="JAX"`` leaves out (XLA fuses the elementwise form itself).
+
+    >>> import theon, theon.tensor as tt
+    >>> u, v, w, z = (tt.dvector(n) for n in "uvwz")
+    >>> f = theon.function([u, v, w, z], u[:, None] * v[None, :] - w[:, None] * z[None, :])
+    >>> sorted({type(n.op).__name__ for n in f.maker.fgraph.apply_nodes})
+    ['DimShuffle', 'Dot', 'Elemwise', 'Join']
+    >>> f([1.0, 2.0], [3.0], [1.0, 1.0], [1.0]).tolist()
+    [[2.0], [5.0]]
+    """
     out = node.outputs[0]
     ot = tensor_type(out)
     if ot.ndim != 2 or ot.dtype not in ("float32", "float64") or not any(

@@ -225,7 +225,16 @@ def local_add_inc_zeros(fgraph: FunctionGraph | None, node: Apply) -> Any:
     The increment is zero but on ``idx``, where it holds ``c`` (repeated advanced
     indices accumulate, as they do when ``c`` is added to ``v + w`` there).  Only when
     the zeros and ``v + w`` both have the result's shape (neither broadcasts) and
-    dtype; a one-entry increment is ``local_onehot_add``'s."""
+    dtype; a one-entry increment is ``local_onehot_add``'s.
+
+    >>> import theon, theon.tensor as tt
+    >>> x, c = tt.dvector("x"), tt.dvector("c")
+    >>> f = theon.function([x, c], x + tt.inc_subtensor(tt.zeros_like(x)[1:], c))
+    >>> [type(n.op).__name__ for n in f.maker.fgraph.apply_nodes]
+    ['IncSubtensor']
+    >>> f([1.0, 1.0, 1.0], [2.0, 3.0]).tolist()
+    [1.0, 3.0, 4.0]
+    """
     out = node.outputs[0]
     if elemwise_node(out, ts.add) is None or len(node.inputs) < 2:
         return None
