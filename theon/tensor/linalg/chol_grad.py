@@ -80,13 +80,21 @@ def _mt(x: np.ndarray) -> np.ndarray:
     return np.swapaxes(x, -1, -2)
 
 
-def _sym_block(d: np.ndarray, dinv: np.ndarray, dbar: np.ndarray, tri: np.ndarray
-               ) -> np.ndarray:
+def _masks(m: int, dtype: np.dtype[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """The ``m x m`` lower-triangular 0/1 mask (a product with it is a faster ``tril``)
+    and the same with its diagonal halved (``Phi``); their top-left corners are the
+    masks of a smaller block."""
+    tri = np.tri(m, dtype=dtype)
+    return tri, tri - np.eye(m, dtype=dtype) * dtype.type(0.5)
+
+
+def _sym_block(d: np.ndarray, dinv: np.ndarray, dbar: np.ndarray,
+               masks: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """``sym(D^-T Phi(D^T tril(dbar)) D^-1)`` for the lower triangle ``D`` of ``d``
-    (``dinv`` its inverse), over any leading axes; ``tri`` is the lower-triangular 0/1
-    mask of the block (a product with it is a faster ``tril``)."""
-    half_diag = tri - np.diag(np.diagonal(tri)) * tri.dtype.type(0.5)
-    phi = (_mt(d * tri) @ (dbar * tri)) * half_diag
+    (``dinv`` its inverse), over any leading axes; ``masks`` from :func:`_masks`."""
+    m = d.shape[-1]
+    tri, phi_mask = masks[0][:m, :m], masks[1][:m, :m]
+    phi = (_mt(d * tri) @ (dbar * tri)) * phi_mask
     s: np.ndarray = _mt(dinv) @ phi @ dinv
     s += _mt(s)  # (NumPy buffers the overlapping transpose)
     s *= s.dtype.type(0.5)
@@ -132,9 +140,9 @@ def blocked_cholesky_grad(L: np.ndarray, Lbar: np.ndarray, block: int = BLOCK,
     L = L.astype(dt, copy=False)
     check_diagonal(L, False)
     eye = np.eye(min(block, n), dtype=dt)
-    tri = np.tri(min(block, n), dtype=dt)
+    masks = _masks(min(block, n), dt)
     if n <= block:  # one block: the formula itself
-        return _sym_block(L, _block_inverse(L, eye), Lbar, tri)
+        return _sym_block(L, _block_inverse(L, eye), Lbar, masks)
     own = overwrite_lbar and Lbar.dtype == dt and Lbar.flags.writeable
     G = Lbar if own else np.array(Lbar, dtype=dt)
     half = dt.type(0.5)
@@ -152,7 +160,7 @@ def blocked_cholesky_grad(L: np.ndarray, Lbar: np.ndarray, block: int = BLOCK,
             dbar = dbar - mt @ L[..., e:, j:e]
             np.multiply(m, half, out=G[..., e:, j:e])  # final: sym() halves them
             np.multiply(mt, half, out=G[..., j:e, e:])
-        s = _sym_block(d, dinv, dbar, tri[: e - j, : e - j])
+        s = _sym_block(d, dinv, dbar, masks)
         if j:
             _update(G[..., j:e, :j], s, L[..., j:e, :j], -2.0)
         G[..., j:e, j:e] = s
