@@ -1,6 +1,11 @@
 """Merge (CSE, equal constants) and constant folding, on toy ops."""
 
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -223,3 +228,99 @@ def test_merge_rekeys_a_node_once_however_many_of_its_inputs_change():
 
     small, large = key_work(200), key_work(400)
     assert large <= 2.3 * small, (small, large)
+
+
+def _run_bounded(fn: Callable[[], object], seconds: float = 60.0) -> None:
+    """Run ``fn()`` on a daemon thread; fail (instead of hanging) if it does not return."""
+    import threading
+
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            fn()
+        except BaseException as e:  # re-raised in the test's thread
+            errors.append(e)
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    t.join(seconds)
+    assert not t.is_alive(), f"{fn} did not return within {seconds} s: it hangs"
+    if errors:
+        raise errors[0]
+
+
+def test_issue29_item9_merge_terminates_after_replace_refines_a_static_shape():
+    """Issue 29 item 9: after ``fg.replace(x1, x2)`` with ``x1`` of static shape ``(None,)``
+    and ``x2`` of ``(500,)``, two nodes apply equal ops to the same inputs but their
+    outputs have different types; merge used to propose that pair forever.  It must
+    return, keep the more specific node, and compute what NumPy computes."""
+    import theon.tensor as tt
+    from theon.link.vm import VMLinker
+
+    x = tt.tensor("float64", shape=(None,), name="x")
+    z = tt.tensor("float64", shape=(500,), name="z")
+    x1, x2 = tt.exp(x), tt.exp(z)
+    fg = FunctionGraph([x, z], [x1 + 1, x2 + 1, (x1 * x2).sum()], clone=False)
+    fg.replace(x1, x2)
+    _run_bounded(lambda: merge_rewriter(fg))
+    fg.check_integrity()
+    o = fg.outputs
+    assert o[0] is o[1] and o[0].type.shape == (500,)
+    zv = np.linspace(-1.0, 1.0, 500)
+    got = VMLinker().make_function(fg)(np.zeros(3), zv)
+    np.testing.assert_allclose(got[0], np.exp(zv) + 1)
+    np.testing.assert_allclose(got[2], (np.exp(zv) ** 2).sum())
+
+    # the same with the refined node first: the later, more specific node is kept
+    y1 = tt.tensor("float64", shape=(None,), name="y1")
+    y2 = tt.tensor("float64", shape=(500,), name="y2")
+    fg = FunctionGraph([y1, y2], [y2 * 2, y1 * 2], clone=False)
+    fg.replace(y1, y2)
+    _run_bounded(lambda: merge_rewriter(fg))
+    assert fg.outputs[0] is fg.outputs[1] and fg.outputs[1].type.shape == (500,)
+    got = VMLinker().make_function(fg)(np.zeros(2), zv)
+    np.testing.assert_allclose(got[1], zv * 2)
+
+
+@pytest.mark.parametrize("spec", ["fast_run", "fast_compile"])
+def test_issue29_item9_full_rewrite_pipeline_terminates_after_refining_replace(spec: str):
+    """Issue 29 item 9: every phase (not only merge) returns on such a graph."""
+    import theon.tensor as tt
+    from theon.link.vm import VMLinker
+    from theon.rewriting.db import resolve_rewriter
+
+    x1 = tt.tensor("float64", shape=(None,), name="x1")
+    x2 = tt.tensor("float64", shape=(500,), name="x2")
+    fg = FunctionGraph([x1, x2], [x1 * 2, x2 * 2, x1.shape[0] + x2.shape[0]], clone=True)
+    fg.replace(fg.inputs[0], fg.inputs[1])
+    rewriter = resolve_rewriter(spec)
+    assert rewriter is not None
+    _run_bounded(partial(rewriter, fg))
+    xv = np.arange(500.0)
+    got = VMLinker().make_function(fg)(np.zeros(1), xv)
+    np.testing.assert_allclose(got[0], xv * 2)
+    np.testing.assert_allclose(got[1], xv * 2)
+    assert int(got[2]) == 1000
+
+
+def test_issue29_item9_merge_terminates_on_incomparable_output_types():
+    """Issue 29 item 9: equal ops on the same inputs whose output types are incomparable
+    are left apart, and merge returns (before the fix it re-proposed such pairs forever)."""
+    from .toy import it
+
+    class Typed(Op):
+        __props__ = ()  # equal whatever the output type: the case merge must survive
+
+        def __init__(self, out: Any) -> None:
+            self.out = out
+
+        def make_node(self, a: Any) -> Apply:
+            return Apply(self, [a], [self.out()])
+
+    x = ft("x")
+    fg = FunctionGraph([x], [Typed(ft)(x), Typed(it)(x), Typed(ft)(x)])
+    _run_bounded(lambda: merge_rewriter(fg))
+    o = fg.outputs
+    assert o[0] is o[2] and o[0] is not o[1]
+    assert len(fg.apply_nodes) == 2

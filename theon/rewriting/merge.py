@@ -151,12 +151,18 @@ class MergeFeature(Feature):
                 self._register(node)
 
 
-def _same_node(a: Apply, b: Apply) -> bool:
+def _same_inputs(a: Apply, b: Apply) -> bool:
+    """Whether ``a`` and ``b`` apply equal ops to the same variables."""
     if a.op != b.op or len(a.inputs) != len(b.inputs) or len(a.outputs) != len(b.outputs):
         return False
-    if any(x is not y for x, y in zip(a.inputs, b.inputs)):
-        return False
-    return all(x.type == y.type for x, y in zip(a.outputs, b.outputs))
+    return all(x is y for x, y in zip(a.inputs, b.inputs))
+
+
+def _more_specific(a: Apply, b: Apply) -> bool:
+    """Whether each output type of ``b`` equals or refines ``a``'s (``b`` may replace ``a``)."""
+    return all(
+        x.type == y.type or x.type.is_super(y.type) for x, y in zip(a.outputs, b.outputs)
+    )
 
 
 class MergeRewriter(GraphRewriter):
@@ -164,7 +170,10 @@ class MergeRewriter(GraphRewriter):
 
     Two nodes merge when their ops are equal and their inputs are the same
     variables; two constants merge when their types and ``signature()`` are
-    equal.  The earlier node (or constant) is kept.
+    equal.  The earlier node (or constant) is kept, unless the later node's output
+    types are more specific (a replacement refined an input's static shape); nodes
+    whose output types are incomparable are left apart.  The pass always returns:
+    a pair is proposed again only after a change to the graph.
     """
 
     name = "merge"
@@ -206,13 +215,24 @@ class MergeRewriter(GraphRewriter):
                     continue
                 if a not in apply_nodes:
                     continue
-                if b not in apply_nodes or not _same_node(a, b):
+                if b not in apply_nodes or not _same_inputs(a, b):
                     # the kept node is gone or changed: a may become the representative
                     if b in mf.dirty:
                         mf.flush(fgraph)  # (b's entry in the table is stale)
                     mf._unregister(a)
                     mf._register(a)
                     continue
+                # Equal ops on the same inputs can still differ in their output types
+                # when a replacement refined an input's type after the node was built
+                # (``(None,)`` then ``(500,)``): keep the node whose types are the more
+                # specific, and never merge two whose types are incomparable.  Such a
+                # pair is refused for good: proposing it again would loop forever.
+                if not _more_specific(a, b):
+                    if not _more_specific(b, a):
+                        mf.refused.add((a, b))
+                        continue
+                    a, b = b, a
+                    mf.table[mf.node_key[a]] = b
                 pairs = [(o, n) for o, n in zip(a.outputs, b.outputs) if o in variables]
                 if not pairs:
                     continue
