@@ -91,12 +91,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 #: (importer, imported) pairs allowed to go upward, each with its reason.
-EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("theon.graph.basic", "theon.compile.pipeline"): (
-        "Variable.eval() is the documented shortcut that compiles and runs the graph; "
-        "the import is inside eval(), made when it is called"
-    ),
-}
+EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 def layer_rank(module: str) -> int:

@@ -40,7 +40,7 @@ from theon.compile.mode import Mode, get_mode
 from theon.compile.profiling import ProfileStats
 from theon.compile.rebuild import rebuild
 from theon.compile.sharedvalue import Container, SharedVariable
-from theon.graph.basic import Constant, Variable
+from theon.graph.basic import Constant, Variable, register_evaluator
 from theon.graph.collector import gc_paused
 from theon.graph.destroyhandler import DestroyHandler
 from theon.graph.fg import FunctionGraph, MissingInputError, describe
@@ -532,3 +532,6 @@ def mode_cache_key(mode: Mode) -> tuple[Any, ...]:
     except TypeError:
         opt = id(opt)
     return (type(linker), linker.name, settings, opt)
+
+
+register_evaluator(function)

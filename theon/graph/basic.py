@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -196,8 +196,7 @@ class Variable(Node):
         >>> Constant(Generic(), 3).eval()
         3
         """
-        from theon.compile.pipeline import function
-
+        function = _evaluator()
         inputs_to_values = dict(inputs_to_values or {})
         for k in list(inputs_to_values):
             if isinstance(k, str):
@@ -220,6 +219,25 @@ class Variable(Node):
             else:
                 cache[key] = function(inputs, self, on_unused_input="ignore", **kwargs)
         return cache[key](*[inputs_to_values[i] for i in inputs])
+
+
+#: The compiler ``Variable.eval`` calls: ``theon.function``, registered by
+#: ``theon.compile.pipeline`` when it is imported (the graph layer never imports compile).
+_EVALUATORS: list[Callable[..., Any]] = []
+
+
+def register_evaluator(compile_function: Callable[..., Any]) -> None:
+    """Make ``compile_function`` (``function(inputs, outputs, **kwargs)``) the compiler of
+    :meth:`Variable.eval`; the latest registration wins."""
+    _EVALUATORS.append(compile_function)
+
+
+def _evaluator() -> Callable[..., Any]:
+    if not _EVALUATORS:
+        raise RuntimeError(
+            "Variable.eval needs a compiler: import theon (or theon.compile) first"
+        )
+    return _EVALUATORS[-1]
 
 
 def _named_inputs(v: Variable) -> list[Variable]:
