@@ -341,3 +341,21 @@ def test_body_on_both_linkers_agrees_with_numpy():
         if m is VM:
             g_vm = gW
     np.testing.assert_allclose(gW, g_vm, rtol=1e-10)
+
+
+@pytest.mark.parametrize("outputs_info", [[], ()])
+def test_issue29_item5_empty_outputs_info_means_none(outputs_info):
+    """Issue 29 item 5: ``outputs_info=[]`` is ``outputs_info=None``: no output is fed
+    back (it raised ValueError)."""
+    u = tt.dmatrix("u")
+    uv = np.arange(12.0).reshape(4, 3)
+    step = lambda r: [r * 2, r.sum()]  # noqa: E731
+    got, _ = theon.scan(step, sequences=u, outputs_info=outputs_info)
+    ref, _ = theon.scan(step, sequences=u, outputs_info=None)
+    for f in both([u], got):
+        a, b = f(uv)
+        np.testing.assert_allclose(a, uv * 2)
+        np.testing.assert_allclose(b, uv.sum(axis=1))
+    np.testing.assert_allclose(theon.function([u], ref)(uv)[1], uv.sum(axis=1))
+    one, _ = theon.scan(lambda r: r * 3, sequences=u, outputs_info=outputs_info)
+    np.testing.assert_allclose(theon.function([u], one)(uv), uv * 3)

@@ -158,7 +158,8 @@ def scan(
         One entry per output: its initial value (fed back as the previous value,
         tap ``-1``), ``dict(initial=x0, taps=[-2, -1])`` (``x0`` holds the
         ``-min(taps)`` first values along its first dimension), or ``None`` for an
-        output that is not fed back.
+        output that is not fed back.  ``None`` or ``[]`` for the whole argument: no
+        output is fed back.
     non_sequences
         Variables passed unchanged to every step.
     n_steps
@@ -307,7 +308,8 @@ def build_scan(
     res = fn(*args)
     step_outs, step_updates, cond = split_step_result(res)
     step_outs = [as_tensor_variable(v) for v in step_outs]
-    if outputs_info is None or (trailing_nit and len(step_outs) > len(outs)):
+    # no outputs_info (None or an empty list, as in Theano): no output is fed back
+    if not outs or (trailing_nit and len(step_outs) > len(outs)):
         outs = outs + [_Out(None) for _ in step_outs[len(outs):]]
     if len(step_outs) != len(outs):
         raise ValueError(
