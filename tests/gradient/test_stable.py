@@ -148,6 +148,18 @@ def test_known_grads_and_cost_on_the_same_stabilized_variable() -> None:
     np.testing.assert_array_equal(_eval([x], g, np.array([1000.0, 0.0])), [3.0, 1.5])
 
 
+def test_issue29_item4_known_grads_seed_on_an_input_next_to_a_stabilized_seed() -> None:
+    """A ``known_grads`` seed on a graph input (what a scan's backward step gives for a
+    state the step returns unchanged) beside one on a stabilized expression: the
+    input's gradient is its seed, the other is stable (it raised MissingInputError)."""
+    x, y = tt.dvector("x"), tt.dvector("y")
+    sp = tt.log(1 + tt.exp(x))
+    gx, gy = theon.grad(None, [x, y], known_grads={sp: tt.ones_like(x), y: 2 * tt.ones_like(y)})
+    got = _eval([x, y], [gx, gy], np.array([1000.0, -1000.0]), np.array([5.0, 6.0]))
+    np.testing.assert_array_equal(got[0], [1.0, 0.0])
+    np.testing.assert_array_equal(got[1], [2.0, 2.0])
+
+
 def test_jacobian_rows_are_stable() -> None:
     x = tt.dvector("x")
     J = theon.jacobian(tt.log(1 + tt.exp(x)), x)

@@ -172,3 +172,66 @@ def test_grad_through_while_loop_is_an_error():
     out, _ = theon.scan(lambda p: (2 * p, until(p > 10)), outputs_info=x0, n_steps=10)
     with pytest.raises(NullTypeGradError, match="while loop"):
         theon.grad(out[-1], x0)
+
+
+# issue 29 item 4: a state the step returns unchanged ---------------------------------
+@pytest.mark.parametrize("mode", [theon.Mode(linker="vm", optimizer=None), theon.Mode(linker="py")])
+def test_issue29_item4_grad_through_passthrough_state(mode):
+    """``lambda a, b: (a * 2, b)`` from ``a0``, ``b0`` for 3 steps: ``a = a0 * [2, 4, 8]``,
+    ``b = b0 * [1, 1, 1]``, so ``d sum(a + b) / d a0 = 14`` and ``/ d b0 = 3`` (by hand).
+    It raised ``MissingInputError: b0[t-1]``."""
+    a0, b0 = tt.dscalar("a0"), tt.dscalar("b0")
+    (a, b), _ = theon.scan(lambda a, b: (a * 2, b), outputs_info=[a0, b0], n_steps=3)
+    ga, gb = theon.grad((a + b).sum(), [a0, b0])
+    f = theon.function([a0, b0], [ga, gb, a, b], mode=mode)
+    got = f(1.0, 1.0)
+    assert float(got[0]) == 14.0 and float(got[1]) == 3.0
+    np.testing.assert_array_equal(got[2], [2.0, 4.0, 8.0])
+    np.testing.assert_array_equal(got[3], [1.0, 1.0, 1.0])
+    # the state passed through alone, and as the only state read
+    (gb_only,) = theon.grad(b.sum() * b0, [b0])
+    assert float(theon.function([a0, b0], gb_only, mode=mode, on_unused_input="ignore")(
+        1.0, 2.0)) == 12.0  # d (3 b0 * b0) / d b0 = 6 b0
+
+
+PASSTHROUGH_STEPS = {
+    "unchanged": lambda a, b: (a * 2, b),
+    "read_by_other": lambda a, b: (a * b + tt.sin(a), b),
+    "swap_scaled": lambda a, b: (b, a * 1.5),
+    "swap": lambda a, b: (b, a),
+    "both_unchanged": lambda a, b: (a, b),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PASSTHROUGH_STEPS))
+def test_issue29_item4_verify_grad_passthrough_states(name):
+    """Vector states returned unchanged (or swapped), against finite differences."""
+    step = PASSTHROUGH_STEPS[name]
+
+    def f(a0, b0):
+        (a, b), _ = theon.scan(step, outputs_info=[a0, b0], n_steps=4)
+        return (a * tt.arange(1, 5)[:, None] + b ** 2).sum()
+
+    rng = np.random.default_rng(29)
+    theon.verify_grad(f, [rng.normal(size=3), rng.normal(size=3)], rng=np.random.default_rng(4))
+
+
+def test_issue29_item4_verify_grad_passthrough_sequence_nonsequence_and_taps():
+    """Outputs that are a sequence's row, a non-sequence, or a state two steps back."""
+    rng = np.random.default_rng(30)
+
+    def f(u, w, h0):
+        (h, y, z), _ = theon.scan(lambda s, h, w: (h * w + s, s, w), sequences=u,
+                                  outputs_info=[h0, None, None], non_sequences=w)
+        return (h ** 2).sum() + (y * 3).sum() + (z * tt.arange(1, 5)[:, None]).sum()
+
+    theon.verify_grad(f, [rng.normal(size=(4, 3)), rng.normal(size=3), rng.normal(size=3)],
+                      rng=np.random.default_rng(5))
+
+    def g(x0, c):
+        (r, q), _ = theon.scan(lambda a, b, c: [a, b * c],
+                               outputs_info=[dict(initial=x0, taps=[-2]), c * 1.0],
+                               non_sequences=c, n_steps=5)
+        return (r * tt.arange(1, 6)).sum() + q.sum()
+
+    theon.verify_grad(g, [rng.normal(size=2), np.array(0.7)], rng=np.random.default_rng(6))

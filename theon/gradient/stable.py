@@ -92,7 +92,9 @@ def stable_seeds(
             elif v.owner is None:
                 leaves[v] = None
     for k in keys:
-        if k in cut_set and k.owner is not None and k not in memo:
+        if k.owner is None and not isinstance(k, Constant):
+            leaves[k] = None  # a seed on a graph input (a state a loop passes through)
+        elif k in cut_set and k.owner is not None and k not in memo:
             ph = k.type()
             ph.name = k.name
             memo[k] = ph
