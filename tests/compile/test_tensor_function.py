@@ -208,3 +208,53 @@ def test_profile_summary_on_tensor_graph(capsys):
     text = capsys.readouterr().out
     assert "Function profile: p" in text and "calls: 2" in text
     assert f.profile.op_stats() and all(r[2] >= 2 for r in f.profile.op_stats())
+
+
+# issue 29 item 7: a computed variable as an input -------------------------------------
+@pytest.mark.parametrize("mode", MODES)
+def test_issue29_item7_intermediate_variable_as_input_cuts_its_ancestors(mode):
+    """``W = W0 + 2; function([M, W], (M + W).sum())``: ``W`` stands for its value and
+    ``W0`` is not needed (Theano's behaviour; it raised TypeError).  Values against
+    NumPy, with the argument ``W`` taken as given (not recomputed from anything)."""
+    M, W0 = tt.dmatrix("M"), tt.dmatrix("W0")
+    W = W0 + 2
+    W.name = "W"
+    f = theon.function([M, W], (M + W).sum(), mode=mode)
+    rng = np.random.default_rng(7)
+    m, w = rng.normal(size=(2, 3)), rng.normal(size=(2, 3))
+    np.testing.assert_allclose(f(m, w), (m + w).sum())
+    np.testing.assert_allclose(f(M=m, W=w), (m + w).sum())
+    assert not any(v.name == "W0" for v in f.maker.fgraph.variables)
+    # a shared variable above the cut is not an implicit input, and not updated
+    s = theon.shared(np.full((2, 3), 10.0), name="s")
+    s.default_update = s + 1
+    W2 = W0 * s
+    g = theon.function([M, W2], M * W2, mode=mode)
+    assert len(g.maker.fgraph.inputs) == 2
+    np.testing.assert_allclose(g(m, w), m * w)
+    np.testing.assert_allclose(s.get_value(), 10.0)
+    # what the outputs need above the cut through another path is still needed
+    h = theon.function([M, W, W0], M + W + W0, mode=mode)
+    np.testing.assert_allclose(h(m, w, m), m + w + m)
+    with pytest.raises(theon.graph.fg.MissingInputError, match="W0"):
+        theon.function([M], (M + W).sum(), mode=mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_issue29_item7_computed_input_with_givens_grad_and_runtime_broadcast(mode):
+    """Givens stop at the computed input; a gradient with respect to it; a length that
+    broadcasts at run time (the function is rebuilt on the computed input)."""
+    M, W0, k = tt.dmatrix("M"), tt.dmatrix("W0"), tt.dscalar("k")
+    W = W0 * k
+    W.name = "W"
+    rng = np.random.default_rng(8)
+    m, w = rng.normal(size=(2, 3)), rng.normal(size=(2, 3))
+    f = theon.function([M, W], (M * W).sum(), givens={k: M.sum()}, mode=mode)
+    np.testing.assert_allclose(f(m, w), (m * w).sum())
+    g = theon.function([M, W], theon.grad((M * W).sum(), W), mode=mode)
+    np.testing.assert_allclose(g(m, w), m)
+    v0 = tt.dvector("v0")
+    v = v0 * 2
+    h = theon.function([M, v], M + v, mode=mode)
+    np.testing.assert_allclose(h(m, np.array([7.0])), m + 7.0)
+    np.testing.assert_allclose(h(m, np.arange(3.0)), m + np.arange(3.0))

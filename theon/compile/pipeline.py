@@ -80,7 +80,11 @@ def _as_out(x: Any) -> Out:
 
 
 def _check_explicit(ins: list[In]) -> None:
-    """Constants, computed variables, shared variables and repeats are not valid inputs."""
+    """Constants, shared variables and repeats are not valid inputs.
+
+    A computed variable is: it stands for its value, and what computes it is cut
+    off (as in Theano), so its own inputs are not needed.
+    """
     seen: dict[Variable, int] = {}
     for k, i in enumerate(ins):
         v = i.variable
@@ -94,11 +98,6 @@ def _check_explicit(ins: list[In]) -> None:
                 f"input {k} of function is shared variable {describe(v)}; shared variables "
                 "are implicit inputs and cannot be arguments (use givens= to replace it by "
                 "a symbolic variable)"
-            )
-        if v.owner is not None:
-            raise TypeError(
-                f"input {k} of function, {describe(v)}, is computed by {v.owner.op}; "
-                "inputs must be graph leaves (use givens= to substitute a computed value)"
             )
         if v in seen:
             raise ValueError(
@@ -292,7 +291,9 @@ def _function(
     )
     upd_vars = list(rb.updates.values())
     all_roots = rb.outputs + upd_vars + [e for e in rb.extra if e is not None]
-    graph_vars = ancestors(all_roots)
+    # an input computed by the user's graph cuts off what computes it
+    cuts = {i.variable for i in ins if i.variable.owner is not None}
+    graph_vars = ancestors(all_roots, blockers=cuts)
     needed = set(graph_vars)
     _check_unused(ins, needed, on_unused_input)
     explicit_vars = [i.variable for i in ins]
@@ -454,6 +455,9 @@ class _LinkJob:
             repl[v] = fg_inputs[k] = nv
             maker_inputs[k] = _copy_in(maker_inputs[k])
             maker_inputs[k].variable = nv
+        for v in fg_inputs:  # computed inputs stay cuts of the copy
+            if v.owner is not None:
+                repl.setdefault(v, v)
         fg_outputs = list(clone_replace(self.fg_outputs, repl))
         state_update = {k: fg_outputs[j] for j, k in self.update_mapping.items()
                         if k in self.state_update}

@@ -119,10 +119,13 @@ def normalize_givens(givens: Any) -> dict[Variable, Variable]:
     return out
 
 
-def _shared_in(graphs: Sequence[Variable | None]) -> list[SharedVariable]:
-    """The shared variables ``graphs`` depend on, in a deterministic order."""
+def _shared_in(
+    graphs: Sequence[Variable | None], cuts: set[Variable] | None = None
+) -> list[SharedVariable]:
+    """The shared variables ``graphs`` depend on (not above ``cuts``), in a
+    deterministic order."""
     return [
-        v for v in graph_inputs([g for g in graphs if g is not None])
+        v for v in graph_inputs([g for g in graphs if g is not None], blockers=cuts)
         if isinstance(v, SharedVariable)
     ]
 
@@ -139,7 +142,9 @@ def rebuild(
 
     ``extra`` are further expressions (updates of stateful ``In``) that get the
     same substitution.  Default updates of shared variables are added unless
-    ``no_default_updates`` is true (or lists the variable).
+    ``no_default_updates`` is true (or lists the variable).  An explicit input
+    that is computed (it has an owner) is a cut: the givens do not reach above
+    it, and the shared variables only it depends on are not inputs.
 
     >>> from theon.compile.sharedvalue import shared
     >>> s = shared(0, name="s"); s.default_update = s
@@ -159,8 +164,10 @@ def rebuild(
     else:
         skip_default = set(no_default_updates or ())
 
-    # one copy of each node for outputs, updates and default updates alike
-    memo: dict[Any, Any] = {}
+    # one copy of each node for outputs, updates and default updates alike; a
+    # computed explicit input is kept as it is (the copy stops there)
+    cuts = {v for v in explicit_inputs if v.owner is not None}
+    memo: dict[Any, Any] = {v: v for v in cuts}
 
     def substitute(vs: list[Variable]) -> list[Variable]:
         if not giv or not vs:
@@ -181,7 +188,7 @@ def rebuild(
     shared_inputs: list[SharedVariable] | None = None
     if skip_default is not None:
         done: set[SharedVariable] = set()
-        pending = _shared_in(roots)
+        pending = _shared_in(roots, cuts)
         shared_inputs = list(pending)  # unless a default update adds more
         n_updates = len(new_updates)
         while pending:
@@ -196,12 +203,12 @@ def rebuild(
                 du_var = substitute([_convert(sv, du, "default_update")])[0]
                 new_updates[sv] = du_var
                 found.append(du_var)
-            pending = [s for s in _shared_in(found) if s not in done]
+            pending = [s for s in _shared_in(found, cuts) if s not in done]
         if len(new_updates) != n_updates:
             shared_inputs = None
 
     if shared_inputs is None:
-        shared_inputs = _shared_in(new_outputs + list(new_updates.values()) + new_extra)
+        shared_inputs = _shared_in(new_outputs + list(new_updates.values()) + new_extra, cuts)
     seen = set(shared_inputs)
     for sv in new_updates:
         if sv not in seen:
