@@ -72,7 +72,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # compile their inner graphs and differentiate through them
     (
         "control flow",
-        ("theon.ifelse", "theon.scan", "theon.scan_module", "theon.compile.builders"),
+        ("theon.ifelse", "theon.scan", "theon.compile.builders"),
     ),
     # the JAX rules of the Ops outside the core tensor set (scan, ifelse, OpFromGraph,
     # random, linalg, Blockwise, sparse, convolutions and pooling): they import the Ops
@@ -83,11 +83,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("theon.link.jax.control", "theon.link.jax.random", "theon.link.jax.linalg",
          "theon.link.jax.blockwise", "theon.link.jax.sparse", "theon.link.jax.nnet"),
     ),
-    # the package itself (theon.function, theon.shared, ...) and the seeds' old entry points;
-    # theon.sandbox holds Theano's old import paths (rng_mrg.MRG_RandomStreams) for migration
+    # the package itself (theon.function, theon.shared, ...); theon.compat maps the old
+    # module paths of Theano, Aesara and PyTensor (theon.gof, theon.sandbox.rng_mrg,
+    # theon.scan_module, and alias("pytensor")) to theon's modules through one table
     # theon.compile.explain shows a compiled function's provenance, as text or in the
     # HTML view of theon.d3viz, so it sits above everything it may draw with
-    ("top", ("theon", "theon.gof", "theon.demo", "theon.sandbox", "theon.compile.explain")),
+    ("top", ("theon", "theon.compat", "theon.demo", "theon.compile.explain")),
 )
 
 #: (importer, imported) pairs allowed to go upward, each with its reason.

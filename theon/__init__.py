@@ -18,6 +18,7 @@ TensorType(int32, shape=(None,))
 import importlib as _importlib
 from typing import Any as _Any
 
+from theon import compat as _compat
 from theon import tensor as tensor  # registers its shared constructor, rewrites, emitters
 from theon.compile.io import In, Out
 from theon.compile.mode import Mode
@@ -30,6 +31,8 @@ from theon.graph.fg import FunctionGraph
 from theon.graph.op import Op
 from theon.graph.type import Generic, Type
 from theon.printing import dprint, pp, pprint
+
+_compat._install_theon_paths()  # Theano's old paths (theon.gof, ...), from theon.compat.table
 
 __version__ = "0.1.0"
 
@@ -61,8 +64,8 @@ __all__ = [
 # subpackages reachable as attributes of ``theon`` without importing them first
 _SUBPACKAGES = frozenset(
     {
-        "compile", "d3viz", "gof", "gradient", "graph", "ifelse", "link", "printing", "rewriting",
-        "scalar", "scan", "scan_module", "sparse", "tensor",
+        "compat", "compile", "d3viz", "gof", "gradient", "graph", "ifelse", "link", "printing",
+        "rewriting", "sandbox", "scalar", "scan", "scan_module", "sparse", "tensor",
     }
 )
 

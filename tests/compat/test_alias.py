@@ -1,0 +1,116 @@
+"""theon.compat: old module paths through one table, and ``alias()`` for whole processes.
+
+``alias`` changes the import system of its process, so those tests run in a child.
+"""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import theon
+from theon.compat import ALIASES, Namespace, resolve
+
+
+def run_child(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True, text=True, timeout=120,
+    )
+
+
+@pytest.mark.parametrize("path", sorted(ALIASES))
+def test_every_table_entry_imports_under_theon(path: str) -> None:
+    """Each old path resolves to modules that exist (a typo in the table fails here)."""
+    mod = importlib.import_module(f"theon.{path}")
+    target = ALIASES[path]
+    if isinstance(target, str):
+        assert mod is importlib.import_module(target)
+    else:
+        assert isinstance(target, Namespace)
+        for name in target.modules:
+            importlib.import_module(name)
+        for old, new in target.renames.items():
+            m, _, attr = new.partition(":")
+            assert getattr(mod, old) is getattr(importlib.import_module(m), attr)
+
+
+def test_unlisted_paths_are_theon_paths() -> None:
+    assert resolve("tensor.basic") == "theon.tensor.basic"
+    assert resolve("") == "theon"
+    assert resolve("gof.op") == "theon.graph.op"
+
+
+def test_namespace_module_names_come_from_its_modules() -> None:
+    import theon.gof as gof
+    import theon.graph.basic
+    import theon.graph.traversal
+
+    assert gof.Apply is theon.graph.basic.Apply
+    assert gof.graph.inputs is theon.graph.traversal.graph_inputs
+    assert "Apply" in dir(gof) and "inputs" in gof.graph.__all__
+    with pytest.raises(AttributeError, match=r"'no_such_name'.*docs/migration.md"):
+        gof.no_such_name  # noqa: B018
+
+
+def test_a_real_module_wins_over_the_table() -> None:
+    import theon.tensor
+
+    assert importlib.import_module("theon.tensor") is theon.tensor
+    assert importlib.util.find_spec("theon.no_such_module") is None
+
+
+def test_alias_makes_the_old_package_theon() -> None:
+    r = run_child(
+        """
+        import theon.compat, theon.tensor, theon.graph.traversal
+        theon.compat.alias("pytensor", "theano")
+        import pytensor, pytensor.tensor as pt, theano.tensor as T
+        from pytensor.graph.traversal import graph_inputs
+        from theano.gof.graph import inputs
+        import theano.sandbox.rng_mrg
+        assert pytensor is theon and pt is theon.tensor and T is theon.tensor
+        assert graph_inputs is inputs is theon.graph.traversal.graph_inputs
+        assert pt.__spec__.name == "theon.tensor"  # theon's own spec is kept
+        assert theon.compat.aliased() == ("pytensor", "theano")
+        x = pt.dvector("x")
+        print(pytensor.function([x], (x ** 2).sum())([1.0, 2.0]))
+        """
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "5.0"
+
+
+def test_alias_missing_module_names_it_and_points_to_the_docs() -> None:
+    r = run_child(
+        """
+        import theon.compat
+        theon.compat.alias("pytensor")
+        import pytensor.link.c.cmodule
+        """
+    )
+    assert r.returncode != 0
+    assert "ModuleNotFoundError: No module named 'pytensor.link.c'" in r.stderr
+    assert "docs/migration.md" in r.stderr
+
+
+def test_alias_after_the_real_package_was_imported_is_an_error() -> None:
+    r = run_child(
+        """
+        import sys, types
+        sys.modules["aesara"] = types.ModuleType("aesara")  # stands for the real one
+        import theon.compat
+        theon.compat.alias("aesara")
+        """
+    )
+    assert r.returncode != 0
+    assert "RuntimeError: alias('aesara') must run before anything imports aesara" in r.stderr
+
+
+def test_alias_refuses_an_unknown_package() -> None:
+    with pytest.raises(ValueError, match="theon aliases only theano, aesara, pytensor"):
+        theon.compat.alias("tensorflow")

@@ -1,0 +1,55 @@
+"""The old module paths that theon spells differently: one line each.
+
+A key is an old path without its package name (``"gof.graph"`` stands for
+``theano.gof.graph``, ``aesara.gof.graph`` and ``theon.gof.graph``). A value is the
+theon module it is, or a :class:`Namespace` of theon modules whose names it holds.
+A path not listed here is the theon module of the same path (``pytensor.tensor.basic``
+is ``theon.tensor.basic``). Adding an old path is adding one line.
+
+Keep a key's last part from naming an attribute of its parent module (importing
+``pytensor.tensor.var`` would set ``theon.tensor.var``, the variance function, to a
+module): map the parent instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["ALIASES", "Namespace"]
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """An old module made of theon modules: a name is looked up in ``modules`` in order;
+    ``renames`` maps an old name to ``"theon.module:name"``."""
+
+    modules: tuple[str, ...]
+    renames: dict[str, str] = field(default_factory=dict)
+    doc: str = ""
+
+
+def ns(*modules: str, doc: str = "", **renames: str) -> Namespace:
+    """A :class:`Namespace` of ``modules`` (the table's shorthand)."""
+    return Namespace(tuple(modules), renames, doc)
+
+
+_GRAPH = ("theon.graph.basic", "theon.graph.traversal", "theon.graph.replace")
+
+ALIASES: dict[str, str | Namespace] = {
+    # Theano's graph core (seed 004 builds Ops with gof.Op, gof.Apply, gof.Constant)
+    "gof": ns("theon.graph.basic", "theon.graph.op", "theon.graph.type", "theon.graph.fg",
+              "theon.graph.features", "theon.compat.theano_opt",
+              doc="Theano's gof: the graph core's objects under their old names."),
+    "gof.graph": ns(*_GRAPH, inputs="theon.graph.traversal:graph_inputs"),
+    "gof.fg": ns("theon.graph.fg", "theon.graph.features"),
+    "gof.op": "theon.graph.op",
+    "gof.type": "theon.graph.type",
+    "gof.opt": "theon.compat.theano_opt",
+    "gof.toolbox": "theon.graph.features",
+    # Theano's scan module and its sandbox generator
+    "scan_module": "theon.scan",
+    "scan_module.scan_op": "theon.scan.op",
+    "scan_module.scan_utils": "theon.scan.utils",
+    "sandbox": ns("theon.compat.theano_rng_mrg", doc="Theano's sandbox: rng_mrg."),
+    "sandbox.rng_mrg": "theon.compat.theano_rng_mrg",
+}

@@ -1,1 +1,0 @@
-"""Theano's ``theano.sandbox`` import paths kept for old code (``rng_mrg``)."""
