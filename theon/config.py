@@ -108,7 +108,8 @@ _flag("tier1_delay_ms", 50.0, float,
 _flag("tier1_autotune", True, _bool,
       "time a fused node's tier-1 kernel against tier 0 on its first call; keep the faster")
 _flag("cache_dir", "", str,
-      "theon's disk cache ($THEON_CACHE_DIR, else $XDG_CACHE_HOME/theon, else ~/.cache/theon)")
+      "theon's disk cache ($THEON_CACHE_DIR, else $XDG_CACHE_HOME/theon, else ~/.cache/theon); "
+      "used only if no other user can write it (docs/caches.md)")
 _flag("tier1_cache_mb", 512.0, float, "size bound (MiB) of the tier-1 kernel cache")
 _flag("code_cache_mb", 64.0, float,
       "size bound (MiB) of the disk cache of generated code objects (0: no disk cache)")

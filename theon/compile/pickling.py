@@ -16,7 +16,8 @@ variable); private caches (keys starting with ``_``) are dropped.  Profiling dat
 are not stored.  Loading re-links the graph with the stored linker.
 
 Unpickling runs code named by the pickle: unpickling data you do not trust is as
-unsafe as any ``pickle.load``.
+unsafe as any ``pickle.load``, and theon adds no check (none could make it safe).
+Load only pickles you made or trust (docs/caches.md).
 
 >>> import pickle
 >>> from theon.compile.sharedvalue import shared

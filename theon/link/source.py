@@ -14,8 +14,9 @@ Compiled code objects are also kept on disk (``marshal``, under
 ``config.cache_dir``/code, at most ``config.code_cache_mb`` MiB, keyed by the
 text and the interpreter's bytecode version), so a later process loads the
 code of a source it has seen instead of compiling it again, as Python does
-with ``.pyc`` files.  A generated file's name carries the hash of its text,
-so it is the same in every process.
+with ``.pyc`` files.  Loaded code runs, so the cache is used only where no other
+user could have written it (:mod:`theon.link.diskcache`).  A generated file's
+name carries the hash of its text, so it is the same in every process.
 
 >>> src = Source()
 >>> one = src.bind(1.5, "k")
@@ -63,20 +64,24 @@ def _disk_cache() -> DiskCache | None:
         _disk_key = key
         _disk = None
         if key[1] > 0 and key[0]:
-            _disk = DiskCache(Path(key[0]).expanduser() / "code", int(key[1] * (1 << 20)),
-                              evict_every=_EVICT_EVERY)
+            base = Path(key[0]).expanduser()
+            _disk = DiskCache(base / "code", int(key[1] * (1 << 20)),
+                              evict_every=_EVICT_EVERY, base=base)
     return _disk
 
 
 def _load(disk: DiskCache | None, key: str) -> CodeType | None:
-    """The code object stored under ``key``, or None."""
-    body = disk.get(key) if disk is not None else None
+    """The code object stored under ``key``, or None (the cache refuses an entry or a
+    directory that another user could have written: see :mod:`theon.link.diskcache`)."""
+    if disk is None:
+        return None
+    body = disk.get(key)
     if body is None:
         return None
     try:
         code = marshal.loads(body)
     except (EOFError, ValueError, TypeError):
-        disk.discard(key)  # type: ignore[union-attr]
+        disk.discard(key)
         return None
     return code if isinstance(code, CodeType) else None
 

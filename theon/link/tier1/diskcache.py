@@ -1,7 +1,9 @@
 """The tier-1 disk cache: compiled kernels by structural hash, under
 ``config.cache_dir``/tier1, bounded by ``config.tier1_cache_mb`` MiB
 (:class:`theon.link.diskcache.DiskCache`; its hits and misses count in
-:data:`theon.link.tier1.worker.STATS`).
+:data:`theon.link.tier1.worker.STATS`).  Kernels run in this process, so the cache
+is used only where no other user could have written it (see
+:mod:`theon.link.diskcache`).
 
 >>> default_cache().root.name
 'tier1'
@@ -21,5 +23,6 @@ def default_cache() -> DiskCache:
     """The cache under ``config.cache_dir``/tier1, bounded by ``config.tier1_cache_mb``."""
     from theon.config import config
 
-    root = Path(str(config.cache_dir)).expanduser() / "tier1"
-    return DiskCache(root, int(float(config.tier1_cache_mb) * (1 << 20)), count=bump)
+    base = Path(str(config.cache_dir)).expanduser()
+    return DiskCache(base / "tier1", int(float(config.tier1_cache_mb) * (1 << 20)), count=bump,
+                     base=base)

@@ -5,17 +5,22 @@ numbers; the same lines, with arrays for the histories and sequences, compile
 with numba to a loop without any interpreter overhead.  The source is written
 to a file in the disk cache (:mod:`.diskcache`) named by its hash and
 decorated with ``numba.njit(cache=True)``, so numba keeps the machine code
-next to it and a later process loads it instead of compiling.
+next to it and a later process loads it instead of compiling.  The text theon
+made is what runs (never the file, nor a ``.pyc`` of it), and numba's cache files
+(pickles) are loaded only from a private directory and only when they pass the
+disk cache's entry check (:mod:`theon.link.diskcache`).
 
 numba is imported by :func:`make_compiler`, which only the background thread calls.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import math
+import os
+import stat
 import sys
 import threading
+import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -100,7 +105,10 @@ class NumbaLoopCompiler:
         return self.cache.root / "numba" / f"{key}.py"
 
     def _clear(self, key: str) -> None:
+        sys.modules.pop(f"theon_tier1_{key}", None)
         p = self._path(key)
+        if self.cache.usable(p.parent) is not True:
+            return  # (nothing is removed from a directory theon does not use)
         try:
             p.unlink()
         except OSError:
@@ -112,20 +120,15 @@ class NumbaLoopCompiler:
                     f.unlink()
                 except OSError:
                     pass
-        sys.modules.pop(f"theon_tier1_{key}", None)
 
     def _load(self, key: str, text: str, fname: str, sample: Sequence[Any]) -> Any:
         cache = self.cache
         p = self._path(key)
-        try:
-            same = p.read_text() == text
-        except (OSError, UnicodeDecodeError):
-            same = False
-        if not same:  # (rewriting an unchanged file would make numba's cache stale)
-            cache.write_file(p, text.encode())
-        else:
-            cache.touch(p)
-        if not p.is_file():  # an unwritable cache directory: compile in memory
+        encoded = text.encode()
+        # (rewriting an unchanged file would make numba's cache stale)
+        cached = cache.read_file(p) == encoded or cache.write_file(p, encoded)
+        if not (cached and self._numba_files_ok(cache, p, key)):
+            # an unwritable or refused cache directory: compile in memory
             ns: dict[str, Any] = {}
             exec(compile(text.replace("cache=True", "cache=False"), str(p), "exec"), ns)
             fn = ns[fname]
@@ -133,17 +136,51 @@ class NumbaLoopCompiler:
             bump("disk_misses")
             return fn
         modname = f"theon_tier1_{key}"
-        spec = importlib.util.spec_from_file_location(modname, p)
-        assert spec is not None and spec.loader is not None
-        mod = importlib.util.module_from_spec(spec)
+        mod = types.ModuleType(modname)
+        mod.__file__ = str(p)
         sys.modules[modname] = mod  # (numba's cached code finds its module by name)
-        spec.loader.exec_module(mod)
+        # the text itself runs, not the file (nor a .pyc of it); numba finds its cache
+        # next to the file named by the code
+        exec(compile(text, str(p), "exec"), mod.__dict__)
         fn = getattr(mod, fname)
         fn(*sample)  # compiles, or loads numba's cached machine code
         hits = sum(fn.stats.cache_hits.values())
         bump("disk_hits" if hits else "disk_misses")
+        self._private(p, key)
         cache.evict()
         return fn
+
+    @staticmethod
+    def _numba_files(p: Any, key: str) -> list[Any]:
+        """numba's cache files of the module at ``p`` (index and machine code)."""
+        return [f for f in (p.parent / "__pycache__").glob(f"{key}.*")
+                if f.suffix in (".nbi", ".nbc")]
+
+    def _numba_files_ok(self, cache: DiskCache, p: Any, key: str) -> bool:
+        """Whether numba may keep and load its cache for ``p``: its ``__pycache__`` is a
+        usable cache directory (made ``0700`` here, before numba would make it), and
+        the files there that numba would load (pickles: they run code) pass the entry
+        check; files that fail it are removed, so numba writes them again."""
+        if not cache.make_dirs(p.parent / "__pycache__"):
+            return False
+        for f in self._numba_files(p, key):
+            if not cache.check_file(f):
+                try:
+                    f.unlink()
+                except OSError:
+                    return False
+        return True
+
+    def _private(self, p: Any, key: str) -> None:
+        """Take group and others' write permission off numba's new cache files (numba
+        writes them with the process's umask), so that the next process loads them."""
+        for f in self._numba_files(p, key):
+            try:
+                st = os.lstat(f)
+                if stat.S_ISREG(st.st_mode) and st.st_mode & 0o022:
+                    os.chmod(f, stat.S_IMODE(st.st_mode) & ~0o022)
+            except OSError:
+                continue
 
 
 def make_compiler() -> NumbaLoopCompiler:
