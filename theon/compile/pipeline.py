@@ -293,7 +293,7 @@ def _function(
     all_roots = rb.outputs + upd_vars + [e for e in rb.extra if e is not None]
     # an input computed by the user's graph cuts off what computes it
     cuts = {i.variable for i in ins if i.variable.owner is not None}
-    graph_vars = ancestors(all_roots, blockers=cuts)
+    graph_vars = ancestors(all_roots, blockers=cuts, in_root_order=True)
     needed = set(graph_vars)
     _check_unused(ins, needed, on_unused_input)
     explicit_vars = [i.variable for i in ins]

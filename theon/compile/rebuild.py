@@ -122,10 +122,11 @@ def normalize_givens(givens: Any) -> dict[Variable, Variable]:
 def _shared_in(
     graphs: Sequence[Variable | None], cuts: set[Variable] | None = None
 ) -> list[SharedVariable]:
-    """The shared variables ``graphs`` depend on (not above ``cuts``), in a
-    deterministic order."""
+    """The shared variables ``graphs`` depend on (not above ``cuts``), in Theano's order
+    of a function's implicit inputs: the first graph's first."""
+    roots = [g for g in graphs if g is not None]
     return [
-        v for v in graph_inputs([g for g in graphs if g is not None], blockers=cuts)
+        v for v in graph_inputs(roots, blockers=cuts, in_root_order=True)
         if isinstance(v, SharedVariable)
     ]
 

@@ -1,7 +1,12 @@
 """Iterative, deterministic graph walks.
 
-Every walk visits inputs in their listed order, so results depend only on the
-graph, never on hashing or memory addresses.  None recurses.
+Results depend only on the graph, never on hashing or memory addresses, and no
+walk recurses.  The walks whose order user code reads return Theano's and
+PyTensor's orders (Lasagne's ``get_all_params`` lists parameters in the order of
+``inputs``): :func:`ancestors` and :func:`graph_inputs` (Theano's ``inputs``),
+:func:`variables` (Theano's) and :func:`vars_between` (PyTensor's).  Each
+docstring states its order.  The topological sorts order independent nodes their
+own way.
 
 >>> from theon.graph.type import Generic
 >>> from theon.graph.op import Op
@@ -14,6 +19,7 @@ graph, never on hashing or memory addresses.  None recurses.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Collection, Iterable, Sequence
 
 from theon.graph.basic import Apply, Variable
@@ -31,21 +37,39 @@ __all__ = [
 
 
 def ancestors(
-    graphs: Iterable[Variable], blockers: Collection[Variable] | None = None
+    graphs: Iterable[Variable],
+    blockers: Collection[Variable] | None = None,
+    *,
+    in_root_order: bool = False,
 ) -> list[Variable]:
-    """All variables the ``graphs`` depend on, themselves included, in DFS preorder.
+    """All variables the ``graphs`` depend on, themselves included, in Theano's order.
 
-    The walk stops at ``blockers`` (which are included but not expanded).
+    The order of Theano's and PyTensor's ``ancestors`` (PyTensor up to 2.31; 2.32
+    walks each node's inputs right to left): a depth-first preorder that takes the
+    roots from the *last* given to the first, and a node's inputs from the first to
+    the last.  So ``ancestors([x, y, z])`` of three leaves is ``[z, y, x]``, and
+    ``ancestors([add(x, y)])`` is ``[add.0, x, y]``.  With ``in_root_order`` the roots
+    are taken from the first to the last instead (theon's order of a function's
+    implicit inputs, which is Theano's too).  The walk stops at ``blockers`` (which are
+    included but not expanded).
 
     >>> from theon.scalar import add, float64
-    >>> x, y = float64("x"), float64("y")
+    >>> x, y, z = float64("x"), float64("y"), float64("z")
     >>> [str(v) for v in ancestors([add(x, y)])]
     ['add.0', 'x', 'y']
+    >>> [str(v) for v in ancestors([x, y, z])]
+    ['z', 'y', 'x']
+    >>> [str(v) for v in ancestors([x, y, z], in_root_order=True)]
+    ['x', 'y', 'z']
     """
     blockers = blockers or ()
     seen: set[Variable] = set()
     out: list[Variable] = []
-    stack = list(reversed(list(graphs)))
+    # a stack: the last root is popped first, and each node's inputs are pushed
+    # reversed so that its first input is popped next
+    stack = list(graphs)
+    if in_root_order:
+        stack.reverse()
     while stack:
         v = stack.pop()
         if v in seen:
@@ -59,17 +83,30 @@ def ancestors(
 
 
 def graph_inputs(
-    graphs: Iterable[Variable], blockers: Collection[Variable] | None = None
+    graphs: Iterable[Variable],
+    blockers: Collection[Variable] | None = None,
+    *,
+    in_root_order: bool = False,
 ) -> list[Variable]:
     """The variables without owner (or in ``blockers``) that ``graphs`` depend on.
+
+    In the order of :func:`ancestors` (Theano's ``inputs`` and PyTensor's
+    ``graph_inputs``): ``graph_inputs([x, y, z])`` of three leaves is ``[z, y, x]``.
+    Unlike PyTensor's, a blocker that has an owner is listed too (it is an input of
+    the graph cut there).
 
     >>> from theon.scalar import add, float64
     >>> x, y = float64("x"), float64("y")
     >>> [str(v) for v in graph_inputs([add(x, add(y, 1.0))])]
     ['x', 'y', '1.0']
+    >>> [str(v) for v in graph_inputs([add(x, 1.0), y])]
+    ['y', 'x', '1.0']
     """
     blockers = blockers or ()
-    return [v for v in ancestors(graphs, blockers) if v.owner is None or v in blockers]
+    return [
+        v for v in ancestors(graphs, blockers, in_root_order=in_root_order)
+        if v.owner is None or v in blockers
+    ]
 
 
 def io_toposort(
@@ -81,7 +118,8 @@ def io_toposort(
 
     ``orderings`` maps a node to extra nodes that must run before it.  The order
     is a post-order DFS from the outputs in their given order, so it is
-    deterministic.
+    deterministic; nodes that do not depend on each other are in theon's own
+    order, which need not be Theano's or PyTensor's (any topological order is valid).
 
     >>> from theon.scalar import exp, float64, neg
     >>> x = float64("x")
@@ -128,6 +166,8 @@ def io_toposort(
 def toposort(outputs: Sequence[Variable]) -> list[Apply]:
     """All Apply nodes the ``outputs`` depend on, in dependency order.
 
+    Independent nodes come in theon's own order (see :func:`io_toposort`).
+
     >>> from theon.scalar import exp, float64, neg
     >>> y = exp(neg(float64("x")))
     >>> [str(n.op) for n in toposort([y])]
@@ -148,35 +188,70 @@ def applys_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[Ap
     return io_toposort(ins, outs)
 
 
+def _expand_between(v: Variable, ins: Collection[Variable]) -> list[Variable]:
+    """A node's inputs then outputs, reversed (what the two walks below push)."""
+    owner = v.owner
+    if owner is None or v in ins:
+        return []
+    return [*reversed(owner.outputs), *reversed(owner.inputs)]
+
+
 def vars_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[Variable]:
-    """The variables on paths from ``ins`` to ``outs``, ``ins`` and orphans included.
+    """The variables on paths from ``ins`` to ``outs``, ``ins``, orphans and the other
+    outputs of the nodes on the way included, in PyTensor's order.
+
+    PyTensor's ``vars_between`` (up to 2.31) is a *breadth*-first walk from ``outs``
+    in their order that, at each variable computed by a node (and not in ``ins``),
+    queues the node's inputs and outputs in reverse (last output first, first input
+    last).
 
     >>> from theon.scalar import add, float64
     >>> x, y = float64("x"), float64("y")
     >>> [str(v) for v in vars_between([x], [add(x, y)])]
-    ['add.0', 'x', 'y']
+    ['add.0', 'y', 'x']
     """
-    return ancestors(outs, blockers=set(ins))
+    in_set = set(ins)
+    seen: set[Variable] = set()
+    out: list[Variable] = []
+    queue = list(outs)
+    i = 0
+    while i < len(queue):
+        v = queue[i]
+        i += 1
+        if v in seen:
+            continue
+        seen.add(v)
+        out.append(v)
+        queue.extend(_expand_between(v, in_set))
+    return out
 
 
 def variables(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[Variable]:
-    """Every variable of the subgraph between ``ins`` and ``outs``, in DFS order.
+    """Every variable of the subgraph between ``ins`` and ``outs``, in Theano's order.
 
-    >>> from theon.scalar import float64, neg
-    >>> x = float64("x")
+    The same variables as :func:`vars_between`; the order of Theano's ``variables``:
+    a depth-first preorder that takes ``outs`` from the last to the first and, at each
+    variable computed by a node (and not in ``ins``), the node's inputs first to last,
+    then its outputs.
+
+    >>> from theon.scalar import add, float64, neg
+    >>> x, y = float64("x"), float64("y")
     >>> [str(v) for v in variables([x], [neg(x)])]
     ['neg.0', 'x']
+    >>> [str(v) for v in variables([x], [add(x, y)])]
+    ['add.0', 'x', 'y']
     """
-    ins = list(ins)
-    out = vars_between(ins, outs)
-    seen = set(out)
-    # outputs of multi-output nodes that are not themselves on a path still belong
-    for v in list(out):
-        if v.owner is not None and v not in ins:
-            for o in v.owner.outputs:
-                if o not in seen:
-                    seen.add(o)
-                    out.append(o)
+    in_set = set(ins)
+    seen: set[Variable] = set()
+    out: list[Variable] = []
+    stack = list(outs)
+    while stack:
+        v = stack.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        out.append(v)
+        stack.extend(_expand_between(v, in_set))
     return out
 
 
@@ -194,23 +269,31 @@ def orphans_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[V
 
 
 def walk(
-    nodes: Iterable[object], expand: Callable[[object], Iterable[object]]
+    nodes: Iterable[object], expand: Callable[[object], Iterable[object] | None],
+    bfs: bool = True,
 ) -> list[object]:
-    """Generic breadth-first walk: every item reachable through ``expand``, once.
+    """Every item reachable from ``nodes`` through ``expand``, once (by identity).
+
+    Breadth-first by default: a queue of ``nodes`` in their order, each item's
+    ``expand`` appended at the back.  With ``bfs=False`` the items are taken from the
+    back instead (depth-first; the last of ``nodes`` first), as PyTensor's ``walk``.
 
     >>> walk([1], lambda n: [n + 1] if n < 4 else [])
     [1, 2, 3, 4]
+    >>> walk([10, 20], lambda n: [n + 1] if n % 10 == 0 else None, bfs=False)
+    [20, 21, 10, 11]
     """
     seen: set[int] = set()
     out: list[object] = []
-    queue = list(nodes)
-    i = 0
-    while i < len(queue):
-        n = queue[i]
-        i += 1
+    items = deque(nodes)
+    take = items.popleft if bfs else items.pop
+    while items:
+        n = take()
         if id(n) in seen:
             continue
         seen.add(id(n))
         out.append(n)
-        queue.extend(expand(n))
+        more = expand(n)
+        if more:
+            items.extend(more)
     return out
