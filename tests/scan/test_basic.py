@@ -125,6 +125,26 @@ def test_go_backwards_recurrence():
         np.testing.assert_allclose(f(xv), ref)
 
 
+def test_go_backwards_with_fewer_steps_reads_the_last_rows():
+    """Theano reverses a sequence, then takes ``n_steps`` rows: the last ``n_steps`` rows,
+    last first (theon took the first rows, reversed).  By hand: x = [1, 2, 4, 8, 16],
+    n_steps = 3 reads 16, 8, 4; with taps [-1, 0] the windows (x[t-1], x[t]) are
+    (1, 2) .. (8, 16) and the last three, last first, are (8, 16), (4, 8), (2, 4)."""
+    x, n = tt.dvector("x"), tt.lscalar("n")
+    out, _ = theon.scan(lambda v, h: h * 10 + v, sequences=x, outputs_info=tt.constant(0.0),
+                        n_steps=n, go_backwards=True)
+    pairs, _ = theon.scan(lambda a, b: a * 100 + b, sequences=dict(input=x, taps=[-1, 0]),
+                          n_steps=3, go_backwards=True)
+    xv = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+    for f in both([x, n], out):
+        np.testing.assert_allclose(f(xv, 3), [16.0, 168.0, 1684.0])
+        np.testing.assert_allclose(f(xv, 5), [16.0, 168.0, 1684.0, 16842.0, 168421.0])
+    for f in both([x], pairs):
+        np.testing.assert_allclose(f(xv), [816.0, 408.0, 204.0])
+    g = theon.function([x, n], theon.grad(out[-1], x))
+    np.testing.assert_allclose(g(xv, 3), [0.0, 0.0, 1.0, 10.0, 100.0])
+
+
 def test_matrix_sequence_and_several_outputs():
     X, W = tt.dmatrix("X"), tt.dmatrix("W")
     h0 = tt.dvector("h0")

@@ -161,7 +161,7 @@ def recurrence(tree, ops, n, go_backwards=False, last_only=False, mode=None):
 
 
 def numpy_recurrence(tree, ops, s, x0, c, n, go_backwards=False):
-    s = s[:n][::-1] if go_backwards else s
+    s = s[::-1][:n] if go_backwards else s  # the last n rows, last first (Theano's)
     xs, ys = list(np.asarray(x0, dtype=np.float64)), []
     with np.errstate(all="ignore"):
         for t in range(n):

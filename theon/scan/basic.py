@@ -168,7 +168,8 @@ def scan(
     truncate_gradient
         Backpropagate through at most this many of the last steps (``-1``: all).
     go_backwards
-        Iterate over the sequences from the end.
+        Iterate over the sequences from the end: with ``n_steps`` shorter than a
+        sequence, its last ``n_steps`` rows, the last first (as Theano).
     mode
         The mode compiling the body (``None``: ``config.mode``).
     name
@@ -289,10 +290,11 @@ def build_scan(
         given_n = True
         if tensor_type(n_var).ndim != 0 or not tensor_type(n_var).dtype.startswith(("int", "uint")):
             raise TypeError(f"scan: n_steps must be an integer scalar, got {describe(n_var)}")
-    if given_n:
-        outer_seqs = [_named(x[:n_var], x.name) for x in outer_seqs]
+    # backwards, then the first n_steps rows: the last n_steps rows, last first (Theano's)
     if go_backwards:
         outer_seqs = [_named(x[::-1], x.name) for x in outer_seqs]
+    if given_n:
+        outer_seqs = [_named(x[:n_var], x.name) for x in outer_seqs]
 
     # the recurrent outputs' placeholders, one per tap
     inner_states: list[Variable] = []
