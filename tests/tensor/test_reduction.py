@@ -127,8 +127,27 @@ def test_axis_errors() -> None:
         tt.sum(x, axis=2)
     with pytest.raises(ValueError, match="repeated"):
         tt.sum(x, axis=(0, -2))
-    with pytest.raises(TypeError, match="ints"):
+    with pytest.raises(TypeError, match="integer"):
         tt.sum(x, axis=1.5)
+
+
+@pytest.mark.parametrize(("name", "reduce"), [
+    ("sum", lambda x: x.sum(axis=5)), ("max", lambda x: tt.max(x, axis=(0, 5))),
+    ("argmax", lambda x: x.argmax(axis=5)), ("mean", lambda x: x.mean(axis=-5)),
+    ("prod", lambda x: tt.prod(x, axis=np.array(5))),
+])
+def test_an_axis_out_of_bounds_names_the_variable(name: str, reduce: Any) -> None:
+    """Issue 29 item 13: NumPy's AxisError, naming the reduction, the axis and the variable."""
+    with pytest.raises(np.exceptions.AxisError):
+        np.ones((2, 2)).sum(axis=5)
+    x = tt.dmatrix("x")
+    with pytest.raises(np.exceptions.AxisError) as err:
+        reduce(x)
+    assert str(err.value).startswith(
+        f"{name}: axis {'-5' if name == 'mean' else '5'} is out of bounds for 'x' "
+        "(TensorType(float64, shape=(None, None))), built at "
+    )
+    assert str(err.value).endswith("which has 2 dimensions")
 
 
 def test_static_shapes() -> None:

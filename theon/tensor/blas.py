@@ -24,6 +24,7 @@ from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, grad_not_implemented
 from theon.graph.op import Op
 from theon.scalar.type import upcast
+from theon.tensor.arguments import as_int_tuple, int_value
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.type import TensorType, tensor_type
 
@@ -264,8 +265,8 @@ def _normalize_tensordot_axes(
     a: Variable, b: Variable, axes: Any
 ) -> tuple[list[int], list[int]]:
     na, nb = tensor_type(a).ndim, tensor_type(b).ndim
-    if isinstance(axes, (int, np.integer)):
-        k = int(axes)
+    k = int_value(axes)
+    if k is not None:
         if k < 0 or k > na or k > nb:
             raise ValueError(f"tensordot: axes={k} is out of range for ndims {na} and {nb}")
         return list(range(na - k, na)), list(range(k))
@@ -275,8 +276,8 @@ def _normalize_tensordot_axes(
         raise ValueError(
             f"tensordot: axes must be an int or a pair of sequences, got {axes!r}"
         ) from None
-    ax_a = [int(ax_a)] if isinstance(ax_a, (int, np.integer)) else [int(i) for i in ax_a]
-    ax_b = [int(ax_b)] if isinstance(ax_b, (int, np.integer)) else [int(i) for i in ax_b]
+    ax_a = list(as_int_tuple(ax_a, "tensordot: the axes of a"))
+    ax_b = list(as_int_tuple(ax_b, "tensordot: the axes of b"))
     if len(ax_a) != len(ax_b):
         raise ValueError(f"tensordot: axes {axes!r} name different numbers of axes")
     for ax, nd in ((ax_a, na), (ax_b, nb)):

@@ -25,6 +25,7 @@ from theon.graph.fg import describe
 from theon.graph.null_type import DisconnectedType, NullType, disconnected_type
 from theon.graph.op import Op
 from theon.scalar.type import get_scalar_type
+from theon.tensor.arguments import as_int_tuple, int_value, reduction_axes
 from theon.tensor.basic import (
     _floatx,
     as_tensor_variable,
@@ -104,17 +105,19 @@ class DimShuffle(Op):
     def __init__(self, input_ndim: int, new_order: Sequence[int | str]) -> None:
         order: list[int | str] = []
         for o in new_order:
-            if o == "x":
+            if isinstance(o, str) and o == "x":
                 order.append("x")
-            elif isinstance(o, (int, np.integer)) and not isinstance(o, bool):
-                if not 0 <= int(o) < input_ndim:
-                    raise ValueError(
-                        f"DimShuffle: entry {o} of {tuple(new_order)} is not an input dimension "
-                        f"(the input has {input_ndim})"
-                    )
-                order.append(int(o))
-            else:
-                raise TypeError(f"DimShuffle entries are ints or 'x', got {o!r}")
+                continue
+            k = int_value(o)
+            if k is None:
+                raise TypeError(f"DimShuffle entries are ints or 'x', got {o!r} in "
+                                f"{tuple(new_order)!r}")
+            if not 0 <= k < input_ndim:
+                raise ValueError(
+                    f"DimShuffle: entry {k} of {tuple(new_order)} is not an input dimension "
+                    f"(the input has {input_ndim})"
+                )
+            order.append(k)
         kept = [o for o in order if o != "x"]
         if len(set(kept)) != len(kept):
             raise ValueError(f"DimShuffle: {tuple(new_order)} uses an input dimension twice")
@@ -632,41 +635,6 @@ class Elemwise(Op):
 
 
 # CAReduce -------------------------------------------------------------------------------
-def normalize_axis(axis: Any, ndim: int, what: str = "axis") -> tuple[int, ...] | None:
-    """``axis`` (int, negative int, sequence or None) as a sorted tuple of non-negative ints.
-
-    >>> normalize_axis(-1, 3), normalize_axis((0, -1), 2), normalize_axis(None, 2)
-    ((2,), (0, 1), None)
-    """
-    if axis is None:
-        return None
-    if isinstance(axis, (int, np.integer, Variable)):
-        items = [axis]
-    elif isinstance(axis, (list, tuple)):
-        items = list(axis)
-    else:
-        raise TypeError(f"{what} must be an int, a tuple of ints or None, got {axis!r}")
-    out: list[int] = []
-    for a in items:
-        if isinstance(a, Variable):
-            from theon.tensor.basic import NotScalarConstantError, get_scalar_constant_value
-
-            try:
-                a = int(get_scalar_constant_value(a))
-            except NotScalarConstantError:
-                raise TypeError(f"{what} must be known when the graph is built, got {a}") from None
-        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
-            raise TypeError(f"{what} entries must be ints, got {a!r}")
-        a = int(a)
-        if not -ndim <= a < ndim:
-            raise ValueError(f"{what} {a} is out of bounds for an array of dimension {ndim}")
-        a %= ndim
-        if a in out:
-            raise ValueError(f"repeated {what} {a} in {axis!r}")
-        out.append(a)
-    return tuple(sorted(out))
-
-
 def _sum_dtype(dtype: str) -> str:
     """NumPy's default result dtype of ``sum``/``prod``: small ints widen to the platform int."""
     if dtype == "bool" or dtype in ("int8", "int16", "int32"):
@@ -717,7 +685,7 @@ class CAReduce(Op):
     def __init__(self, scalar_op: Any, axis: Any = None, dtype: Any = None) -> None:
         self.scalar_op = scalar_op
         if axis is not None:
-            axis = (axis,) if isinstance(axis, (int, np.integer)) else tuple(int(a) for a in axis)
+            axis = as_int_tuple(axis, f"{type(self).__name__}: axis")
         self.axis: tuple[int, ...] | None = axis
         self.dtype = None if dtype is None else np.dtype(dtype).name
         ufunc = getattr(scalar_op, "ufunc", None)
@@ -758,7 +726,7 @@ class CAReduce(Op):
         x = as_tensor_variable(x)
         nd = x.type.ndim
         if self.axis is not None:
-            norm = normalize_axis(self.axis, nd)
+            norm = reduction_axes(self.axis, nd, f"{self}: axis", x)
             if norm != self.axis:
                 return self._with_axis(norm).make_node(x)
         axes = range(nd) if self.axis is None else self.axis

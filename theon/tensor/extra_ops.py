@@ -19,6 +19,7 @@ from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
+from theon.tensor.arguments import as_int
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.type import TensorType, integer_dtypes, tensor_type
 
@@ -154,6 +155,7 @@ def _cum(x: Any, axis: int | None, mode: str) -> Variable:
     x = as_tensor_variable(x)
     if axis is not None:
         nd = max(x.type.ndim, 1)
+        axis = as_int(axis, f"cum{mode}: axis")
         if not -nd <= axis < nd:
             raise ValueError(f"cum{mode}: axis {axis} out of range for {describe(x)}")
         axis %= nd
@@ -197,6 +199,7 @@ def diff(x: Any, n: int = 1, axis: int = -1) -> Variable:
     nd = x.type.ndim
     if nd == 0:
         raise ValueError(f"diff needs at least one dimension, got {describe(x)}")
+    axis = as_int(axis, "diff: axis")
     if not -nd <= axis < nd:
         raise ValueError(f"diff: axis {axis} out of range for {describe(x)}")
     axis %= nd
@@ -294,6 +297,7 @@ def repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
     x = as_tensor_variable(x)
     if axis is not None:
         nd = x.type.ndim
+        axis = as_int(axis, "repeat: axis")
         if not -nd <= axis < nd:
             raise ValueError(f"repeat: axis {axis} out of range for {describe(x)}")
         axis %= nd
@@ -395,8 +399,8 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variabl
     nd = a.type.ndim
     if nd < 2:
         raise ValueError(f"diagonal: needs at least 2 dimensions, got {describe(a)}")
-    (ax1,) = normalize_axis(axis1, nd, "axis1") or (0,)
-    (ax2,) = normalize_axis(axis2, nd, "axis2") or (1,)
+    (ax1,) = normalize_axis(axis1, nd, "diagonal: axis1", a) or (0,)
+    (ax2,) = normalize_axis(axis2, nd, "diagonal: axis2", a) or (1,)
     if ax1 == ax2:
         raise ValueError(f"diagonal: axis1 and axis2 are both {ax1}")
     k = int(offset)

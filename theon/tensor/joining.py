@@ -17,6 +17,7 @@ from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import DisconnectedType, disconnected_type
 from theon.graph.op import Op
+from theon.tensor.arguments import as_int_tuple
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.creation import _grad_like, _is_float, alloc
 from theon.tensor.math import zeros_like
@@ -145,7 +146,7 @@ def join(axis: Any, *tensors: Any) -> Variable:
         raise ValueError("join: need at least one tensor to join")
     if ts[0].type.ndim == 0:
         raise ValueError("join: zero-dimensional arrays cannot be concatenated")
-    ax = normalize_axis(_axis_int(axis), ts[0].type.ndim)
+    ax = normalize_axis(_axis_int(axis), ts[0].type.ndim, "join: axis", ts[0])
     if len(ts) == 1:
         return ts[0]
     return Join(ax)(*ts)  # type: ignore[no-any-return]
@@ -197,7 +198,7 @@ def stack(*tensors: Any, axis: int = 0) -> Variable:
             "stack: all inputs must have the same shape, got "
             + ", ".join(f"{describe(t)} {tuple(t.type.shape)}" for t in ts)
         )
-    ax = normalize_axis(axis, nd + 1)
+    ax = normalize_axis(axis, nd + 1, "stack: axis (of the result)")
     return join(ax, *[expand_dims(t, ax) for t in ts])
 
 
@@ -333,7 +334,7 @@ def split(x: Any, splits_size: Any, n_splits: int | None = None, axis: int = 0) 
         n_splits = sp.type.shape[0] if sp.type.ndim == 1 else None
         if n_splits is None:
             raise ValueError("split: the number of pieces is not known statically; pass n_splits")
-    ax = normalize_axis(axis, x.type.ndim)
+    ax = normalize_axis(axis, x.type.ndim, "split: axis", x)
     if sp.type.dtype != "int64":
         sp = cast(sp, "int64")
     return Split(n_splits, ax)(x, sp, return_list=True)  # type: ignore[no-any-return]
@@ -391,8 +392,9 @@ def roll(x: Any, shift: Any, axis: Any = None) -> Variable:
     x = as_tensor_variable(x)
     if axis is None:
         return reshape(roll(flatten(x), shift, 0), shape(x), ndim=x.type.ndim)
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    axes = as_int_tuple(axis, "roll: axis")
+    many = isinstance(shift, (tuple, list)) or (isinstance(shift, np.ndarray) and shift.ndim)
+    shifts = tuple(shift) if many else (shift,)
     if len(shifts) == 1:
         shifts = tuple(shifts) * len(axes)
     if len(axes) == 1 and len(shifts) > 1:
@@ -401,7 +403,7 @@ def roll(x: Any, shift: Any, axis: Any = None) -> Variable:
         raise ValueError("roll: shift and axis must have the same length")
     out = x
     for s, a in zip(shifts, axes):
-        ax = normalize_axis(a, x.type.ndim)
+        ax = normalize_axis(a, x.type.ndim, "roll: axis", x)
         n = shape_i(out, ax)
         kn, ks = static_int(n), static_int(s)
         if kn is not None and ks is not None:
@@ -429,7 +431,8 @@ def flip(x: Any, axis: Any = None) -> Variable:
     from theon.tensor.subtensor import getitem
 
     x = as_tensor_variable(x)
-    axes = range(x.type.ndim) if axis is None else normalize_axes(axis, x.type.ndim)
+    axes = range(x.type.ndim) if axis is None else normalize_axes(axis, x.type.ndim,
+                                                                  "flip: axis", x)
     idx = tuple(slice(None, None, -1) if d in axes else slice(None) for d in range(x.type.ndim))
     if not idx:
         return x

@@ -23,6 +23,7 @@ import numpy as np
 from theon.graph.basic import Apply, Variable
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
+from theon.tensor.arguments import as_int_tuple, reduction_axes
 from theon.tensor.basic import as_tensor_variable, cast, constant
 from theon.tensor.elemwise import (
     CAReduce,
@@ -32,7 +33,6 @@ from theon.tensor.elemwise import (
     fill_like,
 )
 from theon.tensor.elemwise import _restore_axes as _keepdims  # put reduced axes back as 1s
-from theon.tensor.elemwise import normalize_axis as _normalize_axis
 from theon.tensor.type import TensorType, discrete_dtypes, float_dtypes, tensor_type
 
 __all__ = [
@@ -308,7 +308,7 @@ class Argmax(Op):
 
     def __init__(self, axis: AnyT = None, kind: str = "max") -> None:
         if axis is not None:
-            axis = (axis,) if isinstance(axis, (int, np.integer)) else tuple(int(a) for a in axis)
+            axis = as_int_tuple(axis, "Argmax: axis")
         if kind not in ("max", "min"):
             raise ValueError(f"Argmax kind must be 'max' or 'min', got {kind!r}")
         self.axis: tuple[int, ...] | None = axis
@@ -321,7 +321,7 @@ class Argmax(Op):
     def make_node(self, x: AnyT) -> Apply:
         x = as_tensor_variable(x)
         nd = x.type.ndim
-        norm = normalize_axis(self.axis, nd)
+        norm = normalize_axis(self.axis, nd, f"{self}: axis", x)
         if norm is not None and len(norm) == nd and nd != 1:
             norm = None
         if norm != self.axis:
@@ -361,22 +361,23 @@ class Argmax(Op):
         return [None]
 
 
-def normalize_axis(axis: AnyT, ndim: int, what: str = "axis") -> tuple[int, ...] | None:
-    """``axis`` as a sorted tuple of non-negative ints (None: all axes); an integer
-    NumPy array (``axis=np.array(1)``, ``axis=np.array([0, 1])``) counts as the ints.
+def normalize_axis(
+    axis: AnyT, ndim: int, what: str = "axis", of: Variable | None = None
+) -> tuple[int, ...] | None:
+    """``axis`` as a sorted tuple of non-negative ints (None: all axes); NumPy integers
+    and integer arrays count as the ints (``axis=np.array(1)``, ``axis=np.array([0, 1])``,
+    ``axis=(np.array(0), np.int64(1))``).  Errors name ``what`` and the variable ``of``.
 
     >>> normalize_axis(np.array(-1), 2), normalize_axis(np.array([1, 0]), 3)
     ((1,), (0, 1))
     """
-    if isinstance(axis, np.ndarray) and axis.dtype.kind in "iu" and axis.ndim <= 1:
-        axis = int(axis) if axis.ndim == 0 else tuple(int(a) for a in axis)
-    return _normalize_axis(axis, ndim, what)
+    return reduction_axes(axis, ndim, what, of)
 
 
 # functions --------------------------------------------------------------------------------
 def _reduce(op_cls: AnyT, x: AnyT, axis: AnyT, keepdims: bool, **kw: AnyT) -> Variable:
     x = as_tensor_variable(x)
-    axes = normalize_axis(axis, x.type.ndim)
+    axes = normalize_axis(axis, x.type.ndim, f"{op_cls.__name__.lower()}: axis", x)
     out = op_cls(axes, **kw)(x)
     return _keepdims(out, x.type.ndim, axes) if keepdims else out
 
@@ -473,7 +474,7 @@ def any(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
 def _argext(kind: str, x: AnyT, axis: AnyT, keepdims: bool) -> Variable:
     x = as_tensor_variable(x)
     nd = x.type.ndim
-    axes = normalize_axis(axis, nd)
+    axes = normalize_axis(axis, nd, f"arg{kind}: axis", x)
     out = Argmax(axes, kind)(x)
     return _keepdims(out, nd, axes) if keepdims else out
 
@@ -555,7 +556,7 @@ def mean(x: AnyT, axis: AnyT = None, dtype: AnyT = None, keepdims: bool = False)
     array([1.5, 3. ])
     """
     x = as_tensor_variable(x)
-    axes = normalize_axis(axis, x.type.ndim)
+    axes = normalize_axis(axis, x.type.ndim, "mean: axis", x)
     acc, res = _mean_dtypes(x.type.dtype)
     if dtype is not None:
         res = np.dtype(dtype).name

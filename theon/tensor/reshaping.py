@@ -21,6 +21,7 @@ from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
+from theon.tensor.arguments import as_int, as_int_tuple
 from theon.tensor.basic import as_tensor_variable, constant
 from theon.tensor.elemwise import DimShuffle
 from theon.tensor.shape import (
@@ -186,7 +187,9 @@ def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
            [3., 4.]])
     """
     x = as_tensor_variable(x)
-    if isinstance(newshape, Variable) and newshape.type.ndim == 1:
+    if ndim is not None:
+        ndim = as_int(ndim, "reshape: ndim")
+    if isinstance(newshape, Variable) and newshape.type.ndim == 1 and newshape.type.shape[0] != 0:
         if not _is_int_dtype(newshape.type.dtype):
             raise TypeError(f"reshape: the new shape must be integers, got {describe(newshape)}")
         n = newshape.type.shape[0]
@@ -222,6 +225,7 @@ def flatten(x: Any, ndim: int = 1) -> Variable:
     2
     """
     x = as_tensor_variable(x)
+    ndim = as_int(ndim, "flatten: ndim")
     if ndim < 1 or ndim > max(x.type.ndim, 1):
         raise ValueError(f"flatten: ndim={ndim} is invalid for {describe(x)}")
     if ndim == 1:
@@ -278,11 +282,9 @@ def transpose(x: Any, axes: Sequence[int] | None = None) -> Variable:
     if axes is None:
         perm = tuple(range(nd - 1, -1, -1))
     else:
-        if isinstance(axes, (int, np.integer)):
-            axes = (axes,)
-        perm = normalize_axes(axes, nd)
+        perm = normalize_axes(axes, nd, "transpose: axis", x)
         if len(perm) != nd:
-            raise ValueError(f"transpose: axes {tuple(axes)} don't match {describe(x)}")
+            raise ValueError(f"transpose: axes {perm} don't match {describe(x)}")
     return _dimshuffle(x, perm)
 
 
@@ -294,8 +296,8 @@ def swapaxes(x: Any, axis1: int, axis2: int) -> Variable:
     (3, 2)
     """
     x = as_tensor_variable(x)
-    a1 = normalize_axis(axis1, x.type.ndim)
-    a2 = normalize_axis(axis2, x.type.ndim)
+    a1 = normalize_axis(axis1, x.type.ndim, "swapaxes: axis1", x)
+    a2 = normalize_axis(axis2, x.type.ndim, "swapaxes: axis2", x)
     perm = list(range(x.type.ndim))
     perm[a1], perm[a2] = perm[a2], perm[a1]
     return _dimshuffle(x, perm)
@@ -310,8 +312,8 @@ def moveaxis(x: Any, source: Any, destination: Any) -> Variable:
     """
     x = as_tensor_variable(x)
     nd = x.type.ndim
-    src = normalize_axes(source, nd, "source")
-    dst = normalize_axes(destination, nd, "destination")
+    src = normalize_axes(source, nd, "moveaxis: source", x)
+    dst = normalize_axes(destination, nd, "moveaxis: destination", x)
     if len(src) != len(dst):
         raise ValueError("moveaxis: source and destination must have the same number of axes")
     order = [a for a in range(nd) if a not in src]
@@ -335,7 +337,7 @@ def squeeze(x: Any, axis: Any = None) -> Variable:
     if axis is None:
         axes = tuple(d for d in range(nd) if x.type.shape[d] == 1)
     else:
-        axes = normalize_axes(axis, nd)
+        axes = normalize_axes(axis, nd, "squeeze: axis", x)
     bad = [d for d in axes if x.type.shape[d] not in (None, 1)]
     if bad:
         raise ValueError(
@@ -356,10 +358,9 @@ def expand_dims(x: Any, axis: Any) -> Variable:
     (1, None, 1)
     """
     x = as_tensor_variable(x)
-    if isinstance(axis, (int, np.integer)):
-        axis = (axis,)
-    out_nd = x.type.ndim + len(tuple(axis))
-    axes = set(normalize_axes(axis, out_nd))
+    new = as_int_tuple(axis, "expand_dims: axis")
+    out_nd = x.type.ndim + len(new)
+    axes = set(normalize_axes(new, out_nd, "expand_dims: axis (of the result)"))
     it = iter(range(x.type.ndim))
     order = ["x" if d in axes else next(it) for d in range(out_nd)]
     return _dimshuffle(x, order)

@@ -23,6 +23,7 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
+from theon.tensor.arguments import as_int_tuple, axis_index, int_value
 from theon.tensor.basic import as_tensor_variable, constant
 from theon.tensor.type import TensorType
 
@@ -68,15 +69,9 @@ def static_int(v: Any) -> int | None:
     >>> static_int(3), static_int(int64_constant(4)), static_int(tt.lscalar("n"))
     (3, 4, None)
     """
-    if isinstance(v, (bool, np.bool_)):
-        return None
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    if isinstance(v, Constant):
-        data = np.asarray(v.data)
-        if data.ndim == 0 and data.dtype.kind in "iu":
-            return int(data)
-        return None
+    r = int_value(v)
+    if r is not None or isinstance(v, Constant):
+        return r
     if isinstance(v, Variable) and v.owner is not None:
         op = v.owner.op
         if isinstance(op, Shape_i):
@@ -92,8 +87,9 @@ def as_int_scalar(v: Any, what: str = "value") -> Variable:
     """
     if isinstance(v, (bool, np.bool_)):
         raise TypeError(f"{what} must be an integer, got the boolean {v!r}")
-    if isinstance(v, (int, np.integer)):
-        return int64_constant(int(v))
+    r = int_value(v)
+    if r is not None and not isinstance(v, Variable):
+        return int64_constant(r)
     var = as_tensor_variable(v)
     if var.type.ndim != 0 or not _is_int_dtype(var.type.dtype):
         raise TypeError(
@@ -139,14 +135,22 @@ def static_vector_entries(v: Variable) -> tuple[int | None, ...] | None:
 def shape_scalars(shape: Any, what: str = "shape") -> list[Variable]:
     """A shape given as an int, a sequence of ints/scalars, or an int vector, as int64 scalars.
 
+    Integers may be NumPy's (``np.int64(2)``, ``np.array(2)``, ``np.array([2, 3])``; see
+    :mod:`theon.tensor.arguments`); an empty vector of any dtype is the empty shape
+    (``np.array([])``, ``constant([])``), as for NumPy.
+
     >>> [static_int(s) for s in shape_scalars((2, 3))]
     [2, 3]
+    >>> shape_scalars(constant([]))
+    []
     """
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
+    if int_value(shape) is not None and not isinstance(shape, Variable):
         return [_as_int64_scalar(shape, what)]
     if isinstance(shape, Variable):
         if shape.type.ndim == 0:
             return [_as_int64_scalar(shape, what)]
+        if shape.type.ndim == 1 and shape.type.shape[0] == 0:
+            return []
         if shape.type.ndim != 1 or not _is_int_dtype(shape.type.dtype):
             raise TypeError(f"{what} must be an integer vector, got {describe(shape)}")
         owner = shape.owner
@@ -165,41 +169,35 @@ def shape_scalars(shape: Any, what: str = "shape") -> list[Variable]:
 
         return [_as_int64_scalar(getitem(shape, i), what) for i in range(n)]
     if isinstance(shape, np.ndarray):
-        if shape.ndim != 1:
-            raise TypeError(f"{what} must be one-dimensional, got an array of shape {shape.shape}")
-        return [_as_int64_scalar(int(e), what) for e in shape]
+        return [int64_constant(e) for e in as_int_tuple(shape, what)]
     if isinstance(shape, Iterable):
         return [_as_int64_scalar(e, what) for e in shape]
     raise TypeError(f"{what} must be an int, a sequence of ints or an int vector, got {shape!r}")
 
 
-def normalize_axis(axis: Any, ndim: int, what: str = "axis") -> int:
-    """``axis`` as a non-negative int below ``ndim``, or a NumPy-style AxisError-like ValueError.
+def normalize_axis(axis: Any, ndim: int, what: str = "axis", of: Variable | None = None) -> int:
+    """``axis`` (an integer: see :mod:`theon.tensor.arguments`) as a non-negative int
+    below ``ndim``; NumPy's ``AxisError`` naming ``of`` when it is out of range.
 
     >>> normalize_axis(-1, 3)
     2
     """
-    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
-        raise TypeError(f"{what} must be an int, got {axis!r}")
-    a = int(axis)
-    if not -ndim <= a < ndim:
-        raise np.exceptions.AxisError(
-            f"{what} {a} is out of bounds for array of dimension {ndim}"
-        )
-    return a % ndim
+    return axis_index(axis, ndim, what, of)
 
 
-def normalize_axes(axes: Any, ndim: int, what: str = "axis") -> tuple[int, ...]:
-    """A sequence of axes, normalized and checked for repeats.
+def normalize_axes(axes: Any, ndim: int, what: str = "axis", of: Variable | None = None
+                   ) -> tuple[int, ...]:
+    """A sequence of axes (or one, or a 1-d integer array), normalized and checked for
+    repeats.
 
     >>> normalize_axes((0, -1), 3)
     (0, 2)
     """
-    if isinstance(axes, (int, np.integer)):
-        axes = (axes,)
-    out = tuple(normalize_axis(a, ndim, what) for a in axes)
+    items = as_int_tuple(axes, what)
+    out = tuple(axis_index(a, ndim, what, of) for a in items)
     if len(set(out)) != len(out):
-        raise ValueError(f"repeated {what} in {tuple(axes)}")
+        raise ValueError(f"repeated {what} in {items}"
+                         + (f" for {describe(of)}" if of is not None else ""))
     return out
 
 
@@ -468,11 +466,11 @@ def specify_shape(x: Any, shape: Any) -> Variable:
     (None, 3)
     """
     x = as_tensor_variable(x)
-    if isinstance(shape, (int, np.integer)) or (
+    if (int_value(shape) is not None and not isinstance(shape, Variable)) or (
         isinstance(shape, Variable) and shape.type.ndim == 0
     ):
         shape = (shape,)
-    if isinstance(shape, Variable):
+    if isinstance(shape, (Variable, np.ndarray)):
         entries: list[Any] = list(shape_scalars(shape))
     else:
         entries = list(shape)

@@ -21,6 +21,7 @@ from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
+from theon.tensor.arguments import as_int
 from theon.tensor.basic import as_tensor_variable
 from theon.tensor.type import TensorType, tensor_type
 
@@ -37,12 +38,13 @@ __all__ = [
 _KINDS = ("quicksort", "mergesort", "heapsort", "stable")
 
 
-def _axis(axis: int | None, ndim: int, what: str) -> int | None:
+def _axis(axis: int | None, x: Variable, what: str) -> int | None:
     if axis is None:
         return None
-    if not -ndim <= axis < max(ndim, 1):
-        raise ValueError(f"{what}: axis {axis} is out of range for ndim {ndim}")
-    return axis % max(ndim, 1)
+    k, ndim = as_int(axis, f"{what}: axis"), x.type.ndim
+    if not -ndim <= k < max(ndim, 1):
+        raise ValueError(f"{what}: axis {k} is out of range for {describe(x)}")
+    return k % max(ndim, 1)
 
 
 def _prepare(x: Any, axis: int | None, kind: str, what: str) -> tuple[Variable, int | None]:
@@ -51,7 +53,7 @@ def _prepare(x: Any, axis: int | None, kind: str, what: str) -> tuple[Variable, 
         raise ValueError(f"{what}: kind must be one of {_KINDS}, got {kind!r}")
     if x.type.ndim == 0:
         raise ValueError(f"{what} needs at least one dimension, got {describe(x)}")
-    return x, _axis(axis, x.type.ndim, what)
+    return x, _axis(axis, x, what)
 
 
 class _SortBase(Op):

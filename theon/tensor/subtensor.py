@@ -616,7 +616,7 @@ def take(a: Any, indices: Any, axis: int | None = None, mode: str = "raise") -> 
     if axis is None:
         a = flatten(a)
         axis = 0
-    ax = normalize_axis(axis, a.type.ndim)
+    ax = normalize_axis(axis, a.type.ndim, "take: axis", a)
     if not isinstance(indices, (int, np.integer, Variable)):
         indices = _index_var(indices)
     if isinstance(indices, Variable) and indices.type.dtype == "bool":

@@ -25,6 +25,7 @@ import numpy as np
 
 from theon.graph.basic import _THEON_DIR, Variable, caller_trace
 from theon.graph.type import Type
+from theon.tensor.arguments import int_value
 from theon.tensor.variable import TensorConstant, TensorVariable
 
 __all__ = [
@@ -99,7 +100,7 @@ def _normalize_shape(shape: Any, broadcastable: Any) -> ShapeT:
                 "or a broadcastable pattern"
             )
         return tuple(1 if bool(b) else None for b in broadcastable)
-    if isinstance(shape, (int, np.integer)):
+    if int_value(shape) is not None:
         shape = (shape,)
     out: list[int | None] = []
     for s in shape:
@@ -108,8 +109,8 @@ def _normalize_shape(shape: Any, broadcastable: Any) -> ShapeT:
         elif isinstance(s, (bool, np.bool_)):
             # Theano's positional broadcastable pattern: True is a length-1 dimension
             out.append(1 if s else None)
-        elif isinstance(s, (int, np.integer)) and s >= 0:
-            out.append(int(s))
+        elif (k := int_value(s)) is not None and k >= 0:
+            out.append(k)
         else:
             raise TypeError(f"TensorType shape entries are ints >= 0 or None, got {s!r}")
     out_t = tuple(out)
@@ -245,7 +246,8 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
     ) -> None:
         self.dtype: str = _normalize_dtype(dtype)
         self.shape: ShapeT = _normalize_shape(
-            None if shape is None else tuple(shape) if not isinstance(shape, int) else shape,
+            None if shape is None
+            else shape if isinstance(shape, (int, np.integer, np.ndarray)) else tuple(shape),
             None if broadcastable is None else tuple(broadcastable),
         )
         self.name = name

@@ -60,12 +60,18 @@ def _numpy_caller() -> str | None:
 
 
 def _axes_args(axes: tuple[Any, ...]) -> Any:
-    """``transpose(1, 0)`` and ``transpose((1, 0))`` both give ``(1, 0)``; none gives None."""
+    """``transpose(1, 0)``, ``transpose((1, 0))`` and ``transpose(np.array([1, 0]))`` all
+    give the axes; none gives None."""
     if len(axes) == 0:
         return None
-    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (list, tuple))):
+    if len(axes) == 1 and (axes[0] is None or _is_sequence(axes[0])):
         return axes[0]
     return axes
+
+
+def _is_sequence(v: Any) -> bool:
+    """A list, tuple or array of more than zero dimensions (not one integer)."""
+    return isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.ndim > 0)
 
 
 class _tensor_py_operators:
@@ -317,7 +323,7 @@ class _tensor_py_operators:
         """
         from theon.tensor.elemwise import DimShuffle
 
-        if len(pattern) == 1 and isinstance(pattern[0], (list, tuple)):
+        if len(pattern) == 1 and _is_sequence(pattern[0]):
             pattern = tuple(pattern[0])
         return DimShuffle(self.ndim, pattern)(self)
 
