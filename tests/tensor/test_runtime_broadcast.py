@@ -127,6 +127,55 @@ def test_a_computed_value_of_unknown_length_does_not_broadcast() -> None:
     np.testing.assert_allclose(g(np.arange(3.0), np.ones(3)), np.ones(3))
 
 
+# computed operand, written in place (or into a dead buffer) by the Elemwise
+# (theon, NumPy)
+IN_PLACE = {
+    "add": (lambda c, e: c + e, lambda c, e: c + e),
+    "pow": (lambda c, e: c ** e, lambda c, e: c ** e),
+    "add, operands swapped": (lambda c, e: e + c, lambda c, e: e + c),
+    "add of three": (lambda c, e: tt.add(c, e, e), lambda c, e: c + e + e),
+    "fused": (lambda c, e: tt.exp(c) * 2 + e, lambda c, e: np.exp(c) * 2 + e),
+}
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("name", sorted(IN_PLACE))
+def test_a_computed_value_written_in_place_does_not_broadcast(name, mode) -> None:
+    """Issue 29 item 12: the documented limit (a computed value of unknown length does
+    not broadcast) through the in-place path gives theon's message, naming the node and
+    the input, not NumPy's "non-broadcastable output operand"."""
+    a, e = tt.dvector("a"), tt.dvector("e")
+    build, reference = IN_PLACE[name]
+    f = theon.function([a, e], build(tt.concatenate([a, e]), e), mode=MODES[mode])
+    node = next(n for n in f.maker.fgraph.toposort() if isinstance(n.op, tt.Elemwise)
+                and (n.op.destroy_map or name == "fused"))
+    # values where nothing broadcasts, and where an argument does: NumPy's
+    av, ev = np.array([0.5]), np.array([2.0])
+    want = reference(np.concatenate([av, ev]), ev)
+    np.testing.assert_allclose(f(av, ev), want)
+    with pytest.raises(ValueError) as err:
+        f(np.ones(1), np.ones(0))  # the concatenation has length 1, e length 0
+    msg = str(err.value)
+    assert "non-broadcastable output operand" not in msg
+    assert msg.startswith(f"{node.op}: input ")
+    assert "'Join{axis=0}.0' (TensorType(float64, shape=(None,)))" in msg
+    assert "has shape (1,) at runtime, which broadcasts along dimension 0 to (0,)" in msg
+    assert "specify_broadcastable" in msg
+    # (NumPy's error is not shown as its cause)
+    assert err.value.__context__ is None or err.value.__suppress_context__
+
+
+def test_a_dead_buffer_reused_for_a_result_does_not_broadcast() -> None:
+    """The same through an output written into a dead intermediate (no inplace phase)."""
+    a, e = tt.dvector("a"), tt.dvector("e")
+    mode = Mode(linker="py").excluding("inplace", "fusion")
+    f = theon.function([a, e], tt.concatenate([a, e]) * 2 - e, mode=mode)
+    assert "out=" in f._runner.source
+    np.testing.assert_allclose(f(np.array([1.0]), np.array([3.0])), [-1.0, 3.0])
+    with pytest.raises(ValueError, match=r"input 0 'Elemwise\{mul.* has shape \(1,\) at run"):
+        f(np.ones(1), np.ones(0))
+
+
 def test_static_graphs_compile_as_before() -> None:
     """With lengths that are statically known, no BroadcastGrad is built; with unknown
     ones it is resolved at compile time, leaving the graph of the static reduction."""

@@ -482,7 +482,11 @@ class Elemwise(Op):
             out_ok(self._ufunc, inputs[i]) for i in pattern.values()
         ):
             outs = tuple(inputs[pattern[o]] if o in pattern else None for o in range(self.nout))
-            res = self._ufunc(*inputs, out=outs)  # type: ignore[misc]
+            try:
+                res = self._ufunc(*inputs, out=outs)  # type: ignore[misc]
+            except ValueError:
+                self.refuse_runtime_broadcast(node, inputs)
+                raise
         elif self._direct:
             # (also an inplace ufunc not proven safe on a strided buffer: the result is
             # computed out of place and copied into the buffer below)
@@ -499,6 +503,8 @@ class Elemwise(Op):
             if pattern:
                 buf = inputs[pattern[0]]
                 if r is not buf:
+                    if r.shape != buf.shape:
+                        self.refuse_runtime_broadcast(node, inputs)
                     buf[...] = r
                     r = buf
             if len(inputs) > 1:
@@ -516,6 +522,8 @@ class Elemwise(Op):
             if o in pattern:
                 buf = inputs[pattern[o]]
                 if r is not buf:
+                    if r.shape != buf.shape:
+                        self.refuse_runtime_broadcast(node, inputs)
                     buf[...] = r
                     r = buf
             shp = r.shape
@@ -532,6 +540,22 @@ class Elemwise(Op):
         if r.shape != full:  # e.g. a Composite whose outputs do not read every input
             r = np.broadcast_to(r, full).copy()
         return r
+
+    def refuse_runtime_broadcast(self, node: Apply, inputs: Sequence[Any]) -> None:
+        """Raise :meth:`_check_runtime_broadcast`'s error if ``inputs`` broadcast where
+        ``node``'s types do not declare it; return if they don't (then another error stands).
+
+        For results written into an input's buffer: NumPy refuses one whose shape is not
+        the broadcast shape before theon's check after the call could name the input.
+        """
+        try:
+            full = np.broadcast_shapes(*(np.shape(a) for a in inputs))
+        except ValueError:
+            return  # no broadcast at all: NumPy's error names the shapes
+        try:
+            self._check_runtime_broadcast(node, [np.asarray(a) for a in inputs], full)
+        except ValueError as err:
+            raise err from None
 
     def _check_runtime_broadcast(
         self, node: Apply, inputs: Sequence[Any], out_shape: tuple[int, ...]

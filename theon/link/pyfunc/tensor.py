@@ -183,6 +183,27 @@ def _broadcast_error(node: Apply) -> Any:
     return check
 
 
+def _refusing_runtime_broadcast(
+    ctx: NodeEmitter, node: Apply, lines: list[str], args: list[str]
+) -> list[str]:
+    """``lines`` (ufunc calls writing into an input's buffer) in a ``try`` whose handler
+    gives Elemwise's run-time broadcast error, naming the node and the input, where NumPy
+    refused an output buffer of another shape than the broadcast one (a ``try`` costs
+    nothing until something raises)."""
+    op = node.op
+    assert isinstance(op, Elemwise)
+
+    def refuse(inputs: list[Any]) -> None:
+        op.refuse_runtime_broadcast(node, inputs)
+
+    name = ctx.bind(refuse, "refuse")
+    return [
+        "try:",
+        *("    " + ln for ln in lines),
+        f"except ValueError: {name}([{', '.join(args)}]); raise",
+    ]
+
+
 def _natural_dtypes(ufunc: Any, node: Apply) -> tuple[str, ...] | None:
     """Output dtypes NumPy gives ``ufunc`` on the node's input dtypes (None: no loop)."""
     try:
@@ -326,6 +347,9 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
         else:
             call = plain
         lines.append(f"{lhs} = {call}")
+    if picked and any(t is not None for t in target):
+        # (without ``picked`` no input may broadcast at run time: nothing to refuse)
+        lines = _refusing_runtime_broadcast(ctx, node, lines, args)
     for j, name in enumerate(names):
         if natural[j] != want[j] and (target[j] is None or j in guarded):
             dt = ctx.bind(np.dtype(want[j]), "dt")
