@@ -54,6 +54,41 @@ def test_changing_trust_input_regenerates_the_call():
     np.testing.assert_array_equal(f(np.ones(2)), [2.0, 2.0])
 
 
+@pytest.mark.parametrize("linker", ["py", "vm"])
+@pytest.mark.parametrize("static", [False, True], ids=["unknown length", "static length"])
+def test_trust_input_names_an_argument_that_is_not_of_its_type(linker, static):
+    """Issue 29 item 13: with trust_input=True a list is passed on unconverted (no check
+    on the fast path); when the call then fails, the error names the argument, its type
+    and what to do, with the original error as its cause."""
+    x = tt.TensorType("float64", shape=(2,) if static else (None,))("x")
+    y = tt.dvector("y")
+    f = theon.function([x, y], (x * y).sum() + tt.shape(x)[0], trust_input=True,
+                       mode=theon.Mode(linker=linker), name="f")
+    assert f(np.array([1.0, 2.0]), np.array([3.0, 4.0])) == 13.0  # NumPy: 1*3 + 2*4 + 2
+    with pytest.raises(TypeError) as err:
+        f(np.array([1.0, 2.0]), [3.0, 4.0])
+    msg = str(err.value)
+    assert msg.startswith("argument 1 (y) of function 'f' is list [3.0, 4.0], not a value of "
+                          "its type TensorType(float64, shape=(None,)): with trust_input=True")
+    assert "the call failed with " in msg and "the input 'y' was built at" in msg
+    assert err.value.__cause__ is not None
+    if static:
+        # nothing reads x's shape at run time, and NumPy's ufuncs take the list: it works
+        assert f(x=[1.0, 2.0], y=np.array([3.0, 4.0])) == 13.0
+    else:
+        with pytest.raises(TypeError, match=r"^argument 0 \(x\) of function 'f' is list"):
+            f(x=[1.0, 2.0], y=np.array([3.0, 4.0]))
+
+
+def test_trust_input_leaves_other_errors_alone():
+    """An error with arguments of the right types is not blamed on them."""
+    x, y = tt.dvector("x"), tt.dvector("y")
+    f = theon.function([x, y], x + y, trust_input=True)
+    with pytest.raises(ValueError) as err:
+        f(np.ones(2), np.ones(3))
+    assert "argument" not in str(err.value) and "trust_input" not in str(err.value)
+
+
 def test_a_function_is_freed_without_the_cyclic_collector():
     """The generated call reaches its Function weakly: no cycle keeps it alive."""
     x = tt.dscalar("x")

@@ -282,6 +282,19 @@ def test_wrt_structure_and_intermediates():
         grad(c, [x, 3.0])
 
 
+@pytest.mark.parametrize("wrt", [1.0, None, "x", 3])
+def test_a_wrt_that_is_not_a_variable_or_a_list_is_named(wrt):
+    """Issue 29 item 13: ``grad(cost, 1.0)`` names the argument and what it got, not
+    "'float' object is not iterable"."""
+    x = real("x")
+    with pytest.raises(TypeError) as err:
+        grad(sin(x), wrt)
+    assert str(err.value) == (
+        "theon.grad: wrt must be a Variable or a list or tuple of Variables, got "
+        f"{type(wrt).__name__} {wrt!r}"
+    )
+
+
 def test_deep_chain_is_iterative():
     x = real("x")
     y = x

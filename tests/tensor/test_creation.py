@@ -204,6 +204,21 @@ def test_arange_dtype_and_errors() -> None:
     assert ARange("int64") == ARange("int64")
 
 
+@pytest.mark.parametrize("linker", ["py", "vm"])
+@pytest.mark.parametrize(("make", "zero"), [(tt.lscalar, 0), (tt.dscalar, 0.0)])
+def test_arange_step_zero_at_run_time_names_the_step(make: Any, zero: Any, linker: str) -> None:
+    """Issue 29 item 13: NumPy raises ZeroDivisionError for a zero step; theon names the
+    step variable instead of "Maximum allowed size exceeded"."""
+    with pytest.raises(ZeroDivisionError):
+        np.arange(0, 10, zero)
+    step = make("step")
+    f = theon.function([step], arange(0, 10, step), mode=theon.Mode(linker=linker))
+    np.testing.assert_array_equal(f(2), np.arange(0, 10, 2))
+    with pytest.raises(ZeroDivisionError, match=r"arange: the step 'step' \(TensorType\("
+                       r"(int64|float64), shape=\(\)\)\).* is 0 at run time"):
+        f(zero)
+
+
 def test_arange_grad() -> None:
     verify_grad(lambda a, s: arange(a, 5.0, s) ** 2, [np.asarray(0.3), np.asarray(0.7)])
 

@@ -323,6 +323,22 @@ class TestElemwiseOp:
         with pytest.raises(TypeError, match="cannot be applied"):
             tt.sub(tt.tensor("bool", shape=(None,)), tt.tensor("bool", shape=(None,)))
 
+    @pytest.mark.parametrize(("build", "op", "k"), [
+        (lambda x: x + "a", "add", 1), (lambda x: "a" * x, "mul", 0),
+        (lambda x: x - [1, "b"], "sub", 1), (lambda x: tt.maximum(x, object()), "maximum", 1),
+    ])
+    def test_an_operand_that_is_not_a_tensor_is_named(self, build, op, k) -> None:
+        """Issue 29 item 13: ``x + "a"`` names the Op, the operand, and the variable it
+        was combined with (NumPy refuses these too)."""
+        with pytest.raises(TypeError):
+            np.add(np.ones(2), "a")
+        x = tt.dmatrix("x")
+        with pytest.raises(TypeError) as err:
+            build(x)
+        msg = str(err.value)
+        assert msg.startswith(f"Elemwise{{{op},no_inplace}}: input {k}, ")
+        assert "is not a tensor, a number or an array (with 'x' (TensorType(float64" in msg
+
     def test_grad_unbroadcasts(self) -> None:
         m = tt.dmatrix("m")
         r = tt.drow("r")

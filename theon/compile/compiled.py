@@ -172,6 +172,7 @@ def _build_call(
     profile: Any,
     locks: Sequence[Any] = (),
     broadcast_dims: Sequence[tuple[int, tuple[int, ...]]] = (),
+    trusted: bool = False,
 ) -> tuple[Callable[..., Any], str]:
     """A call function doing exactly what ``owner`` needs, unrolled, and its source.
 
@@ -179,7 +180,9 @@ def _build_call(
     a global of the generated code, so a call does no attribute or dict lookups on
     the Function.  ``owner`` itself is reached (weakly: no reference cycle) only
     to bind keyword arguments and to explain a refused argument.  ``locks`` are
-    held, in order, from binding the arguments to storing the updates.
+    held, in order, from binding the arguments to storing the updates.  ``trusted``
+    (``trust_input``): the arguments go unchecked, and a call that fails is explained by
+    :meth:`Function._untrusted_argument` (in a ``try``, which costs nothing until then).
     """
     src = Source({"_runner": runner.fn, "_copy": copy_value, "_perf": time.perf_counter,
                   "_prof": profile, "self": weakref.proxy(owner), "_M": _MISSING})
@@ -216,22 +219,29 @@ def _build_call(
             "    except (TypeError, ValueError) as e:",
             f"        raise self._arg_error(({', '.join(a)},), e) from None",
         ]
+    run: list[str] = []
     if broadcast_dims:
         # an argument of length 1 where its type does not say: NumPy broadcasting, by a
         # variant of the function compiled for those lengths (see _broadcast_call)
         test = " or ".join(f"{b[k]}.shape[{d}] == 1" for k, dims in broadcast_dims
                            for d in dims)
-        s += [f"    if {test}:",
-              f"        return self._broadcast_call(({', '.join(b)},))"]
+        run += [f"    if {test}:",
+                f"        return self._broadcast_call(({', '.join(b)},))"]
     call_args = list(b)
     for k, cell in enumerate(implicit_cells):
         src.define(f"_c{k}", cell)
         call_args.append(f"_c{k}[0]")
     if profile is not None:
-        s.append("    t0 = _perf()")
-    s.append(f"    outs = _runner({', '.join(call_args)})")
+        run.append("    t0 = _perf()")
+    run.append(f"    outs = _runner({', '.join(call_args)})")
     if profile is not None:
-        s.append("    _prof.record_call(_perf() - t0)")
+        run.append("    _prof.record_call(_perf() - t0)")
+    if trusted and n_args:
+        run = ["    try:", *("    " + ln for ln in run),
+               "    except Exception as e:",
+               f"        self._untrusted_argument(({', '.join(a)},), e)",
+               "        raise"]
+    s += run
     # updates: compute every new value first, then store them all
     for n, (k, _, cp) in enumerate(update_plan):
         s.append(f"    u{n} = _copy(outs[{k}])" if cp else f"    u{n} = outs[{k}]")
@@ -258,6 +268,16 @@ def _build_call(
     s.insert(0, f"def __call__({params}*rest, **kwargs):")
     src.add(*s)
     return src.function("__call__", "call"), src.text()
+
+
+class UncheckedArgumentError(TypeError):
+    """An argument of a ``trust_input=True`` function that is not a value of its type."""
+
+
+def _short(value: Any) -> str:
+    """``repr(value)``, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _as_runner(runner: Any) -> Runner:
@@ -388,6 +408,7 @@ class Function:
         call, self._call_source = _build_call(
             self, n, filters, self._runner, self._implicit_cells, self._update_plan, out_copy,
             self._unpack, self.profile, locks, broadcast_dims=self._bcast_dims,
+            trusted=self._trust_input,
         )
         call.__qualname__ = "Function.__call__"
         call.__doc__ = _CALL_DOC
@@ -454,6 +475,29 @@ class Function:
                 return type(err)(msg) if isinstance(err, (TypeError, ValueError)) else \
                     TypeError(msg)
         return e
+
+    def _untrusted_argument(self, args: Sequence[Any], e: Exception) -> None:
+        """After a call with ``trust_input=True`` raised ``e``: a ``TypeError`` naming the
+        first argument that is not a value of its input's type (arguments are passed on
+        unconverted, so a list where an array is expected fails deep inside); returns,
+        letting ``e`` stand, when every argument is one."""
+        if isinstance(e, UncheckedArgumentError):
+            return  # (raised by a variant of this function: it names the argument)
+        for k, a in enumerate(args):
+            i = self.maker.inputs[k]
+            t = i.variable.type
+            try:
+                t.filter(a, strict=True)
+            except (TypeError, ValueError):
+                where = f" of function {self.name!r}" if self.name else ""
+                raise UncheckedArgumentError(
+                    f"argument {k} ({i.name or i.variable}){where} is {type(a).__name__} "
+                    f"{_short(a)}, not a value of its type {t}: with trust_input=True "
+                    f"arguments are passed on unchecked and unconverted, so each must "
+                    f"already be one (convert it first, e.g. with numpy.asarray, or compile "
+                    f"without trust_input); the call failed with {type(e).__name__}: {e}"
+                    + _built_at(i)
+                ) from e
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         """Arguments in input order, from positions, keywords and stored defaults."""

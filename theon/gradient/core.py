@@ -118,13 +118,20 @@ def _check_cost(cost: Variable) -> None:
         )
 
 
-def _as_var_list(wrt: Any, what: str) -> tuple[list[Variable], bool]:
+def _as_var_list(wrt: Any, name: str) -> tuple[list[Variable], bool]:
+    """``wrt`` (argument ``name``: a Variable or a list or tuple of them) as a list, and
+    whether it was a single Variable."""
     single = isinstance(wrt, Variable)
+    if not single and (isinstance(wrt, (str, bytes)) or not isinstance(wrt, Iterable)):
+        raise TypeError(
+            f"theon.grad: {name} must be a Variable or a list or tuple of Variables, got "
+            f"{type(wrt).__name__} {wrt!r}"
+        )
     items = [wrt] if single else list(wrt)
     for k, v in enumerate(items):
         if not isinstance(v, Variable):
             raise TypeError(
-                f"theon.grad: {what} must be Variables, but element {k} is "
+                f"theon.grad: the {name} elements must be Variables, but element {k} is "
                 f"{type(v).__name__} {v!r}"
             )
     return items, single
@@ -415,7 +422,7 @@ def _grad(
     null_gradients: str,
 ) -> Any:
     """The body of :func:`grad` (``null_gradients`` checked, collector held back)."""
-    wrt_list, single = _as_var_list(wrt, "the wrt elements")
+    wrt_list, single = _as_var_list(wrt, "wrt")
     seeds: dict[Variable, Variable] = {}
     if cost is not None:
         if not isinstance(cost, Variable):

@@ -66,7 +66,7 @@ def Lop(
     >>> y.eval({x: np.array([1.0, 2.0]), u: np.array([1.0, 1.0])})
     array([2., 4.])
     """
-    f_list, _ = _as_var_list(f, "the f elements")
+    f_list, _ = _as_var_list(f, "f")
     points = _paired(eval_points, len(f_list), "Lop")
     known: dict[Variable, Variable] = {}
     for fi, p in zip(f_list, points):
@@ -204,8 +204,8 @@ def Rop(
     >>> y.eval({x: np.zeros(2), v: np.array([1.0, 2.0])})
     array([1., 2.])
     """
-    f_list, single = _as_var_list(f, "the f elements")
-    wrt_list, _ = _as_var_list(wrt, "the wrt elements")
+    f_list, single = _as_var_list(f, "f")
+    wrt_list, _ = _as_var_list(wrt, "wrt")
     points = [
         fit_grad(as_like(p, x), x, f"Rop eval_points[{k}]") if not is_discrete(x) else as_like(p, x)
         for k, (x, p) in enumerate(zip(wrt_list, _paired(eval_points, len(wrt_list), "Rop")))

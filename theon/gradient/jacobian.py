@@ -152,7 +152,7 @@ def jacobian(
     """
     tt = _tt()
     expr = tt.as_tensor_variable(expression)
-    wrt_list, single = _as_var_list(wrt, "the wrt elements")
+    wrt_list, single = _as_var_list(wrt, "wrt")
     if expr.type.ndim == 0:
         res = grad(
             expr, wrt_list, consider_constant=consider_constant,
@@ -195,7 +195,7 @@ def hessian(
     array([[ 6.,  0.],
            [ 0., 12.]])
     """
-    wrt_list, single = _as_var_list(wrt, "the wrt elements")
+    wrt_list, single = _as_var_list(wrt, "wrt")
     res = []
     for x in wrt_list:
         g = grad(
@@ -243,7 +243,7 @@ def hessian_vector_product(
     >>> hvp.eval({x: np.array([1.0, 2.0]), p: np.array([1.0, 1.0])})
     array([ 6., 12.])
     """
-    wrt_list, single = _as_var_list(wrt, "the wrt elements")
+    wrt_list, single = _as_var_list(wrt, "wrt")
     ps = [p] if single else list(p)
     if len(ps) != len(wrt_list):
         raise ValueError(f"hessian_vector_product: {len(ps)} vectors for {len(wrt_list)} wrt")

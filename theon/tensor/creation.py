@@ -340,6 +340,11 @@ class ARange(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         start, stop, step = (np.asarray(v)[()] for v in inputs)
+        if step == 0:
+            raise ZeroDivisionError(
+                f"arange: the step {describe(node.inputs[2])} is 0 at run time (start "
+                f"{start}, stop {stop}); a step must be nonzero"
+            )
         output_storage[0][0] = np.arange(start, stop, step, dtype=self.dtype)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Any]) -> list[tuple[Any, ...]]:

@@ -365,12 +365,15 @@ class Elemwise(Op):
             raise TypeError(f"{self} needs at least one input")
         tens: list[Any] = []
         weak = False
-        for x in inputs:
+        for i, x in enumerate(inputs):
             if is_weak_scalar(x):
                 tens.append(None)
                 weak = True
             else:
-                tens.append(as_tensor_variable(x))
+                try:
+                    tens.append(as_tensor_variable(x))
+                except TypeError as e:
+                    raise TypeError(self._bad_input(inputs, i, e)) from None
         if weak:
             self._wrap_weak(inputs, tens)
         ndims = [t.type.ndim for t in tens]
@@ -386,6 +389,14 @@ class Elemwise(Op):
             ):
                 self._out_types[key] = out_types
         return Apply(self, tens, [t() for t in out_types])
+
+    def _bad_input(self, inputs: Sequence[Any], i: int, e: Exception) -> str:
+        """The message for input ``i``, which is not a tensor, naming the other inputs."""
+        others = [describe(x) if isinstance(x, Variable) else repr(x)
+                  for k, x in enumerate(inputs) if k != i]
+        with_ = f" (with {', '.join(others)})" if others else ""
+        return (f"{self}: input {i}, {type(inputs[i]).__name__} {inputs[i]!r}, is not a "
+                f"tensor, a number or an array{with_}: {e}")
 
     def _output_types(self, tens: Sequence[Any], nd: int) -> tuple[TensorType, ...]:
         """Output types for same-rank tensor inputs ``tens`` (raises when undefined)."""

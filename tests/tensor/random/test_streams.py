@@ -124,6 +124,29 @@ def test_theano_size_from_a_symbolic_shape() -> None:
     assert 0.15 < out.mean() < 0.35
 
 
+@pytest.mark.parametrize("draw", [
+    lambda: RandomStreams(0).normal(size=(-2,)),
+    lambda: RandomStreams(0).uniform(-2),
+    lambda: RandomStreams(0).normal(size=np.array([3, -2])),
+    lambda: RandomStreams(0).normal(size=(tt.lscalar("n"), -2)),
+    lambda: RandomStream(0).normal(0.0, 1.0, size=(np.int64(-2),)),
+    lambda: RandomStreams(0).permutation((-2,), n=3),
+], ids=["tuple", "int", "array", "with a symbolic length", "param-first", "permutation"])
+def test_a_negative_size_is_named(draw) -> None:
+    """Issue 29 item 13: NumPy refuses a negative length with ValueError; theon names
+    the distribution, the argument and its value."""
+    with pytest.raises(ValueError):
+        np.random.default_rng(0).normal(size=(-2,))
+    with pytest.raises(ValueError, match=r"^\w+: argument 'size' \(.*-2.*\) has a negative "
+                                         r"length; lengths must be >= 0$"):
+        draw()
+
+
+def test_numpy_integer_sizes() -> None:
+    out = RandomStreams(3).normal(size=(np.int64(2), np.array(3))).eval()
+    assert out.shape == np.random.default_rng(0).normal(size=(np.int64(2), np.array(3))).shape
+
+
 def test_theano_choice_permutation_multinomial() -> None:
     srng = RandomStreams(0)
     c = srng.choice((5,), a=3).eval()

@@ -22,6 +22,7 @@ from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, grad_undefined
 from theon.graph.op import Op
 from theon.graph.type import Generic
+from theon.tensor.arguments import as_int_tuple, int_value
 from theon.tensor.basic import as_tensor_variable
 from theon.tensor.random.type import copy_generator, random_generator_type
 from theon.tensor.type import TensorType
@@ -41,17 +42,17 @@ def as_size(size: Any, op_name: str) -> Variable:
     """
     if size is None or (isinstance(size, Constant) and size.data is None):
         return none_size()
-    if isinstance(size, np.ndarray) and size.ndim <= 1 and size.dtype.kind in "iu":
-        size = tuple(int(s) for s in size.reshape(-1))
-    if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
-        size = (size,)
+    if isinstance(size, np.ndarray) or int_value(size) is not None:
+        size = as_int_tuple(size, f"{op_name}: argument 'size'")
     if isinstance(size, (tuple, list)) and not any(
         isinstance(s, Variable) for s in size
     ):
-        if not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in size):
+        if any(int_value(s) is None for s in size):
             raise TypeError(f"{op_name}: argument 'size' must be None, an int or a tuple of "
                             f"ints, got {size!r}")
-        return as_tensor_variable(np.asarray(size, dtype="int64").reshape(len(size)))
+        lengths = as_int_tuple(size, f"{op_name}: argument 'size'")
+        _check_lengths(lengths, size, op_name)
+        return as_tensor_variable(np.asarray(lengths, dtype="int64").reshape(len(lengths)))
     if isinstance(size, (tuple, list)):
         from theon.tensor.basic import cast
         from theon.tensor.joining import stack
@@ -63,9 +64,8 @@ def as_size(size: Any, op_name: str) -> Variable:
                                 f"{describe(p)}")
         out = cast(stack(parts), "int64")
         # the lengths known at build time, for the draw's static shape
-        out.tag.static_size = tuple(
-            int(s) if isinstance(s, (int, np.integer)) else None for s in size
-        )
+        out.tag.static_size = tuple(int_value(s) for s in size)
+        _check_lengths(out.tag.static_size, size, op_name)
         return out
     if isinstance(size, Variable):
         v = as_tensor_variable(size)
@@ -75,6 +75,13 @@ def as_size(size: Any, op_name: str) -> Variable:
         return v
     raise TypeError(f"{op_name}: argument 'size' must be None, an int or a tuple of ints, "
                     f"got {type(size).__name__} {size!r}")
+
+
+def _check_lengths(lengths: Sequence[int | None], size: Any, op_name: str) -> None:
+    """``ValueError`` naming the argument when a length known now is negative."""
+    if any(n is not None and n < 0 for n in lengths):
+        raise ValueError(f"{op_name}: argument 'size' {tuple(size)!r} has a negative length; "
+                         f"lengths must be >= 0")
 
 
 def broadcast_static(shapes: Sequence[tuple[int | None, ...]]) -> tuple[int | None, ...] | None:

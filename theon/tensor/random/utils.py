@@ -33,6 +33,7 @@ import numpy as np
 
 from theon.graph.basic import Variable
 from theon.graph.op import Op
+from theon.tensor.arguments import as_int_tuple
 from theon.tensor.random import basic, sampling
 from theon.tensor.random.basic import DISTRIBUTIONS
 from theon.tensor.random.type import RandomGeneratorSharedVariable, generator_constructor
@@ -281,10 +282,10 @@ class RandomStreams(RandomStream):
                     ndim: Any = None, dtype: Any = "int64", name: str | None = None) -> Any:
         if size is None or (isinstance(size, (tuple, list)) and len(size) == 0):
             return RandomStream.permutation(self, n, ndim=ndim, dtype=dtype, name=name)
-        shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
-        if not all(isinstance(s, (int, np.integer)) for s in shape):
-            raise TypeError(f"permutation: argument 'size' must be None or a tuple of ints, "
-                            f"got {size!r}")
+        shape = as_int_tuple(size, "permutation: argument 'size'")
+        if any(s < 0 for s in shape):
+            raise ValueError(f"permutation: argument 'size' {shape!r} has a negative length; "
+                             f"lengths must be >= 0")
         from theon.tensor.joining import stack
 
         count = int(np.prod(shape))
