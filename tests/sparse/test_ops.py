@@ -198,6 +198,24 @@ def test_csm_round_trip_and_properties() -> None:
     np.testing.assert_array_equal(loop_dense(ones), (loop_dense(a) != 0).astype(float))
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_sp_zeros_like_stores_nothing(fmt: str, dtype: str) -> None:
+    """Issue 29 item 10: the zero matrix of x's format, shape and dtype, as SciPy builds
+    it (``sp.csr_matrix(shape)``): no stored entries, not explicit zeros."""
+    a = sp.csr_matrix(np.array([[0.0, 1.5, 0.0], [2.0, 0.0, 3.0]], dtype=dtype)).asformat(fmt)
+    assert a.nnz == 3
+    x = S.csr_matrix("x", dtype=dtype) if fmt == "csr" else S.csc_matrix("x", dtype=dtype)
+    got = run_both([x], S.sp_zeros_like(x), [a])
+    want = (sp.csr_matrix if fmt == "csr" else sp.csc_matrix)(a.shape, dtype=dtype)
+    assert got.format == want.format == fmt and got.shape == want.shape
+    assert got.dtype == want.dtype == np.dtype(dtype)
+    assert got.nnz == want.nnz == 0
+    np.testing.assert_array_equal(got.indptr, want.indptr)
+    assert len(got.indices) == len(got.data) == 0
+    np.testing.assert_array_equal(got.toarray(), want.toarray())
+
+
 def test_cast() -> None:
     a = rand_sparse((3, 4), 0.5, "csc", seed=15)
     x = S.csc_matrix("x")

@@ -708,10 +708,20 @@ def sp_ones_like(x: Any) -> Variable:
 
 
 def sp_zeros_like(x: Any) -> Variable:
-    """Explicit zeros at the stored entries of ``x`` (the same pattern)."""
+    """The zero matrix of ``x``'s format, shape and dtype, with no stored entries.
+
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from theon.sparse import csr_matrix
+    >>> x = csr_matrix("x")
+    >>> sp_zeros_like(x).eval({x: sp.csr_matrix(np.array([[0.0, 5.0]]))}).nnz
+    0
+    """
     x = as_sparse_variable(x)
-    data, ind, ptr, shape = csm_properties(x)
-    return CSM(x.type.format)(tt.zeros_like(data), ind, ptr, shape)  # type: ignore[return-value,attr-defined]
+    _, _, ptr, shape = csm_properties(x)
+    none = np.zeros(0, dtype=x.dtype)
+    no_index = np.zeros(0, dtype=np.int32)
+    # every row (CSR) or column (CSC) starts and ends at 0
+    return CSM(x.format)(none, no_index, tt.zeros_like(ptr), shape)  # type: ignore[return-value,attr-defined]
 
 
 # sums -------------------------------------------------------------------------------
