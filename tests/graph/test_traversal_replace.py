@@ -84,9 +84,9 @@ def test_clone_replace_leaves_user_graph():
 
 
 # issue 29 item 8: the orders of Theano and PyTensor, worked out by hand ---------------
-# Theano's ``inputs``/``ancestors`` and PyTensor's ``graph_inputs``/``ancestors`` (up to
-# 2.31): a stack seeded with the roots as given (so the LAST root is taken first), and a
-# node's inputs pushed reversed (so its first input is taken next).  Theano's
+# Theano's ``inputs``/``ancestors`` and PyTensor's ``graph_inputs``/``ancestors`` (before
+# pymc-devs/pytensor#1596): a stack seeded with the roots as given (so the LAST root is
+# taken first), and a node's inputs pushed reversed (so its first input is taken next).  Theano's
 # ``variables``: the same stack pushing a node's inputs + outputs reversed.  PyTensor's
 # ``vars_between``: a queue (breadth first) from the roots in order, appending a node's
 # inputs + outputs reversed.  The expected lists below follow those rules step by step.

@@ -44,8 +44,9 @@ def ancestors(
 ) -> list[Variable]:
     """All variables the ``graphs`` depend on, themselves included, in Theano's order.
 
-    The order of Theano's and PyTensor's ``ancestors`` (PyTensor up to 2.31; 2.32
-    walks each node's inputs right to left): a depth-first preorder that takes the
+    The order of Theano's and PyTensor's ``ancestors`` (PyTensor's before its
+    traversal rewrite of 2025, pymc-devs/pytensor#1596; PyTensor 3 walks each node's
+    inputs right to left, ``[add.0, y, x]``): a depth-first preorder that takes the
     roots from the *last* given to the first, and a node's inputs from the first to
     the last.  So ``ancestors([x, y, z])`` of three leaves is ``[z, y, x]``, and
     ``ancestors([add(x, y)])`` is ``[add.0, x, y]``.  With ``in_root_order`` the roots
@@ -200,7 +201,8 @@ def vars_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[Vari
     """The variables on paths from ``ins`` to ``outs``, ``ins``, orphans and the other
     outputs of the nodes on the way included, in PyTensor's order.
 
-    PyTensor's ``vars_between`` (up to 2.31) is a *breadth*-first walk from ``outs``
+    PyTensor's ``vars_between`` (before pymc-devs/pytensor#1596; PyTensor 3's is
+    depth-first, right to left) is a *breadth*-first walk from ``outs``
     in their order that, at each variable computed by a node (and not in ``ins``),
     queues the node's inputs and outputs in reverse (last output first, first input
     last).
