@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -65,8 +66,6 @@ def test_against_numpy(name: str, dtype: str, keepdims: bool) -> None:
     xv = _value(dtype, (2, 3, 4))
     for axis in AXES:
         if name in ("argmax", "argmin") and axis is not None and not isinstance(axis, int):
-            continue
-        if name == "logsumexp" and dtype != "float64" and dtype != "float32":
             continue
         ref = _ref(name, npf, xv, axis, keepdims)
         out = fn(x, axis=axis, keepdims=keepdims)
@@ -397,3 +396,90 @@ def test_max_with_initial(mode) -> None:
         Max((0,), np.nan)
     verify_grad(lambda a: Max((1,), -np.inf)(a), [np.array([[1.0, 3.0], [2.0, -1.0]])],
                 rng=np.random.default_rng(3))
+
+
+MODES_WITH_JAX = ["FAST_RUN", "FAST_COMPILE", MODE, "JAX"]
+
+
+def _needs(mode: str) -> str:
+    if mode == "JAX":
+        pytest.importorskip("jax", reason="mode='JAX' needs jax (pip install 'theon[jax]')")
+    return mode
+
+
+NONFINITE = [np.inf, -np.inf, np.nan, -2.5, 0.0, 1e308]
+
+
+@pytest.mark.parametrize("mode", MODES_WITH_JAX)
+@pytest.mark.parametrize(("static", "shape", "axis"), [
+    ((1,), (1,), None), ((1,), (1,), 0), ((None,), (6,), ()), ((1, None), (1, 6), 0),
+    ((None, 1), (6, 1), -1), ((1, None, 1), (1, 6, 1), (0, 2)), ((1, 1), (1, 1), None),
+    ((), (), None), ((None,), (1,), 0),  # the last: length 1 at run time only
+])
+def test_var_std_over_length_one_axes_give_numpys_nan_for_inf_and_nan(
+        mode: str, static: tuple[Any, ...], shape: tuple[int, ...], axis: Any) -> None:
+    """Issue 29, item 1: over axes of static length 1 (or ``axis=()``) ``x - mean(x)``
+    is ``x - x``, which the canonicalizer cancels to 0; NumPy gives nan where ``x`` is
+    inf or nan (and 0 elsewhere)."""
+    x = tt.tensor("float64", shape=static, name="x")
+    outs = [tt.var(x, axis=axis), tt.std(x, axis=axis), tt.var(x, axis=axis, ddof=1),
+            tt.var(x, axis=axis, corrected=True), tt.std(x, axis=axis, keepdims=True)]
+    f = theon.function([x], outs, mode=_needs(mode))
+    size = int(np.prod(shape))
+    values = [np.resize(np.roll(NONFINITE, k), size).reshape(shape)
+              for k in range(len(NONFINITE) if size == 1 else 1)]
+    for xv in values:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            want = [np.var(xv, axis=axis), np.std(xv, axis=axis), np.var(xv, axis=axis, ddof=1),
+                    np.var(xv, axis=axis), np.std(xv, axis=axis, keepdims=True)]
+        for got, ref in zip(f(xv), want):
+            assert got.shape == np.shape(ref)
+            np.testing.assert_array_equal(got, ref, err_msg=f"{xv.tolist()} axis={axis}")
+    if size == 1:
+        assert np.isnan(f(np.full(shape, np.inf))[0]).all()  # the repro of the issue
+
+
+def test_var_over_a_length_one_axis_of_float32_and_complex() -> None:
+    """Issue 29, item 1, in the other accumulators (float32 accumulates in float64)."""
+    for dtype in ("float32", "complex128"):
+        x = tt.tensor(dtype, shape=(1, None), name="x")
+        f = theon.function([x], [tt.var(x, axis=0), tt.std(x, axis=0)])
+        xv = np.array([[np.inf, -1.0, np.nan, 2.0]], dtype=dtype)
+        if dtype == "complex128":
+            xv = xv + np.array([[0, np.inf, 0, 1j]])
+        with np.errstate(all="ignore"):
+            want = [np.var(xv, axis=0), np.std(xv, axis=0)]
+        for got, ref in zip(f(xv), want):
+            assert got.dtype == ref.dtype
+            np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("mode", MODES_WITH_JAX)
+def test_logsumexp_of_integers_is_scipys_float64_value(mode: str) -> None:
+    """Issue 29, item 2: integers are shifted by their max in float64, as SciPy does
+    (in int64, ``5 - (-2**63)`` wraps and the result was inf); an empty integer axis
+    gives -inf, as for floats."""
+    x = tt.lvector("x")
+    f = theon.function([x], tt.logsumexp(x), mode=_needs(mode))
+    for v in ([5, -2**63], [-2**63, 5], [5, 2**63 - 1], [-2**63, -2**63], [2**62, 2**62 + 1],
+              [0], [3, -3, 100]):
+        xv = np.array(v, dtype="int64")
+        got = f(xv)
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got, sps.logsumexp(xv.astype("float64")), rtol=1e-15)
+    assert f(np.array([5, -2**63])) == 5.0  # the repro of the issue
+    m = tt.lmatrix("m")
+    for axis in (None, 0, 1, (0, 1)):
+        got = theon.function([m], tt.logsumexp(m, axis=axis), mode=mode)(np.zeros((2, 0), "int64"))
+        with np.errstate(divide="ignore"):
+            want = np.log(np.sum(np.exp(np.zeros((2, 0))), axis=axis))
+        assert got.dtype == np.float64 and got.shape == np.shape(want)
+        np.testing.assert_array_equal(got, want)
+    for dtype in ("int8", "uint8", "int32", "bool"):
+        v = tt.tensor(dtype, shape=(None, None), name="v")
+        vv = (rng.integers(0, 2, (3, 4)) if dtype == "bool" else
+              rng.integers(*((0, 255) if dtype == "uint8" else (-128, 127)), (3, 4))).astype(dtype)
+        got = theon.function([v], tt.logsumexp(v, axis=1), mode=mode)(vv)
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got, sps.logsumexp(vv.astype("float64"), axis=1), rtol=1e-14)

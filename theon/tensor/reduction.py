@@ -580,16 +580,23 @@ def _variance(
     axes = normalize_axis(axis, nd)
     acc, res = _mean_dtypes(x.type.dtype)
     xa = cast(x, acc)
-    mu = _keepdims(
-        _divide_by_count(Sum(axes, acc)(xa), _count(x, axes)), nd, axes
-    )
-    d = m.sub(xa, mu)
+    unit = isinstance(n0 := _count(x, axes), int) and n0 == 1
+    if unit:
+        # the mean over axes of static length 1 (or none) is x itself, and the
+        # canonicalizer cancels x - x to 0 (DESIGN §6); NumPy's x - mean(x) is 0, or
+        # nan where x is inf or nan.  (x * 0 alone is that too, but XLA regroups the
+        # square (x*0)*(x*0) into (x*x)*0, nan for x = 1e308; the switch stops it.)
+        d = m.switch(m.isfinite(xa), m.mul(xa, constant(0, dtype=acc)),
+                     constant(np.nan, dtype=acc))
+    else:
+        mu = _keepdims(_divide_by_count(Sum(axes, acc)(xa), _count(x, axes)), nd, axes)
+        d = m.sub(xa, mu)
     if acc.startswith("complex"):
         sq = m.real(m.mul(d, m.conj(d)))
     else:
         sq = m.sqr(d)
     total = Sum(axes)(sq)
-    if corrected:
+    if corrected and not unit:  # (the mean of one term is exact: nothing to correct)
         dsum = Sum(axes)(d)
         if acc.startswith("complex"):
             dsq = m.real(m.mul(dsum, m.conj(dsum)))
@@ -639,7 +646,8 @@ def std(
 
 
 def logsumexp(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
-    """``log(sum(exp(x), axis))``, max-subtracted for stability, like ``scipy.special.logsumexp``.
+    """``log(sum(exp(x), axis))``, max-subtracted for stability, like ``scipy.special.logsumexp``
+    (integers and booleans give float64, as there).
 
     >>> import theon.tensor as tt
     >>> x = tt.dvector("x")
@@ -648,6 +656,10 @@ def logsumexp(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
     """
     m = _m()
     x = as_tensor_variable(x)
+    if x.type.dtype in discrete_dtypes:
+        # as SciPy: in float64, whose max and -inf shift (int64's do not: 5 - (-2**63)
+        # wraps) and whose empty max has an initial value
+        x = cast(x, "float64")
     nd = x.type.ndim
     axes = normalize_axis(axis, nd)
     # -inf over an empty axis, as scipy.special.logsumexp gives (a plain max raises there)
