@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+import theon
+import theon.tensor as tt
 from tests.seeding import stable_seed
 from theon import scalar as ts
 from theon.graph.basic import Variable
@@ -198,3 +200,44 @@ def test_r_op_matches_partials(name: str) -> None:
     assert r1 is not None
     (r0,) = spec.op.R_op(xs, [None] * spec.nin)
     assert r0 is None
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", "REFERENCE", "JAX"])
+def test_pow_grad_at_zero_base_matches_finite_differences(mode: str) -> None:
+    """Issue 29, item 3: ``d(x**y)/dy`` at ``x = 0``, ``y > 0`` is 0 (``0**y`` is 0 around
+    ``y``), not ``0 * log(0) = nan``; ``d(x**y)/dx`` at ``y = 0`` is 0 (``x**0`` is 1
+    for every ``x``), not ``0 * 0**-1 = nan``.  Elsewhere the rule is unchanged: each
+    value is checked against central differences where they exist, and against the
+    one-sided limit where only that exists (``d/dx`` of ``x**0.5`` at 0 is +inf,
+    ``d/dy`` of ``0**y`` at ``y = 0`` is -inf)."""
+    if mode == "JAX":
+        pytest.importorskip("jax", reason="mode='JAX' needs jax (pip install 'theon[jax]')")
+    xs = np.array([0.0, 0.0, -0.0, 0.0, 0.0, 0.0, 0.0, 2.0, -2.0, 0.5, 1.5, 0.0])
+    ys = np.array([2.0, 0.5, 2.0, 1.0, 3.0, 0.0, 0.1, 3.0, 2.0, 2000.0, -0.5, 2.5])
+    x, y = tt.dvector("x"), tt.dvector("y")
+    gx, gy = theon.grad((x ** y).sum(), [x, y])
+    got_x, got_y = theon.function([x, y], [gx, gy], mode=mode)(xs, ys)
+    h = 1e-7
+    with np.errstate(all="ignore"):
+        fd_x = ((xs + h) ** ys - (xs - h) ** ys) / (2 * h)
+        fd_y = (xs ** (ys + h) - xs ** (ys - h)) / (2 * h)
+    # where central differences are not defined (a negative base to a fractional
+    # power, 0 to a negative one): the one-sided limits
+    fd_x[[1, 6]] = np.inf  # d/dx x**y at 0+ for 0 < y < 1: y * x**(y-1) -> inf
+    fd_x[11] = 0.0  # ... and for y = 2.5: 2.5 * 0**1.5
+    fd_y[5] = -np.inf  # d/dy 0**y at 0+: (0**h - 0**0) / h = -1/h
+    np.testing.assert_allclose(got_x, fd_x, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(got_y, fd_y, rtol=1e-6, atol=1e-6)
+    assert got_y[0] == 0.0 and got_x[5] == 0.0  # the points of the issue, exactly
+
+
+def test_pow_grad_at_zero_by_verify_grad() -> None:
+    """Issue 29, item 3, by :func:`theon.verify_grad` (random directions): the gradient
+    in ``y`` of ``0**y`` (``y > 0``), and in ``x`` of ``x**0``."""
+    rng = np.random.default_rng(29)
+    zeros = tt.constant(np.zeros(4))
+    theon.verify_grad(lambda y: zeros ** y, [np.array([0.3, 1.0, 2.0, 2.5])], rng=rng)
+    theon.verify_grad(lambda x: x ** tt.constant(np.zeros(4)),
+                      [np.array([0.0, -1.0, 2.0, 0.0])], rng=rng)
+    theon.verify_grad(lambda x, y: x ** y, [np.array([0.5, 2.0, 1.5]),
+                                            np.array([0.0, 2.0, -1.5])], rng=rng)

@@ -283,6 +283,19 @@ def _gz(gz: Variable, x: Variable, y: Variable, out: Variable) -> Variable:
     return gz
 
 
+def _pow_dx(gz: Variable, x: Variable, y: Variable, z: Variable) -> Variable:
+    """``gz * y * x**(y-1)``, and 0 where ``y == 0``: ``x**0`` is 1 for every ``x``,
+    even 0, where ``0 * 0**-1`` would be nan."""
+    return ts.mul(gz, ts.switch(ts.eq(y, 0), 0, ts.mul(y, ts.pow(x, ts.sub(y, 1)))))
+
+
+def _pow_dy(gz: Variable, x: Variable, y: Variable, z: Variable) -> Variable:
+    """``gz * x**y * log(x)``, and 0 where ``x**y == 0``: at ``x = 0``, ``y > 0`` the
+    power is 0 on a neighbourhood of ``y`` (``0 * log(0)`` would be nan), and an
+    underflowed ``x**y`` has a gradient that underflows too."""
+    return ts.mul(gz, ts.switch(ts.eq(z, 0), 0, ts.mul(z, ts.log(x))))
+
+
 R = OpRow
 _CMP: dict[str, Any] = {"nin": 2, "weak_overflow_ok": True}
 _ACI: dict[str, Any] = {"commutative": True, "associative": True}
@@ -316,8 +329,7 @@ ROWS: tuple[OpRow, ...] = (
       "``x % y`` (``np.remainder``: the sign of the divisor).",
       "Remainder ``x % y`` with the sign of ``y``.", "remainder", ("remainder",), nin=2),
     R("Pow", "pow", np.power, "_pow({0}, {1})",
-      partials(lambda gz, x, y, z: ts.mul(gz, y, ts.pow(x, ts.sub(y, 1))),
-               lambda gz, x, y, z: ts.mul(gz, z, ts.log(x))),
+      partials(_pow_dx, _pow_dy),
       "``x ** y`` (``np.power``; integers to negative integer powers raise, as in NumPy).",
       "Power ``x ** y``.", "power", ("power",), nin=2),
     R("Neg", "neg", np.negative, "(-{0})", chain(lambda gz, x, z: ts.neg(gz)),
