@@ -34,7 +34,9 @@ from theon.scalar.basic import Cast, ScalarOp
 from theon.scalar.composite import Composite
 from theon.scalar.logic import Switch
 from theon.scalar.special import PolyGamma
-from theon.scalar.table import ROW, ROWS
+from theon.scalar.table import OPS, ROW, ROWS
+
+_MUL = type(OPS["mul"])
 
 __all__ = ["JNP_OF_ROW", "scalar_node_fn"]
 
@@ -110,10 +112,36 @@ def _identity() -> Callable[..., Any]:
     return lambda x: x
 
 
+def _numpy_division(name: str) -> Callable[[], Callable[..., Any]]:
+    """``jnp.<name>`` (``floor_divide``, ``remainder``) with NumPy's values where XLA's
+    differ: an integer divisor 0 gives 0 (XLA's ``[1, -7, 0] // 0`` is ``[-2, -2, -1]``);
+    a float quotient 0 has the sign of ``x / y`` and a float remainder 0 the sign of
+    ``y`` (XLA's ``-1.5 // -2.0`` and ``-4.0 % 2.0`` are -0.0)."""
+
+    def get() -> Callable[..., Any]:
+        _, jnp = _jax()
+        fn = getattr(jnp, name)
+
+        def f(x: Any, y: Any) -> Any:
+            res = fn(x, y)
+            if jnp.issubdtype(res.dtype, jnp.floating):
+                sign = jnp.true_divide(x, y) if name == "floor_divide" else y
+                zero = jnp.zeros((), res.dtype)
+                return jnp.where(res == 0, jnp.copysign(zero, sign).astype(res.dtype), res)
+            if jnp.issubdtype(res.dtype, jnp.inexact):
+                return res
+            return jnp.where(jnp.asarray(y) == 0, jnp.zeros((), res.dtype), res)
+
+        return f
+
+    return get
+
+
 #: row name -> a ``jax.numpy`` function name, or a maker of the function
 JNP_OF_ROW: dict[str, str | Callable[[], Callable[..., Any]]] = {
     "add": "add", "mul": "multiply", "sub": "subtract", "true_div": "true_divide",
-    "int_div": "floor_divide", "mod": "remainder", "pow": "power", "neg": "negative",
+    "int_div": _numpy_division("floor_divide"), "mod": _numpy_division("remainder"),
+    "pow": "power", "neg": "negative",
     "abs": "abs", "sign": "sign", "sqr": "square", "sqrt": "sqrt",
     "maximum": "maximum", "minimum": "minimum", "identity": _identity,
     "exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log", "log2": "log2",
@@ -254,13 +282,58 @@ def _astype(a: Any, dt: Any) -> Any:
     return jnp.asarray(a).astype(dt)
 
 
+def _times_zero(v: Any) -> Any:
+    """``v * 0`` as IEEE computes it (a zero of ``v``'s sign; nan for inf and nan), in a
+    form XLA cannot fold with a constant factor of ``v`` (``(x * 10) * 0 -> x * 0``)."""
+    _, jnp = _jax()
+    if jnp.iscomplexobj(v):  # (a + bj) * (0 + 0j) = (a*0 - b*0) + (a*0 + b*0)j
+        re, im = _times_zero(jnp.real(v)), _times_zero(jnp.imag(v))
+        return _complex(re - im, re + im)
+    return jnp.where(jnp.isfinite(v), jnp.copysign(jnp.zeros((), v.dtype), v), jnp.nan)
+
+
+def _complex(re: Any, im: Any) -> Any:
+    """The complex array ``re + im * 1j`` (exact: no product with ``1j``)."""
+    import jax.lax as lax
+
+    return lax.complex(re, im)
+
+
+def _mul_of_booleans(args: tuple[Any, ...], dtype: Any) -> Any:
+    """The left-fold product of ``args`` in float or complex ``dtype``, a boolean factor
+    ``b`` as NumPy multiplies by ``float(b)``: ``where(b, p, p * 0)``.  XLA simplifies
+    ``p * float(b)`` to ``where(b, p, 0)``, which loses the sign of ``-2 * False`` and
+    the nan of ``inf * False``."""
+    _, jnp = _jax()
+    acc: Any = None
+    lead: Any = True  # the leading booleans, before the first other factor
+    for a in args:
+        a = jnp.asarray(a)
+        if a.dtype == jnp.bool_:
+            if acc is None:
+                lead = jnp.logical_and(lead, a)
+            else:
+                acc = jnp.where(a, acc, _times_zero(acc))
+        elif acc is None:
+            a = a.astype(dtype)
+            acc = a if lead is True else jnp.where(lead, a, _times_zero(a))  # 0*a is a*0
+        else:
+            acc = acc * a.astype(dtype)
+    return jnp.asarray(lead).astype(dtype) if acc is None else acc
+
+
 def scalar_node_fn(op: Any, outputs: list[Variable]) -> Callable[..., list[Any]]:
     """The function of JAX arrays computing scalar Op ``op`` elementwise, its results cast
     to the dtypes of ``outputs`` (a list even for one output)."""
     fn = jax_scalar_funcify(op)
     n_out = len(outputs)
+    # (outputs are scalars in a Composite, tensors under Elemwise: both have a dtype)
+    out_dt = np.dtype(getattr(outputs[0].type, "dtype", "O"))
+    bool_mul = isinstance(op, _MUL) and out_dt.kind in "fc"
 
     def f(*args: Any) -> list[Any]:
+        if bool_mul and any(getattr(a, "dtype", None) == np.bool_ for a in args):
+            return _cast_to([_mul_of_booleans(args, out_dt)], outputs)
         res = fn(*_promote(op, args, outputs))
         vals = [res] if n_out == 1 else list(res)
         return _cast_to(vals, outputs)
