@@ -52,6 +52,8 @@ def test_namespace_module_names_come_from_its_modules() -> None:
 
     assert gof.Apply is theon.graph.basic.Apply
     assert gof.graph.inputs is theon.graph.traversal.graph_inputs
+    assert gof.graph.ops is theon.graph.traversal.applys_between  # Theano's names
+    assert gof.graph.orphans is theon.graph.traversal.orphans_between
     assert "Apply" in dir(gof) and "inputs" in gof.graph.__all__
     with pytest.raises(AttributeError, match=r"'no_such_name'.*docs/migration.md"):
         gof.no_such_name  # noqa: B018
