@@ -19,11 +19,15 @@ their singularities, max/min and ``where`` away from ties).  theon's
 of the gradient graph, with room for its cancellations).  The cost itself must
 agree with NumPy's to ``1e-9`` of ``sum |r * out|``.
 
-The default run checks 300 graphs; ``pytest -m slow`` runs 3,000.
+The default run checks 300 graphs; ``pytest -m slow`` runs 3,000.  The gradients of
+``x**y`` at ``x = 0`` (issue 29) are checked the same way, on their own: there the
+function is not smooth in every direction, so the cases keep to the directions where
+it is (``y`` at ``x >= 0``, ``x`` at integer ``y``).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 from typing import Any
 
@@ -132,3 +136,82 @@ def test_grad_matches_finite_differences(case: tuple[Graph, int]) -> None:
 @given(smooth_graphs(max_steps=10))
 def test_grad_matches_finite_differences_long(case: tuple[Graph, int]) -> None:
     check_grad(*case)
+
+
+# d(x**y) at x = 0 (issue 29, item 3): 0**y is 0 for every y > 0, so d/dy is 0 there (not
+# 0 * log(0) = nan), and x**0 is 1 for every x, so d/dx is 0 at y = 0 (not 0 * 0**-1)
+POW_OUTER = {"id": (lambda v: v, lambda v: v), "sin": (tt.sin, np.sin),
+             "exp": (tt.exp, np.exp)}
+
+
+@st.composite
+def pow_at_zero_cases(draw: Any) -> tuple[str, str, tuple[int, ...], np.ndarray, np.ndarray,
+                                          int]:
+    """(which gradient, outer function, shape, x, y, seed): ``"y"``: x >= 0 with zeros, y
+    at least 0.1 (so y - h stays positive); ``"x"``: x of any sign with zeros, y an
+    integer from 0 to 3 (where negative bases have powers)."""
+    wrt = draw(st.sampled_from(["x", "y"]))
+    shape = draw(st.sampled_from([(), (5,)]))
+    n = int(np.prod(shape))
+    if wrt == "y":
+        xs = draw(st.lists(st.sampled_from([0.0, 0.0, 0.5, 1.3, 2.0]), min_size=n, max_size=n))
+        ys = draw(st.lists(st.sampled_from([0.1, 0.5, 1.0, 2.0, 2.5, 3.0]), min_size=n,
+                           max_size=n))
+    else:
+        xs = draw(st.lists(st.sampled_from([0.0, 0.0, -1.5, 0.5, 2.0]), min_size=n, max_size=n))
+        ys = draw(st.lists(st.sampled_from([0.0, 0.0, 1.0, 2.0, 3.0]), min_size=n, max_size=n))
+    return (wrt, draw(st.sampled_from(sorted(POW_OUTER))), shape,
+            np.array(xs).reshape(shape), np.array(ys).reshape(shape),
+            draw(st.integers(0, 2**32 - 1)))
+
+
+def check_pow_grad_at_zero(case: tuple[str, str, tuple[int, ...], np.ndarray, np.ndarray, int],
+                           mode: str) -> None:
+    wrt, outer, shape, xv, yv, seed = case
+    rng = np.random.default_rng([seed, 5])
+    w = rng.uniform(0.5, 1.5, size=shape)
+    tf, nf = POW_OUTER[outer]
+    x, y = tt.tensor("float64", shape=(None,) * len(shape), name="x"), \
+        tt.tensor("float64", shape=(None,) * len(shape), name="y")
+    cost = (tf(x ** y) * tt.constant(w)).sum()
+    k = 0 if wrt == "x" else 1
+    g = theon.function([x, y], theon.grad(cost, [x, y])[k], mode=mode)(xv, yv)
+    u = rng.uniform(-1, 1, size=shape)
+
+    def c(xe: Any, ye: Any) -> Any:
+        return np.sum(nf(np.power(xe, ye)) * w)
+
+    base = [np.asarray(xv, dtype=EXT), np.asarray(yv, dtype=EXT)]
+
+    def d(h: float) -> Any:
+        plus, minus = list(base), list(base)
+        plus[k] = base[k] + EXT(h) * u
+        minus[k] = base[k] - EXT(h) * u
+        return (c(*plus) - c(*minus)) / (2 * EXT(h))
+
+    with np.errstate(all="ignore"):
+        fd = (4 * d(H / 2) - d(H)) / 3
+    an = np.sum(np.asarray(g, dtype=EXT) * u)
+    tol = GRAD_RTOL * (np.sum(np.abs(np.asarray(g, dtype=EXT) * u)) + abs(fd)) + 1e-12
+    assert np.all(np.isfinite(g)) and abs(an - fd) <= tol, (
+        f"mode={mode}: d/d{wrt} of sum(w * {outer}(x**y)) at x={xv.tolist()}, "
+        f"y={yv.tolist()}: theon {np.asarray(g).tolist()} (<g, u> = {float(an)!r}), "
+        f"finite differences {float(fd)!r}")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck),
+          derandomize=True)
+@given(pow_at_zero_cases())
+def test_pow_grad_at_zero_matches_finite_differences(case: Any) -> None:
+    check_pow_grad_at_zero(case, "FAST_RUN")
+
+
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck),
+          derandomize=True)
+@given(pow_at_zero_cases())
+def test_pow_grad_at_zero_matches_finite_differences_long(case: Any) -> None:
+    for mode in ("FAST_RUN", "FAST_COMPILE", "JAX"):
+        if mode == "JAX" and importlib.util.find_spec("jax") is None:
+            continue  # (mode="JAX" needs jax; the other modes still run)
+        check_pow_grad_at_zero(case, mode)

@@ -16,7 +16,12 @@ Two profiles share the step kinds below:
   op's argument is mapped into the op's domain when it is not in it), for the
   finite-difference gradient test.
 
-Arrays are never empty (an empty slice or mask is redrawn as a full one).
+The slow run's mix (``NUMPY_MIX_LONG``) adds var/std over axes of static length 1
+(or ``axis=()``) of values with inf and nan, and logsumexp of integers with their
+extreme values, sometimes of an empty slice.
+
+Arrays are never empty (an empty slice or mask is redrawn as a full one; the
+empty slice of a logsumexp stays inside its step).
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ from tests.tensor.rewriting.graphgen import (
 )
 from tests.tensor.rewriting.optable import OpSpec, op
 
-__all__ = ["build_numpy_graph", "build_smooth_graph"]
+__all__ = ["NUMPY_MIX", "NUMPY_MIX_LONG", "build_numpy_graph", "build_smooth_graph"]
 
 F_SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, 30.0, -30.0, 1e-12, 1e3, -1e3, 1e-300,
              np.inf, -np.inf, np.nan]
@@ -587,6 +592,40 @@ def _cast(cx: _Ctx, a: Entry) -> Entry | None:
     return b.ap(ot.cast_spec(dt), a)
 
 
+def _unit_var(cx: _Ctx, a: Entry) -> Entry | None:
+    """var / std over axes of static length 1 (or ``axis=()``), where NumPy's
+    ``x - mean(x)`` is ``x - x``: nan for inf and nan entries."""
+    b = cx.b
+    if a.kind == "b":
+        return None
+    static = a.var.type.shape
+    ones = [d for d, s in enumerate(static) if s == 1]
+    axes: list[Any] = [()]
+    if ones:
+        axes += [ones[0], tuple(ones), ones[0] - len(static)]
+    if len(ones) == len(static):
+        axes.append(None)
+    axis = b.choice(axes)
+    name, ddof, keep = b.choice(["var", "std"]), b.choice([0, 0, 1]), b.coin()
+    b.steps.append(f"{name}({a.var}, axis={axis}, ddof={ddof}, keepdims={keep})")
+    return b.ap(ot.unit_var_spec(name, axis, ddof, keep), a)
+
+
+def _int_logsumexp(cx: _Ctx, a: Entry) -> Entry | None:
+    """logsumexp of integers (extreme values shift in float64, never in int64), sometimes
+    of an empty slice (-inf)."""
+    b = cx.b
+    if a.kind not in "iub":
+        return None
+    nd = len(a.shape)
+    empty = nd > 0 and b.coin()
+    axis = b.choice([None, nd - 1, -1] if empty else [None, *range(nd), -1] if nd else [None])
+    keep = b.coin()
+    b.steps.append(f"logsumexp({a.var}{'[..., :0]' if empty else ''}, axis={axis}, "
+                   f"keepdims={keep})")
+    return b.ap(ot.int_logsumexp_spec(axis, keep, empty), a)
+
+
 Kind = Callable[[_Ctx, Entry], Entry | None]
 KINDS: dict[str, Kind] = {
     "unary": _unary, "pattern": _pattern, "binary": _binary, "chain": _chain,
@@ -594,10 +633,14 @@ KINDS: dict[str, Kind] = {
     "compare": _compare, "where": _where, "reduce": _reduce, "cum": _cum, "dot": _dot,
     "reshape": _reshape, "dimshuffle": _dimshuffle, "index": _index, "setinc": _setinc,
     "concat": _concat, "softmax": _softmax, "cast": _cast,
+    "unit_var": _unit_var, "int_logsumexp": _int_logsumexp,
 }
 NUMPY_MIX = ["unary", "unary", "pattern", "binary", "binary", "chain", "const", "pow",
              "compare", "where", "reduce", "cum", "dot", "reshape", "dimshuffle", "index", "setinc",
              "concat", "softmax", "cast"]
+# the slow run's mix adds the families of issue 29 (var/std over length-1 axes of
+# non-finite values; logsumexp of extreme and empty integer arrays)
+NUMPY_MIX_LONG = [*NUMPY_MIX, "unit_var", "int_logsumexp"]
 SMOOTH_MIX = ["unary", "unary", "pattern", "binary", "binary", "chain", "const", "pow",
               "where", "reduce", "cum", "dot", "reshape", "dimshuffle", "index", "setinc", "concat",
               "softmax"]
@@ -632,14 +675,15 @@ def _outputs(b: Builder, most: int = 4) -> list[Entry]:
     return chosen
 
 
-def build_numpy_graph(seed: int, max_steps: int = 12) -> Graph:
-    """The random NumPy-profile graph of ``seed`` (see the module docstring)."""
+def build_numpy_graph(seed: int, max_steps: int = 12, mix: list[str] = NUMPY_MIX) -> Graph:
+    """The random NumPy-profile graph of ``seed`` (see the module docstring), its steps
+    drawn from ``mix``."""
     rng = np.random.default_rng([seed, 1])
     inputs = _numpy_inputs()
     values = _numpy_values(rng, inputs, special=bool(rng.integers(0, 2)))
     b = Builder(seed, inputs, values)
     cx = _Ctx(b, smooth=False)
-    _grow(b, cx, NUMPY_MIX, b.draw(b.st.integers(1, max_steps)))
+    _grow(b, cx, mix, b.draw(b.st.integers(1, max_steps)))
     g = b.graph(_outputs(b), shadow=False)
     _draw_flags(b, g)
     return g

@@ -129,6 +129,11 @@ def _forms(prog: list[Step], ref: dict[int, Any], clients: Counter[int] | None
         if x is not None and st.op.noop_if_same and same(x, k):
             canon[k] = canon[x]
             continue
+        if st.op.name in ("minimum", "maximum") and x is not None and len(st.args) == 2 \
+                and isinstance(st.args[1], int) and canon[st.args[1]] == canon[x] \
+                and same(x, k):
+            canon[k] = canon[x]  # minimum(x, x) -> x (exact: nan and -0.0 stay)
+            continue
         inner = prog[x] if x is not None else None
         if inner is not None and st.op.family == "neg" and inner.op is not None \
                 and inner.op.family == "neg" and same(inner.args[0], k):

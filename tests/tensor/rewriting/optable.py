@@ -285,6 +285,40 @@ def softmax_spec(form: str, axis: int) -> OpSpec:
                   domain="all", precise=lambda x: stable_logsumexp(x, axis), params=par)
 
 
+def unit_var_spec(name: str, axis: Any, ddof: int, keepdims: bool) -> OpSpec:
+    """var / std over ``axis``, axes of length 1 (or none: ``axis=()``).
+
+    Exact: 0 for a finite entry, nan for inf and nan (NumPy's ``x - mean(x)``), and
+    nan everywhere for ``ddof=1`` (0 / 0): a rewrite that cancels ``x - mean(x)``
+    to 0 shows up as a 0 where NumPy has nan.
+    """
+    tfn, nfn = (tt.var, np.var) if name == "var" else (tt.std, np.std)
+    return OpSpec(f"{name}(axis={axis}, ddof={ddof}, keepdims={keepdims})",
+                  lambda x: tfn(x, axis=axis, ddof=ddof, keepdims=keepdims),
+                  lambda x: nfn(x, axis=axis, ddof=ddof, keepdims=keepdims), EXACT,
+                  params=(("axis", axis), ("keepdims", keepdims)))
+
+
+def int_logsumexp_spec(axis: Any, keepdims: bool, empty: bool) -> OpSpec:
+    """logsumexp of integers over ``axis``: SciPy's value, computed in float64 (in
+    extended precision in the precise world).  ``empty``: of the empty slice
+    ``x[..., :0]`` (over its last axis or all of them), which gives -inf."""
+    def part(x: Any) -> Any:
+        return x[..., :0] if empty else x
+
+    def ref(x: Any, dtype: Any = np.float64) -> Any:
+        v = np.asarray(part(x)).astype(dtype)
+        m = np.max(v, axis=axis, keepdims=True, initial=-np.inf)
+        m = np.where(np.isfinite(m), m, 0)
+        out = np.log(np.sum(np.exp(v - m), axis=axis, keepdims=True)) + m
+        return out if keepdims else np.squeeze(out, axis=axis)
+
+    return OpSpec(f"logsumexp(axis={axis}, keepdims={keepdims}{', empty' if empty else ''})",
+                  lambda x: tt.logsumexp(part(x), axis=axis, keepdims=keepdims), ref,
+                  LOG_COMPOSITE, kinds="iub", precise=lambda x: ref(x, np.longdouble),
+                  params=(("axis", axis), ("keepdims", keepdims)))
+
+
 def cast_spec(dtype: str) -> OpSpec:
     """A cast to ``dtype``; between float dtypes it stays extended in the precise world."""
     def precise(x: Any) -> Any:
