@@ -254,8 +254,10 @@ def test_one_record_per_rewrite_shared_by_the_nodes_it_made():
     # (the two products: equal Ops built on one line, listed once)
     assert [str(o.op.scalar_op) for o in origins(p)] == ["true_div", "mul"]
     assert {o.trace[0][1] for o in origins(p)} == {line_of("CANCEL")}
-    # in the demo's gradient, local_mul_canonizer made two of the nodes fusion fused
-    _, _, _, _, g = demo()
+    # (x*y*2)/(x*z) -> (y*2)/z: local_mul_canonizer makes two nodes (the product and
+    # the quotient), which fusion then fuses; the fused node lists that one Step twice
+    z = tt.dvector("z")
+    g = theon.function([x, y, z], (x * y * 2.0) / (x * z))
     (fused,) = g.maker.fgraph.toposort()
     sources = provenance(fused).sources
     shared = [q for q in sources if isinstance(q, Step) and
