@@ -40,8 +40,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # rewriters and the rewrite database; the tensor rewrites register themselves;
     # theon.graph.rewriting re-exports them under PyTensor's module paths
     ("rewriting", ("theon.rewriting", "theon.graph.rewriting")),
-    # the Linker protocol, its registry and the linkers themselves; the py linker's
-    # emitters for the scalar and tensor Ops are a layer of their own (below)
+    # the Linker protocol (theon.link.basic), its registry and the linkers themselves;
+    # the emitters and JAX rules of the Ops are the backends layer (theon.backends)
     ("link", ("theon.link",)),
     # function(), Mode, shared variables: uses rewriting and link
     ("compile", ("theon.compile",)),
@@ -51,19 +51,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tensor", ("theon.tensor",)),
     # the tensor rewrites, loaded by the first query of the rewrite database
     ("tensor.rewriting", ("theon.tensor.rewriting",)),
-    # the py linker's emitters for the scalar and tensor Ops, loaded by its first link
-    (
-        "link emitters",
-        ("theon.link.pyfunc.scalar", "theon.link.pyfunc.tensor", "theon.link.pyfunc.fused",
-         "theon.link.jax.scalar", "theon.link.jax.tensor"),
-    ),
     # grad, jacobian, hessian, verify_grad: they build tensor graphs
     # (as_tensor_variable, arange, stack); the batching rules are in the graph
     # (theon.graph.vectorize) and tensor (theon.tensor.vectorize_rules) layers;
     # no Op needs gradient (Op.grad uses graph.null_type)
     ("gradient", ("theon.gradient",)),
-    # the JAX rules of the gradient markers (zero_grad, ...), registered by theon.gradient
-    ("gradient emitters", ("theon.link.jax.gradient",)),
     # the sparse type (scipy.sparse CSR/CSC values) and its Ops: built on graph and tensor;
     # above gradient because verify_grad_sparse is theon.verify_grad on sparse points.
     # Loaded only by ``import theon.sparse`` (it imports scipy.sparse)
@@ -72,23 +64,17 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # compile their inner graphs and differentiate through them
     (
         "control flow",
-        ("theon.ifelse", "theon.scan", "theon.compile.builders"),
+        ("theon.ifelse", "theon.scan", "theon.opfromgraph"),
     ),
-    # the JAX rules of the Ops outside the core tensor set (scan, ifelse, OpFromGraph,
-    # random, linalg, Blockwise, sparse, convolutions and pooling): they import the Ops
-    # they translate, so they sit above them; each Op's package registers its module
-    # with register_linker_backend("jax", ...), and the JAX linker imports it
-    (
-        "jax rules",
-        ("theon.link.jax.control", "theon.link.jax.random", "theon.link.jax.linalg",
-         "theon.link.jax.blockwise", "theon.link.jax.sparse", "theon.link.jax.nnet"),
-    ),
+    # how each Op runs on a backend: the py linker's emitters and the JAX rules
+    # (theon.backends.py, theon.backends.jax); each imports the Ops it translates, and
+    # no Op imports it: an Op family registers its rule modules by name with
+    # register_linker_backend, and the linker imports them before its first link
+    ("backends", ("theon.backends",)),
     # the package itself (theon.function, theon.shared, ...); theon.compat maps the old
     # module paths of Theano, Aesara and PyTensor (theon.gof, theon.sandbox.rng_mrg,
     # theon.scan_module, and alias("pytensor")) to theon's modules through one table
-    # theon.compile.explain shows a compiled function's provenance, as text or in the
-    # HTML view of theon.d3viz, so it sits above everything it may draw with
-    ("top", ("theon", "theon.compat", "theon.demo", "theon.compile.explain")),
+    ("top", ("theon", "theon.compat", "theon.demo")),
 )
 
 #: (importer, imported) pairs allowed to go upward, each with its reason.
@@ -228,7 +214,7 @@ def test_the_check_catches_a_planted_violation(tmp_path: Path) -> None:
                 from ..compile import something  # relative: theon.compile
 
             def h():
-                return importlib.import_module("theon.link.pyfunc.tensor")
+                return importlib.import_module("theon.backends.py.tensor")
 
             import theon  # the top package
             """
@@ -238,7 +224,7 @@ def test_the_check_catches_a_planted_violation(tmp_path: Path) -> None:
     assert found == {
         ("theon.tensor.basic", 10),
         ("theon.compile", 13),
-        ("theon.link.pyfunc.tensor", 16),
+        ("theon.backends.py.tensor", 16),
         ("theon", 18),
     }
 
@@ -255,7 +241,7 @@ def _modules_after(code: str) -> set[str]:
 def _loaded_plugins(modules: set[str]) -> set[str]:
     return {
         m for m in modules
-        if m.startswith(("theon.tensor.rewriting", "theon.link.pyfunc"))
+        if m.startswith(("theon.tensor.rewriting", "theon.link.pyfunc", "theon.backends"))
     }
 
 
@@ -267,7 +253,7 @@ def test_import_tensor_loads_no_rewrites_and_no_linker() -> None:
 def test_first_compile_loads_them() -> None:
     code = "import theon, theon.tensor as tt\nx = tt.dvector('x')\ntheon.function([x], x + 1)"
     loaded = _loaded_plugins(_modules_after(code))
-    assert {"theon.tensor.rewriting", "theon.link.pyfunc.tensor"} <= loaded
+    assert {"theon.tensor.rewriting", "theon.backends.py.tensor"} <= loaded
 
 
 def test_grad_stabilization_loads_the_rewrites() -> None:

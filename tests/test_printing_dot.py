@@ -303,7 +303,7 @@ def test_scan_graphs_draws_the_inner_graph() -> None:
 
 
 def test_scan_graphs_inner_graphs_nested_and_shared_once() -> None:
-    from theon.compile.builders import OpFromGraph
+    from theon.opfromgraph import OpFromGraph
 
     u = T.dscalar("u")
     inner = OpFromGraph([u], [T.tanh(u) * 2])

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import theon
 import theon.tensor as tt
-from theon.compile.builders import OpFromGraph
 from theon.graph.basic import Apply
 from theon.graph.op import Op
+from theon.opfromgraph import OpFromGraph
 
 from .graph.toy import add, ft, mul, neg
 

@@ -64,15 +64,16 @@ __all__ = [
 # subpackages reachable as attributes of ``theon`` without importing them first
 _SUBPACKAGES = frozenset(
     {
-        "compat", "compile", "d3viz", "gof", "gradient", "graph", "ifelse", "link", "printing",
-        "rewriting", "sandbox", "scalar", "scan", "scan_module", "sparse", "tensor",
+        "backends", "compat", "compile", "d3viz", "gof", "gradient", "graph", "ifelse", "link",
+        "opfromgraph", "printing", "rewriting", "sandbox", "scalar", "scan", "scan_module",
+        "sparse", "tensor",
     }
 )
 
 
 # names of higher layers (control flow, theon.explain), imported on first access: name -> module
 _LAZY = {
-    "OpFromGraph": "theon.compile.builders", "loop": "theon.scan.loop",
+    "OpFromGraph": "theon.opfromgraph", "loop": "theon.scan.loop",
     "explain": "theon.compile.explain",
 }
 

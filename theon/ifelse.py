@@ -509,4 +509,4 @@ def local_ifelse_merge_same_condition(fgraph: FunctionGraph, node: Apply) -> Any
 
 
 # the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
-_register_linker_backend("jax", "theon.link.jax.control")
+_register_linker_backend("jax", "theon.backends.jax.control")

@@ -2,7 +2,7 @@
 
 A lower layer cannot import the layers above it, yet some of its registries are
 filled by them: the rewrite database by ``theon.tensor.rewriting``, the ``py``
-linker's emitter tables by ``theon.link.pyfunc.tensor``.  The higher layer
+linker's emitter tables by ``theon.backends.py.tensor``.  The higher layer
 registers the *name* of such a module when it is itself imported; the lower
 layer imports every registered module once, when it first needs its registry
 (the first compile), not as a side effect of ``import theon.tensor``.

@@ -19,9 +19,9 @@ import pytest
 
 import theon
 import theon.tensor as tt
+from theon.backends.py import fused
+from theon.backends.py import scalar as pyfunc_scalar
 from theon.link import source
-from theon.link.pyfunc import fused
-from theon.link.pyfunc import scalar as pyfunc_scalar
 from theon.tensor.rewriting import fusion
 
 RATIO = 2.3  # allowed growth of the work per doubling of the graph

@@ -178,7 +178,7 @@ def test_hostile_names_stay_text_in_the_browser(browser, tmp_path: Path) -> None
 
 def test_collapsing_a_group_hides_the_groups_inside_it(browser, tmp_path: Path) -> None:
     import theon.tensor as tt
-    from theon.compile.builders import OpFromGraph
+    from theon.opfromgraph import OpFromGraph
 
     a = tt.dscalar("a")
     inner = OpFromGraph([a], [tt.exp(a) + 1])

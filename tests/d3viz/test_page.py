@@ -205,7 +205,7 @@ def test_callable_module_and_d3write(tmp_path) -> None:
 
 
 def test_nested_inner_graphs_get_nested_groups() -> None:
-    from theon.compile.builders import OpFromGraph
+    from theon.opfromgraph import OpFromGraph
 
     a = tt.dscalar("a")
     inner = OpFromGraph([a], [tt.exp(a) + 1])
@@ -301,7 +301,7 @@ def test_built_at_is_relative_to_the_working_directory(tmp_path, monkeypatch) ->
 
 
 def test_an_op_used_by_several_nodes_gets_one_group() -> None:
-    from theon.compile.builders import OpFromGraph
+    from theon.opfromgraph import OpFromGraph
 
     a = tt.dscalar("a")
     inner = OpFromGraph([a], [tt.exp(a) + 1])

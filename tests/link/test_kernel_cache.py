@@ -7,8 +7,8 @@ import pytest
 
 from tests.link.pyfunc_helpers import runners
 from theon import scalar as ts
+from theon.backends.py import fused
 from theon.config import change_flags
-from theon.link.pyfunc import fused
 from theon.link.pyfunc.kernel import KERNEL_CACHE_SIZE, KernelCache
 from theon.scalar import transcendental
 from theon.scalar.composite import Composite

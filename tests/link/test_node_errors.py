@@ -11,7 +11,7 @@ import pytest
 import theon
 import theon.tensor as tt
 from theon.compile.mode import Mode
-from theon.link.vm import node_context
+from theon.link.basic import node_context
 
 HERE = __file__
 _LINES = Path(HERE).read_text().splitlines()

@@ -7,8 +7,8 @@ import pytest
 
 from tests.link.pyfunc_helpers import assert_same, call, runners
 from theon import scalar as ts
+from theon.backends.py.fused import composite_spec
 from theon.config import change_flags
-from theon.link.pyfunc.fused import composite_spec
 from theon.link.pyfunc.kernel import KConst, KernelSpec, KStep, build_kernel
 from theon.scalar import arith, transcendental
 from theon.scalar.composite import Composite

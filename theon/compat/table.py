@@ -48,6 +48,8 @@ ALIASES: dict[str, str | Namespace] = {
     "gof.type": "theon.graph.type",
     "gof.opt": "theon.compat.theano_opt",
     "gof.toolbox": "theon.graph.features",
+    # PyTensor's (and theon's earlier) home of OpFromGraph
+    "compile.builders": "theon.opfromgraph",
     # Theano's scan module and its sandbox generator
     "scan_module": "theon.scan",
     "scan_module.scan_op": "theon.scan.op",

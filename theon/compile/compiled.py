@@ -28,8 +28,8 @@ from theon.compile.sharedvalue import Container, SharedVariable, copy_value
 from theon.graph.basic import Constant, Variable, format_trace
 from theon.graph.fg import FunctionGraph, describe
 from theon.graph.type import Generic
+from theon.link.basic import Runner
 from theon.link.source import Source
-from theon.link.vm import Runner
 
 __all__ = [
     "Function",

@@ -46,7 +46,7 @@ from theon.graph.basic import Apply, Constant, Variable, format_trace
 from theon.graph.features import Feature
 from theon.graph.fg import FunctionGraph, describe
 from theon.graph.op import OpContractError, lazy_branches
-from theon.link.vm import Linker, Runner, add_node_context
+from theon.link.basic import Linker, Runner, add_node_context
 
 __all__ = [
     "BadDestroyMap",

@@ -12,13 +12,13 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from theon.link.basic import Linker
 from theon.link.registry import (
     linker_names,
     load_linker_backends,
     make_linker,
     register_linker,
 )
-from theon.link.vm import Linker
 from theon.rewriting.db import RewriteQuery, load_rewrite_modules, resolve_rewriter, rewrite_db
 
 __all__ = [
@@ -82,7 +82,7 @@ class Mode:
     Parameters
     ----------
     linker
-        A :class:`~theon.link.vm.Linker` or its registered name (``"vm"``, ``"py"``).
+        A :class:`~theon.link.basic.Linker` or its registered name (``"vm"``, ``"py"``).
     optimizer
         ``None`` for no rewrites, a rewrite-database query, or a name of one
         (``"fast_run"``, ``"fast_compile"``).

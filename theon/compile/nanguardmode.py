@@ -43,8 +43,8 @@ from theon.compile.debugmode import (
 from theon.compile.mode import Mode
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph, describe
+from theon.link.basic import Linker, Runner, add_node_context
 from theon.link.lazy import has_lazy_nodes
-from theon.link.vm import Linker, Runner, add_node_context
 from theon.rewriting.db import RewriteQuery
 
 __all__ = ["BIG", "NanGuardError", "NanGuardLinker", "NanGuardMode", "bad_values", "value_stats"]

@@ -69,7 +69,7 @@ from theon.tensor import provide as _tensor_provide
 
 # the batching rules of this layer's own Ops, imported on the first vectorization
 _register_vectorize_module("theon.gradient._vectorize_rules")
-_register_linker_backend("jax", "theon.link.jax.gradient")  # rules for the grad markers
+_register_linker_backend("jax", "theon.backends.jax.gradient")  # rules for the grad markers
 
 # Theano's ``theano.tensor.grad`` (and its neighbours) as ``theon.tensor.grad``
 for _name, _fn in (("grad", grad), ("Lop", Lop), ("Rop", Rop), ("jacobian", jacobian),

@@ -5,6 +5,7 @@
 for them.
 """
 
+from theon.link.basic import Linker
 from theon.link.registry import (
     linker_names,
     load_linker_backends,
@@ -13,7 +14,7 @@ from theon.link.registry import (
     register_linker_backend,
     unregister_linker,
 )
-from theon.link.vm import Linker, VMLinker
+from theon.link.vm import VMLinker
 
 __all__ = [
     "Linker",

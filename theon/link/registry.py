@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from theon.link.vm import Linker, VMLinker
+from theon.link.basic import Linker
+from theon.link.vm import VMLinker
 from theon.plugins import ModuleLoader
 
 __all__ = [
@@ -76,7 +77,7 @@ def make_linker(name: str) -> Linker:
 def register_linker_backend(linker: str, module: str) -> None:
     """Have the ``linker`` linker import ``module`` (which registers emitters) before linking.
 
-    >>> register_linker_backend("py", "theon.link.pyfunc.scalar")  # done by theon.scalar
+    >>> register_linker_backend("py", "theon.backends.py.scalar")  # done by theon.scalar
     """
     loader = _BACKENDS.get(linker)
     if loader is None:

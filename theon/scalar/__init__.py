@@ -291,5 +291,5 @@ __all__ = [
 
 # The "py" linker's emitters for these Ops live above this layer: name them for the
 # linker to import before its first link (see theon.link.registry).
-_register_linker_backend("py", "theon.link.pyfunc.scalar")
-_register_linker_backend("jax", "theon.link.jax.scalar")  # (jax loads when a rule runs)
+_register_linker_backend("py", "theon.backends.py.scalar")
+_register_linker_backend("jax", "theon.backends.jax.scalar")  # (jax loads when a rule runs)

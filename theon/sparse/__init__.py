@@ -26,4 +26,4 @@ __all__ = [*_basic_all, "verify_grad_sparse"]
 
 
 # the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
-_register_linker_backend("jax", "theon.link.jax.sparse")
+_register_linker_backend("jax", "theon.backends.jax.sparse")

@@ -124,8 +124,8 @@ def _as_scalar(x: Variable) -> Variable | None:
 # The layers above that serve tensor graphs: the tensor rewrites and the py linker's
 # emitters are imported on first use (the first compile), not by ``import theon.tensor``.
 _register_rewrite_module("theon.tensor.rewriting")
-_register_linker_backend("py", "theon.link.pyfunc.tensor")
-_register_linker_backend("jax", "theon.link.jax.tensor")  # (jax loads when a rule runs)
+_register_linker_backend("py", "theon.backends.py.tensor")
+_register_linker_backend("jax", "theon.backends.jax.tensor")  # (jax loads when a rule runs)
 _register_vectorize_module("theon.tensor.vectorize_rules")
 _register_scalar_conversion(TensorType, _as_scalar)  # noqa: F405
 

@@ -472,4 +472,4 @@ def vectorize(fn: Callable[..., Any], signature: str) -> Callable[..., Any]:
 
 
 # the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
-_register_linker_backend("jax", "theon.link.jax.blockwise")
+_register_linker_backend("jax", "theon.backends.jax.blockwise")

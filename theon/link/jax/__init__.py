@@ -2,7 +2,7 @@
 
 Each Op is translated by a ``functools.singledispatch`` rule
 (:func:`theon.link.jax.dispatch.jax_funcify`) that lives outside the Op, in
-this package; Ops never import jax.  jax itself is imported only when a
+:mod:`theon.backends.jax`; Ops never import jax.  jax itself is imported only when a
 function is linked in this mode (the ``theon[jax]`` extra).  See ``docs/jax.md``.
 
 - :class:`JAXLinker` (``theon.link.jax.linker``): the linker, ``Mode(linker="jax")``;

@@ -46,6 +46,7 @@ import numpy as np
 
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
+from theon.link.basic import Linker, Runner, add_node_context
 from theon.link.jax.dispatch import (
     MissingJAXRule,
     jax_funcify,
@@ -58,7 +59,6 @@ from theon.link.jax.lazy import run_branch
 from theon.link.jax.packing import PackPlan
 from theon.link.lazy import Branch, lazy_schedule
 from theon.link.registry import load_linker_backends
-from theon.link.vm import Linker, Runner, add_node_context
 from theon.rewriting.provenance import error_context
 
 __all__ = ["JAXLinkError", "JAXLinker", "import_jax"]

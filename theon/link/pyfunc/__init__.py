@@ -2,7 +2,7 @@
 
 It is registered as the ``"py"`` linker in :mod:`theon.link.registry` (the
 default of the named modes); the emitters for theon's scalar and tensor Ops
-(:mod:`.scalar`, :mod:`.tensor`) are imported before its first link.
+(:mod:`theon.backends.py`) are imported before its first link.
 
 >>> from theon.compile.mode import Mode
 >>> Mode(linker="py", optimizer=None).linker.name

@@ -26,11 +26,11 @@ import numpy as np
 
 from theon.graph.basic import Variable
 from theon.graph.fg import FunctionGraph
+from theon.link.basic import Linker, Runner, add_node_context
 from theon.link.pyfunc.codegen import GeneratedCode, generate
 from theon.link.pyfunc.kernel import QUIET_CALLS
 from theon.link.registry import load_linker_backends
 from theon.link.tier1 import describe, link_tier, resolve_tier
-from theon.link.vm import Linker, Runner, add_node_context
 
 __all__ = ["PyLinker"]
 
@@ -79,7 +79,7 @@ class PyLinker(Linker):
         Tier-1 kernels (:mod:`theon.link.tier1`): ``0``, ``1``, ``"auto"``, or
         ``None`` for ``config.tier`` (read at each link).
 
-    The :class:`~theon.link.vm.Runner` has ``order`` (the nodes in run order),
+    The :class:`~theon.link.basic.Runner` has ``order`` (the nodes in run order),
     ``source`` (the generated code), ``float_inputs``: the positions of 0-d
     float64 inputs that are only read through ``float()``, to which a caller may
     pass a Python float as is (skipping the argument filter exactly preserves the

@@ -255,7 +255,7 @@ class Slot:
             bump("dropped")
             where = ""
             if self.node is not None:
-                from theon.link.vm import node_context
+                from theon.link.basic import node_context
 
                 where = "\n" + node_context(self.node)
             warnings.warn(

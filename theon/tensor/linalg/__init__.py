@@ -99,4 +99,4 @@ _register_rewrite_module("theon.tensor.linalg.rewriting")
 
 
 # the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
-_register_linker_backend("jax", "theon.link.jax.linalg")
+_register_linker_backend("jax", "theon.backends.jax.linalg")

@@ -717,4 +717,4 @@ def conv3d_grad_wrt_weights(input: Any, output_grad: Any, filter_shape: Any,
 
 
 # the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
-_register_linker_backend("jax", "theon.link.jax.nnet")
+_register_linker_backend("jax", "theon.backends.jax.nnet")

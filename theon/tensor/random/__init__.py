@@ -81,4 +81,4 @@ _register_graph_check(checks.warn_reused_rng)
 
 
 # the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
-_register_linker_backend("jax", "theon.link.jax.random")
+_register_linker_backend("jax", "theon.backends.jax.random")

@@ -445,4 +445,4 @@ def pool_3d(input: Any, ws: Any = None, ignore_border: bool | None = None, strid
 
 
 # the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
-_register_linker_backend("jax", "theon.link.jax.nnet")
+_register_linker_backend("jax", "theon.backends.jax.nnet")

@@ -1,5 +1,5 @@
 """The JAX linker against the reference VM on a table of tensor ops: the py linker's
-table (``tests/link/test_pyfunc_tensor_ops.py``) and the ops it does not reach.
+table (``tests/backends/py/test_tensor_ops.py``) and the ops it does not reach.
 
 Each graph runs unrewritten (``FunctionGraph`` + linker: every Op as built) and
 through ``theon.function(..., mode="JAX")`` (the rewritten graph) against the VM.
@@ -14,8 +14,8 @@ pytest.importorskip("jax", reason="mode='JAX' needs jax (pip install 'theon[jax]
 
 import theon
 import theon.tensor as T
-from tests.link.jax.helpers import assert_close, run_both
-from tests.link.test_pyfunc_tensor_ops import TABLE as PY_TABLE
+from tests.backends.jax.helpers import assert_close, run_both
+from tests.backends.py.test_tensor_ops import TABLE as PY_TABLE
 from theon.compile.mode import Mode
 from theon.tensor.alloc_diag import AddDiag, AllocDiag
 from theon.tensor.broadcast_grad import BroadcastGrad

@@ -18,8 +18,8 @@ import scipy.stats  # noqa: E402
 import theon  # noqa: E402
 import theon.tensor as tt  # noqa: E402
 import theon.tensor.random as tr  # noqa: E402
+from theon.backends.jax.random import generator_to_key, key_to_generator  # noqa: E402
 from theon.compile.mode import Mode  # noqa: E402
-from theon.link.jax.random import generator_to_key, key_to_generator  # noqa: E402
 from theon.tensor.random.basic import DISTRIBUTIONS  # noqa: E402
 from theon.tensor.shared_randomstreams import RandomStreams  # noqa: E402
 
@@ -110,8 +110,8 @@ def test_generators_cross_the_jit_boundary_as_raw_key_data():
     """The generator goes into the jitted function as two uint32 words (no jax array is
     made outside it) and comes back from the next key's words; the draws are those of
     the typed threefry key of :func:`generator_to_key`, split into (next, draw)."""
+    from theon.backends.jax.random import bits_to_generator, generator_bits
     from theon.link.jax.dispatch import jax_typify, jax_untypify
-    from theon.link.jax.random import bits_to_generator, generator_bits
     from theon.tensor.random.type import RandomGeneratorType
 
     g = np.random.default_rng(11)

@@ -15,9 +15,9 @@ jax = pytest.importorskip("jax", reason="mode='JAX' needs jax (pip install 'theo
 
 import theon  # noqa: E402
 import theon.tensor as tt  # noqa: E402
-from theon.compile.builders import OpFromGraph  # noqa: E402
 from theon.compile.mode import Mode  # noqa: E402
 from theon.ifelse import ifelse  # noqa: E402
+from theon.opfromgraph import OpFromGraph  # noqa: E402
 from theon.scan.op import Scan  # noqa: E402
 
 VM = Mode(linker="vm")

@@ -6,7 +6,7 @@ function of the jax modules for the few that jax spells differently).  The hand
 written ops (``Cast``, ``Clip``, ``Switch``, ``Reciprocal``, ``RoundHalfToEven``,
 ``PolyGamma``, ``Composite``) have a rule each.  A scalar function computes on
 arrays, so ``Elemwise`` applies it to whole tensors
-(:mod:`theon.link.jax.tensor`).
+(:mod:`theon.backends.jax.tensor`).
 
 Results are cast to the node's output dtype (:func:`scalar_node_fn`), so a
 rule may compute in jax's dtype and still give exactly theon's types.
@@ -187,7 +187,7 @@ def _register_rows() -> None:
     for row in ROWS:
         cls = getattr(table, row.cls)
         if row.name not in JNP_OF_ROW:  # pragma: no cover - a new row without a rule
-            continue  # (tests/link/jax/test_coverage.py fails on it)
+            continue  # (tests/backends/jax/test_coverage.py fails on it)
 
         def rule(op: ScalarOp, _name: str = row.name) -> Callable[..., Any]:
             return _row_fn(_name)

@@ -107,7 +107,7 @@ def _kernel_for(comp: Composite) -> Kernel | None:
 
 def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     """Lines calling the kernel of ``node``'s Composite; None to fall back to ``perform``."""
-    from theon.link.pyfunc.tensor import _broadcast_checks, _inputs_to_check
+    from theon.backends.py.tensor import _broadcast_checks, _inputs_to_check
 
     comp = op.scalar_op
     if [_dtype(o) for o in node.outputs] != [_dtype(o) for o in comp.outputs]:

@@ -9,7 +9,7 @@ minus the interpretation overhead:
   (:mod:`theon.tensor.ufunc_safety`); the runtime broadcasting check only where
   shapes are not already known equal.
   ``Elemwise(Composite)`` on arrays becomes a blocked, threaded kernel
-  (:mod:`theon.link.pyfunc.fused`).
+  (:mod:`theon.backends.py.fused`).
 - ``DimShuffle``: the same squeeze/transpose/index view, inline.
 - ``CAReduce``: ``ufunc.reduce(x, axis=..., dtype=...)``.
 - ``Subtensor``/``IncSubtensor`` with constant indices: the index tuple is built once;
@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from theon.backends.py.scalar import cached_composite_block
 from theon.graph.basic import Apply, Constant, Variable
 from theon.link.pyfunc.codegen import NodeEmitter, Rep, extra_reads
 from theon.link.pyfunc.dispatch import (
@@ -34,7 +35,6 @@ from theon.link.pyfunc.dispatch import (
     py_scalar_expr,
     value_info,
 )
-from theon.link.pyfunc.scalar import cached_composite_block
 from theon.link.tier1.nbelem import SLOW
 from theon.scalar.basic import Add, Mul, ScalarOp, ufunc_out_dtypes
 from theon.scalar.composite import Composite
@@ -257,12 +257,12 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
     outs = node.outputs
     out_nd = tensor_type(outs[0]).ndim
     if isinstance(sop, Composite) and out_nd > 0:
-        from theon.link.pyfunc.fused import emit_fused
+        from theon.backends.py.fused import emit_fused
 
         return emit_fused(op, node, ctx)
     if out_nd > 0 and _slow_alone(op, node):
         # a lone float64 tanh: as a one-step fused node, so tier 1 (numba) may take it
-        from theon.link.pyfunc.fused import emit_fused
+        from theon.backends.py.fused import emit_fused
 
         return emit_fused(Elemwise(_alone(sop, tensor_type(node.inputs[0]).dtype)), node, ctx)
     ufunc = sop.ufunc

@@ -5,8 +5,8 @@ import pytest
 
 import theon
 import theon.tensor as tt
-from theon.compile.builders import OpFromGraph
 from theon.compile.mode import Mode, get_mode
+from theon.opfromgraph import OpFromGraph
 
 RNG = np.random.default_rng(11)
 AV, BV = RNG.normal(size=4), RNG.normal(size=4)

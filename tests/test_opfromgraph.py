@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 import theon
 import theon.tensor as tt
-from theon.compile.builders import OpFromGraph
 from theon.compile.mode import Mode
 from theon.gradient import DisconnectedInputError, NullTypeGradError, hessian_vector_product
 from theon.graph.null_type import DisconnectedType, NullType
+from theon.opfromgraph import OpFromGraph
 from theon.rewriting import record_rewrites, trace
 
 LINKERS = ["py", "vm"]

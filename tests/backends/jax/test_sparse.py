@@ -1,5 +1,5 @@
 """``mode="JAX"`` on the sparse Ops: ``scipy.sparse`` values travel as layouts
-of their arrays (``theon.link.jax.sparse.Layout``) and come back as ``scipy.sparse``
+of their arrays (``theon.backends.jax.sparse.Layout``) and come back as ``scipy.sparse``
 matrices of the type's format; values, formats and dtypes against the reference VM,
 gradients included."""
 
@@ -107,7 +107,7 @@ def _awkward_csr():
 
 @pytest.mark.parametrize("fmt", ["csr", "csc"])
 def test_arguments_travel_as_their_own_arrays_with_the_row_of_each_entry(fmt):
-    from theon.link.jax.sparse import Layout, to_jax
+    from theon.backends.jax.sparse import Layout, to_jax
 
     m = _awkward_csr() if fmt == "csr" else _awkward_csr().T.tocsc()
     m32 = m.copy()
@@ -153,7 +153,7 @@ def test_a_matrix_changed_in_place_between_calls_is_read_anew():
 def test_the_rows_of_a_pattern_are_reused_only_while_indptr_is_the_same():
     """The row of each entry is kept for the last patterns: the same ``indptr`` (equal
     values) reuses it, a pattern changed in place or a new one gets its own."""
-    from theon.link.jax.sparse import to_jax
+    from theon.backends.jax.sparse import to_jax
 
     m = _awkward_csr()
     first = to_jax(m).rows
@@ -180,7 +180,7 @@ def test_first_conversions_from_several_threads_register_the_layout_once():
 
     code = textwrap.dedent("""
         import threading, numpy as np, scipy.sparse as sp
-        from theon.link.jax.sparse import to_jax
+        from theon.backends.jax.sparse import to_jax
         m = sp.csr_matrix(np.eye(3))
         barrier, errors = threading.Barrier(8), []
         def run():

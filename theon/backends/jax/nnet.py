@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from theon.backends.jax.tensor import DynamicShapeError
 from theon.graph.basic import Apply, Constant
 from theon.link.jax.dispatch import jax_funcify
-from theon.link.jax.tensor import DynamicShapeError
 from theon.tensor.nnet.abstract_conv import (
     AbstractConv,
     AbstractConv_gradInputs,

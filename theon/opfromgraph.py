@@ -551,4 +551,4 @@ register_canonicalize(inline_ofg_expansion, "fast_compile", position=-10)
 
 
 # the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
-_register_linker_backend("jax", "theon.link.jax.control")
+_register_linker_backend("jax", "theon.backends.jax.control")

@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
+from theon.backends.jax.tensor import DynamicShapeError
 from theon.graph.basic import Apply, Constant, Variable
 from theon.link.jax.dispatch import jax_funcify
-from theon.link.jax.tensor import DynamicShapeError
 from theon.sparse.math import Dot, ScaleSV, StructuredDot, StructuredDotGrad
 from theon.sparse.ops import (
     CSM,

@@ -8,12 +8,12 @@ import pytest
 
 pytest.importorskip("jax", reason="mode='JAX' needs jax (pip install 'theon[jax]')")
 
-from tests.link.jax.opclasses import op_classes
+from tests.backends.jax.opclasses import op_classes
 from theon.graph.op import Op
 from theon.link.jax.dispatch import jax_funcify
 
 #: the packages (and modules) whose Ops get their rules from this part of the backend
-PACKAGES = ("theon.scan", "theon.ifelse", "theon.compile.builders", "theon.sparse",
+PACKAGES = ("theon.scan", "theon.ifelse", "theon.opfromgraph", "theon.sparse",
             "theon.tensor.random", "theon.tensor.linalg", "theon.tensor.blockwise",
             "theon.tensor.nnet", "theon.tensor.signal")
 

@@ -26,12 +26,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from theon.compile.builders import OpFromGraph
+from theon.backends.jax.tensor import DynamicShapeError
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
 from theon.ifelse import IfElse
 from theon.link.jax.dispatch import jax_funcify
-from theon.link.jax.tensor import DynamicShapeError
+from theon.opfromgraph import OpFromGraph
 from theon.scan.op import Scan
 
 __all__ = ["inner_function"]

@@ -30,8 +30,8 @@ import theon
 import theon.tensor as tt
 from tests.tensor.rewriting.graphgen import Graph
 from tests.tensor.rewriting.npgraphs import build_numpy_graph, build_smooth_graph
+from theon.backends.jax.tensor import DynamicShapeError
 from theon.compile.mode import Mode
-from theon.link.jax.tensor import DynamicShapeError
 
 VM = Mode(linker="vm")
 

@@ -12,10 +12,10 @@ import pytest
 
 pytest.importorskip("jax", reason="mode='JAX' needs jax (pip install 'theon[jax]')")
 
-from tests.link.jax.opclasses import op_classes
+from tests.backends.jax.opclasses import op_classes
+from theon.backends.jax.scalar import JNP_OF_ROW
 from theon.graph.op import Op
 from theon.link.jax.dispatch import jax_funcify, jax_scalar_funcify
-from theon.link.jax.scalar import JNP_OF_ROW
 from theon.scalar.basic import ScalarOp
 from theon.scalar.table import ROWS
 

@@ -2,7 +2,7 @@
 
 For each op and each dtype combination it accepts (float64, float32, int64, int8,
 uint8, bool, complex128 and mixes), on random values in the op's usual domain
-and on the edge values of ``tests/link/test_pyfunc_ops.py`` (signed zeros,
+and on the edge values of ``tests/backends/py/test_ops.py`` (signed zeros,
 infinities, nan, overflow).  dtypes and shapes must be equal; values equal for
 integers and booleans, within a few ulp for floats (XLA's transcendental
 functions are not NumPy's).  Where NumPy's result is an artifact of its
@@ -19,8 +19,8 @@ pytest.importorskip("jax", reason="mode='JAX' needs jax (pip install 'theon[jax]
 
 import theon
 import theon.tensor as tt
-from tests.link.jax.helpers import RTOL, run_both
-from tests.link.test_pyfunc_ops import OPS, _combos, _grid, _node
+from tests.backends.jax.helpers import RTOL, run_both
+from tests.backends.py.test_ops import OPS, _combos, _grid, _node
 from theon.scalar.basic import Cast
 from theon.scalar.type import get_scalar_type
 

@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from theon.backends.jax.diagonal import eye_mask, is_diagonal_index
+from theon.backends.jax.scalar import scalar_node_fn, sigmoid_of, softplus_of
 from theon.graph.basic import Apply
-from theon.link.jax.diagonal import eye_mask, is_diagonal_index
 from theon.link.jax.dispatch import DynamicShapeError, jax_funcify, jax_scalar_funcify
-from theon.link.jax.scalar import scalar_node_fn, sigmoid_of, softplus_of
 from theon.tensor.advanced_subtensor import AdvancedIncSubtensor, AdvancedSubtensor
 from theon.tensor.alloc_diag import AddDiag, AllocDiag
 from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
