@@ -70,4 +70,5 @@ def test_default_first_use_compile_without_prepare_node():
     a, b = tt.dvector("a"), tt.dvector("b")
     fg = FunctionGraph([a, b], [op(a, b)], clone=True)
     np.testing.assert_allclose(VMLinker().make_function(fg)(AV, BV)[0], ref, rtol=1e-12)
-    assert op._fn is not None and op._fn.maker.mode.optimizer == get_mode(None).optimizer
+    fn = op._inner.compiled_default
+    assert fn is not None and fn.maker.mode.optimizer == get_mode(None).optimizer

@@ -36,13 +36,15 @@ array([2., 5.])
 
 from __future__ import annotations
 
-import threading
 import warnings
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from theon.compile.compiled import Function
+from theon.compile.inner import InnerCompiler
+from theon.compile.mode import Mode
 from theon.compile.pickling import dump_graph, load_graph
+from theon.compile.pipeline import function
 from theon.compile.sharedvalue import SharedVariable
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph, describe
@@ -219,10 +221,9 @@ class OpFromGraph(Op):
         self._init_caches()
 
     def _init_caches(self) -> None:
-        self._fn: Any = None
-        self._fns: dict[Any, Any] = {}
-        self._by_node: weakref.WeakKeyDictionary[Apply, Any] = weakref.WeakKeyDictionary()
-        self._lock = threading.Lock()
+        # the compiled inner graph per mode, and per node the one prepare_node chose
+        self._inner: InnerCompiler[Function] = InnerCompiler(self._compile,
+                                                             self.kwargs.get("mode"))
         self._lop_ops: dict[tuple[bool, ...], _Derived] = {}
         self._rop_ops: dict[tuple[bool, ...], _Derived] = {}
         self._shape_graph: _ShapeGraph | None = None
@@ -236,8 +237,7 @@ class OpFromGraph(Op):
     # pickling: the inner graph is stored flat, the compiled function and caches are not
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        for k in ("_fn", "_fns", "_by_node", "_lock", "_lop_ops", "_rop_ops",
-                  "_shape_graph"):
+        for k in ("_inner", "_lop_ops", "_rop_ops", "_shape_graph"):
             state.pop(k, None)
         order = io_toposort(self.inner_inputs, self.inner_outputs)
         state["inner_inputs"] = None
@@ -273,49 +273,31 @@ class OpFromGraph(Op):
 
     # computing ---------------------------------------------------------------------
     @property
-    def fn(self) -> Any:
+    def fn(self) -> Function:
         """The compiled inner graph (compiled on first use, then cached): with the
         ``mode`` given to the Op, else ``config.mode``."""
-        fn = self._fn
-        if fn is None:
-            from theon.compile.mode import get_mode
+        return self._inner.default()
 
-            fn = self._fn = self._fn_for(get_mode(self.kwargs.get("mode")))
-        return fn
+    def _compile(self, mode: Mode) -> Function:
+        """The inner graph compiled by :func:`theon.function` with ``mode`` (and the
+        Op's other keyword arguments): its arguments broadcast at run time as an
+        outer function's, and its results never alias them."""
+        kw = {"on_unused_input": "ignore", "name": self.name or "OpFromGraph",
+              **self.kwargs, "mode": mode}
+        return function(self.inner_inputs, self.inner_outputs, trust_input=True, **kw)
 
-    def _fn_for(self, mode: Any) -> Any:
-        """The inner graph compiled with ``mode``, once per mode."""
-        from theon.compile.pipeline import function, mode_cache_key
-
-        key = mode_cache_key(mode)
-        fn = self._fns.get(key)
-        if fn is None:
-            with self._lock:
-                fn = self._fns.get(key)
-                if fn is None:
-                    kw = {"on_unused_input": "ignore", "name": self.name or "OpFromGraph",
-                          **self.kwargs, "mode": mode}
-                    fn = self._fns[key] = function(self.inner_inputs, self.inner_outputs,
-                                                   trust_input=True, **kw)
-        return fn
-
-    def prepare_node(self, node: Apply, mode: Any) -> None:
+    def prepare_node(self, node: Apply, mode: Mode) -> None:
         """Compile the inner graph for ``node`` with ``mode``, the outer function's
         mode (a ``mode`` given to the Op wins); ``perform`` on ``node`` runs it."""
-        if self.kwargs.get("mode") is not None:
-            self._by_node[node] = self.fn
-        else:
-            self._by_node[node] = self._fn_for(mode)
+        self._inner.prepare(node, mode)
 
-    def compiled_fn(self, node: Apply | None = None) -> Any:
+    def compiled_fn(self, node: Apply | None = None) -> Function:
         """The compiled inner graph ``perform`` runs for ``node`` (see :meth:`prepare_node`)."""
-        fn = self._by_node.get(node) if node is not None else None
-        return self.fn if fn is None else fn
+        return self._inner.get(node)
 
     def perform(self, node: Apply, inputs: Sequence[Any],
                 output_storage: list[list[Any]]) -> None:
-        fn = self._by_node.get(node)
-        outs = (self.fn if fn is None else fn)(*inputs)
+        outs = self._inner.get(node)(*inputs)
         if len(self.inner_outputs) == 1 and not isinstance(outs, list):
             outs = [outs]
         for cell, value in zip(output_storage, outs):

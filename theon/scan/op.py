@@ -40,19 +40,22 @@ from __future__ import annotations
 
 import copy
 import threading
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from theon.compile.inner import InnerCompiler, link_inner_graph
+from theon.compile.mode import Mode
 from theon.graph.basic import Apply, Variable
 from theon.graph.collector import gc_paused
 from theon.graph.fg import FunctionGraph, describe
 from theon.graph.op import Op
 from theon.graph.traversal import ancestors
 from theon.scan.buffers import BufferCache
+from theon.scan.fastloop import build_fast_loop
+from theon.scan.steploop import inline_step_loop, make_step_loop
 from theon.tensor.basic import as_tensor_variable
 from theon.tensor.type import TensorType, tensor_type
 
@@ -216,20 +219,18 @@ class Scan(Op):
         return f"Scan{{{self.name or 'scan_fn'}, {kind}}}"
 
     def _init_caches(self) -> None:
-        # the compiled body per mode (see ``mode_cache_key``), and per node of a
-        # compiled function the entry ``prepare_node`` chose for it
-        self._compiled: dict[Any, _Compiled] = {}
-        self._default: _Compiled | None = None
+        # the compiled body per mode, and per node of a compiled function the one
+        # ``prepare_node`` chose for it (theon.compile.inner)
+        self._inner: InnerCompiler[_Compiled] = InnerCompiler(self._compile, self.mode)
         self._pattern: list[list[bool]] | None = None
-        self._by_node: weakref.WeakKeyDictionary[Apply, _Compiled] = (
-            weakref.WeakKeyDictionary())
+        # held while a runner that is not reentrant runs
         self._lock = threading.Lock()
         # large state and output buffers, reused by the next run once free (buffers.py)
         self._buffers = BufferCache()
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        for k in ("_compiled", "_default", "_by_node", "_lock", "_pattern", "_buffers"):
+        for k in ("_inner", "_lock", "_pattern", "_buffers"):
             state.pop(k, None)
         return state
 
@@ -304,63 +305,28 @@ class Scan(Op):
         return Apply(self, ins + carried, outs)
 
     # running -----------------------------------------------------------------------
-    def prepare_node(self, node: Apply, mode: Any) -> None:
+    def prepare_node(self, node: Apply, mode: Mode) -> None:
         """Compile the body for ``node`` with ``mode``, the outer function's mode
         (the scan's own ``mode`` wins when it was given); ``perform`` on ``node``
         then runs that compiled body.  Each mode's body is compiled once per Op."""
-        from theon.compile.mode import get_mode
-
-        m = get_mode(self.mode) if self.mode is not None else mode
-        self._by_node[node] = self._compiled_for(m)
+        self._inner.prepare(node, mode)
 
     def compiled_body(self, node: Apply | None = None) -> _Compiled:
         """The compiled body ``perform`` uses for ``node``: the one
         :meth:`prepare_node` chose, else (compiled on first use) the one of the
         scan's ``mode`` or ``config.mode``."""
-        c = self._by_node.get(node) if node is not None else None
-        if c is None:
-            c = self._default
-            if c is None:
-                from theon.compile.mode import get_mode
+        return self._inner.get(node)
 
-                c = self._default = self._compiled_for(get_mode(self.mode))
-        return c
-
-    def _compiled_for(self, mode: Any) -> _Compiled:
-        from theon.compile.pipeline import mode_cache_key
-
-        key = mode_cache_key(mode)
-        c = self._compiled.get(key)
-        if c is None:
-            with self._lock:
-                c = self._compiled.get(key)
-                if c is None:
-                    c = self._compiled[key] = self._compile(mode)
-        return c
-
-    def _compile(self, mode: Any) -> _Compiled:
+    def _compile(self, mode: Mode) -> _Compiled:
         """Rewrite and link the body once (the mode's rewrites and linker)."""
-        from theon.compile.pipeline import prepare_nodes
-
-        with gc_paused():
-            fg = FunctionGraph(self._inner_inputs, self._inner_outputs, clone=True)
-            fg.mutable_inputs = set()
-            fg.protected_inputs = set(fg.inputs)
-            rewriter = mode.get_rewriter()
-            if rewriter is not None:
-                rewriter(fg)
-            prepare_nodes(fg, mode)
-            runner = mode.linker.make_function(fg)
-        from theon.compile.compiled import plan_copies
-
+        body = link_inner_graph(self._inner_inputs, self._inner_outputs, mode)
         # outputs that may be views of the step's inputs: a ring buffer (store_last)
         # must copy them before a write overwrites the rows they view
-        may_alias = plan_copies(fg, len(fg.outputs), [False] * len(fg.outputs))[0]
-        from theon.scan.fastloop import build_fast_loop
-
+        alias = body.viewing_outputs()
         with gc_paused():
-            fast = None if self.info.n_carried else build_fast_loop(fg, self.info, mode.linker)
-        return _Compiled(runner, tuple(k for k, a in enumerate(may_alias) if a), fast, mode)
+            fast = (None if self.info.n_carried
+                    else build_fast_loop(body.fgraph, self.info, mode.linker))
+        return _Compiled(body.runner, alias, fast, mode)
 
     @property
     def fast_loop(self) -> Any:
@@ -389,8 +355,6 @@ class Scan(Op):
                 and all(v.type.ndim >= 1 for v in inner[: info.n_seqs + info.n_states])
             )
             if ok:
-                from theon.scan.steploop import inline_step_loop, make_step_loop
-
                 layout = (info.n_seqs, info.store_last, info.n_nit, info.n_nonseqs)
                 loop = inline_step_loop(c.runner, *layout) or make_step_loop(*layout)
             else:
@@ -402,9 +366,7 @@ class Scan(Op):
         self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]
     ) -> None:
         info = self.info
-        c = self._by_node.get(node)
-        if c is None:
-            c = self.compiled_body()
+        c = self._inner.get(node)
         runner, alias, fast = c.runner, c.alias, c.fast
         fn = runner.fn
         fix = alias if any(info.store_last) else ()
@@ -486,8 +448,6 @@ class Scan(Op):
                     # the body inlined in the loop failed: from now on this body runs
                     # with the loop calling the runner, which reports errors with
                     # their node; the whole scan runs again that way (below)
-                    from theon.scan.steploop import make_step_loop
-
                     c.step_loop = make_step_loop(info.n_seqs, info.store_last, info.n_nit,
                                                  info.n_nonseqs)
                     retry = True

@@ -27,8 +27,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from theon.backends.jax.tensor import DynamicShapeError
+from theon.compile.inner import rewrite_inner_graph
+from theon.compile.mode import get_mode
 from theon.graph.basic import Apply, Constant, Variable
-from theon.graph.fg import FunctionGraph
 from theon.ifelse import IfElse
 from theon.link.jax.dispatch import jax_funcify
 from theon.opfromgraph import OpFromGraph
@@ -45,18 +46,13 @@ def inner_function(inputs: Sequence[Variable], outputs: Sequence[Variable], link
                    ) -> Callable[..., list[Any]]:
     """The traceable function of an inner graph: ``fn(*input_values) -> [outputs]``.
 
-    The graph is copied and rewritten with ``mode="JAX"``'s rewrites (as ``Scan`` and
-    ``OpFromGraph`` rewrite their inner graphs for the other linkers) before
+    The graph is copied and rewritten with ``mode="JAX"``'s rewrites by
+    :func:`theon.compile.inner.rewrite_inner_graph` (as ``Scan`` and ``OpFromGraph``
+    compile their inner graphs for the other linkers) before
     ``linker.funcify_fgraph`` traces it.
     """
-    from theon.compile.mode import get_mode
-
-    fg = FunctionGraph(list(inputs), list(outputs), clone=True)
-    fg.mutable_inputs = set()
-    fg.protected_inputs = set(fg.inputs)
-    rewriter = get_mode("JAX").get_rewriter()
-    if rewriter is not None:
-        rewriter(fg)
+    # the nested inner graphs are traced here too, so no prepare_node compiles them
+    fg = rewrite_inner_graph(inputs, outputs, get_mode("JAX"), prepare=False)
     fn = linker.funcify_fgraph(fg)
     n_out = len(fg.outputs)
 
