@@ -31,12 +31,15 @@ import theon.tensor as tt
 from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.op import Op
+from theon.scalar.type import ScalarType
 from theon.tensor.type import TensorType
+from theon.tensor.variable import TensorVariable
 
 from .ops import (
     CSM,
     _cast_like,
     _dense,
+    _dtype,
     _make,
     _out_dtype,
     as_format,
@@ -48,7 +51,7 @@ from .ops import (
     sp_sum,
     transpose,
 )
-from .type import as_sparse_variable, is_sparse_variable
+from .type import SparseVar, SparseVariable, as_sparse_variable, is_sparse_variable
 
 __all__ = [
     "Dot", "ScaleSV", "StructuredDot", "StructuredDotGrad", "col_scale", "dot", "row_scale",
@@ -57,9 +60,9 @@ __all__ = [
 ]
 
 
-def _to_sparse_like(g: Variable, x: Variable) -> Variable:
+def _to_sparse_like(g: Variable, x: SparseVar) -> Variable:
     """A gradient for sparse ``x``: dense ``g`` stored in ``x``'s format and dtype."""
-    return _cast_like(as_format(g, x.type.format), x)  # type: ignore[attr-defined]
+    return _cast_like(as_format(g, x.format), x)
 
 
 def _operand(v: Any) -> Variable:
@@ -81,25 +84,24 @@ class Dot(Op):
         return "SparseDot"
 
     def make_node(self, x: Any, y: Any) -> Apply:
-        x, y = _operand(x), _operand(y)
-        xs, ys = is_sparse_variable(x), is_sparse_variable(y)
-        if not (xs or ys):
-            raise TypeError(f"sparse dot needs a sparse operand, got {describe(x)} and "
-                            f"{describe(y)}")
-        for v, s in ((x, xs), (y, ys)):
-            if not s and v.type.ndim not in (1, 2):  # type: ignore[attr-defined]
+        a, b = _operand(x), _operand(y)
+        if not (is_sparse_variable(a) or is_sparse_variable(b)):
+            raise TypeError(f"sparse dot needs a sparse operand, got {describe(a)} and "
+                            f"{describe(b)}")
+        shape: tuple[None, ...] = (None, None)  # sparse x sparse
+        for v in (a, b):
+            if is_sparse_variable(v):
+                continue
+            t = v.type
+            if not isinstance(t, (TensorType, ScalarType)) or t.ndim not in (1, 2):
                 raise TypeError(f"sparse dot: a dense operand must be a vector or a matrix, "
                                 f"got {describe(v)}")
-        if xs and ys:
-            shape: tuple[None, ...] = (None, None)
-        else:
-            dense = y if xs else x
-            shape = (None,) * dense.type.ndim  # type: ignore[attr-defined]
-        return Apply(self, [x, y], [TensorType(_out_dtype(x, y), shape=shape)()])
+            shape = (None,) * t.ndim
+        return Apply(self, [a, b], [TensorType(_out_dtype(a, b), shape=shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         x, y = inputs
-        dtype = node.outputs[0].type.dtype  # type: ignore[attr-defined]
+        dtype = _dtype(node.outputs[0])
         if sp.issparse(x):
             if x.shape[1] != y.shape[0]:
                 raise ValueError(self._shape_error(node, x, y))
@@ -120,29 +122,32 @@ class Dot(Op):
     def grad(self, inputs: Sequence[Variable], grads: Sequence[Variable]) -> list[Any]:
         x, y = inputs
         (gz,) = grads
-        xs, ys = is_sparse_variable(x), is_sparse_variable(y)
-        if xs and not ys:
-            gx = tt.outer(gz, y) if y.type.ndim == 1 else tt.dot(gz, y.T)  # type: ignore[attr-defined]
-            return [_to_sparse_like(gx, x), _cast_like(dot(transpose(x), gz), y)]
-        if ys and not xs:
-            gy = tt.outer(x, gz) if x.type.ndim == 1 else tt.dot(x.T, gz)  # type: ignore[attr-defined]
-            gx = dot(y, gz) if x.type.ndim == 1 else dot(gz, transpose(y))  # type: ignore[attr-defined]
-            return [_cast_like(gx, x), _to_sparse_like(gy, y)]
-        return [_to_sparse_like(dot(gz, transpose(y)), x),
-                _to_sparse_like(dot(transpose(x), gz), y)]
+        if is_sparse_variable(x):
+            if is_sparse_variable(y):
+                return [_to_sparse_like(dot(gz, transpose(y)), x),
+                        _to_sparse_like(dot(transpose(x), gz), y)]
+            dy = _dense(y)
+            gx = tt.outer(gz, dy) if dy.ndim == 1 else tt.dot(gz, dy.T)
+            return [_to_sparse_like(gx, x), _cast_like(dot(transpose(x), gz), dy)]
+        assert is_sparse_variable(y)  # make_node: at least one operand is sparse
+        dx = _dense(x)
+        gy = tt.outer(dx, gz) if dx.ndim == 1 else tt.dot(dx.T, gz)
+        gx = dot(y, gz) if dx.ndim == 1 else dot(gz, transpose(y))
+        return [_cast_like(gx, dx), _to_sparse_like(gy, y)]
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
         x, y = node.inputs
-        xs, ys = is_sparse_variable(x), is_sparse_variable(y)
-        rows = shape_of(x, shapes[0], 0) if xs else (shapes[0][0] if x.type.ndim == 2 else None)  # type: ignore[attr-defined]
-        cols = shape_of(y, shapes[1], 1) if ys else (shapes[1][1] if y.type.ndim == 2 else None)  # type: ignore[attr-defined]
+        rows = (shape_of(x, shapes[0], 0) if is_sparse_variable(x)
+                else (shapes[0][0] if _dense(x).ndim == 2 else None))
+        cols = (shape_of(y, shapes[1], 1) if is_sparse_variable(y)
+                else (shapes[1][1] if _dense(y).ndim == 2 else None))
         return [tuple(s for s in (rows, cols) if s is not None)]
 
 
 _dot = Dot()
 
 
-def dot(x: Any, y: Any) -> Variable:
+def dot(x: Any, y: Any) -> TensorVariable:
     """``x @ y`` with at least one sparse operand (sparse x dense, dense x sparse,
     sparse x sparse); the result is dense.  A dense operand may be a vector.
 
@@ -154,7 +159,8 @@ def dot(x: Any, y: Any) -> Variable:
     >>> dot(csr_matrix("x"), tt.dmatrix("w")).type
     TensorType(float64, shape=(None, None))
     """
-    return _dot(x, y)  # type: ignore[return-value]
+    out: TensorVariable = _dot(x, y)
+    return out
 
 
 class StructuredDot(Op):
@@ -166,10 +172,10 @@ class StructuredDot(Op):
     __props__ = ()
 
     def make_node(self, a: Any, b: Any) -> Apply:
-        a, b = as_sparse_variable(a), _dense(b)
-        if b.type.ndim not in (1, 2):
-            raise TypeError(f"structured_dot: b must be a vector or a matrix, got {describe(b)}")
-        return Apply(self, [a, b], [TensorType(_out_dtype(a, b), shape=(None,) * b.type.ndim)()])
+        sa, db = as_sparse_variable(a), _dense(b)
+        if db.ndim not in (1, 2):
+            raise TypeError(f"structured_dot: b must be a vector or a matrix, got {describe(db)}")
+        return Apply(self, [sa, db], [TensorType(_out_dtype(sa, db), shape=(None,) * db.ndim)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         a, b = inputs
@@ -177,7 +183,7 @@ class StructuredDot(Op):
             raise ValueError(
                 f"structured_dot: shapes {a.shape} and {b.shape} are not aligned, for "
                 f"{describe(node.inputs[0])} and {describe(node.inputs[1])}")
-        out[0][0] = np.asarray(a @ b, dtype=node.outputs[0].type.dtype)  # type: ignore[attr-defined]
+        out[0][0] = np.asarray(a @ b, dtype=_dtype(node.outputs[0]))
 
     def grad(self, inputs: Sequence[Variable], grads: Sequence[Variable]) -> list[Any]:
         a, b = inputs
@@ -188,7 +194,7 @@ class StructuredDot(Op):
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
         a, b = node.inputs
         rows = shape_of(a, shapes[0], 0)
-        return [(rows, shapes[1][1]) if b.type.ndim == 2 else (rows,)]  # type: ignore[attr-defined]
+        return [(rows, shapes[1][1]) if _dense(b).ndim == 2 else (rows,)]
 
 
 class StructuredDotGrad(Op):
@@ -198,9 +204,9 @@ class StructuredDotGrad(Op):
     __props__ = ()
 
     def make_node(self, a: Any, b: Any, gz: Any) -> Apply:
-        a, b, gz = as_sparse_variable(a), _dense(b), _dense(gz)
-        t = a.type
-        return Apply(self, [a, b, gz], [type(t)(t.format, _out_dtype(b, gz))()])  # type: ignore[attr-defined]
+        sa, db, dgz = as_sparse_variable(a), _dense(b), _dense(gz)
+        t = sa.type
+        return Apply(self, [sa, db, dgz], [type(t)(t.format, _out_dtype(db, dgz))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         a, b, gz = inputs
@@ -209,7 +215,7 @@ class StructuredDotGrad(Op):
             data = gz[rows] * b[cols]
         else:
             data = np.einsum("ij,ij->i", gz[rows], b[cols])
-        dtype = node.outputs[0].type.dtype  # type: ignore[attr-defined]
+        dtype = _dtype(node.outputs[0])
         out[0][0] = _make(a.format, np.asarray(data, dtype=dtype), a.indices.copy(),
                           a.indptr.copy(), a.shape)
 
@@ -220,7 +226,7 @@ class StructuredDotGrad(Op):
 _structured_dot = StructuredDot()
 
 
-def structured_dot(x: Any, y: Any) -> Variable:
+def structured_dot(x: Any, y: Any) -> TensorVariable:
     """``x @ y`` with one sparse and one dense operand, dense result, whose gradient
     with respect to the sparse operand is structured (its stored entries only).
 
@@ -232,33 +238,41 @@ def structured_dot(x: Any, y: Any) -> Variable:
     >>> ga.eval({a: m, b: np.ones((2, 3))}).nnz  # the gradient keeps a's pattern
     1
     """
-    x, y = _operand(x), _operand(y)
-    if is_sparse_variable(x):
-        return _structured_dot(x, y)  # type: ignore[return-value]
-    if is_sparse_variable(y):
-        if x.type.ndim == 1:  # type: ignore[attr-defined]
-            return _structured_dot(transpose(y), x)  # type: ignore[return-value]
-        return _structured_dot(transpose(y), x.T).T  # type: ignore[attr-defined,no-any-return]
-    raise TypeError(f"structured_dot needs a sparse operand, got {describe(x)} and {describe(y)}")
+    a, b = _operand(x), _operand(y)
+    out: TensorVariable
+    if is_sparse_variable(a):
+        out = _structured_dot(a, b)
+    elif is_sparse_variable(b):
+        da = _dense(a)
+        if da.ndim == 1:
+            out = _structured_dot(transpose(b), da)
+        else:
+            out = _structured_dot(transpose(b), da.T).T
+    else:
+        raise TypeError(
+            f"structured_dot needs a sparse operand, got {describe(a)} and {describe(b)}")
+    return out
 
 
 # structured elementwise functions ------------------------------------------------------
-def _structured(fn: Callable[..., Any], name: str) -> Callable[..., Variable]:
-    def apply(x: Any, *args: Any) -> Variable:
-        x = as_sparse_variable(x)
-        extra = [tt.as_tensor_variable(a) for a in args]
-        for a in extra:
-            if a.type.ndim != 0:
+def _structured(fn: Callable[..., Any], name: str) -> Callable[..., SparseVariable]:
+    def apply(x: Any, *args: Any) -> SparseVariable:
+        sx = as_sparse_variable(x)
+        operands = [tt.as_tensor_variable(a) for a in args]
+        for a in operands:
+            if a.ndim != 0:
                 raise TypeError(f"{name}: the second operand must be a scalar, got {describe(a)}")
-        data, ind, ptr, shape = csm_properties(x)
+        data, ind, ptr, shape = csm_properties(sx)
+        extra: list[Variable] = list(operands)
         if extra and isinstance(args[0], (int, float)):
-            extra = [tt.constant(np.asarray(args[0], dtype=x.type.dtype))]  # type: ignore[attr-defined]
-        return CSM(x.type.format)(fn(data, *extra), ind, ptr, shape)  # type: ignore[return-value,attr-defined]
+            extra = [tt.constant(np.asarray(args[0], dtype=sx.dtype))]
+        out: SparseVariable = CSM(sx.format)(fn(data, *extra), ind, ptr, shape)
+        return out
 
     return apply
 
 
-def structured_sigmoid(x: Any) -> Variable:
+def structured_sigmoid(x: Any) -> SparseVariable:
     """The logistic sigmoid of the stored entries of ``x`` (the pattern is kept, and
     the gradient is structured).
 
@@ -271,7 +285,7 @@ def structured_sigmoid(x: Any) -> Variable:
     return _structured(tt.sigmoid, "structured_sigmoid")(x)
 
 
-def structured_exp(x: Any) -> Variable:
+def structured_exp(x: Any) -> SparseVariable:
     """``exp`` of the stored entries of ``x`` (missing entries stay zero).
 
     >>> import numpy as np, scipy.sparse as sp
@@ -283,27 +297,27 @@ def structured_exp(x: Any) -> Variable:
     return _structured(tt.exp, "structured_exp")(x)
 
 
-def structured_log(x: Any) -> Variable:
+def structured_log(x: Any) -> SparseVariable:
     """``log`` of the stored entries of ``x`` (missing entries stay zero)."""
     return _structured(tt.log, "structured_log")(x)
 
 
-def structured_pow(x: Any, y: Any) -> Variable:
+def structured_pow(x: Any, y: Any) -> SparseVariable:
     """``x ** y`` at the stored entries of ``x``, for a scalar ``y``."""
     return _structured(tt.pow, "structured_pow")(x, y)
 
 
-def structured_minimum(x: Any, y: Any) -> Variable:
+def structured_minimum(x: Any, y: Any) -> SparseVariable:
     """``minimum(x, y)`` at the stored entries of ``x``, for a scalar ``y``."""
     return _structured(tt.minimum, "structured_minimum")(x, y)
 
 
-def structured_maximum(x: Any, y: Any) -> Variable:
+def structured_maximum(x: Any, y: Any) -> SparseVariable:
     """``maximum(x, y)`` at the stored entries of ``x``, for a scalar ``y``."""
     return _structured(tt.maximum, "structured_maximum")(x, y)
 
 
-def structured_add(x: Any, y: Any) -> Variable:
+def structured_add(x: Any, y: Any) -> SparseVariable:
     """``x + y`` at the stored entries of ``x``, for a scalar ``y``.
 
     >>> import numpy as np, scipy.sparse as sp
@@ -331,11 +345,11 @@ class ScaleSV(Op):
         return "RowScale" if self.axis == 1 else "ColScale"
 
     def make_node(self, x: Any, s: Any) -> Apply:
-        x, s = as_sparse_variable(x), _dense(s)
-        if s.type.ndim != 1:
-            raise TypeError(f"{self}: the scale must be a vector, got {describe(s)}")
-        t = x.type
-        return Apply(self, [x, s], [type(t)(t.format, _out_dtype(x, s))()])  # type: ignore[attr-defined]
+        sx, ds = as_sparse_variable(x), _dense(s)
+        if ds.ndim != 1:
+            raise TypeError(f"{self}: the scale must be a vector, got {describe(ds)}")
+        t = sx.type
+        return Apply(self, [sx, ds], [type(t)(t.format, _out_dtype(sx, ds))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         x, s = inputs
@@ -345,24 +359,24 @@ class ScaleSV(Op):
                 f"{self}: the scale has {s.shape[0]} entries for {n} "
                 f"{'rows' if self.axis == 1 else 'columns'}, for {describe(node.inputs[0])}")
         rows, cols = entry_coords(x)
-        dtype = node.outputs[0].type.dtype  # type: ignore[attr-defined]
+        dtype = _dtype(node.outputs[0])
         data = np.multiply(x.data, s[rows if self.axis == 1 else cols], dtype=dtype)
         out[0][0] = _make(x.format, data, x.indices.copy(), x.indptr.copy(), x.shape)
 
     def grad(self, inputs: Sequence[Variable], grads: Sequence[Variable]) -> list[Any]:
-        x, s = inputs
+        x, s = as_sparse_variable(inputs[0]), inputs[1]
         (gz,) = grads
-        if not is_sparse_variable(gz):
-            gz = mul(gz, x)  # a dense gradient, read at x's entries
-        gx = ScaleSV(self.axis)(as_format(gz, x.type.format), s)  # type: ignore[attr-defined]
-        gs = sp_sum(mul(gz, x), axis=self.axis, sparse_grad=True)
+        # a dense gradient is read at x's entries
+        g: Variable = gz if is_sparse_variable(gz) else mul(gz, x)
+        gx = ScaleSV(self.axis)(as_format(g, x.format), s)
+        gs = sp_sum(mul(g, x), axis=self.axis, sparse_grad=True)
         return [_cast_like(gx, x), _cast_like(gs, s)]
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
         return [same_shape(node, shapes)]
 
 
-def row_scale(x: Any, s: Any) -> Variable:
+def row_scale(x: Any, s: Any) -> SparseVariable:
     """Row ``i`` of sparse ``x`` times ``s[i]`` (``diag(s) @ x``), keeping the pattern.
 
     >>> import numpy as np, scipy.sparse as sp, theon.tensor as tt
@@ -373,10 +387,11 @@ def row_scale(x: Any, s: Any) -> Variable:
     array([[2., 0.],
            [3., 3.]])
     """
-    return ScaleSV(1)(x, s)  # type: ignore[return-value]
+    out: SparseVariable = ScaleSV(1)(x, s)
+    return out
 
 
-def col_scale(x: Any, s: Any) -> Variable:
+def col_scale(x: Any, s: Any) -> SparseVariable:
     """Column ``j`` of sparse ``x`` times ``s[j]`` (``x @ diag(s)``), keeping the pattern.
 
     >>> import numpy as np, scipy.sparse as sp, theon.tensor as tt
@@ -387,4 +402,5 @@ def col_scale(x: Any, s: Any) -> Variable:
     array([[2., 0.],
            [2., 3.]])
     """
-    return ScaleSV(0)(x, s)  # type: ignore[return-value]
+    out: SparseVariable = ScaleSV(0)(x, s)
+    return out

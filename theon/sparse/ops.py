@@ -31,10 +31,17 @@ from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
-from theon.scalar.type import upcast
+from theon.scalar.type import ScalarType, upcast
 from theon.tensor.type import TensorType
+from theon.tensor.variable import TensorVariable
 
-from .type import SparseTensorType, as_sparse_variable, is_sparse_variable
+from .type import (
+    SparseTensorType,
+    SparseVar,
+    SparseVariable,
+    as_sparse_variable,
+    is_sparse_variable,
+)
 
 __all__ = [
     "CSM", "CSMGrad", "CSMProperties", "Cast", "DenseFromSparse", "AsFormat", "SparseFromDense",
@@ -65,18 +72,30 @@ def _make(fmt: str, data: Any, indices: Any, indptr: Any, shape: Any) -> Any:
     return cls((data, indices, indptr), shape=tuple(int(s) for s in shape), copy=False)
 
 
-def _dense(x: Any) -> Variable:
-    v = tt.as_tensor_variable(x)
-    return v
+def _dense(x: Any) -> TensorVariable:
+    return tt.as_tensor_variable(x)
+
+
+def _vtype(v: Variable) -> SparseTensorType | TensorType:
+    """The type of a sparse or dense variable."""
+    t = v.type
+    assert isinstance(t, (SparseTensorType, TensorType)), f"{describe(v)}: not sparse or dense"
+    return t
+
+
+def _dtype(v: Variable) -> str:
+    """The dtype of a sparse or dense variable."""
+    return _vtype(v).dtype
 
 
 def _cast_like(g: Variable, x: Variable) -> Variable:
     """``g`` in ``x``'s dtype (a gradient must have its input's type)."""
-    if g.type.dtype == x.type.dtype:  # type: ignore[attr-defined]
+    dtype = _dtype(x)
+    if _dtype(g) == dtype:
         return g
     if is_sparse_variable(g):
-        return cast(g, x.type.dtype)  # type: ignore[attr-defined]
-    return tt.cast(g, x.type.dtype)  # type: ignore[attr-defined]
+        return cast(g, dtype)
+    return tt.cast(g, dtype)
 
 
 def _check_shapes(node: Apply, a: Any, b: Any) -> None:
@@ -108,8 +127,7 @@ class SpShape(Op):
     __props__ = ()
 
     def make_node(self, x: Any) -> Apply:
-        x = as_sparse_variable(x)
-        return Apply(self, [x], [_F("int64", shape=(2,))()])
+        return Apply(self, [as_sparse_variable(x)], [_F("int64", shape=(2,))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         out[0][0] = np.array(inputs[0].shape, dtype=np.int64)
@@ -121,7 +139,7 @@ class SpShape(Op):
         return [disconnected_type()]
 
 
-def sp_shape(x: Any) -> Variable:
+def sp_shape(x: Any) -> TensorVariable:
     """The symbolic shape of a sparse matrix (``x.shape``).
 
     >>> import scipy.sparse as sp
@@ -130,7 +148,8 @@ def sp_shape(x: Any) -> Variable:
     >>> sp_shape(x).eval({x: sp.csr_matrix((2, 5))})
     array([2, 5])
     """
-    return SpShape()(x)  # type: ignore[return-value]
+    shape: TensorVariable = SpShape()(x)
+    return shape
 
 
 # construction from parts, and the parts -----------------------------------------
@@ -146,9 +165,9 @@ class CSMProperties(Op):
     view_map = {0: [0], 1: [0], 2: [0]}
 
     def make_node(self, x: Any) -> Apply:
-        x = as_sparse_variable(x)
-        return Apply(self, [x], [
-            _F(x.type.dtype, shape=(None,))(),  # type: ignore[attr-defined]
+        sx = as_sparse_variable(x)
+        return Apply(self, [sx], [
+            _F(sx.type.dtype, shape=(None,))(),
             _F("int32", shape=(None,))(), _F("int32", shape=(None,))(),
             _F("int64", shape=(2,))(),
         ])
@@ -162,28 +181,28 @@ class CSMProperties(Op):
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              grads: Sequence[Variable]) -> list[Any]:
-        (x,) = inputs
+        x = as_sparse_variable(inputs[0])
         gdata = grads[0]
         if gdata is None or not isinstance(gdata.type, TensorType):
             return [disconnected_type()]
         _, ind, ptr, shp = outputs
-        return [CSM(x.type.format)(_cast_like(gdata, x), ind, ptr, shp)]  # type: ignore[attr-defined]
+        return [CSM(x.type.format)(_cast_like(gdata, x), ind, ptr, shp)]
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
-        x = node.inputs[0]
+        x = as_sparse_variable(node.inputs[0])
         data, ind, ptr, _ = node.outputs
-        n_major = shape_of(x, shapes[0], 0 if x.type.format == "csr" else 1)  # type: ignore[attr-defined]
+        n_major = shape_of(x, shapes[0], 0 if x.type.format == "csr" else 1)
         return [(_len0(data),), (_len0(ind),), (n_major + 1,), (tt.constant(2, dtype="int64"),)]
 
 
 def _len0(v: Variable) -> Any:
-    return tt.shape(v)[0]
+    return _dense(v).shape[0]
 
 
 _csm_properties = CSMProperties()
 
 
-def csm_properties(x: Any) -> list[Variable]:
+def csm_properties(x: Any) -> list[TensorVariable]:
     """``[data, indices, indptr, shape]`` of a sparse matrix (Theano's ``csm_properties``).
 
     >>> import numpy as np, scipy.sparse as sp
@@ -192,25 +211,26 @@ def csm_properties(x: Any) -> list[Variable]:
     >>> csm_properties(x)[0].eval({x: sp.csr_matrix(np.array([[0.0, 2.0], [3.0, 0.0]]))})
     array([2., 3.])
     """
-    return list(_csm_properties(x))  # type: ignore[call-overload]
+    parts: list[TensorVariable] = _csm_properties(x)
+    return list(parts)
 
 
-def csm_data(x: Any) -> Variable:
+def csm_data(x: Any) -> TensorVariable:
     """The stored values of a sparse matrix, in storage order."""
     return csm_properties(x)[0]
 
 
-def csm_indices(x: Any) -> Variable:
+def csm_indices(x: Any) -> TensorVariable:
     """The minor indices (columns of a CSR, rows of a CSC matrix)."""
     return csm_properties(x)[1]
 
 
-def csm_indptr(x: Any) -> Variable:
+def csm_indptr(x: Any) -> TensorVariable:
     """Where each major line (row of a CSR, column of a CSC) starts in ``data``."""
     return csm_properties(x)[2]
 
 
-def csm_shape(x: Any) -> Variable:
+def csm_shape(x: Any) -> TensorVariable:
     """The shape, an int64 vector of length 2."""
     return csm_properties(x)[3]
 
@@ -231,17 +251,15 @@ class CSM(Op):
         self.format = format
 
     def make_node(self, data: Any, indices: Any, indptr: Any, shape: Any) -> Apply:
-        data = _dense(data)
-        indices, indptr, shape = (_dense(v) for v in (indices, indptr, shape))
-        for v, what in ((data, "data"), (indices, "indices"), (indptr, "indptr"),
-                        (shape, "shape")):
+        parts = [_dense(v) for v in (data, indices, indptr, shape)]
+        names = ("data", "indices", "indptr", "shape")
+        for v, what in zip(parts, names):
             if v.type.ndim != 1:
                 raise TypeError(f"CSM: {what} must be a vector, got {describe(v)}")
-        for v, what in ((indices, "indices"), (indptr, "indptr"), (shape, "shape")):
+        for v, what in zip(parts[1:], names[1:]):
             if v.type.dtype[:3] not in ("int", "uin"):
                 raise TypeError(f"CSM: {what} must be integers, got {describe(v)}")
-        return Apply(self, [data, indices, indptr, shape],
-                     [SparseTensorType(self.format, data.type.dtype)()])
+        return Apply(self, parts, [SparseTensorType(self.format, parts[0].type.dtype)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         data, indices, indptr, shape = inputs
@@ -260,7 +278,7 @@ class CSM(Op):
                 disconnected_type()]
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
-        shape = node.inputs[3]
+        shape = _dense(node.inputs[3])
         return [(shape[0], shape[1])]
 
 
@@ -278,14 +296,13 @@ class CSMGrad(Op):
         self.format = format
 
     def make_node(self, indices: Any, indptr: Any, g: Any) -> Apply:
-        if not is_sparse_variable(g):
-            g = _dense(g)
-        return Apply(self, [_dense(indices), _dense(indptr), g],
-                     [_F(g.type.dtype, shape=(None,))()])
+        gv: SparseVar | TensorVariable = g if is_sparse_variable(g) else _dense(g)
+        return Apply(self, [_dense(indices), _dense(indptr), gv],
+                     [_F(gv.dtype, shape=(None,))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         indices, indptr, g = inputs
-        dtype = node.outputs[0].type.dtype  # type: ignore[attr-defined]
+        dtype = _dtype(node.outputs[0])
         if sp.issparse(g) and g.format == self.format and np.array_equal(g.indptr, indptr) \
                 and np.array_equal(g.indices, indices) and g.has_canonical_format:
             out[0][0] = np.array(g.data, dtype=dtype)  # the same pattern: a copy of data
@@ -312,15 +329,15 @@ class Cast(Op):
         self.dtype = str(np.dtype(dtype))
 
     def make_node(self, x: Any) -> Apply:
-        x = as_sparse_variable(x)
-        return Apply(self, [x], [SparseTensorType(x.type.format, self.dtype)()])  # type: ignore[attr-defined]
+        sx = as_sparse_variable(x)
+        return Apply(self, [sx], [SparseTensorType(sx.format, self.dtype)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         out[0][0] = inputs[0].astype(self.dtype, copy=True)
 
     def grad(self, inputs: Sequence[Variable], grads: Sequence[Variable]) -> list[Any]:
-        (x,) = inputs
-        if x.type.dtype[:5] not in ("float", "compl"):  # type: ignore[attr-defined]
+        x = as_sparse_variable(inputs[0])
+        if x.dtype[:5] not in ("float", "compl"):
             return [disconnected_type()]
         return [_cast_like(grads[0], x)]
 
@@ -328,17 +345,18 @@ class Cast(Op):
         return [same_shape(node, shapes)]
 
 
-def cast(x: Any, dtype: Any) -> Variable:
+def cast(x: Any, dtype: Any) -> SparseVar:
     """``x`` in ``dtype`` (Theano's ``theano.sparse.cast``); ``x`` itself if it has it.
 
     >>> from theon.sparse import csr_matrix
     >>> cast(csr_matrix("x", "float64"), "float32").dtype
     'float32'
     """
-    x = as_sparse_variable(x)
-    if x.type.dtype == str(np.dtype(dtype)):  # type: ignore[attr-defined]
-        return x
-    return Cast(dtype)(x)  # type: ignore[return-value]
+    sx = as_sparse_variable(x)
+    if sx.dtype == str(np.dtype(dtype)):
+        return sx
+    out: SparseVariable = Cast(dtype)(sx)
+    return out
 
 
 class AsFormat(Op):
@@ -350,27 +368,30 @@ class AsFormat(Op):
         self.format = format
 
     def make_node(self, x: Any) -> Apply:
-        x = as_sparse_variable(x)
-        return Apply(self, [x], [SparseTensorType(self.format, x.type.dtype)()])  # type: ignore[attr-defined]
+        sx = as_sparse_variable(x)
+        return Apply(self, [sx], [SparseTensorType(self.format, sx.dtype)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         x = inputs[0]
         out[0][0] = x.asformat(self.format, copy=True)
 
     def grad(self, inputs: Sequence[Variable], grads: Sequence[Variable]) -> list[Any]:
-        return [as_format(grads[0], inputs[0].type.format)]  # type: ignore[attr-defined]
+        return [as_format(grads[0], as_sparse_variable(inputs[0]).format)]
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
         return [same_shape(node, shapes)]
 
 
-def as_format(x: Any, format: str) -> Variable:
+def as_format(x: Any, format: str) -> SparseVar:
     """``x`` in ``format``; ``x`` itself if it has it (a dense ``x`` is converted)."""
+    out: SparseVariable
     if not is_sparse_variable(x):
-        return SparseFromDense(format)(x)  # type: ignore[return-value]
-    if x.type.format == format:
-        return x  # type: ignore[no-any-return]
-    return AsFormat(format)(x)  # type: ignore[return-value]
+        out = SparseFromDense(format)(x)
+    elif x.format == format:
+        return x
+    else:
+        out = AsFormat(format)(x)
+    return out
 
 
 class DenseFromSparse(Op):
@@ -387,20 +408,20 @@ class DenseFromSparse(Op):
         self.structured = bool(structured)
 
     def make_node(self, x: Any) -> Apply:
-        x = as_sparse_variable(x)
-        return Apply(self, [x], [_F(x.type.dtype, shape=(None, None))()])  # type: ignore[attr-defined]
+        sx = as_sparse_variable(x)
+        return Apply(self, [sx], [_F(sx.dtype, shape=(None, None))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         out[0][0] = inputs[0].toarray()
 
     def grad(self, inputs: Sequence[Variable], grads: Sequence[Variable]) -> list[Any]:
-        (x,) = inputs
+        x = as_sparse_variable(inputs[0])
         (gz,) = grads
-        if x.type.dtype[:5] not in ("float", "compl"):  # type: ignore[attr-defined]
+        if x.dtype[:5] not in ("float", "compl"):
             return [disconnected_type()]
         if self.structured:
             return [_cast_like(mul(sp_ones_like(x), gz), x)]
-        return [_cast_like(SparseFromDense(x.type.format)(gz), x)]  # type: ignore[attr-defined]
+        return [_cast_like(SparseFromDense(x.format)(gz), x)]
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
         x = node.inputs[0]
@@ -421,10 +442,10 @@ class SparseFromDense(Op):
         self.format = format
 
     def make_node(self, x: Any) -> Apply:
-        x = _dense(x)
-        if x.type.ndim != 2:
-            raise TypeError(f"{self.format}_from_dense needs a matrix, got {describe(x)}")
-        return Apply(self, [x], [SparseTensorType(self.format, x.type.dtype)()])
+        dx = _dense(x)
+        if dx.ndim != 2:
+            raise TypeError(f"{self.format}_from_dense needs a matrix, got {describe(dx)}")
+        return Apply(self, [dx], [SparseTensorType(self.format, dx.dtype)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         cls = sp.csr_matrix if self.format == "csr" else sp.csc_matrix
@@ -452,9 +473,9 @@ class Transpose(Op):
     view_map = {0: [0]}
 
     def make_node(self, x: Any) -> Apply:
-        x = as_sparse_variable(x)
-        fmt = "csc" if x.type.format == "csr" else "csr"  # type: ignore[attr-defined]
-        return Apply(self, [x], [SparseTensorType(fmt, x.type.dtype)()])  # type: ignore[attr-defined]
+        sx = as_sparse_variable(x)
+        fmt = "csc" if sx.format == "csr" else "csr"
+        return Apply(self, [sx], [SparseTensorType(fmt, sx.dtype)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         x = inputs[0]
@@ -471,29 +492,39 @@ class Transpose(Op):
         return [(shape_of(x, shapes[0], 1), shape_of(x, shapes[0], 0))]
 
 
-def transpose(x: Any) -> Variable:
+def transpose(x: Any) -> SparseVariable:
     """The transpose of a sparse matrix (``x.T``): CSR becomes CSC and vice versa.
 
     >>> from theon.sparse import csr_matrix
     >>> transpose(csr_matrix("x")).format
     'csc'
     """
-    return Transpose()(x)  # type: ignore[return-value]
+    out: SparseVariable = Transpose()(x)
+    return out
 
 
 # elementwise + and * ------------------------------------------------------------------
 def _out_dtype(*vs: Variable) -> str:
-    return upcast(*(v.type.dtype for v in vs))  # type: ignore[attr-defined]
+    return upcast(*(_dtype(v) for v in vs))
+
+
+def _sparse_type(v: Variable) -> SparseTensorType:
+    t = v.type
+    assert isinstance(t, SparseTensorType), f"{describe(v)} is not sparse"
+    return t
 
 
 def _sum_to(g: Variable, y: Variable) -> Variable:
     """``g`` summed over the dimensions where ``y`` broadcasts (static length 1)."""
-    ys = y.type.shape  # type: ignore[attr-defined]
-    if y.type.ndim == 0:  # type: ignore[attr-defined]
-        return g.sum()  # type: ignore[attr-defined,no-any-return]
-    axes = [k for k, s in enumerate(ys) if s == 1]
+    dy = _dense(y)
+    summed: TensorVariable
+    if dy.ndim == 0:
+        summed = _dense(g).sum()
+        return summed
+    axes = [k for k, b in enumerate(dy.broadcastable) if b]
     if axes:
-        g = g.sum(axis=axes, keepdims=True)  # type: ignore[attr-defined]
+        summed = _dense(g).sum(axis=axes, keepdims=True)
+        return summed
     return g
 
 
@@ -503,16 +534,16 @@ class AddSS(Op):
     __props__ = ()
 
     def make_node(self, x: Any, y: Any) -> Apply:
-        x, y = as_sparse_variable(x), as_sparse_variable(y)
-        if x.type.format != y.type.format:  # type: ignore[attr-defined]
-            raise TypeError(f"AddSS: formats differ: {describe(x)} and {describe(y)}")
-        return Apply(self, [x, y], [SparseTensorType(x.type.format, _out_dtype(x, y))()])  # type: ignore[attr-defined]
+        sx, sy = as_sparse_variable(x), as_sparse_variable(y)
+        if sx.format != sy.format:
+            raise TypeError(f"AddSS: formats differ: {describe(sx)} and {describe(sy)}")
+        return Apply(self, [sx, sy], [SparseTensorType(sx.format, _out_dtype(sx, sy))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         x, y = inputs
         _check_shapes(node, x, y)
-        dtype = node.outputs[0].type.dtype  # type: ignore[attr-defined]
-        out[0][0] = (x + y).asformat(node.outputs[0].type.format).astype(dtype, copy=False)  # type: ignore[attr-defined]
+        t = _sparse_type(node.outputs[0])
+        out[0][0] = (x + y).asformat(t.format).astype(t.dtype, copy=False)
 
     def grad(self, inputs: Sequence[Variable], grads: Sequence[Variable]) -> list[Any]:
         (gz,) = grads
@@ -529,14 +560,14 @@ class AddSD(Op):
     __props__ = ()
 
     def make_node(self, x: Any, y: Any) -> Apply:
-        x, y = as_sparse_variable(x), _dense(y)
-        if y.type.ndim != 2:
-            raise TypeError(f"sparse + dense needs a dense matrix, got {describe(y)}")
-        return Apply(self, [x, y], [_F(_out_dtype(x, y), shape=(None, None))()])
+        sx, dy = as_sparse_variable(x), _dense(y)
+        if dy.ndim != 2:
+            raise TypeError(f"sparse + dense needs a dense matrix, got {describe(dy)}")
+        return Apply(self, [sx, dy], [_F(_out_dtype(sx, dy), shape=(None, None))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         x, y = inputs
-        dtype = node.outputs[0].type.dtype  # type: ignore[attr-defined]
+        dtype = _dtype(node.outputs[0])
         if y.shape != x.shape:
             y = np.broadcast_to(y, x.shape)  # a static length-1 dimension
         z = np.array(y, dtype=dtype)
@@ -561,20 +592,20 @@ class MulSS(Op):
     __props__ = ()
 
     def make_node(self, x: Any, y: Any) -> Apply:
-        x, y = as_sparse_variable(x), as_sparse_variable(y)
-        return Apply(self, [x, y], [SparseTensorType(x.type.format, _out_dtype(x, y))()])  # type: ignore[attr-defined]
+        sx, sy = as_sparse_variable(x), as_sparse_variable(y)
+        return Apply(self, [sx, sy], [SparseTensorType(sx.format, _out_dtype(sx, sy))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         x, y = inputs
         _check_shapes(node, x, y)
-        t = node.outputs[0].type
-        out[0][0] = sp.csr_matrix(x.multiply(y)).asformat(t.format).astype(t.dtype, copy=False)  # type: ignore[attr-defined]
+        t = _sparse_type(node.outputs[0])
+        out[0][0] = sp.csr_matrix(x.multiply(y)).asformat(t.format).astype(t.dtype, copy=False)
 
     def grad(self, inputs: Sequence[Variable], grads: Sequence[Variable]) -> list[Any]:
-        x, y = inputs
+        x, y = as_sparse_variable(inputs[0]), as_sparse_variable(inputs[1])
         (gz,) = grads
-        return [_cast_like(as_format(mul(y, gz), x.type.format), x),  # type: ignore[attr-defined]
-                _cast_like(as_format(mul(x, gz), y.type.format), y)]  # type: ignore[attr-defined]
+        return [_cast_like(as_format(mul(y, gz), x.format), x),
+                _cast_like(as_format(mul(x, gz), y.format), y)]
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
         return [same_shape(node, shapes)]
@@ -587,14 +618,14 @@ class MulSD(Op):
     __props__ = ()
 
     def make_node(self, x: Any, y: Any) -> Apply:
-        x, y = as_sparse_variable(x), _dense(y)
-        if y.type.ndim not in (0, 2):
-            raise TypeError(f"sparse * dense needs a 0-d or 2-d dense value, got {describe(y)}")
-        return Apply(self, [x, y], [SparseTensorType(x.type.format, _out_dtype(x, y))()])  # type: ignore[attr-defined]
+        sx, dy = as_sparse_variable(x), _dense(y)
+        if dy.ndim not in (0, 2):
+            raise TypeError(f"sparse * dense needs a 0-d or 2-d dense value, got {describe(dy)}")
+        return Apply(self, [sx, dy], [SparseTensorType(sx.format, _out_dtype(sx, dy))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         x, y = inputs
-        dtype = node.outputs[0].type.dtype  # type: ignore[attr-defined]
+        dtype = _dtype(node.outputs[0])
         if y.ndim == 0:
             data = np.multiply(x.data, y, dtype=dtype)
         else:
@@ -605,14 +636,15 @@ class MulSD(Op):
         out[0][0] = _make(x.format, data, x.indices.copy(), x.indptr.copy(), x.shape)
 
     def grad(self, inputs: Sequence[Variable], grads: Sequence[Variable]) -> list[Any]:
-        x, y = inputs
+        x, y = as_sparse_variable(inputs[0]), _dense(inputs[1])
         (gz,) = grads
         gx = mul(gz, y)
-        if y.type.ndim == 0:  # type: ignore[attr-defined]
+        gy: Variable
+        if y.ndim == 0:
             gy = sp_sum(mul(x, gz))
         else:
             gy = _sum_to(dense_from_sparse(mul(x, gz)), y)
-        return [_cast_like(as_format(gx, x.type.format), x), _cast_like(gy, y)]  # type: ignore[attr-defined]
+        return [_cast_like(as_format(gx, x.format), x), _cast_like(gy, y)]
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
         return [same_shape(node, shapes)]
@@ -629,7 +661,7 @@ def _as_operand(v: Any) -> Variable:
     return _dense(v)
 
 
-def add(x: Any, y: Any) -> Variable:
+def add(x: Any, y: Any) -> SparseVariable | TensorVariable:
     """``x + y`` with at least one sparse operand, as scipy computes it: sparse + sparse
     is sparse (in ``x``'s format), sparse + dense is dense.
 
@@ -639,30 +671,32 @@ def add(x: Any, y: Any) -> Variable:
     >>> (add(x, x).format, add(x, tt.dmatrix("d")).type.ndim)
     ('csr', 2)
     """
-    x, y = _as_operand(x), _as_operand(y)
-    xs, ys = is_sparse_variable(x), is_sparse_variable(y)
-    if xs and ys:
-        return _add_ss(x, as_format(y, x.type.format))  # type: ignore[return-value,attr-defined]
-    if xs:
-        return _add_sd(x, y)  # type: ignore[return-value]
-    if ys:
-        return _add_sd(y, x)  # type: ignore[return-value]
-    raise TypeError(f"theon.sparse.add needs a sparse operand, got {x} and {y}")
+    a, b = _as_operand(x), _as_operand(y)
+    if is_sparse_variable(a):
+        if is_sparse_variable(b):
+            sparse: SparseVariable = _add_ss(a, as_format(b, a.format))
+            return sparse
+        dense: TensorVariable = _add_sd(a, b)
+        return dense
+    if is_sparse_variable(b):
+        dense = _add_sd(b, a)
+        return dense
+    raise TypeError(f"theon.sparse.add needs a sparse operand, got {a} and {b}")
 
 
-def neg(x: Any) -> Variable:
+def neg(x: Any) -> SparseVariable:
     """``-x`` of a sparse matrix (same pattern)."""
-    x = as_sparse_variable(x)
-    return mul(x, np.asarray(-1, dtype=x.type.dtype))  # type: ignore[attr-defined]
+    sx = as_sparse_variable(x)
+    return mul(sx, np.asarray(-1, dtype=sx.dtype))
 
 
-def sub(x: Any, y: Any) -> Variable:
+def sub(x: Any, y: Any) -> SparseVariable | TensorVariable:
     """``x - y`` with at least one sparse operand (``x + (-y)``)."""
-    x, y = _as_operand(x), _as_operand(y)
-    return add(x, neg(y) if is_sparse_variable(y) else -y)  # type: ignore[operator]
+    a, b = _as_operand(x), _as_operand(y)
+    return add(a, neg(b) if is_sparse_variable(b) else -_dense(b))
 
 
-def mul(x: Any, y: Any) -> Variable:
+def mul(x: Any, y: Any) -> SparseVariable:
     """Elementwise ``x * y`` with at least one sparse operand: sparse, as scipy's
     ``multiply`` (sparse * dense keeps the sparse operand's pattern).
 
@@ -670,30 +704,35 @@ def mul(x: Any, y: Any) -> Variable:
     >>> mul(csr_matrix("x"), 2.0).format, mul(csr_matrix("x"), csc_matrix("y")).format
     ('csr', 'csr')
     """
-    x, y = _as_operand(x), _as_operand(y)
-    xs, ys = is_sparse_variable(x), is_sparse_variable(y)
-    if xs and ys:
-        return _mul_ss(x, as_format(y, x.type.format))  # type: ignore[return-value,attr-defined]
-    if xs:
-        return _mul_sd(x, _weak(y, x))  # type: ignore[return-value]
-    if ys:
-        return _mul_sd(y, _weak(x, y))  # type: ignore[return-value]
-    raise TypeError(f"theon.sparse.mul needs a sparse operand, got {x} and {y}")
+    a, b = _as_operand(x), _as_operand(y)
+    out: SparseVariable
+    if is_sparse_variable(a):
+        if is_sparse_variable(b):
+            out = _mul_ss(a, as_format(b, a.format))
+        else:
+            out = _mul_sd(a, _weak(b, a))
+        return out
+    if is_sparse_variable(b):
+        out = _mul_sd(b, _weak(a, b))
+        return out
+    raise TypeError(f"theon.sparse.mul needs a sparse operand, got {a} and {b}")
 
 
-def _weak(y: Variable, like: Variable) -> Variable:
+def _weak(y: Variable, like: SparseVar) -> Variable:
     """A constant Python number takes the sparse operand's dtype (a float32 graph
     stays float32, as NumPy 2's weak scalars)."""
     from theon.graph.basic import Constant
 
-    if isinstance(y, Constant) and y.type.ndim == 0 and like.type.dtype[:5] == "float":  # type: ignore[attr-defined]
-        if y.type.dtype in ("int64", "float64", "int8") and np.can_cast(  # type: ignore[attr-defined]
-            np.asarray(y.data), like.type.dtype, "same_kind"):  # type: ignore[attr-defined]
-            return tt.constant(np.asarray(y.data, dtype=like.type.dtype))  # type: ignore[attr-defined]
+    t = y.type
+    if (isinstance(y, Constant) and isinstance(t, (TensorType, ScalarType)) and t.ndim == 0
+            and like.dtype[:5] == "float"):
+        if t.dtype in ("int64", "float64", "int8") and np.can_cast(
+            np.asarray(y.data), like.dtype, "same_kind"):
+            return tt.constant(np.asarray(y.data, dtype=like.dtype))
     return y
 
 
-def sp_ones_like(x: Any) -> Variable:
+def sp_ones_like(x: Any) -> SparseVariable:
     """Ones at the stored entries of ``x`` (the same pattern, structured).
 
     >>> import numpy as np, scipy.sparse as sp
@@ -702,12 +741,13 @@ def sp_ones_like(x: Any) -> Variable:
     >>> sp_ones_like(x).eval({x: sp.csr_matrix(np.array([[0.0, 5.0]]))}).toarray()
     array([[0., 1.]])
     """
-    x = as_sparse_variable(x)
-    data, ind, ptr, shape = csm_properties(x)
-    return CSM(x.type.format)(tt.ones_like(data), ind, ptr, shape)  # type: ignore[return-value,attr-defined]
+    sx = as_sparse_variable(x)
+    data, ind, ptr, shape = csm_properties(sx)
+    ones: SparseVariable = CSM(sx.format)(tt.ones_like(data), ind, ptr, shape)
+    return ones
 
 
-def sp_zeros_like(x: Any) -> Variable:
+def sp_zeros_like(x: Any) -> SparseVariable:
     """The zero matrix of ``x``'s format, shape and dtype, with no stored entries.
 
     >>> import numpy as np, scipy.sparse as sp
@@ -716,12 +756,13 @@ def sp_zeros_like(x: Any) -> Variable:
     >>> sp_zeros_like(x).eval({x: sp.csr_matrix(np.array([[0.0, 5.0]]))}).nnz
     0
     """
-    x = as_sparse_variable(x)
-    _, _, ptr, shape = csm_properties(x)
-    none = np.zeros(0, dtype=x.dtype)
+    sx = as_sparse_variable(x)
+    _, _, ptr, shape = csm_properties(sx)
+    none = np.zeros(0, dtype=sx.dtype)
     no_index = np.zeros(0, dtype=np.int32)
     # every row (CSR) or column (CSC) starts and ends at 0
-    return CSM(x.format)(none, no_index, tt.zeros_like(ptr), shape)  # type: ignore[return-value,attr-defined]
+    zeros: SparseVariable = CSM(sx.format)(none, no_index, tt.zeros_like(ptr), shape)
+    return zeros
 
 
 # sums -------------------------------------------------------------------------------
@@ -739,23 +780,24 @@ class SpSum(Op):
         self.sparse_grad = bool(sparse_grad)
 
     def make_node(self, x: Any) -> Apply:
-        x = as_sparse_variable(x)
+        sx = as_sparse_variable(x)
         shape = () if self.axis is None else (None,)
-        return Apply(self, [x], [_F(x.type.dtype, shape=shape)()])  # type: ignore[attr-defined]
+        return Apply(self, [sx], [_F(sx.dtype, shape=shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list[list[Any]]) -> None:
         (x,) = inputs
-        dtype = node.outputs[0].type.dtype  # type: ignore[attr-defined]
+        dtype = _dtype(node.outputs[0])
         if self.axis is None:
             out[0][0] = np.asarray(x.data.sum(dtype=dtype), dtype=dtype)
         else:
             out[0][0] = np.asarray(x.sum(axis=self.axis, dtype=dtype), dtype=dtype).reshape(-1)
 
     def grad(self, inputs: Sequence[Variable], grads: Sequence[Variable]) -> list[Any]:
-        (x,) = inputs
+        x = as_sparse_variable(inputs[0])
         (gz,) = grads
-        if x.type.dtype[:5] not in ("float", "compl"):  # type: ignore[attr-defined]
+        if x.dtype[:5] not in ("float", "compl"):
             return [disconnected_type()]
+        g: Variable
         if self.sparse_grad:
             ones = sp_ones_like(x)
             if self.axis is None:
@@ -769,10 +811,10 @@ class SpSum(Op):
             if self.axis is None:
                 full = tt.alloc(gz, shp[0], shp[1])
             elif self.axis == 0:
-                full = tt.alloc(gz.dimshuffle("x", 0), shp[0], shp[1])  # type: ignore[attr-defined]
+                full = tt.alloc(_dense(gz).dimshuffle("x", 0), shp[0], shp[1])
             else:
-                full = tt.alloc(gz.dimshuffle(0, "x"), shp[0], shp[1])  # type: ignore[attr-defined]
-            g = SparseFromDense(x.type.format)(full)  # type: ignore[attr-defined]
+                full = tt.alloc(_dense(gz).dimshuffle(0, "x"), shp[0], shp[1])
+            g = SparseFromDense(x.format)(full)
         return [_cast_like(g, x)]
 
     def infer_shape(self, node: Apply, shapes: Sequence[Any]) -> list[Any]:
@@ -782,7 +824,7 @@ class SpSum(Op):
         return [(shape_of(x, shapes[0], 1 - self.axis),)]
 
 
-def sp_sum(x: Any, axis: int | None = None, sparse_grad: bool = False) -> Variable:
+def sp_sum(x: Any, axis: int | None = None, sparse_grad: bool = False) -> TensorVariable:
     """The sum of a sparse matrix over ``axis`` (None: all, a 0-d tensor; 0 or 1: a
     dense vector), Theano's ``sp_sum``.  ``sparse_grad=True`` gives a structured
     gradient (at the stored entries), else the regular one.
@@ -793,4 +835,5 @@ def sp_sum(x: Any, axis: int | None = None, sparse_grad: bool = False) -> Variab
     >>> sp_sum(x, axis=0).eval({x: sp.csr_matrix(np.array([[1.0, 0.0], [2.0, 3.0]]))})
     array([3., 3.])
     """
-    return SpSum(axis, sparse_grad)(x)  # type: ignore[return-value]
+    total: TensorVariable = SpSum(axis, sparse_grad)(x)
+    return total

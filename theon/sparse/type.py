@@ -15,17 +15,18 @@ almost always a mistake that would silently cost memory.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, TypeAlias, TypeGuard
 
 import numpy as np
 import scipy.sparse as sp
 
-from theon.graph.basic import Constant, Variable
+from theon.graph.basic import Constant, Variable, caller_trace
 from theon.graph.type import Type
 
 __all__ = [
     "SparseConstant",
     "SparseTensorType",
+    "SparseVar",
     "SparseVariable",
     "as_sparse_variable",
     "as_sparse",
@@ -168,12 +169,31 @@ class SparseTensorType(Type):
             d.data.tobytes(), d.indices.tobytes(), d.indptr.tobytes(),
         )
 
-    def filled_like(self, v: Variable, value: float) -> Variable:
+    def filled_like(self, v: Variable, value: float) -> SparseVariable:
         """The gradient walk's zeros/ones like ``v``: ``value`` at ``v``'s stored
         entries (a structured constant, as Theano's ``sp_ones_like``)."""
         b = _basic()
-        ones = b.sp_ones_like(v)
+        ones: SparseVariable = b.sp_ones_like(v)
         return ones if value == 1.0 else b.mul(ones, np.asarray(value, dtype=self.dtype))
+
+    # variables ------------------------------------------------------------------
+    def make_variable(self, name: str | None = None) -> SparseVariable:
+        """A new SparseVariable of this type."""
+        return SparseVariable(self, None, None, name)
+
+    def __call__(self, name: str | None = None) -> SparseVariable:
+        """A new SparseVariable of this type; a named one made by the user's code
+        records where (``tag.trace``), as :meth:`Type.__call__` does."""
+        var = SparseVariable(self, None, None, name)
+        if name is not None:
+            trace = caller_trace()
+            if trace is not None:
+                var.tag.trace = trace
+        return var
+
+    def make_constant(self, value: Any, name: str | None = None) -> SparseConstant:
+        """A SparseConstant of this type holding ``value``."""
+        return SparseConstant(self, value, name=name)
 
 
 class _sparse_py_operators:
@@ -284,6 +304,7 @@ class SparseVariable(_sparse_py_operators, Variable):
     """
 
     __slots__ = ()
+    type: SparseTensorType
 
 
 class SparseConstant(_sparse_py_operators, Constant):
@@ -296,6 +317,7 @@ class SparseConstant(_sparse_py_operators, Constant):
     """
 
     __slots__ = ()
+    type: SparseTensorType
 
     def __str__(self) -> str:
         if self.name is not None:
@@ -304,7 +326,12 @@ class SparseConstant(_sparse_py_operators, Constant):
         return f"SparseConstant{{{d.format}, {d.dtype}, shape={d.shape}, nnz={d.nnz}}}"
 
 
-def is_sparse_variable(x: Any) -> bool:
+#: a sparse variable or constant: what :func:`as_sparse_variable` gives (both read
+#: ``.format``, ``.dtype`` and ``.type``, a :class:`SparseTensorType`)
+SparseVar: TypeAlias = SparseVariable | SparseConstant
+
+
+def is_sparse_variable(x: Any) -> TypeGuard[SparseVar]:
     """Whether ``x`` is a Variable of a :class:`SparseTensorType`.
 
     >>> is_sparse_variable(csc_matrix("x")), is_sparse_variable(3)
@@ -313,7 +340,7 @@ def is_sparse_variable(x: Any) -> bool:
     return isinstance(x, Variable) and isinstance(x.type, SparseTensorType)
 
 
-def as_sparse_variable(x: Any, name: str | None = None) -> Variable:
+def as_sparse_variable(x: Any, name: str | None = None) -> SparseVar:
     """``x`` as a sparse Variable: sparse variables pass, scipy.sparse matrices
     become constants (CSC stays CSC, every other format becomes CSR).
 
@@ -322,7 +349,7 @@ def as_sparse_variable(x: Any, name: str | None = None) -> Variable:
     SparseTensorType(format='csr', dtype='float64')
     """
     if is_sparse_variable(x):
-        return x  # type: ignore[no-any-return]
+        return x
     if isinstance(x, Variable):
         raise TypeError(
             f"cannot use variable {x} of type {x.type} as a sparse matrix; convert a dense "
@@ -341,7 +368,7 @@ def as_sparse_variable(x: Any, name: str | None = None) -> Variable:
 as_sparse = as_sparse_variable
 
 
-def matrix(format: str, name: str | None = None, dtype: Any = None) -> Variable:
+def matrix(format: str, name: str | None = None, dtype: Any = None) -> SparseVariable:
     """A sparse matrix variable of ``format`` (``dtype`` defaults to ``config.floatX``).
 
     >>> matrix("csc", "m", "float32").type
@@ -354,7 +381,7 @@ def matrix(format: str, name: str | None = None, dtype: Any = None) -> Variable:
     return SparseTensorType(format, dtype)(name)
 
 
-def csr_matrix(name: str | None = None, dtype: Any = None) -> Variable:
+def csr_matrix(name: str | None = None, dtype: Any = None) -> SparseVariable:
     """A CSR matrix variable (Theano's ``theano.sparse.csr_matrix``).
 
     >>> csr_matrix("x", "float32").type
@@ -363,7 +390,7 @@ def csr_matrix(name: str | None = None, dtype: Any = None) -> Variable:
     return matrix("csr", name, dtype)
 
 
-def csc_matrix(name: str | None = None, dtype: Any = None) -> Variable:
+def csc_matrix(name: str | None = None, dtype: Any = None) -> SparseVariable:
     """A CSC matrix variable (Theano's ``theano.sparse.csc_matrix``).
 
     >>> csc_matrix("x").format
