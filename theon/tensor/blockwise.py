@@ -37,10 +37,11 @@ from theon.graph.fg import describe
 from theon.graph.null_type import NullType
 from theon.graph.op import Op
 from theon.graph.traversal import ancestors
+from theon.graph.type import Type
 from theon.graph.vectorize import vectorize_graph, vectorize_graph_levels
 from theon.link.registry import register_linker_backend as _register_linker_backend
 from theon.tensor.basic import as_tensor_variable, constant
-from theon.tensor.type import TensorType
+from theon.tensor.type import TensorType, tensor_type
 
 __all__ = ["Blockwise", "parse_signature", "vectorize"]
 
@@ -166,9 +167,9 @@ class Blockwise(Op):
             )
         ins = [self._as_input(x, c) for x, c in zip(inputs, self.inputs_sig)]
         for v, c in zip(ins, self.inputs_sig):
-            if _is_tensor(v) and v.type.ndim < len(c):  # type: ignore[attr-defined]
+            if isinstance(v.type, TensorType) and v.type.ndim < len(c):
                 raise TypeError(
-                    f"{self}: input {describe(v)} has {v.type.ndim} dimensions, fewer than "  # type: ignore[attr-defined]
+                    f"{self}: input {describe(v)} has {v.type.ndim} dimensions, fewer than "
                     f"its {len(c)} core dimensions ({','.join(c)})"
                 )
         return ins
@@ -176,16 +177,16 @@ class Blockwise(Op):
     def batch_ndims(self, inputs: Sequence[Variable]) -> list[int]:
         """The number of batch dimensions of each input."""
         return [
-            v.type.ndim - len(c) if _is_tensor(v) else 0  # type: ignore[attr-defined]
+            v.type.ndim - len(c) if isinstance(v.type, TensorType) else 0
             for v, c in zip(inputs, self.inputs_sig)
         ]
 
-    def core_types(self, inputs: Sequence[Variable]) -> list[Any]:
+    def core_types(self, inputs: Sequence[Variable]) -> list[Type]:
         """The type of one block of each input."""
-        out = []
+        out: list[Type] = []
         for v, b in zip(inputs, self.batch_ndims(inputs)):
             t = v.type
-            out.append(TensorType(t.dtype, shape=t.shape[b:]) if _is_tensor(v) else t)  # type: ignore[attr-defined]
+            out.append(TensorType(t.dtype, shape=t.shape[b:]) if isinstance(t, TensorType) else t)
         return out
 
     def core_node(self, node: Apply) -> Apply:
@@ -213,21 +214,20 @@ class Blockwise(Op):
                 f"{self}: the core Op gives {len(core.outputs)} outputs, the signature "
                 f"{len(self.outputs_sig)}"
             )
+        core_types: list[TensorType] = []
         for o, c in zip(core.outputs, self.outputs_sig):
-            if not _is_tensor(o) or o.type.ndim != len(c):  # type: ignore[attr-defined]
+            if not isinstance(o.type, TensorType) or o.type.ndim != len(c):
                 raise TypeError(
                     f"{self}: the core output {o} ({o.type}) does not have the core "
                     f"dimensions ({','.join(c)})"
                 )
+            core_types.append(o.type)
         batch = _batch_shape(
-            [v.type.shape[:b] for v, b in zip(ins, bs) if _is_tensor(v)],  # type: ignore[attr-defined]
+            [v.type.shape[:b] for v, b in zip(ins, bs) if isinstance(v.type, TensorType)],
             nb,
             self,
         )
-        outs = [
-            TensorType(o.type.dtype, shape=batch + o.type.shape)()  # type: ignore[attr-defined]
-            for o in core.outputs
-        ]
+        outs = [TensorType(t.dtype, shape=batch + t.shape)() for t in core_types]
         return Apply(self, ins, outs)
 
     # computing --------------------------------------------------------------------
@@ -242,7 +242,7 @@ class Blockwise(Op):
         for o, c in zip(self.core_node(node).outputs, self.outputs_sig):
             res.append(tuple(
                 s if s is not None else sizes.get(name, 0)
-                for s, name in zip(o.type.shape, c)  # type: ignore[attr-defined]
+                for s, name in zip(tensor_type(o).shape, c)
             ))
         return res
 
@@ -265,7 +265,7 @@ class Blockwise(Op):
             res = whole(core, full, batch)
             if res is not None:
                 for cell, out, o in zip(output_storage, res, node.outputs):
-                    cell[0] = np.asarray(out, dtype=o.type.dtype)  # type: ignore[attr-defined]
+                    cell[0] = np.asarray(out, dtype=tensor_type(o).dtype)
                 return
         outs: list[Any] = [None] * len(output_storage)
         for idx in np.ndindex(*batch):
@@ -279,11 +279,11 @@ class Blockwise(Op):
             for j, c in enumerate(cells):
                 r = np.asarray(c[0])
                 if outs[j] is None:
-                    outs[j] = np.empty(batch + r.shape, dtype=node.outputs[j].type.dtype)  # type: ignore[attr-defined]
+                    outs[j] = np.empty(batch + r.shape, dtype=tensor_type(node.outputs[j]).dtype)
                 outs[j][idx] = r
         if outs and outs[0] is None:  # an empty batch
             outs = [
-                np.empty(batch + s, dtype=o.type.dtype)  # type: ignore[attr-defined]
+                np.empty(batch + s, dtype=tensor_type(o).dtype)
                 for s, o in zip(self._empty_core_shapes(node, inputs), node.outputs)
             ]
         for cell, out in zip(output_storage, outs):
@@ -293,16 +293,17 @@ class Blockwise(Op):
         self, node: Apply, input_shapes: Sequence[Sequence[Variable]]
     ) -> list[tuple[Variable, ...]]:
         bs = self.batch_ndims(node.inputs)
-        nb = node.outputs[0].type.ndim - len(self.outputs_sig[0])  # type: ignore[attr-defined]
+        out_type = tensor_type(node.outputs[0])
+        nb = out_type.ndim - len(self.outputs_sig[0])
         batch: list[Any] = []
-        for p, st in enumerate(node.outputs[0].type.shape[:nb]):  # type: ignore[attr-defined]
+        for p, st in enumerate(out_type.shape[:nb]):
             if st is not None:
                 batch.append(constant(st, dtype="int64"))
                 continue
             pick = None
             for v, b, shp in zip(node.inputs, bs, input_shapes):
                 q = p - (nb - b)
-                if q >= 0 and v.type.shape[q] != 1:  # type: ignore[attr-defined]
+                if q >= 0 and tensor_type(v).shape[q] != 1:
                     pick = shp[q]
                     break
             if pick is None:
@@ -327,7 +328,7 @@ class Blockwise(Op):
             core_out = []
             for o, c in zip(core.outputs, self.outputs_sig):
                 entry = []
-                for s, name in zip(o.type.shape, c):  # type: ignore[attr-defined]
+                for s, name in zip(tensor_type(o).shape, c):
                     if s is not None:
                         entry.append(constant(s, dtype="int64"))
                     elif name in sizes:
@@ -369,8 +370,8 @@ class Blockwise(Op):
         bs = self.batch_ndims(inputs)
         for k, g, d in zip(real, new, depth):
             x = inputs[k]
-            if d < bs[k]:
-                g = broadcast_to(g, x.shape)  # type: ignore[attr-defined]
+            if d < bs[k]:  # (x has batch dimensions: a tensor)
+                g = broadcast_to(g, as_tensor_variable(x).shape)
             res[k] = broadcast_grad(g, x)
         return res
 
@@ -395,8 +396,8 @@ class Blockwise(Op):
                 res.append(r)
                 continue
             [new], [d] = vectorize_graph_levels([r], replace)
-            nb = out.type.ndim - r.type.ndim  # type: ignore[attr-defined]
-            res.append(broadcast_to(new, out.shape) if d < nb else new)  # type: ignore[attr-defined]
+            nb = out.type.ndim - tensor_type(r).ndim
+            res.append(broadcast_to(new, out.shape) if d < nb else new)
         return res
 
 
@@ -443,13 +444,13 @@ def vectorize(fn: Callable[..., Any], signature: str) -> Callable[..., Any]:
         ins = [as_tensor_variable(x) for x in inputs]
         core = []
         for x, c in zip(ins, ins_sig):
-            t = x.type
-            if t.ndim < len(c):  # type: ignore[attr-defined]
+            t: TensorType = x.type
+            if t.ndim < len(c):
                 raise TypeError(
                     f"vectorize: input {describe(x)} has fewer dimensions than its core "
                     f"dimensions ({','.join(c)})"
                 )
-            core.append(TensorType(t.dtype, shape=t.shape[t.ndim - len(c):])(x.name))  # type: ignore[attr-defined]
+            core.append(TensorType(t.dtype, shape=t.shape[t.ndim - len(c):])(x.name))
         res = fn(*core)
         single = isinstance(res, Variable)
         outs = [res] if single else list(res)
@@ -460,10 +461,10 @@ def vectorize(fn: Callable[..., Any], signature: str) -> Callable[..., Any]:
                 f"signature {signature!r} has {len(outs_sig)}"
             )
         for o, c in zip(outs, outs_sig):
-            if o.type.ndim != len(c):  # type: ignore[attr-defined]
+            if o.ndim != len(c):
                 raise TypeError(
                     f"vectorize: output {describe(o)} of {getattr(fn, '__name__', fn)} has "
-                    f"{o.type.ndim} dimensions, the signature says {len(c)}"  # type: ignore[attr-defined]
+                    f"{o.ndim} dimensions, the signature says {len(c)}"
                 )
         new = vectorize_graph(outs, dict(zip(core, ins)))
         return new[0] if single else type(res)(new) if isinstance(res, tuple) else new
