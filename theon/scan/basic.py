@@ -29,6 +29,8 @@ from theon.graph.traversal import graph_inputs
 from theon.scan.op import Scan, ScanInfo
 from theon.scan.utils import ScanUpdates, carried_draws, split_step_result
 from theon.tensor.basic import as_tensor_variable
+from theon.tensor.math import minimum
+from theon.tensor.shape import shape_padleft
 from theon.tensor.type import TensorType, tensor_type
 
 __all__ = ["scan"]
@@ -252,6 +254,36 @@ def build_scan(
     nonseqs = [
         x if isinstance(x, Variable) else as_tensor_variable(x) for x in _as_list(non_sequences)
     ]
+    _check_loop_arguments(seqs, n_steps, truncate_gradient)
+    outer_seqs, inner_seqs, lengths = _sequence_slices(seqs)
+    n_var, outer_seqs = _loop_length(n_steps, lengths, outer_seqs, go_backwards)
+    inner_states = _state_placeholders(outs)
+    args = inner_seqs + inner_states + nonseqs
+    step = _trace_step(fn, args, outs, inner_states, trailing_nit)
+    ext = _implicit_inputs(step, args, nonseqs, strict)
+    body, nit_outs = _body_outputs(step, ext)
+    n_st, n_sh = len(step.state_outs), len(ext.sh_outer)
+    state_taps = tuple(tuple(o.taps) for o in step.outs if o.init is not None) + ((-1,),) * n_sh
+    info = ScanInfo(
+        n_seqs=len(inner_seqs),
+        state_taps=state_taps,
+        n_nit=len(nit_outs),
+        n_nonseqs=len(ext.ns_inner),
+        as_while=step.cond is not None,
+        store_last=(False,) * n_st + (True,) * n_sh,
+        truncate_gradient=truncate_gradient,
+        name=name,
+        n_carried=len(ext.ca_outer),
+    )
+    inner_inputs = inner_seqs + inner_states + ext.sh_inner + ext.ns_inner + ext.ca_inner
+    inits = _initial_buffers(step.outs, ext.sh_outer)
+    op = Scan(inner_inputs, body, info, mode=mode)
+    node_outs = op(n_var, *outer_seqs, *inits, *ext.ns_outer, *ext.ca_outer, return_list=True)
+    return _scan_results(node_outs, step.outs, info, ext, name)
+
+
+def _check_loop_arguments(seqs: list[_Seq], n_steps: Any, truncate_gradient: int) -> None:
+    """Refuse a negative or missing ``n_steps`` and a bad ``truncate_gradient``."""
     if isinstance(n_steps, int) and n_steps < 0:
         raise ValueError(f"scan: n_steps must be >= 0, got {n_steps}")
     if not seqs and n_steps is None:
@@ -261,7 +293,12 @@ def build_scan(
     ):
         raise ValueError(f"scan: truncate_gradient must be -1 or >= 1, got {truncate_gradient!r}")
 
-    # the sequences, one slice per tap (tap k at step t reads x[t + k])
+
+def _sequence_slices(
+    seqs: list[_Seq],
+) -> tuple[list[Variable], list[Variable], list[Variable]]:
+    """The outer sequences (one slice per tap: tap k at step t reads x[t + k]), their
+    body placeholders, and the number of steps each sequence allows."""
     outer_seqs: list[Variable] = []
     inner_seqs: list[Variable] = []
     lengths: list[Variable] = []
@@ -277,11 +314,17 @@ def build_scan(
             ph = _row_type(s.var)(f"{_name(s.var, 'seq')}[t{k:+d}]" if k else
                                   f"{_name(s.var, 'seq')}[t]")
             inner_seqs.append(ph)
+    return outer_seqs, inner_seqs, lengths
+
+
+def _loop_length(
+    n_steps: Any, lengths: list[Variable], outer_seqs: list[Variable], go_backwards: bool
+) -> tuple[Variable, list[Variable]]:
+    """The number of steps (``n_steps``, else the shortest sequence's length), and the
+    outer sequences reversed (``go_backwards``) and cut to ``n_steps`` rows."""
     if n_steps is None:
         n = lengths[0]
         for length in lengths[1:]:
-            from theon.tensor.math import minimum
-
             n = minimum(n, length)
         n_var = as_tensor_variable(n)
         given_n = False
@@ -295,8 +338,11 @@ def build_scan(
         outer_seqs = [_named(x[::-1], x.name) for x in outer_seqs]
     if given_n:
         outer_seqs = [_named(x[:n_var], x.name) for x in outer_seqs]
+    return n_var, outer_seqs
 
-    # the recurrent outputs' placeholders, one per tap
+
+def _state_placeholders(outs: list[_Out]) -> list[Variable]:
+    """The recurrent outputs' body placeholders, one per tap."""
     inner_states: list[Variable] = []
     for k, o in enumerate(outs):
         if o.init is None:
@@ -305,10 +351,32 @@ def build_scan(
         label = _name(o.init, f"out{k}")
         for tap in o.taps:
             inner_states.append(row(f"{label}[t{tap:+d}]"))
+    return inner_states
 
-    args = inner_seqs + inner_states + nonseqs
-    res = fn(*args)
-    step_outs, step_updates, cond = split_step_result(res)
+
+@dataclass
+class _Step:
+    """What the step function returned, checked: one ``_Out`` per output, the recurrent
+    outputs (converted to their states' types) and the others, the updates of tensor
+    shared variables and of carried (non-tensor) ones, and the ``until`` condition."""
+
+    outs: list[_Out]
+    state_outs: list[Variable]
+    nit_outs: list[Variable]
+    updates: list[tuple[SharedVariable, Variable]]
+    carried_upd: list[tuple[SharedVariable, Variable]]
+    cond: Any
+
+
+def _trace_step(
+    fn: Callable[..., Any],
+    args: list[Variable],
+    outs: list[_Out],
+    inner_states: list[Variable],
+    trailing_nit: bool,
+) -> _Step:
+    """Call ``fn`` on the placeholders once and check what it returns."""
+    step_outs, step_updates, cond = split_step_result(fn(*args))
     step_outs = [as_tensor_variable(v) for v in step_outs]
     # no outputs_info (None or an empty list, as in Theano): no output is fed back
     if not outs or (trailing_nit and len(step_outs) > len(outs)):
@@ -319,8 +387,18 @@ def build_scan(
             f"describes {len(outs)}; give one entry per output (None for an output that is "
             "not fed back)"
         )
+    updates, carried_upd = _split_updates(step_updates)
+    state_outs, nit_outs = _typed_outputs(outs, step_outs, inner_states)
+    return _Step(outs, state_outs, nit_outs, updates, carried_upd, cond)
+
+
+def _split_updates(
+    step_updates: Any,
+) -> tuple[list[tuple[SharedVariable, Variable]], list[tuple[SharedVariable, Variable]]]:
+    """The step's updates of tensor shared variables (filtered to their types), and
+    those of non-tensor ones (generators), carried from step to step."""
     updates: list[tuple[SharedVariable, Variable]] = []
-    carried_upd: list[tuple[SharedVariable, Variable]] = []  # non-tensor: generators
+    carried_upd: list[tuple[SharedVariable, Variable]] = []
     for sv, new in step_updates:
         if not isinstance(sv, SharedVariable):
             raise TypeError(f"scan: an update's key must be a shared variable, got {sv!r}")
@@ -334,8 +412,14 @@ def build_scan(
             continue
         new_v = sv.type.filter_variable(as_tensor_variable(new))
         updates.append((sv, new_v))
+    return updates, carried_upd
 
-    # the recurrent outputs must keep their types
+
+def _typed_outputs(
+    outs: list[_Out], step_outs: list[Variable], inner_states: list[Variable]
+) -> tuple[list[Variable], list[Variable]]:
+    """The recurrent outputs, each converted to its state's type (else an error), and
+    the outputs that are not fed back."""
     state_outs: list[Variable] = []
     nit_outs: list[Variable] = []
     k_in = 0
@@ -354,16 +438,42 @@ def build_scan(
                 "initial value or the step's result)"
             )
         state_outs.append(conv)
+    return state_outs, nit_outs
 
-    # free variables: the explicit non-sequences, then what the body uses from outside
+
+@dataclass
+class _Implicit:
+    """The variables the body reads that are not its arguments, by kind, with their
+    body placeholders (``repl``): updated shared variables (new states), carried ones
+    (generators) and the other non-sequences; and the new value of each carried one."""
+
+    repl: dict[Variable, Variable] = field(default_factory=dict)
+    ns_outer: list[Variable] = field(default_factory=list)
+    ns_inner: list[Variable] = field(default_factory=list)
+    sh_outer: list[SharedVariable] = field(default_factory=list)
+    sh_inner: list[Variable] = field(default_factory=list)
+    ca_outer: list[SharedVariable] = field(default_factory=list)
+    ca_inner: list[Variable] = field(default_factory=list)
+    updated: dict[SharedVariable, Variable] = field(default_factory=dict)
+    carried_new: dict[SharedVariable, Variable] = field(default_factory=dict)
+
+
+def _free_variables(
+    step: _Step, args: list[Variable], nonseqs: list[Variable], strict: bool
+) -> tuple[list[Variable], dict[SharedVariable, Variable]]:
+    """The explicit non-sequences, then what the body uses from outside, in order; and
+    each carried state's new value.  A generator with a default update (a
+    RandomStream's) that the body reads is carried: it advances every step (its
+    update is added to ``step.carried_upd``)."""
     placeholders = set(args)
     computed_ns = [x for x in nonseqs if x.owner is not None]
-    roots_of = [*state_outs, *nit_outs, *(v for _, v in updates + carried_upd)]
-    if cond is not None:
-        roots_of.append(cond.condition)
+    roots_of = [*step.state_outs, *step.nit_outs,
+                *(v for _, v in step.updates + step.carried_upd)]
+    if step.cond is not None:
+        roots_of.append(step.cond.condition)
     free: list[Variable] = [x for x in nonseqs if not isinstance(x, Constant)]
     seen = set(free)
-    carried_new = {sv: new for sv, new in carried_upd}
+    carried_new = {sv: new for sv, new in step.carried_upd}
     while roots_of:
         more: list[Variable] = []
         for r in graph_inputs(roots_of, blockers=set(computed_ns)):
@@ -376,82 +486,86 @@ def build_scan(
                 )
             seen.add(r)
             free.append(r)
-            # a generator with a default update (a RandomStream's) advances every step
             dflt = getattr(r, "default_update", None)
             if (isinstance(r, SharedVariable) and not isinstance(r.type, TensorType)
                     and dflt is not None and r not in carried_new):
                 carried_new[r] = dflt
-                carried_upd.append((r, dflt))
+                step.carried_upd.append((r, dflt))
                 more.append(dflt)
         roots_of = more
-    updated = {sv: new for sv, new in updates}
-    repl: dict[Variable, Variable] = {}
-    ns_outer: list[Variable] = []
-    ns_inner: list[Variable] = []
-    sh_outer: list[SharedVariable] = []
-    sh_inner: list[Variable] = []
-    ca_outer: list[SharedVariable] = []
-    ca_inner: list[Variable] = []
+    return free, carried_new
+
+
+def _implicit_inputs(
+    step: _Step, args: list[Variable], nonseqs: list[Variable], strict: bool
+) -> _Implicit:
+    """The free variables of the body, sorted into states, carried states and
+    non-sequences, each with a new body placeholder."""
+    free, carried_new = _free_variables(step, args, nonseqs, strict)
+    ext = _Implicit(updated={sv: new for sv, new in step.updates}, carried_new=carried_new)
     for r in free:
         fph: Variable = r.type(_name(r, "ns"))
-        repl[r] = fph
-        if isinstance(r, SharedVariable) and r in updated:
-            sh_outer.append(r)
-            sh_inner.append(fph)
+        ext.repl[r] = fph
+        if isinstance(r, SharedVariable) and r in ext.updated:
+            ext.sh_outer.append(r)
+            ext.sh_inner.append(fph)
         elif isinstance(r, SharedVariable) and r in carried_new:
-            ca_outer.append(r)
-            ca_inner.append(fph)
+            ext.ca_outer.append(r)
+            ext.ca_inner.append(fph)
         else:
-            ns_outer.append(r)
-            ns_inner.append(fph)
-    for sv, _ in updates + carried_upd:
-        if sv not in repl:  # updated but never read
+            ext.ns_outer.append(r)
+            ext.ns_inner.append(fph)
+    for sv, _ in step.updates + step.carried_upd:
+        if sv not in ext.repl:  # updated but never read
             fph = sv.type(_name(sv, "shared"))
-            repl[sv] = fph
-            (sh_outer if sv in updated else ca_outer).append(sv)
-            (sh_inner if sv in updated else ca_inner).append(fph)
-    n_user_nit = len(nit_outs)
-    body = [*state_outs, *(updated[sv] for sv in sh_outer), *nit_outs,
-            *(carried_new[sv] for sv in ca_outer)]
-    if cond is not None:
-        body.append(cond.condition)
-    if repl:
-        body = clone_replace(body, repl)
-    if ca_outer:
+            ext.repl[sv] = fph
+            updated = sv in ext.updated
+            (ext.sh_outer if updated else ext.ca_outer).append(sv)
+            (ext.sh_inner if updated else ext.ca_inner).append(fph)
+    return ext
+
+
+def _body_outputs(step: _Step, ext: _Implicit) -> tuple[list[Variable], list[Variable]]:
+    """The body's outputs on the placeholders (states, updated shared variables, the
+    outputs not fed back, carried states, the condition) and the outputs not fed back,
+    with the hidden stacks of each step's draws."""
+    nit_outs = step.nit_outs
+    body = [*step.state_outs, *(ext.updated[sv] for sv in ext.sh_outer), *nit_outs,
+            *(ext.carried_new[sv] for sv in ext.ca_outer)]
+    if step.cond is not None:
+        body.append(step.cond.condition)
+    if ext.repl:
+        body = clone_replace(body, ext.repl)
+    if ext.ca_outer:
         # every step's draws are also stacked as hidden outputs (the gradient reads
         # them instead of drawing again; unread, they are pruned)
-        n_keep = len(state_outs) + len(sh_outer) + n_user_nit
-        draws = [d for d in carried_draws(body, body[n_keep: n_keep + len(ca_outer)])
+        n_keep = len(step.state_outs) + len(ext.sh_outer) + len(step.nit_outs)
+        draws = [d for d in carried_draws(body, body[n_keep: n_keep + len(ext.ca_outer)])
                  if d not in body[:n_keep]]
         body = [*body[:n_keep], *draws, *body[n_keep:]]
         nit_outs = nit_outs + draws
-    # the body's outputs are fresh variables (an output that is an input stays distinct)
-    n_st = len(state_outs)
-    n_sh = len(sh_outer)
-    state_taps = tuple(tuple(o.taps) for o in outs if o.init is not None) + ((-1,),) * n_sh
-    info = ScanInfo(
-        n_seqs=len(inner_seqs),
-        state_taps=state_taps,
-        n_nit=len(nit_outs),
-        n_nonseqs=len(ns_inner),
-        as_while=cond is not None,
-        store_last=(False,) * n_st + (True,) * n_sh,
-        truncate_gradient=truncate_gradient,
-        name=name,
-        n_carried=len(ca_outer),
-    )
-    inner_inputs = inner_seqs + inner_states + sh_inner + ns_inner + ca_inner
-    from theon.tensor.shape import shape_padleft
+    return body, nit_outs
 
+
+def _initial_buffers(outs: list[_Out], sh_outer: list[SharedVariable]) -> list[Variable]:
+    """Each state's initial rows: a recurrent output's initial value(s), then the
+    updated shared variables' values."""
     inits: list[Variable] = []
     for o in outs:
         if o.init is None:
             continue
         inits.append(shape_padleft(o.init) if o.taps == [-1] else o.init[: -o.taps[0]])
     inits += [shape_padleft(sv) for sv in sh_outer]
-    op = Scan(inner_inputs, body, info, mode=mode)
-    node_outs = op(n_var, *outer_seqs, *inits, *ns_outer, *ca_outer, return_list=True)
+    return inits
 
+
+def _scan_results(
+    node_outs: list[Variable], outs: list[_Out], info: ScanInfo, ext: _Implicit,
+    name: str | None,
+) -> tuple[list[Variable], ScanUpdates, list[Variable | None]]:
+    """The user's outputs (a state's computed rows), the updates, and each output's
+    whole buffer, read from the Scan node's outputs."""
+    n_st = len(info.state_taps) - len(ext.sh_outer)
     results: list[Variable] = []
     buffers: list[Variable | None] = []
     it_state = iter(range(n_st))
@@ -465,9 +579,9 @@ def build_scan(
             results.append(node_outs[j][-o.taps[0]:])
             buffers.append(node_outs[j])
     upd = ScanUpdates()
-    for j, sv in enumerate(sh_outer):
+    for j, sv in enumerate(ext.sh_outer):
         upd[sv] = node_outs[n_st + j][-1]
-    for i, sv in enumerate(ca_outer):
+    for i, sv in enumerate(ext.ca_outer):
         upd[sv] = node_outs[info.carried_outputs.start + i]
     if name:
         for r in results:
