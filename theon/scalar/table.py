@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -47,6 +47,7 @@ from theon.scalar.basic import (
     UnaryScalarOp,
     _discrete,
     _grad_as,
+    apply_float,
     chain,
     complex_to_real,
     deriv,
@@ -57,7 +58,10 @@ from theon.scalar.basic import (
 )
 from theon.scalar.type import ScalarType, constant, get_scalar_type, scalar_type
 
-__all__ = ["OPS", "ROW", "ROWS", "SCALAR_ALIASES", "OpRow", "scipy_ufunc"]
+__all__ = ["FAMILIES", "OPS", "ROW", "ROWS", "SCALAR_ALIASES", "OpRow", "scipy_ufunc"]
+
+#: the family modules of ``theon.scalar`` (``theon.scalar.<family>``) a row can belong to
+FAMILIES = ("basic", "arith", "logic", "special", "transcendental")
 
 
 # what rows refer to ---------------------------------------------------------------
@@ -115,32 +119,6 @@ class _Variadic(ScalarOp):
 
     def py_expr(self, *names: str) -> str:
         return "(" + f" {self.py_operator} ".join(names) + ")"
-
-
-def _compute_dtype(out: np.dtype) -> np.dtype:
-    """The dtype to compute in for an output dtype: float16 computes in float32."""
-    if out == np.float16:
-        return np.dtype(np.float32)
-    return out
-
-
-def apply_float(fn: Any, x: Any) -> Any:
-    """``fn`` on ``x`` computed in a SciPy-supported precision, returned in np.exp's dtype.
-
-    SciPy's ufuncs would widen float16/float32 to float64 in several cases.
-
-    >>> apply_float(np.sqrt, np.float16(4.0))
-    np.float16(2.0)
-    """
-    out = np.result_type(np.asarray(x).dtype, np.float16)
-    comp = _compute_dtype(out)
-    xa = np.asarray(x)
-    if xa.dtype != comp:
-        xa = xa.astype(comp)
-    r = np.asarray(fn(xa))
-    if r.dtype != out:
-        r = r.astype(out)
-    return r[()] if r.ndim == 0 else r
 
 
 def _float_impl(op: ScalarOp, x: Any) -> Any:
@@ -251,10 +229,15 @@ class OpRow:
     names (the infix operator for a variadic op), or None.  ``grad``: the
     derivative rule (:data:`~theon.scalar.basic.GradRule`).  ``doc``: the op's
     docstring.  ``tdoc``: the tensor function's docstring; ``numpy``: the NumPy
-    function it is like; ``aliases``: its other names in ``theon.tensor``
+    function it is like, and the op's one name in NumPy's namespaces: the JAX rule
+    is ``jax.numpy.<numpy>`` and tier 1 compiles ``jax.numpy.<numpy>`` unless the
+    JAX backend's table of exceptions (``theon.backends.jax.scalar.JAX_EXCEPTIONS``)
+    says otherwise; ``aliases``: its other names in ``theon.tensor``
     (NumPy's and Theano's).  ``dtype``: the output-type rule (None: what the
     ufunc gives).  ``impl``/``py_ok``: methods replacing ScalarOp's ``impl`` and
     ``py_expr_ok``.  ``tensor``: the tensor function's name when not ``name``.
+    ``family``: the module of :data:`FAMILIES` that exports the class and the op
+    (``theon.scalar`` exports the op, ``theon.tensor.math`` the tensor function).
     """
 
     cls: str
@@ -276,6 +259,11 @@ class OpRow:
     weak_overflow_ok: bool = False  # comparisons take out-of-range Python ints, as NumPy 2
     base: type[ScalarOp] | None = None
     tensor: str | None = None
+    family: str = field(default="", kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise ValueError(f"row {self.name}: family {self.family!r} is not one of {FAMILIES}")
 
 
 def _gz(gz: Variable, x: Variable, y: Variable, out: Variable) -> Variable:
@@ -297,56 +285,63 @@ def _pow_dy(gz: Variable, x: Variable, y: Variable, z: Variable) -> Variable:
 
 
 R = OpRow
-_CMP: dict[str, Any] = {"nin": 2, "weak_overflow_ok": True}
+# the family module of a row (FAMILIES)
+_BASIC: dict[str, Any] = {"family": "basic"}
+_ARITH: dict[str, Any] = {"family": "arith"}
+_TRANS: dict[str, Any] = {"family": "transcendental"}
+_LOGIC: dict[str, Any] = {"family": "logic"}
+_CMP: dict[str, Any] = {"nin": 2, "weak_overflow_ok": True, **_LOGIC}
 _ACI: dict[str, Any] = {"commutative": True, "associative": True}
-_SPECIAL: dict[str, Any] = {"dtype": upgrade_to_float_nocomplex, "impl": _float_impl}
+_SPECIAL: dict[str, Any] = {
+    "dtype": upgrade_to_float_nocomplex, "impl": _float_impl, "family": "special"
+}
 
 ROWS: tuple[OpRow, ...] = (
     # arithmetic
     R("Add", "add", np.add, "+", _add_grad,
       "``x + y + ...`` (``np.add``; on booleans: logical or).",
       "Sum of the inputs (any number of them).", "add",
-      nin=-1, identity=0, base=_Variadic, **_ACI),
+      nin=-1, identity=0, base=_Variadic, **_ACI, **_BASIC),
     R("Mul", "mul", np.multiply, "*", _mul_grad,
       "``x * y * ...`` (``np.multiply``; on booleans: logical and).",
       "Product of the inputs (any number of them).", "multiply", ("multiply",),
-      nin=-1, identity=1, base=_Variadic, **_ACI),
+      nin=-1, identity=1, base=_Variadic, **_ACI, **_BASIC),
     R("Sub", "sub", np.subtract, "({0} - {1})", partials(_gz, lambda gz, x, y, z: ts.neg(gz)),
       "``x - y`` (``np.subtract``; undefined on booleans, as in NumPy).",
-      "Difference ``x - y``.", "subtract", ("subtract",), nin=2),
+      "Difference ``x - y``.", "subtract", ("subtract",), nin=2, **_BASIC),
     R("TrueDiv", "true_div", np.true_divide, "({0} / {1} if {1} else _div({0}, {1}))",
       partials(lambda gz, x, y, z: ts.true_div(gz, y),
                lambda gz, x, y, z: ts.neg(ts.true_div(ts.mul(gz, z), y))),
       "``x / y`` (``np.true_divide``: integers give floats).",
       "True division ``x / y`` (integers give floats).", "true_divide",
-      ("true_divide", "divide"), nin=2),
+      ("true_divide", "divide"), nin=2, **_BASIC),
     R("IntDiv", "int_div", np.floor_divide, "_floordiv({0}, {1})", zero_grads,
       "``x // y`` (``np.floor_divide``; on floats ``floor(x / y)`` with NumPy's inf/nan).",
-      "Floor division ``x // y``.", "floor_divide", ("floor_div", "floor_divide"), nin=2),
+      "Floor division ``x // y``.", "floor_divide", ("floor_div", "floor_divide"), nin=2, **_ARITH),
     # x % y = x - y * floor(x / y): d/dx = 1, d/dy = -floor(x / y)
     R("Mod", "mod", np.remainder, "_mod({0}, {1})",
       partials(_gz, lambda gz, x, y, z: ts.neg(ts.mul(gz, ts.int_div(x, y)))),
       "``x % y`` (``np.remainder``: the sign of the divisor).",
-      "Remainder ``x % y`` with the sign of ``y``.", "remainder", ("remainder",), nin=2),
+      "Remainder ``x % y`` with the sign of ``y``.", "remainder", ("remainder",), nin=2, **_ARITH),
     R("Pow", "pow", np.power, "_pow({0}, {1})",
       partials(_pow_dx, _pow_dy),
       "``x ** y`` (``np.power``; integers to negative integer powers raise, as in NumPy).",
-      "Power ``x ** y``.", "power", ("power",), nin=2),
+      "Power ``x ** y``.", "power", ("power",), nin=2, **_ARITH),
     R("Neg", "neg", np.negative, "(-{0})", chain(lambda gz, x, z: ts.neg(gz)),
-      "``-x`` (``np.negative``).", "Negation ``-x``.", "negative", ("negative",)),
+      "``-x`` (``np.negative``).", "Negation ``-x``.", "negative", ("negative",), **_BASIC),
     R("Abs", "abs", np.absolute, "abs({0})", chain(_abs_grad),
       "``|x|`` (``np.absolute``; complex gives its real dtype).",
-      "Absolute value (modulus for complex numbers).", "absolute", ("abs_", "absolute")),
+      "Absolute value (modulus for complex numbers).", "absolute", ("abs_", "absolute"), **_ARITH),
     # np.sign: zeros give +0.0, nan stays nan
     R("Sign", "sign", np.sign,
       "(1.0 if {0} > 0.0 else (-1.0 if {0} < 0.0 else (0.0 if {0} == 0.0 else {0})))",
       zero_grads, "``-1, 0, 1`` by sign (``np.sign``; nan stays nan).",
-      "Sign: -1, 0 or 1 (NaN for NaN).", "sign", ("sgn",)),
+      "Sign: -1, 0 or 1 (NaN for NaN).", "sign", ("sgn",), **_ARITH),
     R("Sqr", "sqr", np.square, "({0} * {0})", deriv(lambda x, z: ts.mul(2, x)),
-      "``x * x`` (``np.square``).", "Square ``x * x``.", "square", ("square",)),
+      "``x * x`` (``np.square``).", "Square ``x * x``.", "square", ("square",), **_ARITH),
     R("Sqrt", "sqrt", np.sqrt, "(math.sqrt({0}) if {0} >= 0.0 else _sqrt({0}))",
       deriv(lambda x, z: ts.true_div(0.5, z)),
-      "Square root (``np.sqrt``: negative -> nan).", "Non-negative square root.", "sqrt"),
+      "Square root (``np.sqrt``: negative -> nan).", "Non-negative square root.", "sqrt", **_ARITH),
     # np.maximum / np.minimum: nan propagates, ties give the second operand (signed zeros);
     # the gradient is a subgradient: ties send it to x only, so the total is gz
     R("Maximum", "maximum", np.maximum,
@@ -354,81 +349,83 @@ ROWS: tuple[OpRow, ...] = (
       partials(lambda gz, x, y, z: ts.mul(gz, ts.ge(x, y)),
                lambda gz, x, y, z: ts.mul(gz, ts.lt(x, y))),
       "Elementwise maximum (``np.maximum``: nan propagates).",
-      "Elementwise maximum (NaN propagates).", "maximum", nin=2, identity=-np.inf, **_ACI),
+      "Elementwise maximum (NaN propagates).", "maximum", nin=2, identity=-np.inf,
+      **_ACI, **_ARITH),
     R("Minimum", "minimum", np.minimum,
       "({0} if {0} < {1} else ({1} if {1} <= {0} else {0} + {1}))",
       partials(lambda gz, x, y, z: ts.mul(gz, ts.le(x, y)),
                lambda gz, x, y, z: ts.mul(gz, ts.gt(x, y))),
       "Elementwise minimum (``np.minimum``: nan propagates).",
-      "Elementwise minimum (NaN propagates).", "minimum", nin=2, identity=np.inf, **_ACI),
+      "Elementwise minimum (NaN propagates).", "minimum", nin=2, identity=np.inf, **_ACI, **_ARITH),
     R("Identity", "identity", None, "{0}", _identity_grad,
       "The value itself (a copy for arrays).", "A copy of ``x``.", "copy",
-      dtype=same_out, impl=_copy_impl, py_ok=_py_ok_identity, tensor="tensor_copy"),
+      dtype=same_out, impl=_copy_impl, py_ok=_py_ok_identity, tensor="tensor_copy", **_ARITH),
     # exponentials and logarithms
     R("Exp", "exp", np.exp, "(math.exp({0}) if {0} < 709.0 else _exp({0}))",
       deriv(lambda x, z: z),
-      "``e**x`` (``np.exp``; integers give floats).", "Exponential ``e**x``.", "exp"),
+      "``e**x`` (``np.exp``; integers give floats).", "Exponential ``e**x``.", "exp", **_BASIC),
     R("Exp2", "exp2", np.exp2, "_exp2({0})", deriv(lambda x, z: ts.mul(z, _LN2)),
-      "``2 ** x``.", "``2**x``.", "exp2"),
+      "``2 ** x``.", "``2**x``.", "exp2", **_TRANS),
     R("Expm1", "expm1", np.expm1, "(math.expm1({0}) if {0} < 709.0 else _expm1({0}))",
       deriv(lambda x, z: ts.exp(x)),
-      "``exp(x) - 1``, accurate near 0.", "``exp(x) - 1``, accurate near 0.", "expm1"),
+      "``exp(x) - 1``, accurate near 0.", "``exp(x) - 1``, accurate near 0.", "expm1", **_TRANS),
     R("Log", "log", np.log, "(math.log({0}) if {0} > 0.0 else _log({0}))",
       chain(lambda gz, x, z: ts.true_div(gz, x)),
       "Natural logarithm (``np.log``: ``log(0) = -inf``, negative -> nan).",
-      "Natural logarithm.", "log"),
+      "Natural logarithm.", "log", **_BASIC),
     R("Log2", "log2", np.log2, "(math.log2({0}) if {0} > 0.0 else _log2({0}))",
       deriv(lambda x, z: ts.true_div(1.0 / _LN2, x)),
-      "Base-2 logarithm.", "Base-2 logarithm.", "log2"),
+      "Base-2 logarithm.", "Base-2 logarithm.", "log2", **_TRANS),
     R("Log10", "log10", np.log10, "(math.log10({0}) if {0} > 0.0 else _log10({0}))",
       deriv(lambda x, z: ts.true_div(1.0 / _LN10, x)),
-      "Base-10 logarithm.", "Base-10 logarithm.", "log10"),
+      "Base-10 logarithm.", "Base-10 logarithm.", "log10", **_TRANS),
     R("Log1p", "log1p", np.log1p, "(math.log1p({0}) if {0} > -1.0 else _log1p({0}))",
       deriv(lambda x, z: ts.true_div(1, ts.add(x, 1))),
-      "``log(1 + x)``, accurate near 0.", "``log(1 + x)``, accurate near 0.", "log1p"),
+      "``log(1 + x)``, accurate near 0.", "``log(1 + x)``, accurate near 0.", "log1p", **_TRANS),
     # trigonometric and hyperbolic
     R("Sin", "sin", np.sin, "_sin({0})", deriv(lambda x, z: ts.cos(x)),
-      "Sine.", "Sine.", "sin"),
+      "Sine.", "Sine.", "sin", **_TRANS),
     R("Cos", "cos", np.cos, "_cos({0})", deriv(lambda x, z: ts.neg(ts.sin(x))),
-      "Cosine.", "Cosine.", "cos"),
+      "Cosine.", "Cosine.", "cos", **_TRANS),
     R("Tan", "tan", np.tan, "_tan({0})", deriv(lambda x, z: ts.add(1, ts.sqr(z))),
-      "Tangent.", "Tangent.", "tan"),
+      "Tangent.", "Tangent.", "tan", **_TRANS),
     R("ArcSin", "arcsin", np.arcsin, "_arcsin({0})",
       deriv(lambda x, z: ts.true_div(1, ts.sqrt(ts.sub(1, ts.sqr(x))))),
-      "Inverse sine (nan outside [-1, 1]).", "Inverse sine.", "arcsin"),
+      "Inverse sine (nan outside [-1, 1]).", "Inverse sine.", "arcsin", **_TRANS),
     R("ArcCos", "arccos", np.arccos, "_arccos({0})",
       deriv(lambda x, z: ts.true_div(-1, ts.sqrt(ts.sub(1, ts.sqr(x))))),
-      "Inverse cosine (nan outside [-1, 1]).", "Inverse cosine.", "arccos"),
+      "Inverse cosine (nan outside [-1, 1]).", "Inverse cosine.", "arccos", **_TRANS),
     R("ArcTan", "arctan", np.arctan, "math.atan({0})",
       deriv(lambda x, z: ts.true_div(1, ts.add(1, ts.sqr(x)))),
-      "Inverse tangent.", "Inverse tangent.", "arctan"),
+      "Inverse tangent.", "Inverse tangent.", "arctan", **_TRANS),
     R("ArcTan2", "arctan2", np.arctan2, "math.atan2({0}, {1})", _arctan2_grad,
       "``arctan2(y, x)``: the angle of the point ``(x, y)``.",
-      "Angle of the point ``(y, x)``: ``arctan2(y, x)``.", "arctan2", nin=2),
+      "Angle of the point ``(y, x)``: ``arctan2(y, x)``.", "arctan2", nin=2, **_TRANS),
     R("Sinh", "sinh", np.sinh, "_sinh({0})", deriv(lambda x, z: ts.cosh(x)),
-      "Hyperbolic sine.", "Hyperbolic sine.", "sinh"),
+      "Hyperbolic sine.", "Hyperbolic sine.", "sinh", **_TRANS),
     R("Cosh", "cosh", np.cosh, "_cosh({0})", deriv(lambda x, z: ts.sinh(x)),
-      "Hyperbolic cosine.", "Hyperbolic cosine.", "cosh"),
+      "Hyperbolic cosine.", "Hyperbolic cosine.", "cosh", **_TRANS),
     R("Tanh", "tanh", np.tanh, "math.tanh({0})", deriv(lambda x, z: ts.sub(1, ts.sqr(z))),
-      "Hyperbolic tangent.", "Hyperbolic tangent.", "tanh"),
+      "Hyperbolic tangent.", "Hyperbolic tangent.", "tanh", **_TRANS),
     R("ArcSinh", "arcsinh", np.arcsinh, "_arcsinh({0})",
       deriv(lambda x, z: ts.true_div(1, ts.sqrt(ts.add(ts.sqr(x), 1)))),
-      "Inverse hyperbolic sine.", "Inverse hyperbolic sine.", "arcsinh"),
+      "Inverse hyperbolic sine.", "Inverse hyperbolic sine.", "arcsinh", **_TRANS),
     R("ArcCosh", "arccosh", np.arccosh, "_arccosh({0})",
       deriv(lambda x, z: ts.true_div(1, ts.sqrt(ts.sub(ts.sqr(x), 1)))),
-      "Inverse hyperbolic cosine (nan below 1).", "Inverse hyperbolic cosine.", "arccosh"),
+      "Inverse hyperbolic cosine (nan below 1).", "Inverse hyperbolic cosine.", "arccosh",
+      **_TRANS),
     R("ArcTanh", "arctanh", np.arctanh, "_arctanh({0})",
       deriv(lambda x, z: ts.true_div(1, ts.sub(1, ts.sqr(x)))),
       "Inverse hyperbolic tangent (+-inf at +-1, nan outside).",
-      "Inverse hyperbolic tangent.", "arctanh"),
+      "Inverse hyperbolic tangent.", "arctanh", **_TRANS),
     # rounding
     R("Floor", "floor", np.floor, "_floor({0})", zero_grads,
       "Round toward -inf (``np.floor``; integers keep their dtype, as in NumPy 2).",
-      "Largest integer not above ``x``.", "floor"),
+      "Largest integer not above ``x``.", "floor", **_ARITH),
     R("Ceil", "ceil", np.ceil, "_ceil({0})", zero_grads,
-      "Round toward +inf (``np.ceil``).", "Smallest integer not below ``x``.", "ceil"),
+      "Round toward +inf (``np.ceil``).", "Smallest integer not below ``x``.", "ceil", **_ARITH),
     R("Trunc", "trunc", np.trunc, "_trunc({0})", zero_grads,
-      "Round toward zero (``np.trunc``).", "Round toward zero.", "trunc"),
+      "Round toward zero (``np.trunc``).", "Round toward zero.", "trunc", **_ARITH),
     # comparisons
     R("LT", "lt", np.less, "({0} < {1})", zero_grads, "``x < y``.", "``x < y``.",
       "less", ("less",), **_CMP),
@@ -447,41 +444,41 @@ ROWS: tuple[OpRow, ...] = (
     # bitwise (the logical ops on booleans)
     R("AND", "and_", np.bitwise_and, "({0} and {1})", zero_grads,
       "``x & y`` (``np.bitwise_and``).", "Bitwise and (logical and on booleans), ``x & y``.",
-      "bitwise_and", ("bitwise_and",), nin=2, py_ok=_py_ok_bool, identity=True, **_ACI),
+      "bitwise_and", ("bitwise_and",), nin=2, py_ok=_py_ok_bool, identity=True, **_ACI, **_LOGIC),
     R("OR", "or_", np.bitwise_or, "({0} or {1})", zero_grads,
       "``x | y`` (``np.bitwise_or``).", "Bitwise or (logical or on booleans), ``x | y``.",
-      "bitwise_or", ("bitwise_or",), nin=2, py_ok=_py_ok_bool, identity=False, **_ACI),
+      "bitwise_or", ("bitwise_or",), nin=2, py_ok=_py_ok_bool, identity=False, **_ACI, **_LOGIC),
     R("XOR", "xor", np.bitwise_xor, "({0} != {1})", zero_grads,
       "``x ^ y`` (``np.bitwise_xor``).", "Bitwise exclusive or, ``x ^ y``.",
-      "bitwise_xor", ("bitwise_xor",), nin=2, py_ok=_py_ok_bool, identity=False, **_ACI),
+      "bitwise_xor", ("bitwise_xor",), nin=2, py_ok=_py_ok_bool, identity=False, **_ACI, **_LOGIC),
     R("Invert", "invert", np.invert, "(not {0})", zero_grads,
       "``~x`` (``np.invert``; logical not on booleans).",
       "Bitwise not (logical not on booleans), ``~x``.", "invert", ("bitwise_not",),
-      py_ok=_py_ok_bool),
+      py_ok=_py_ok_bool, **_LOGIC),
     R("LeftShift", "left_shift", np.left_shift, None, zero_grads,
-      "``x << y`` on integers.", "``x << y``.", "left_shift", nin=2),
+      "``x << y`` on integers.", "``x << y``.", "left_shift", nin=2, **_LOGIC),
     R("RightShift", "right_shift", np.right_shift, None, zero_grads,
-      "``x >> y`` on integers.", "``x >> y``.", "right_shift", nin=2),
+      "``x >> y`` on integers.", "``x >> y``.", "right_shift", nin=2, **_LOGIC),
     # logical (any input dtype, boolean output)
     R("LogicalAnd", "logical_and", np.logical_and, "(bool({0}) and bool({1}))", zero_grads,
       "``x and y`` as booleans (``np.logical_and``).", "Logical and of the truth values.",
-      "logical_and", nin=2, py_ok=_py_ok_logical, identity=True, **_ACI),
+      "logical_and", nin=2, py_ok=_py_ok_logical, identity=True, **_ACI, **_LOGIC),
     R("LogicalOr", "logical_or", np.logical_or, "(bool({0}) or bool({1}))", zero_grads,
       "``x or y`` as booleans (``np.logical_or``).", "Logical or of the truth values.",
-      "logical_or", nin=2, py_ok=_py_ok_logical, identity=False, **_ACI),
+      "logical_or", nin=2, py_ok=_py_ok_logical, identity=False, **_ACI, **_LOGIC),
     R("LogicalXor", "logical_xor", np.logical_xor, "(bool({0}) != bool({1}))", zero_grads,
       "``bool(x) != bool(y)`` (``np.logical_xor``).",
       "Logical exclusive or of the truth values.", "logical_xor",
-      nin=2, py_ok=_py_ok_logical, identity=False, **_ACI),
+      nin=2, py_ok=_py_ok_logical, identity=False, **_ACI, **_LOGIC),
     R("LogicalNot", "logical_not", np.logical_not, "(not {0})", zero_grads,
       "``not x`` (``np.logical_not``).", "Logical not of the truth value.", "logical_not",
-      py_ok=_py_ok_logical),
+      py_ok=_py_ok_logical, **_LOGIC),
     R("IsNan", "isnan", np.isnan, "math.isnan({0})", zero_grads,
-      "``np.isnan``.", "Whether ``x`` is NaN.", "isnan"),
+      "``np.isnan``.", "Whether ``x`` is NaN.", "isnan", **_LOGIC),
     R("IsInf", "isinf", np.isinf, "math.isinf({0})", zero_grads,
-      "``np.isinf``.", "Whether ``x`` is infinite.", "isinf"),
+      "``np.isinf``.", "Whether ``x`` is infinite.", "isinf", **_LOGIC),
     R("IsFinite", "isfinite", np.isfinite, "math.isfinite({0})", zero_grads,
-      "``np.isfinite``.", "Whether ``x`` is finite.", "isfinite"),
+      "``np.isfinite``.", "Whether ``x`` is finite.", "isfinite", **_LOGIC),
     # special functions (np.exp's dtype rule; SciPy computes in a precision it supports)
     R("Erf", "erf", scipy_ufunc("erf"), "math.erf({0})",
       deriv(lambda x, z: ts.mul(_TWO_OVER_SQRT_PI, ts.exp(ts.neg(ts.sqr(x))))),
@@ -537,13 +534,13 @@ ROWS: tuple[OpRow, ...] = (
     # complex numbers
     R("Real", "real", None, None, chain(lambda gz, x, z: gz),
       "Real part (``np.real``; real inputs pass through).", "Real part.", "real",
-      dtype=complex_to_real, impl=lambda op, x: np.real(x)),
+      dtype=complex_to_real, impl=lambda op, x: np.real(x), **_ARITH),
     R("Imag", "imag", None, None, _imag_grad,
       "Imaginary part (``np.imag``; zero for real inputs).", "Imaginary part.", "imag",
-      dtype=complex_to_real, impl=lambda op, x: np.imag(x)),
+      dtype=complex_to_real, impl=lambda op, x: np.imag(x), **_ARITH),
     R("Conj", "conj", np.conjugate, None, chain(lambda gz, x, z: ts.conj(gz)),
       "Complex conjugate (``np.conjugate``).", "Complex conjugate.", "conjugate",
-      ("conjugate",)),
+      ("conjugate",), **_ARITH),
 )
 
 #: the row aliases that are also names of ``theon.scalar`` (the rest are tensor-only)
@@ -551,9 +548,14 @@ SCALAR_ALIASES = ("abs_", "log1pexp")
 
 
 # the classes ---------------------------------------------------------------------------
+def base_of(row: OpRow) -> type[ScalarOp]:
+    """The base class of ``row``'s class: ``row.base``, else by its number of inputs."""
+    return row.base or {1: UnaryScalarOp, 2: BinaryScalarOp}.get(row.nin, ScalarOp)
+
+
 def _op_class(row: OpRow) -> type[ScalarOp]:
     """The ScalarOp subclass of ``row`` (identity by class: ``__props__`` is empty)."""
-    base = row.base or {1: UnaryScalarOp, 2: BinaryScalarOp}.get(row.nin, ScalarOp)
+    base = base_of(row)
     rule = row.grad
 
     def L_op(
@@ -607,12 +609,156 @@ def _build() -> dict[str, Any]:
     return names
 
 
-globals().update(_build())
+_NAMES = _build()
 #: the rows by op name, and the ops by name
 ROW: dict[str, OpRow] = {r.name: r for r in ROWS}
-OPS: dict[str, ScalarOp] = {r.name: globals()[r.name] for r in ROWS}
+OPS: dict[str, ScalarOp] = {r.name: _NAMES[r.name] for r in ROWS}
 
-
-if TYPE_CHECKING:  # the names set from ROWS above, which type checkers cannot see
-
-    def __getattr__(name: str) -> Any: ...
+# The names of _NAMES, declared one by one for type checkers and readers
+# (tests/scalar/test_declared_names.py checks that each is the object built above).
+# BEGIN generated by `python -m theon.scalar.declare` from theon.scalar.table: do not edit
+Add: type[_Variadic] = _NAMES["Add"]
+add: _Variadic = _NAMES["add"]
+Mul: type[_Variadic] = _NAMES["Mul"]
+mul: _Variadic = _NAMES["mul"]
+Sub: type[BinaryScalarOp] = _NAMES["Sub"]
+sub: BinaryScalarOp = _NAMES["sub"]
+TrueDiv: type[BinaryScalarOp] = _NAMES["TrueDiv"]
+true_div: BinaryScalarOp = _NAMES["true_div"]
+IntDiv: type[BinaryScalarOp] = _NAMES["IntDiv"]
+int_div: BinaryScalarOp = _NAMES["int_div"]
+Mod: type[BinaryScalarOp] = _NAMES["Mod"]
+mod: BinaryScalarOp = _NAMES["mod"]
+Pow: type[BinaryScalarOp] = _NAMES["Pow"]
+pow: BinaryScalarOp = _NAMES["pow"]
+Neg: type[UnaryScalarOp] = _NAMES["Neg"]
+neg: UnaryScalarOp = _NAMES["neg"]
+Abs: type[UnaryScalarOp] = _NAMES["Abs"]
+abs: UnaryScalarOp = _NAMES["abs"]
+abs_: UnaryScalarOp = _NAMES["abs_"]
+Sign: type[UnaryScalarOp] = _NAMES["Sign"]
+sign: UnaryScalarOp = _NAMES["sign"]
+Sqr: type[UnaryScalarOp] = _NAMES["Sqr"]
+sqr: UnaryScalarOp = _NAMES["sqr"]
+Sqrt: type[UnaryScalarOp] = _NAMES["Sqrt"]
+sqrt: UnaryScalarOp = _NAMES["sqrt"]
+Maximum: type[BinaryScalarOp] = _NAMES["Maximum"]
+maximum: BinaryScalarOp = _NAMES["maximum"]
+Minimum: type[BinaryScalarOp] = _NAMES["Minimum"]
+minimum: BinaryScalarOp = _NAMES["minimum"]
+Identity: type[UnaryScalarOp] = _NAMES["Identity"]
+identity: UnaryScalarOp = _NAMES["identity"]
+Exp: type[UnaryScalarOp] = _NAMES["Exp"]
+exp: UnaryScalarOp = _NAMES["exp"]
+Exp2: type[UnaryScalarOp] = _NAMES["Exp2"]
+exp2: UnaryScalarOp = _NAMES["exp2"]
+Expm1: type[UnaryScalarOp] = _NAMES["Expm1"]
+expm1: UnaryScalarOp = _NAMES["expm1"]
+Log: type[UnaryScalarOp] = _NAMES["Log"]
+log: UnaryScalarOp = _NAMES["log"]
+Log2: type[UnaryScalarOp] = _NAMES["Log2"]
+log2: UnaryScalarOp = _NAMES["log2"]
+Log10: type[UnaryScalarOp] = _NAMES["Log10"]
+log10: UnaryScalarOp = _NAMES["log10"]
+Log1p: type[UnaryScalarOp] = _NAMES["Log1p"]
+log1p: UnaryScalarOp = _NAMES["log1p"]
+Sin: type[UnaryScalarOp] = _NAMES["Sin"]
+sin: UnaryScalarOp = _NAMES["sin"]
+Cos: type[UnaryScalarOp] = _NAMES["Cos"]
+cos: UnaryScalarOp = _NAMES["cos"]
+Tan: type[UnaryScalarOp] = _NAMES["Tan"]
+tan: UnaryScalarOp = _NAMES["tan"]
+ArcSin: type[UnaryScalarOp] = _NAMES["ArcSin"]
+arcsin: UnaryScalarOp = _NAMES["arcsin"]
+ArcCos: type[UnaryScalarOp] = _NAMES["ArcCos"]
+arccos: UnaryScalarOp = _NAMES["arccos"]
+ArcTan: type[UnaryScalarOp] = _NAMES["ArcTan"]
+arctan: UnaryScalarOp = _NAMES["arctan"]
+ArcTan2: type[BinaryScalarOp] = _NAMES["ArcTan2"]
+arctan2: BinaryScalarOp = _NAMES["arctan2"]
+Sinh: type[UnaryScalarOp] = _NAMES["Sinh"]
+sinh: UnaryScalarOp = _NAMES["sinh"]
+Cosh: type[UnaryScalarOp] = _NAMES["Cosh"]
+cosh: UnaryScalarOp = _NAMES["cosh"]
+Tanh: type[UnaryScalarOp] = _NAMES["Tanh"]
+tanh: UnaryScalarOp = _NAMES["tanh"]
+ArcSinh: type[UnaryScalarOp] = _NAMES["ArcSinh"]
+arcsinh: UnaryScalarOp = _NAMES["arcsinh"]
+ArcCosh: type[UnaryScalarOp] = _NAMES["ArcCosh"]
+arccosh: UnaryScalarOp = _NAMES["arccosh"]
+ArcTanh: type[UnaryScalarOp] = _NAMES["ArcTanh"]
+arctanh: UnaryScalarOp = _NAMES["arctanh"]
+Floor: type[UnaryScalarOp] = _NAMES["Floor"]
+floor: UnaryScalarOp = _NAMES["floor"]
+Ceil: type[UnaryScalarOp] = _NAMES["Ceil"]
+ceil: UnaryScalarOp = _NAMES["ceil"]
+Trunc: type[UnaryScalarOp] = _NAMES["Trunc"]
+trunc: UnaryScalarOp = _NAMES["trunc"]
+LT: type[BinaryScalarOp] = _NAMES["LT"]
+lt: BinaryScalarOp = _NAMES["lt"]
+GT: type[BinaryScalarOp] = _NAMES["GT"]
+gt: BinaryScalarOp = _NAMES["gt"]
+LE: type[BinaryScalarOp] = _NAMES["LE"]
+le: BinaryScalarOp = _NAMES["le"]
+GE: type[BinaryScalarOp] = _NAMES["GE"]
+ge: BinaryScalarOp = _NAMES["ge"]
+EQ: type[BinaryScalarOp] = _NAMES["EQ"]
+eq: BinaryScalarOp = _NAMES["eq"]
+NEQ: type[BinaryScalarOp] = _NAMES["NEQ"]
+neq: BinaryScalarOp = _NAMES["neq"]
+AND: type[BinaryScalarOp] = _NAMES["AND"]
+and_: BinaryScalarOp = _NAMES["and_"]
+OR: type[BinaryScalarOp] = _NAMES["OR"]
+or_: BinaryScalarOp = _NAMES["or_"]
+XOR: type[BinaryScalarOp] = _NAMES["XOR"]
+xor: BinaryScalarOp = _NAMES["xor"]
+Invert: type[UnaryScalarOp] = _NAMES["Invert"]
+invert: UnaryScalarOp = _NAMES["invert"]
+LeftShift: type[BinaryScalarOp] = _NAMES["LeftShift"]
+left_shift: BinaryScalarOp = _NAMES["left_shift"]
+RightShift: type[BinaryScalarOp] = _NAMES["RightShift"]
+right_shift: BinaryScalarOp = _NAMES["right_shift"]
+LogicalAnd: type[BinaryScalarOp] = _NAMES["LogicalAnd"]
+logical_and: BinaryScalarOp = _NAMES["logical_and"]
+LogicalOr: type[BinaryScalarOp] = _NAMES["LogicalOr"]
+logical_or: BinaryScalarOp = _NAMES["logical_or"]
+LogicalXor: type[BinaryScalarOp] = _NAMES["LogicalXor"]
+logical_xor: BinaryScalarOp = _NAMES["logical_xor"]
+LogicalNot: type[UnaryScalarOp] = _NAMES["LogicalNot"]
+logical_not: UnaryScalarOp = _NAMES["logical_not"]
+IsNan: type[UnaryScalarOp] = _NAMES["IsNan"]
+isnan: UnaryScalarOp = _NAMES["isnan"]
+IsInf: type[UnaryScalarOp] = _NAMES["IsInf"]
+isinf: UnaryScalarOp = _NAMES["isinf"]
+IsFinite: type[UnaryScalarOp] = _NAMES["IsFinite"]
+isfinite: UnaryScalarOp = _NAMES["isfinite"]
+Erf: type[UnaryScalarOp] = _NAMES["Erf"]
+erf: UnaryScalarOp = _NAMES["erf"]
+Erfc: type[UnaryScalarOp] = _NAMES["Erfc"]
+erfc: UnaryScalarOp = _NAMES["erfc"]
+Erfinv: type[UnaryScalarOp] = _NAMES["Erfinv"]
+erfinv: UnaryScalarOp = _NAMES["erfinv"]
+Erfcinv: type[UnaryScalarOp] = _NAMES["Erfcinv"]
+erfcinv: UnaryScalarOp = _NAMES["erfcinv"]
+Gamma: type[UnaryScalarOp] = _NAMES["Gamma"]
+gamma: UnaryScalarOp = _NAMES["gamma"]
+GammaLn: type[UnaryScalarOp] = _NAMES["GammaLn"]
+gammaln: UnaryScalarOp = _NAMES["gammaln"]
+Psi: type[UnaryScalarOp] = _NAMES["Psi"]
+psi: UnaryScalarOp = _NAMES["psi"]
+Sigmoid: type[UnaryScalarOp] = _NAMES["Sigmoid"]
+sigmoid: UnaryScalarOp = _NAMES["sigmoid"]
+Softplus: type[UnaryScalarOp] = _NAMES["Softplus"]
+softplus: UnaryScalarOp = _NAMES["softplus"]
+log1pexp: UnaryScalarOp = _NAMES["log1pexp"]
+Log1mexp: type[UnaryScalarOp] = _NAMES["Log1mexp"]
+log1mexp: UnaryScalarOp = _NAMES["log1mexp"]
+Softsign: type[UnaryScalarOp] = _NAMES["Softsign"]
+softsign: UnaryScalarOp = _NAMES["softsign"]
+Real: type[UnaryScalarOp] = _NAMES["Real"]
+real: UnaryScalarOp = _NAMES["real"]
+Imag: type[UnaryScalarOp] = _NAMES["Imag"]
+imag: UnaryScalarOp = _NAMES["imag"]
+Conj: type[UnaryScalarOp] = _NAMES["Conj"]
+conj: UnaryScalarOp = _NAMES["conj"]
+# END generated
