@@ -297,6 +297,10 @@ __all__ += [
 ]
 # END generated
 
+# every family module loads with the package (this one, whose ops are all rows, after the
+# rest: the table it imports needs theon.scalar.basic loaded first)
+from theon.scalar import transcendental as transcendental  # noqa: E402
+
 # The "py" linker's emitters for these Ops live above this layer: name them for the
 # linker to import before its first link (see theon.link.registry).
 _register_linker_backend("py", "theon.backends.py.scalar")
