@@ -365,25 +365,19 @@ class Scan(Op):
     def perform(
         self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]
     ) -> None:
+        """Run the loop: the fast loop where it applies, else the generated step loop,
+        else one runner call per step; then store the outputs."""
         info = self.info
         c = self._inner.get(node)
-        runner, alias, fast = c.runner, c.alias, c.fast
-        fn = runner.fn
-        fix = alias if any(info.store_last) else ()
         n = int(inputs[0])
         if n < 0:
             raise ValueError(f"{self}: n_steps must be >= 0, got {n}")
         sseq, sst, sns = info.outer_slices()
         seqs = list(inputs[sseq])
-        for s, var in zip(seqs, node.inputs[sseq]):
-            if s.shape[0] < n:
-                raise ValueError(
-                    f"{self}: sequence {describe(var)} has {s.shape[0]} entries but the loop "
-                    f"runs {n} steps (n_steps = {n}); give a longer sequence or fewer steps"
-                )
+        self._check_sequences(node, seqs, n)
         nonseqs = list(inputs[sns])
-        if fast is not None and n > 0 and fast.enabled:
-            res = fast(n, seqs, inputs[sst], nonseqs)
+        if c.fast is not None and n > 0 and c.fast.enabled:
+            res = c.fast(n, seqs, inputs[sst], nonseqs)
             if res is not None:
                 for j, b in enumerate(res[0]):
                     output_storage[j][0] = b
@@ -394,21 +388,91 @@ class Scan(Op):
             # a transposed matrix read every step (W.T in a backward loop): one C-ordered
             # copy now, as BLAS multiplies by it faster than by the strided view
             nonseqs = [_c_ordered(w) for w in nonseqs]
-        lock = None if runner.reentrant else self._lock
         bufs, reads, writes, lasts = self._state_buffers(node, inputs[sst], n)
+        nits: list[Any] = [None] * info.n_nit
+        # the carried states (generators): copied, so the caller's value is not advanced
+        carried = [copy.deepcopy(x) for x in inputs[info.carried_inputs]]
+        done = n
+        gen = self._generated_loop(c)
+        lock = None if c.runner.reentrant else self._lock
+        if lock is not None:
+            lock.acquire()
+        retry = False
+        try:
+            if gen is None:
+                done, carried = self._run_steps(c, node, n, seqs, bufs, reads, writes, nonseqs,
+                                                nits, carried)
+            else:
+                retry = not self._run_generated(gen, c, node, n, seqs, bufs, nonseqs, nits)
+        finally:
+            if lock is not None:
+                lock.release()
+        if retry:  # the body inlined in the loop failed: the whole scan runs again
+            self.perform(node, inputs, output_storage)
+            return
+        self._store_outputs(node, output_storage, bufs, lasts, nits, carried, done, n)
+
+    def _check_sequences(self, node: Apply, seqs: list[Any], n: int) -> None:
+        """Refuse a sequence shorter than the ``n`` steps."""
+        for s, var in zip(seqs, node.inputs[self.info.outer_slices()[0]]):
+            if s.shape[0] < n:
+                raise ValueError(
+                    f"{self}: sequence {describe(var)} has {s.shape[0]} entries but the loop "
+                    f"runs {n} steps (n_steps = {n}); give a longer sequence or fewer steps"
+                )
+
+    def _run_generated(
+        self, gen: Any, c: _Compiled, node: Apply, n: int, seqs: list[Any], bufs: list[Any],
+        nonseqs: list[Any], nits: list[Any],
+    ) -> bool:
+        """Run the ``n`` steps with the generated step loop ``gen``; ``False`` when the
+        body inlined in it failed (the body then runs with the loop calling the runner,
+        which reports errors with their node: the caller runs the scan again)."""
+        rows = [b.shape[1:] for b in bufs]
+        at = [0]
+
+        def bad(j: int, y: Any) -> Any:
+            if np.shape(y) != rows[j]:
+                self._bad_state(node, j, y, rows[j])
+            return np.asarray(y, dtype=bufs[j].dtype)
+
+        def alloc(m: int, y: Any) -> Any:
+            return self._alloc_nit(node, m, y, n)
+
+        try:
+            gen(n, c.runner.fn, seqs, bufs, nonseqs, nits, rows, [b.dtype for b in bufs], bad,
+                alloc, at)
+        except Exception as exc:
+            if not getattr(gen, "inlined", False):
+                exc.add_note(self._step_note(node, at[0]))
+                raise
+            info = self.info
+            c.step_loop = make_step_loop(info.n_seqs, info.store_last, info.n_nit,
+                                         info.n_nonseqs)
+            return False
+        return True
+
+    def _run_steps(
+        self, c: _Compiled, node: Apply, n: int, seqs: list[Any], bufs: list[Any],
+        reads: list[tuple[int, int, int]], writes: list[tuple[int, int]], nonseqs: list[Any],
+        nits: list[Any], carried: list[Any],
+    ) -> tuple[int, list[Any]]:
+        """Run the steps, one runner call each, writing the state rows into ``bufs`` and
+        the other outputs into ``nits``: the number of steps run (fewer for a while
+        loop that stopped) and the carried states' values after them."""
+        info = self.info
+        runner = c.runner
+        fn = runner.fn
+        fix = c.alias if any(info.store_last) else ()
         rows = [b.shape[1:] for b in bufs]
         n_st, n_nit = info.n_states, info.n_nit
-        nits: list[Any] = [None] * n_nit
-        done = n
         # one argument list reused by every step: sequences, state taps, non-sequences
         args: list[Any] = [None] * info.n_inner_inputs
         n_seqs = len(seqs)
         n_ns = len(nonseqs)
         args[n_seqs + len(reads): n_seqs + len(reads) + n_ns] = nonseqs
-        # the carried states (generators): copied, so the caller's value is not advanced
         c_in = info.n_inner_inputs - info.n_carried
         c_out = info.carried_outputs
-        carried = [copy.deepcopy(x) for x in inputs[info.carried_inputs]]
         args[c_in:] = carried
         ell = Ellipsis
         # a 0-d float64 body input that the runner reads only as a float gets a Python
@@ -423,37 +487,8 @@ class Scan(Op):
                      for a, (j, off, ring) in enumerate(reads)]
         state_steps = [(j, bufs[j], pos, ring, rows[j]) for j, (pos, ring) in enumerate(writes)]
         t = 0
-        retry = False
-        gen = self._generated_loop(c)
-        if lock is not None:
-            lock.acquire()
         try:
-            if gen is not None:
-                at = [0]
-
-                def bad(j: int, y: Any) -> Any:
-                    if np.shape(y) != rows[j]:
-                        self._bad_state(node, j, y, rows[j])
-                    return np.asarray(y, dtype=bufs[j].dtype)
-
-                def alloc(m: int, y: Any) -> Any:
-                    return self._alloc_nit(node, m, y, n)
-
-                try:
-                    gen(n, fn, seqs, bufs, nonseqs, nits, rows, [b.dtype for b in bufs], bad,
-                        alloc, at)
-                except Exception:
-                    if not getattr(gen, "inlined", False):
-                        raise
-                    # the body inlined in the loop failed: from now on this body runs
-                    # with the loop calling the runner, which reports errors with
-                    # their node; the whole scan runs again that way (below)
-                    c.step_loop = make_step_loop(info.n_seqs, info.store_last, info.n_nit,
-                                                 info.n_nonseqs)
-                    retry = True
-                finally:
-                    t = at[0]
-            for t in range(0 if gen is None or retry else n, 0 if retry else n):
+            for t in range(n):
                 for i, s, f in seq_steps:
                     args[i] = s.item(t) if f else s[t, ell]
                 for a, b, off, ring, f in tap_steps:
@@ -478,17 +513,24 @@ class Scan(Op):
                     carried = list(outs[c_out])
                     args[c_in:] = carried
                 if info.as_while and outs[-1]:
-                    done = t + 1
-                    break
+                    return t + 1, carried
         except Exception as exc:
-            exc.add_note(f"(in step {t} of {self}, built at {_where(node)})")
+            exc.add_note(self._step_note(node, t))
             raise
-        finally:
-            if lock is not None:
-                lock.release()
-        if retry:
-            self.perform(node, inputs, output_storage)
-            return
+        return n, carried
+
+    def _step_note(self, node: Apply, t: int) -> str:
+        return f"(in step {t} of {self}, built at {_where(node)})"
+
+    def _store_outputs(
+        self, node: Apply, output_storage: list[list[Any]], bufs: list[Any], lasts: list[bool],
+        nits: list[Any], carried: list[Any], done: int, n: int,
+    ) -> None:
+        """Store the outputs of a run of ``done`` of the ``n`` steps: each state's rows
+        (its last ``L_j`` in order for ``store_last``), each output stacked over the
+        steps run, and the carried states."""
+        info = self.info
+        n_st = info.n_states
         for j in range(n_st):
             b = bufs[j]
             if lasts[j]:
@@ -498,7 +540,7 @@ class Scan(Op):
             elif done < n:
                 b = b[: info.lags[j] + done].copy()
             output_storage[j][0] = b
-        for m in range(n_nit):
+        for m in range(info.n_nit):
             y = nits[m]
             if y is None:
                 ot = tensor_type(node.outputs[n_st + m])
@@ -506,6 +548,7 @@ class Scan(Op):
             elif done < n:
                 y = y[:done].copy()
             output_storage[n_st + m][0] = y
+        c_out = info.carried_outputs
         for i, g in enumerate(carried):
             output_storage[c_out.start + i][0] = g
 
