@@ -175,13 +175,41 @@ def loop(
     else:
         x_leaves, x_def = flatten(xs)
         x_vars = [as_tensor_variable(x) for x in x_leaves]
-    n_c, n_x = len(c_vars), len(x_vars)
-    y_def: list[Tree] = []
+    n_c = len(c_vars)
+    body = _Body(step, xs is not None, x_def, c_def, len(x_vars), n_c)
+    results, _, buffers = build_scan(
+        body, x_vars or None, c_vars, None, length, -1, reverse, mode, name, False,
+        trailing_nit=True,
+    )
+    finals = []
+    for buf in buffers[:n_c]:
+        assert buf is not None
+        finals.append(buf[-1])
+    final = unflatten(c_def, finals)
+    ys_vars = results[n_c:]
+    if reverse:
+        ys_vars = [y[::-1] for y in ys_vars]
+    y_def = body.y_def[0]
+    ys = None if y_def == "none" else unflatten(y_def, ys_vars)
+    return final, ys
 
-    def body(*args: Variable) -> Any:
-        x = None if xs is None else unflatten(x_def, list(args[:n_x]))
+
+class _Body:
+    """The step function :func:`loop` gives ``build_scan``: it calls ``step(carry, x)``
+    on the unflattened placeholders and flattens what it returns, checking that the
+    carry keeps its structure and types; ``y_def`` records the structure of ``y``."""
+
+    def __init__(self, step: Callable[[Any, Any], Any], has_xs: bool, x_def: Tree,
+                 c_def: Tree, n_x: int, n_c: int) -> None:
+        self.step, self.has_xs, self.x_def, self.c_def = step, has_xs, x_def, c_def
+        self.n_x, self.n_c = n_x, n_c
+        self.y_def: list[Tree] = []
+
+    def __call__(self, *args: Variable) -> Any:
+        n_x, n_c, c_def = self.n_x, self.n_c, self.c_def
+        x = unflatten(self.x_def, list(args[:n_x])) if self.has_xs else None
         carry = unflatten(c_def, list(args[n_x: n_x + n_c]))
-        res = step(carry, x)
+        res = self.step(carry, x)
         cond = None
         if isinstance(res, tuple) and len(res) == 3 and isinstance(res[2], until):
             res, cond = res[:2], res[2]
@@ -205,21 +233,6 @@ def loop(
                     f"returns {describe(new)} of type {new.type}; cast one of them"
                 )
         y_leaves, tdef = ([], None) if y is None else flatten(y)
-        y_def.append(tdef if y is not None else "none")
+        self.y_def.append(tdef if y is not None else "none")
         outs = nc_vars + [as_tensor_variable(v) for v in y_leaves]
         return (outs, cond) if cond is not None else outs
-
-    results, _, buffers = build_scan(
-        body, x_vars or None, c_vars, None, length, -1, reverse, mode, name, False,
-        trailing_nit=True,
-    )
-    finals = []
-    for buf in buffers[:n_c]:
-        assert buf is not None
-        finals.append(buf[-1])
-    final = unflatten(c_def, finals)
-    ys_vars = results[n_c:]
-    if reverse:
-        ys_vars = [y[::-1] for y in ys_vars]
-    ys = None if y_def[0] == "none" else unflatten(y_def[0], ys_vars)
-    return final, ys
