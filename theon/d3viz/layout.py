@@ -190,11 +190,47 @@ def layout(nodes: Sequence[Hashable], sizes: Mapping[Hashable, tuple[float, floa
     shift = -min(layer.values(), default=0)
     layer = {n: v + shift for n, v in layer.items()}
     nlayers = max(layer.values(), default=-1) + 1
-
-    # long edges become chains of dummies, one per layer crossed; the long edges
-    # leaving one node share one chain (a trunk that its far consumers branch off),
-    # so a variable used all over a graph costs one dummy per layer, not per use
     size = {n: (float(sizes[n][0]), float(sizes[n][1])) for n in nodes}
+    r = _route_long_edges(nodes, edges, succ, layer, size)
+    order = _order_layers(nodes, r, layer, nlayers, sweeps)
+    y, top = _y_coords(order, size)
+    x = _x_coords(order, size, r, nlayers, passes)
+    left = min((x[n] - size[n][0] / 2 for n in x), default=0.0)
+    for n in x:
+        x[n] += MARGIN - left
+    width = max((x[n] + size[n][0] / 2 for n in x), default=0.0) + MARGIN
+    height = max(top - V_GAP + MARGIN, 2 * MARGIN)
+
+    out = Layout(width=width, height=height, edges=edges, straight=r.straight)
+    for n in nodes:
+        out.x[n], out.y[n], out.size[n], out.layer[n] = x[n], y[n], size[n], layer[n]
+    out.order = [[n for n in row if n in succ] for row in order]
+    out.routes = [[(x[d], y[d]) for d in chain] for chain in r.chains]
+    return out
+
+
+@dataclass
+class _Routes:
+    """The edges between adjacent layers (``down``/``up``, through dummies), each node's
+    trunk of dummies, each edge's chain of them, and the edges drawn straight."""
+
+    down: dict[Hashable, list[Hashable]]
+    up: dict[Hashable, list[Hashable]]
+    trunk: dict[Hashable, list[Hashable]]
+    chains: list[list[Hashable]]
+    straight: list[int]
+
+
+def _route_long_edges(nodes: list[Hashable], edges: list[tuple[Hashable, Hashable]],
+                      succ: dict[Hashable, list[Hashable]], layer: dict[Hashable, int],
+                      size: dict[Hashable, tuple[float, float]]) -> _Routes:
+    """Long edges become chains of dummies (added to ``layer`` and ``size``), one per
+    layer crossed.
+
+    The long edges leaving one node share one chain (a trunk that its far consumers
+    branch off), so a variable used all over a graph costs one dummy per layer, not
+    per use.
+    """
     down: dict[Hashable, list[Hashable]] = {n: [] for n in nodes}
     up: dict[Hashable, list[Hashable]] = {n: [] for n in nodes}
     trunk: dict[Hashable, list[Hashable]] = {}
@@ -232,29 +268,37 @@ def layout(nodes: Sequence[Hashable], sizes: Mapping[Hashable, tuple[float, floa
         last = chain[-1] if chain else a
         down[last].append(b)
         up[b].append(last)
+    return _Routes(down, up, trunk, chains, straight)
 
-    # initial order: the given order, then the dummies
+
+def _order_layers(nodes: list[Hashable], r: _Routes, layer: dict[Hashable, int],
+                  nlayers: int, sweeps: int) -> list[list[Hashable]]:
+    """Each layer's left-to-right order: the given order, then the dummies, improved by
+    ``sweeps`` rounds of crossing reduction (the order with the fewest crossings)."""
     order: list[list[Hashable]] = [[] for _ in range(nlayers)]
     for n in nodes:
         order[layer[n]].append(n)
     for a in nodes:
-        for d in trunk[a]:
+        for d in r.trunk[a]:
             order[layer[d]].append(d)
     best = [list(o) for o in order]
-    best_cross = _total_crossings(order, down)
+    best_cross = _total_crossings(order, r.down)
     for s in range(sweeps):
         if best_cross == 0:
             break
         if s % 2 == 0:
-            _sweep(order, up, range(1, nlayers), -1)
+            _sweep(order, r.up, range(1, nlayers), -1)
         else:
-            _sweep(order, down, range(nlayers - 2, -1, -1), 1)
-        c = _total_crossings(order, down)
+            _sweep(order, r.down, range(nlayers - 2, -1, -1), 1)
+        c = _total_crossings(order, r.down)
         if c < best_cross:
             best, best_cross = [list(o) for o in order], c
-    order = best
+    return best
 
-    # y: layer by layer, each layer as tall as its tallest box
+
+def _y_coords(order: list[list[Hashable]], size: dict[Hashable, tuple[float, float]]
+              ) -> tuple[dict[Hashable, float], float]:
+    """y: layer by layer, each layer as tall as its tallest box; and the bottom."""
     y: dict[Hashable, float] = {}
     top = MARGIN
     for row in order:
@@ -262,8 +306,13 @@ def layout(nodes: Sequence[Hashable], sizes: Mapping[Hashable, tuple[float, floa
         for n in row:
             y[n] = top + h / 2
         top += h + V_GAP
+    return y, top
 
-    # x: packed, then pulled towards the neighbours' centres
+
+def _x_coords(order: list[list[Hashable]], size: dict[Hashable, tuple[float, float]],
+              r: _Routes, nlayers: int, passes: int) -> dict[Hashable, float]:
+    """x: packed, then pulled towards the neighbours' centres in ``passes`` rounds."""
+    up, down = r.up, r.down
     x: dict[Hashable, float] = {}
     offsets: list[list[float]] = []
     for row in order:
@@ -285,15 +334,4 @@ def layout(nodes: Sequence[Hashable], sizes: Mapping[Hashable, tuple[float, floa
                 desired.append(sum(x[m] for m in ns) / len(ns) if ns else x[n])
             for n, v in zip(row, _pav(desired, offsets[i])):
                 x[n] = v
-    left = min((x[n] - size[n][0] / 2 for n in x), default=0.0)
-    for n in x:
-        x[n] += MARGIN - left
-    width = max((x[n] + size[n][0] / 2 for n in x), default=0.0) + MARGIN
-    height = max(top - V_GAP + MARGIN, 2 * MARGIN)
-
-    out = Layout(width=width, height=height, edges=edges, straight=straight)
-    for n in nodes:
-        out.x[n], out.y[n], out.size[n], out.layer[n] = x[n], y[n], size[n], layer[n]
-    out.order = [[n for n in row if n in succ] for row in order]
-    out.routes = [[(x[d], y[d]) for d in chain] for chain in chains]
-    return out
+    return x
