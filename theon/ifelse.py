@@ -486,9 +486,7 @@ def local_ifelse_merge_same_condition(fgraph: FunctionGraph, node: Apply) -> Any
     ctx = None
     for client, _ in fgraph.clients.get(cond, []):
         if (
-            client == "output"
-            or client is node
-            or not isinstance(client, Apply)
+            client is node
             or not isinstance(client.op, IfElse)
             or client.inputs[0] is not cond
         ):

@@ -8,7 +8,7 @@ from theon.graph.features import (
     NodeFinder,
     ReplaceValidate,
 )
-from theon.graph.fg import FunctionGraph, MissingInputError
+from theon.graph.fg import FunctionGraph, MissingInputError, Output
 from theon.graph.replace import equal_computations
 from theon.graph.traversal import ancestors
 
@@ -49,7 +49,7 @@ def test_clients_bookkeeping_through_replace():
     # replacing an output
     w = neg(x)
     fg.replace(out, w)
-    assert fg.outputs[0] is w and fg.clients[w] == [("output", 0)]
+    assert fg.outputs[0] is w and fg.clients[w] == [fg.get_output_client(0)]
     assert z not in fg.variables
     fg.check_integrity()
 
@@ -187,7 +187,9 @@ def test_graph_without_apply():
     x = ft("x")
     fg = FunctionGraph([x], [x])
     (fx,) = fg.inputs
-    assert fg.toposort() == [] and fg.clients[fx] == [("output", 0)] and fg.outputs == [fx]
+    assert fg.toposort() == [] and fg.outputs == [fx]
+    ((node, i),) = fg.clients[fx]
+    assert isinstance(node.op, Output) and node.op.idx == 0 and i == 0 and node.inputs == [fx]
 
 
 def test_apply_outputs_need_owner_free():

@@ -144,7 +144,7 @@ class RewriteRecorder(Feature):
             self.produced_by[node] = reason
             self._pending.append(node)
 
-    def on_change_input(self, fgraph: FunctionGraph, node: Apply | str, i: int,
+    def on_change_input(self, fgraph: FunctionGraph, node: Apply, i: int,
                         old: Variable, new: Variable, reason: str | None) -> None:
         for n in self._pending:
             self.replaced.setdefault(n, old)

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from theon.graph.basic import Constant, Variable
-from theon.graph.fg import FunctionGraph
+from theon.graph.fg import FunctionGraph, Output
 from theon.graph.replace import clone_get_equiv
 from theon.graph.traversal import io_toposort
 from theon.rewriting.db import RewriteQuery, resolve_rewriter
@@ -109,10 +109,9 @@ def stable_seeds(
     # the copy's nodes are private: point their placeholder inputs at the real variables
     for ph, v in back.items():
         for node, i in list(fg.clients.get(ph, ())):
-            if node == "output":
-                fg.outputs[i] = v
-            else:
-                node.inputs[i] = v
+            node.inputs[i] = v
+            if isinstance(node.op, Output):
+                fg.outputs[node.op.idx] = v
     out: dict[Variable, Variable] = {}
     for k, new in zip(keys, fg.outputs):
         g = seeds[k]

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.features import AlreadyThere, Feature, InconsistencyError, ReplaceValidate
+from theon.graph.fg import Output
 
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
@@ -255,14 +256,15 @@ class DestroyHandler(Feature):
     def on_change_input(
         self,
         fgraph: FunctionGraph,
-        node: Apply | str,
+        node: Apply,
         i: int,
         old: Variable,
         new: Variable,
         reason: str | None,
     ) -> None:
-        if not isinstance(node, Apply):
-            self.outputs_touched.add(i)
+        op = node.op
+        if type(op) is Output:
+            self.outputs_touched.add(op.idx)
             return
         if node.op.view_map:
             self._unlink_views(node)
@@ -349,7 +351,7 @@ class DestroyHandler(Feature):
         seen: set[Apply] = set()
         for a in self.aliases(root):
             for c, j in fg.clients.get(a, ()):
-                if not isinstance(c, Apply):
+                if type(c.op) is Output:
                     if strict:
                         raise InconsistencyError(
                             f"{d.op} would overwrite {describe(a)}, which is an output of "
@@ -396,7 +398,8 @@ class DestroyHandler(Feature):
     # kept up to date locally (dynamic topological sort, Pearce & Kelly)
     def _succ(self, fgraph: FunctionGraph, n: Apply, droots: Any) -> list[Apply]:
         """Nodes that must come after ``n``: its clients, and destroyers of what it reads."""
-        out = [c for o in n.outputs for c, _ in fgraph.clients.get(o, ()) if isinstance(c, Apply)]
+        out = [c for o in n.outputs for c, _ in fgraph.clients.get(o, ())
+               if type(c.op) is not Output]
         if droots:
             for inp in n.inputs:
                 for r in view_roots(inp):
@@ -526,7 +529,7 @@ class DestroyHandler(Feature):
             hi = inf
             for out in t.outputs:
                 for c, _ in clients.get(out, ()):
-                    pc = pos.get(c) if isinstance(c, Apply) else None
+                    pc = pos.get(c)  # (None for an Output node)
                     if pc is not None and pc < hi:
                         hi = pc
             if lo == -inf:
@@ -615,7 +618,8 @@ class DestroyHandler(Feature):
             n = stack.pop()
             nexts: list[Apply] = list(after.get(n, ()))
             for out in n.outputs:
-                nexts.extend(c for c, _ in fgraph.clients.get(out, ()) if isinstance(c, Apply))
+                nexts.extend(c for c, _ in fgraph.clients.get(out, ())
+                             if type(c.op) is not Output)
             for c in nexts:
                 if c not in seen:
                     seen.add(c)
@@ -685,7 +689,7 @@ def can_destroy(fgraph: FunctionGraph, node: Apply, i: int) -> bool:
         # the cost does not grow with node's other inputs (a sum of 10^4 inputs)
         for a in dh.aliases(r):
             for c, j in fgraph.clients.get(a, ()):
-                if not isinstance(c, Apply):
+                if type(c.op) is Output:
                     return False
                 if c is not node:
                     readers.append(c)

@@ -55,13 +55,14 @@ class Feature:
     def on_change_input(
         self,
         fgraph: FunctionGraph,
-        node: Apply | str,
+        node: Apply,
         i: int,
         old: Variable,
         new: Variable,
         reason: str | None,
     ) -> None:
-        """Called when input ``i`` of ``node`` (or output ``i`` if node is 'output') changes."""
+        """Called when input ``i`` of ``node`` changes (``node`` is an
+        :class:`~theon.graph.fg.Output` node when a graph output changes)."""
 
     def orderings(self, fgraph: FunctionGraph) -> dict[Apply, list[Apply]]:
         """Extra ordering constraints: node -> nodes that must run before it."""
@@ -86,7 +87,7 @@ class History(Feature):
     """
 
     def __init__(self) -> None:
-        self.history: dict[FunctionGraph, list[tuple[Apply | str, int, Variable, Variable]]] = {}
+        self.history: dict[FunctionGraph, list[tuple[Apply, int, Variable, Variable]]] = {}
         self.paused = False
 
     def on_attach(self, fgraph: FunctionGraph) -> None:
@@ -104,7 +105,7 @@ class History(Feature):
     def on_change_input(
         self,
         fgraph: FunctionGraph,
-        node: Apply | str,
+        node: Apply,
         i: int,
         old: Variable,
         new: Variable,

@@ -1,10 +1,12 @@
 """FunctionGraph: a graph with fixed inputs and outputs that rewrites may change.
 
 It is the seeds' "Env".  It keeps a ``clients`` map (variable -> the
-``(node, input index)`` pairs reading it, where ``node`` is ``"output"`` for the
-graph outputs; a :class:`Clients` behaves like a list of them), imports nodes as
-they become reachable and prunes them when orphaned, and tells its features
-about every change.
+``(node, input index)`` pairs reading it; a :class:`Clients` behaves like a list of
+them), imports nodes as they become reachable and prunes them when orphaned, and
+tells its features about every change.  Output ``k`` is read by an :class:`Output`
+node, ``Apply(Output(k), [out], [])``, as in PyTensor: ``fgraph.clients[out]``
+holds ``(output_node, 0)``.  Output nodes are not in ``apply_nodes`` nor in
+:meth:`FunctionGraph.toposort`; ``isinstance(node.op, Output)`` tells them apart.
 
 >>> from theon.graph.type import Generic
 >>> from theon.graph.op import Op
@@ -14,6 +16,8 @@ about every change.
 >>> fg = FunctionGraph([a], [out])
 >>> len(fg.apply_nodes), fg.outputs[0] is out
 (1, False)
+>>> [(type(n.op).__name__, n.op.idx, i) for n, i in fg.clients[fg.outputs[0]]]
+[('Output', 0, 0)]
 """
 
 from __future__ import annotations
@@ -21,17 +25,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from theon.graph.basic import Apply, Constant, Variable, format_trace
+from theon.graph.basic import Apply, Constant, Scratchpad, Variable, format_trace
 from theon.graph.features import NOOP_CALLBACKS, AlreadyThere, Feature
+from theon.graph.op import Op
 from theon.graph.replace import clone_get_equiv
 from theon.graph.traversal import io_toposort
 
 if TYPE_CHECKING:
     from theon.graph.destroyhandler import DestroyHandler
 
-__all__ = ["Clients", "FunctionGraph", "MissingInputError"]
+__all__ = ["Clients", "FunctionGraph", "MissingInputError", "Output"]
 
-Client = tuple[Any, int]  # (Apply | "output", index)
+Client = tuple[Apply, int]  # (a node reading the variable, the input position)
 F = TypeVar("F", bound=Feature)
 
 
@@ -95,6 +100,49 @@ class Clients(dict):  # type: ignore[type-arg]
 
     def __reduce__(self) -> Any:
         return (Clients, (), None, None, iter(self.items()))
+
+
+class Output(Op):
+    """The Op of the node that reads output ``idx`` of a FunctionGraph.
+
+    It computes nothing and has no outputs; it exists so that every reader of a
+    variable, graph outputs included, is an ``(Apply, input index)`` pair.
+
+    >>> Output(0) == Output(0), Output(0) == Output(1)
+    (True, False)
+    """
+
+    __props__ = ("idx",)
+
+    def __init__(self, idx: int) -> None:
+        self.idx = idx
+
+    def make_node(self, *inputs: Any) -> Apply:
+        (var,) = inputs
+        return Apply(self, [var], [])
+
+    def perform(
+        self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]
+    ) -> None:
+        raise RuntimeError(f"{self} marks a FunctionGraph output and is never computed")
+
+    def __str__(self) -> str:
+        return f"output[{self.idx}]"
+
+
+_OUTPUT_OPS: list[Output] = []
+
+
+def _output_node(idx: int, var: Variable) -> Apply:
+    """A new ``Apply(Output(idx), [var], [])`` (the Ops are shared: they are immutable)."""
+    while len(_OUTPUT_OPS) <= idx:
+        _OUTPUT_OPS.append(Output(len(_OUTPUT_OPS)))
+    node = Apply.__new__(Apply)
+    node.op = _OUTPUT_OPS[idx]
+    node.inputs = [var]
+    node.outputs = []
+    node.tag = Scratchpad()
+    return node
 
 
 class MissingInputError(ValueError):
@@ -177,6 +225,9 @@ class FunctionGraph:
         features: Iterable[Feature] | None = None,
         clone: bool = True,
         update_mapping: dict[int, int] | None = None,
+        *,
+        copy_inputs: bool = True,
+        copy_orphans: bool = True,
     ) -> None:
         if outputs is None:
             raise ValueError("FunctionGraph needs outputs")
@@ -189,6 +240,8 @@ class FunctionGraph:
         self.inputs: list[Variable] = []
         self._input_set: set[Variable] = set()
         self.outputs: list[Variable] = []
+        # the Output node reading each output (see Output)
+        self._output_nodes: list[Apply] = []
         self.apply_nodes: dict[Apply, None] = {}
         self.variables: dict[Variable, None] = {}
         self.clients: dict[Variable, Clients] = {}
@@ -209,7 +262,7 @@ class FunctionGraph:
         self.destroy_handler = None
         self.memo = {}
         if clone:
-            self._import_copy(inputs, outputs)
+            self._import_copy(inputs, outputs, copy_inputs, copy_orphans)
         else:
             for i in inputs:
                 self.add_input(i)
@@ -219,38 +272,78 @@ class FunctionGraph:
             self.attach_feature(f)
 
     # structure -------------------------------------------------------------------
-    def add_input(self, var: Variable) -> None:
-        """Add ``var`` as a graph input."""
+    def add_input(self, var: Variable, check: bool = True) -> None:
+        """Add ``var`` as a graph input (``check``: refuse a variable with an owner or a
+        constant)."""
         if var in self._input_set:
             return
-        if var.owner is not None:
-            raise ValueError(f"graph input {var} has an owner ({var.owner.op})")
-        if isinstance(var, Constant):
-            raise TypeError(
-                f"constant {describe(var)} cannot be an input of a function: its value is fixed"
-            )
+        if check:
+            if var.owner is not None:
+                raise ValueError(f"graph input {var} has an owner ({var.owner.op})")
+            if isinstance(var, Constant):
+                raise TypeError(
+                    f"constant {describe(var)} cannot be an input of a function: its value "
+                    "is fixed"
+                )
         self.inputs.append(var)
         self._input_set.add(var)
         self.variables[var] = None
         if var not in self.clients:
             self.clients[var] = Clients()
 
-    def add_output(self, var: Variable, reason: str | None = None) -> None:
-        """Append ``var`` to the outputs."""
+    def add_output(
+        self, var: Variable, reason: str | None = None, import_missing: bool = False
+    ) -> None:
+        """Append ``var`` to the outputs (``import_missing``: owner-less variables it
+        needs become inputs instead of raising :class:`MissingInputError`)."""
+        self.import_var(var, reason=reason, import_missing=import_missing)
+        node = _output_node(len(self.outputs), var)
         self.outputs.append(var)
-        self.import_var(var, reason=reason)
-        self.clients[var][("output", len(self.outputs) - 1)] = None
+        self._output_nodes.append(node)
+        self.clients[var][(node, 0)] = None
         self._topo = None
         self.change_count += 1
 
-    def import_var(self, var: Variable, reason: str | None = None) -> None:
-        """Bring ``var`` (and, through its owner, its whole missing subgraph) in."""
+    def get_output_client(self, i: int) -> Client:
+        """``(output_node, 0)``: the client that reads output ``i``.
+
+        >>> from theon.graph.type import Generic
+        >>> x = Generic()("x")
+        >>> fg = FunctionGraph([x], [x], clone=False)
+        >>> node, k = fg.get_output_client(0)
+        >>> str(node.op), k, node.inputs[0] is x
+        ('output[0]', 0, True)
+        """
+        return (self._output_nodes[i], 0)
+
+    def get_clients(self, var: Variable) -> list[Client]:
+        """The ``(node, input index)`` pairs reading ``var`` (a new list)."""
+        return list(self.clients.get(var, ()))
+
+    def add_client(self, var: Variable, new_client: Client) -> None:
+        """Record that ``new_client`` reads ``var`` (bookkeeping only; the node's inputs
+        are not changed)."""
+        if var not in self.clients:
+            self.clients[var] = Clients()
+        self.clients[var][new_client] = None
+
+    def import_var(
+        self, var: Variable, reason: str | None = None, import_missing: bool = False
+    ) -> None:
+        """Bring ``var`` (and, through its owner, its whole missing subgraph) in.
+
+        An owner-less, non-constant variable that is not an input raises
+        :class:`MissingInputError`, or becomes an input with ``import_missing``.
+        """
         if var in self.variables:
             return
         if var.owner is not None:
-            self.import_node(var.owner, reason=reason)
+            self.import_node(var.owner, reason=reason, import_missing=import_missing)
             return
         if not isinstance(var, Constant) and var not in self._input_set:
+            if import_missing:
+                self.add_input(var)
+                return
             raise MissingInputError(
                 f"the graph needs {describe(var)}, which is not one of the function's inputs"
             )
@@ -258,8 +351,15 @@ class FunctionGraph:
         if var not in self.clients:
             self.clients[var] = Clients()
 
-    def import_node(self, node: Apply, check: bool = True, reason: str | None = None) -> None:
-        """Import ``node`` and any of its ancestors not yet in the graph."""
+    def import_node(
+        self,
+        node: Apply,
+        check: bool = True,
+        reason: str | None = None,
+        import_missing: bool = False,
+    ) -> None:
+        """Import ``node`` and any of its ancestors not yet in the graph (``import_missing``:
+        see :meth:`import_var`)."""
         apply_nodes = self.apply_nodes
         if node in apply_nodes:
             return
@@ -271,6 +371,12 @@ class FunctionGraph:
                 break
         else:  # the usual case: a single new node on known variables
             new_nodes = [node]
+        if import_missing:
+            for n in new_nodes:
+                for v in n.inputs:
+                    if (v.owner is None and v not in self.variables
+                            and not isinstance(v, Constant)):
+                        self.add_input(v)
         self._add_nodes(new_nodes, check, reason)
 
     def _add_nodes(self, new_nodes: list[Apply], check: bool, reason: str | None) -> None:
@@ -311,17 +417,24 @@ class FunctionGraph:
         self._topo = None
         self.change_count += 1
 
-    def _import_copy(self, inputs: list[Variable], outputs: list[Variable]) -> None:
+    def _import_copy(
+        self,
+        inputs: list[Variable],
+        outputs: list[Variable],
+        copy_inputs: bool = True,
+        copy_orphans: bool = True,
+    ) -> None:
         """Make this graph a copy of the graph between ``inputs`` and ``outputs``.
 
         The same as adding copies of the inputs, then of each output in turn (which
         imports its missing nodes, dependencies first), but in one walk: each
-        node is copied when it is imported.
+        node is copied when it is imported.  ``copy_inputs=False`` keeps the given
+        inputs themselves, ``copy_orphans=False`` the constants.
         """
         equiv: dict[Any, Any] = {}
         for i in inputs:
             if i not in equiv:
-                equiv[i] = i.clone()
+                equiv[i] = i.clone() if copy_inputs else i
         for i in inputs:
             self.add_input(equiv[i])
         input_set = set(inputs)
@@ -329,9 +442,11 @@ class FunctionGraph:
             new = equiv.get(o)
             if new is None:
                 if o.owner is None:  # a constant (or a missing input: import_var says so)
-                    new = equiv[o] = o.clone()
+                    new = equiv[o] = o.clone() if copy_orphans else o
                 else:
-                    self._add_nodes(_copy_nodes(o.owner, equiv, input_set), True, None)
+                    self._add_nodes(
+                        copy_nodes(o.owner, equiv, input_set, copy_orphans), True, None
+                    )
                     new = equiv[o]
             self.add_output(new)
 
@@ -359,21 +474,15 @@ class FunctionGraph:
 
     def change_node_input(
         self,
-        node: Apply | str,
+        node: Apply,
         i: int,
         new_var: Variable,
         reason: str | None = None,
         import_missing: bool = False,
         check: bool = True,
     ) -> None:
-        """Make input ``i`` of ``node`` (output ``i`` when node is ``"output"``) be ``new_var``."""
-        to_output = isinstance(node, str)
-        if to_output:
-            assert node == "output"
-            old = self.outputs[i]
-        else:
-            assert isinstance(node, Apply)
-            old = node.inputs[i]
+        """Make input ``i`` of ``node`` be ``new_var`` (an :class:`Output` node: the output)."""
+        old = node.inputs[i]
         if old is new_var:
             return
         # a replacement may be more specific (more static lengths known), never less
@@ -382,15 +491,12 @@ class FunctionGraph:
                 f"cannot replace {old} of type {old.type} by {new_var} of type {new_var.type}"
                 + (f" (reason: {reason})" if reason else "")
             )
-        if import_missing and new_var.owner is None and new_var not in self.variables:
-            if not isinstance(new_var, Constant):
-                self.add_input(new_var)
         if new_var not in self.variables:
-            self.import_var(new_var, reason=reason)
-        if to_output:
-            self.outputs[i] = new_var
-        else:
-            node.inputs[i] = new_var  # type: ignore[union-attr]
+            self.import_var(new_var, reason=reason, import_missing=import_missing)
+        op = node.op
+        if type(op) is Output:
+            self.outputs[op.idx] = new_var
+        node.inputs[i] = new_var
         self.clients[new_var][(node, i)] = None
         self.remove_client(old, (node, i), reason=reason)
         self._topo = None
@@ -400,8 +506,18 @@ class FunctionGraph:
 
     change_input = change_node_input
 
-    def remove_client(self, var: Variable, client: Client, reason: str | None = None) -> None:
-        """Drop ``client`` from ``var``'s clients, pruning what becomes unused."""
+    def remove_client(
+        self,
+        var: Variable,
+        client: Client,
+        reason: str | None = None,
+        remove_if_empty: bool = False,
+    ) -> None:
+        """Drop ``client`` from ``var``'s clients, pruning what becomes unused.
+
+        ``remove_if_empty`` (PyTensor's argument) is accepted: a variable left without
+        clients is always removed here, unless it is an input of the graph.
+        """
         stack: list[tuple[Variable, Client]] = [(var, client)]
         on_prune = self._callbacks.get("on_prune", ())
         clients = self.clients
@@ -432,6 +548,63 @@ class FunctionGraph:
                 fn(self, owner, reason)
             for j, inp in enumerate(owner.inputs):
                 stack.append((inp, (owner, j)))
+        self._topo = None
+        self.change_count += 1
+
+    def remove_output(self, output_idx: int, reason: str | None = None) -> None:
+        """Remove output ``output_idx`` (the later outputs move down one place), and prune
+        what only it needed.
+
+        >>> from theon.scalar import float64, neg
+        >>> x = float64("x")
+        >>> fg = FunctionGraph([x], [neg(x), x], clone=False)
+        >>> fg.remove_output(0)
+        >>> [str(o) for o in fg.outputs], len(fg.apply_nodes), str(fg.get_output_client(0)[0].op)
+        (['x'], 0, 'output[0]')
+        """
+        var = self.outputs.pop(output_idx)
+        node = self._output_nodes.pop(output_idx)
+        # the later outputs' readers get their new positions
+        for k in range(output_idx, len(self.outputs)):
+            old_node = self._output_nodes[k]
+            v = self.outputs[k]
+            new_node = _output_node(k, v)
+            cl = self.clients[v]
+            items = [(new_node, 0) if c == (old_node, 0) else c for c in cl]
+            cl.clear()
+            for c in items:
+                cl[c] = None
+            self._output_nodes[k] = new_node
+        self.remove_client(var, (node, 0), reason=reason)
+        self._topo = None
+        self.change_count += 1
+
+    def remove_node(self, node: Apply, reason: str | None = None) -> None:
+        """Remove ``node`` and everything that depends on it, graph outputs included."""
+        from theon.graph.traversal import ancestors
+
+        if node not in self.apply_nodes:
+            return
+        outs = set(node.outputs)
+        doomed = [k for k, o in enumerate(self.outputs)
+                  if outs & set(ancestors([o], blockers=self._input_set))]
+        for k in reversed(doomed):
+            self.remove_output(k, reason=reason)
+
+    def remove_input(self, input_idx: int, reason: str | None = None) -> None:
+        """Remove input ``input_idx`` and everything that depends on it, outputs included."""
+        from theon.graph.traversal import ancestors
+
+        var = self.inputs[input_idx]
+        doomed = [k for k, o in enumerate(self.outputs)
+                  if var in ancestors([o], blockers=self._input_set)]
+        for k in reversed(doomed):
+            self.remove_output(k, reason=reason)
+        self.inputs.pop(input_idx)
+        self._input_set.discard(var)
+        if not self.clients.get(var):
+            self.clients.pop(var, None)
+            self.variables.pop(var, None)
         self._topo = None
         self.change_count += 1
 
@@ -588,8 +761,12 @@ class FunctionGraph:
                 if v.owner is None and not isinstance(v, Constant) and v not in self._input_set:
                     raise AssertionError(f"{v} is used by {n.op} but is not an input")
                 expected.setdefault(v, []).append((n, i))
-        for i, v in enumerate(self.outputs):
-            expected.setdefault(v, []).append(("output", i))
+        if len(self._output_nodes) != len(self.outputs):
+            raise AssertionError("outputs and their Output nodes disagree in number")
+        for i, (v, onode) in enumerate(zip(self.outputs, self._output_nodes)):
+            if onode.inputs[0] is not v or onode.op != Output(i):
+                raise AssertionError(f"output {i} ({v}) is not what its Output node reads")
+            expected.setdefault(v, []).append((onode, 0))
         if set(expected) != set(self.variables):
             raise AssertionError(
                 f"variables wrong: {set(expected) ^ set(self.variables)}"
@@ -666,12 +843,15 @@ def _dfs_order(outputs: Sequence[Variable]) -> list[Apply]:
     return order
 
 
-def _copy_nodes(root: Apply, equiv: dict[Any, Any], input_set: set[Variable]) -> list[Apply]:
+def copy_nodes(
+    root: Apply, equiv: dict[Any, Any], input_set: set[Variable], copy_orphans: bool = True
+) -> list[Apply]:
     """Copies of ``root`` and its ancestors not in ``equiv``, dependencies first.
 
     Walks like :func:`~theon.graph.traversal.io_toposort` (stopping at ``input_set``),
     copies each node onto the copies of its inputs, and records every copy in
-    ``equiv``; owner-less variables met on the way (constants) are copied too.
+    ``equiv``; owner-less variables met on the way (constants) are copied too, unless
+    ``copy_orphans`` is false.
     """
     order: list[Apply] = []
     visiting: set[Apply] = set()
@@ -687,7 +867,7 @@ def _copy_nodes(root: Apply, equiv: dict[Any, Any], input_set: set[Variable]) ->
             for v in n.inputs:
                 nv = equiv.get(v)
                 if nv is None:
-                    nv = equiv[v] = v.clone()
+                    nv = equiv[v] = v.clone() if copy_orphans else v
                 if nv.type is not v.type:
                     same_types = False
                 new_inputs.append(nv)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.features import AlreadyThere, Feature
+from theon.graph.fg import Output
 from theon.rewriting.basic import (
     GraphRewriter,
     NodeRewriter,
@@ -130,7 +131,7 @@ class MergeFeature(Feature):
     def on_change_input(
         self,
         fgraph: FunctionGraph,
-        node: Apply | str,
+        node: Apply,
         i: int,
         old: Variable,
         new: Variable,
@@ -138,7 +139,7 @@ class MergeFeature(Feature):
     ) -> None:
         if isinstance(new, Constant):
             self._see_const(new)
-        if isinstance(node, Apply):
+        if type(node.op) is not Output:
             self.dirty[node] = None
 
     def flush(self, fgraph: FunctionGraph) -> None:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from theon.graph.basic import Apply, Variable
 from theon.graph.features import Feature
+from theon.graph.fg import Output
 from theon.rewriting.basic import (
     FromFunctionNodeRewriter,
     GraphRewriter,
@@ -92,14 +93,14 @@ class _Worklist(Feature):
     def on_change_input(
         self,
         fgraph: FunctionGraph,
-        node: Apply | str,
+        node: Apply,
         i: int,
         old: Variable,
         new: Variable,
         reason: str | None,
     ) -> None:
         self.changes += 1
-        if self.track_new and isinstance(node, Apply):
+        if self.track_new and type(node.op) is not Output:
             buf = self.buffer
             if buf is not None:
                 buf.append(node)

@@ -31,7 +31,7 @@ import numpy as np
 import theon.scalar as ts
 import theon.tensor.math as tm
 from theon.graph.basic import Apply, Constant, Variable
-from theon.graph.fg import FunctionGraph
+from theon.graph.fg import FunctionGraph, Output
 from theon.rewriting import (
     node_rewriter,
     register_canonicalize,
@@ -593,13 +593,13 @@ def _solves_with(fgraph: FunctionGraph, x: Variable) -> list[tuple[Apply, int]]:
     """The general solves of the graph with ``x`` (trans 0) or ``x``'s transpose (trans 1)."""
     found: list[tuple[Apply, int]] = []
     for client, k in list(fgraph.clients.get(x, ())):
-        if isinstance(client, str):
+        if isinstance(client.op, Output):
             continue
         if k == 0 and _general_solve(client) is not None:
             found.append((client, 0))
         elif _transposed(client.outputs[0]) is x:
             for c2, k2 in fgraph.clients.get(client.outputs[0], ()):
-                if not isinstance(c2, str) and k2 == 0 and _general_solve(c2) is not None:
+                if k2 == 0 and _general_solve(c2) is not None:
                     found.append((c2, 1))
     return found
 
@@ -624,7 +624,7 @@ def local_shared_lu_solves(fgraph: FunctionGraph, node: Apply) -> Any:
     trans = 1 if x is not None else 0
     source = x if x is not None else a
     factors = [c.outputs for c, k in fgraph.clients.get(source, ())
-               if not isinstance(c, str) and isinstance(core(c.op), LUFactor)]
+               if isinstance(core(c.op), LUFactor)]
     peers = [n for n, _ in _solves_with(fgraph, source)
              if n is not node and _general_solve(n).on_error == op.on_error]  # type: ignore[union-attr]
     if factors:
@@ -674,7 +674,7 @@ def local_triangular_dot(fgraph: FunctionGraph, node: Apply) -> Any:
 
 def _sole_client(fgraph: FunctionGraph, v: Variable) -> bool:
     clients = fgraph.clients.get(v, ())
-    return len(clients) == 1 and not isinstance(clients[0][0], str)
+    return len(clients) == 1 and not isinstance(clients[0][0].op, Output)
 
 
 @register_canonicalize

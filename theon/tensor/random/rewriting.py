@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from theon.graph.basic import Apply, Constant
 from theon.graph.destroyhandler import can_destroy, ensure_destroy_handler
-from theon.graph.fg import FunctionGraph
+from theon.graph.fg import FunctionGraph, Output
 from theon.rewriting.basic import GraphRewriter, Replacement, apply_replacements, node_rewriter
 from theon.rewriting.db import register_canonicalize, rewrite_db
 from theon.scalar.basic import Cast
@@ -85,11 +85,11 @@ def remove_unused_draw(fgraph: FunctionGraph, node: Apply) -> Replacement:
     if not clients:
         return None
     in_pos = {id(v): k for k, v in enumerate(fgraph.inputs)}
-    for c, j in clients:
-        if isinstance(c, Apply):
+    for c, _ in clients:
+        if not isinstance(c.op, Output):
             return None
         # only an update of the generator the draw reads: rng := next_rng
-        k = fgraph.update_mapping.get(j)
+        k = fgraph.update_mapping.get(c.op.idx)
         if k is None or in_pos.get(id(rng)) != k:
             return None
     return {next_rng: rng}

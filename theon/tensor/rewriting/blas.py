@@ -26,7 +26,7 @@ import numpy as np
 
 import theon.scalar as ts
 from theon.graph.basic import Apply, Variable
-from theon.graph.fg import describe
+from theon.graph.fg import Output, describe
 from theon.graph.op import Op
 from theon.rewriting import node_rewriter, register_specialize
 from theon.tensor import math as tm
@@ -313,7 +313,7 @@ def local_outer_products_to_dot(fgraph: FunctionGraph, node: Apply) -> Any:
             elemwise_node(v, ts.mul, *ADDITIVE) is not None for v in node.inputs):
         return None  # (no product among the terms: the common case, decided cheaply)
     clients = fgraph.clients.get(out, ())
-    if len(clients) == 1 and isinstance(clients[0][0], Apply) and elemwise_node(
+    if len(clients) == 1 and not isinstance(clients[0][0].op, Output) and elemwise_node(
             clients[0][0].outputs[0], *ADDITIVE) is not None:
         return None  # an inner sum: the outer one takes its terms
     t = additive_terms(fgraph, out)

@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from theon.graph.basic import Apply, Constant, Variable
-from theon.graph.fg import FunctionGraph
+from theon.graph.fg import FunctionGraph, Output
 from theon.rewriting.basic import GraphRewriter, apply_replacements
 from theon.rewriting.db import rewrite_db
 from theon.scalar.composite import Composite
@@ -121,7 +121,7 @@ class FusionRewriter(GraphRewriter):
             got = n_clients.get(p)
             if got is None:
                 got = n_clients[p] = len(
-                    {c: None for c, _ in clients.get(p.outputs[0], ()) if c != "output"}
+                    {c: None for c, _ in clients.get(p.outputs[0], ()) if type(c.op) is not Output}
                 )
             return got
 
@@ -207,7 +207,7 @@ class FusionRewriter(GraphRewriter):
         out_pos = [
             j
             for j, n in enumerate(members)
-            if any(c == "output" or c not in group for c, _ in clients[n.outputs[0]])
+            if any(c not in group for c, _ in clients[n.outputs[0]])
         ]
         key = (
             tuple(tensor_type(v).dtype for v in outer_inputs),

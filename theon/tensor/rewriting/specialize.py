@@ -23,6 +23,7 @@ import numpy as np
 
 import theon.scalar as ts
 from theon.graph.basic import Apply, Constant, Variable
+from theon.graph.fg import Output
 from theon.rewriting import node_rewriter, register_specialize
 from theon.tensor import math as tm
 from theon.tensor.basic import constant as tt_constant
@@ -296,7 +297,7 @@ def _logistic_family(fgraph: FunctionGraph, z: Variable) -> tuple[int, bool]:
     while stack:
         v = stack.pop()
         for c, _ in clients.get(v, ()):
-            if not hasattr(c, "op"):
+            if isinstance(c.op, Output):
                 continue  # a graph output
             if elemwise_node(c.outputs[0], *_LOGISTIC) is not None:
                 found += 1
@@ -304,9 +305,11 @@ def _logistic_family(fgraph: FunctionGraph, z: Variable) -> tuple[int, bool]:
                 stack.append(c.outputs[0])
             elif v is z and elemwise_node(c.outputs[0], ts.abs) is not None:
                 for n1, _ in clients.get(c.outputs[0], ()):
-                    if hasattr(n1, "op") and elemwise_node(n1.outputs[0], ts.neg) is not None:
+                    if not isinstance(n1.op, Output) and elemwise_node(
+                            n1.outputs[0], ts.neg) is not None:
                         shared = shared or any(
-                            hasattr(n2, "op") and elemwise_node(n2.outputs[0], ts.exp) is not None
+                            not isinstance(n2.op, Output)
+                            and elemwise_node(n2.outputs[0], ts.exp) is not None
                             for n2, _ in clients.get(n1.outputs[0], ()))
     return found, shared
 
