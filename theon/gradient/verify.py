@@ -144,10 +144,27 @@ def verify_grad(
     >>> import numpy as np, theon.tensor as tt
     >>> verify_grad(lambda x: tt.exp(x) * x, [np.array([0.5, 1.0])])
     """
-    import theon.tensor as tt
-    from theon.compile.pipeline import function
-    from theon.gradient.core import grad
+    points = _float_points(pt, n_tests)
+    rng = _as_rng(rng)
+    cost_fn, grad_fn, out_shape, out_dtype, proj_dtype = _compile_cost_and_grads(
+        fun, points, mode, cast_to_output_type, static_shape)
+    dtypes = [str(p.dtype) for p in points]
+    if eps is None:
+        eps = max(_EPS.get(d, 1e-7) for d in dtypes)
+    tol_dtypes = [*dtypes, out_dtype]
+    abs_tol = max(_TOL.get(d, 1e-4) for d in tol_dtypes) if abs_tol is None else abs_tol
+    rel_tol = max(_TOL.get(d, 1e-4) for d in tol_dtypes) if rel_tol is None else rel_tol
 
+    for test in range(n_tests):
+        r = (_uniform(rng, out_shape) + 0.5).astype(proj_dtype)
+        analytic = [np.asarray(g, dtype="float64") for g in grad_fn(*points, r)]
+        for i, p in enumerate(points):
+            numeric = _numeric_grad(cost_fn, points, i, r, eps)
+            _compare(i, p, analytic[i], numeric, abs_tol, rel_tol, test)
+
+
+def _float_points(pt: Sequence[Any], n_tests: int) -> list[np.ndarray]:
+    """The point as arrays, refusing arguments that cannot be checked."""
     if not isinstance(pt, (list, tuple)):
         raise TypeError(f"verify_grad: pt must be a list of input values, got {type(pt).__name__}")
     if n_tests < 1:
@@ -159,7 +176,19 @@ def verify_grad(
                 f"verify_grad: input {i} has dtype {p.dtype}; gradients are checked only "
                 "for floating-point inputs (pass float values)"
             )
-    rng = _as_rng(rng)
+    return points
+
+
+def _compile_cost_and_grads(
+    fun: Callable[..., Any], points: list[np.ndarray], mode: Any, cast_to_output_type: bool,
+    static_shape: bool,
+) -> tuple[Callable[..., Any], Callable[..., Any], tuple[int, ...], str, str]:
+    """The compiled cost ``sum(fun(inputs) * projection)`` and its gradients, the
+    output's shape at ``points``, its dtype, and the projection's dtype."""
+    import theon.tensor as tt
+    from theon.compile.pipeline import function
+    from theon.gradient.core import grad
+
     inputs = [
         tt.TensorType(str(p.dtype), shape=tuple(
             1 if s == 1 and static_shape else None for s in p.shape))(f"input_{i}")
@@ -178,46 +207,39 @@ def verify_grad(
     cost_fn = function([*inputs, proj], cost, mode=mode, on_unused_input="ignore")
     grad_fn = function([*inputs, proj], list(grads), mode=mode, on_unused_input="ignore")
     out_shape = np.shape(function(inputs, out, mode=mode, on_unused_input="ignore")(*points))
+    return cost_fn, grad_fn, out_shape, out.type.dtype, proj_dtype
 
-    dtypes = [str(p.dtype) for p in points]
-    if eps is None:
-        eps = max(_EPS.get(d, 1e-7) for d in dtypes)
-    tol_dtypes = [*dtypes, out.type.dtype]
-    abs_tol = max(_TOL.get(d, 1e-4) for d in tol_dtypes) if abs_tol is None else abs_tol
-    rel_tol = max(_TOL.get(d, 1e-4) for d in tol_dtypes) if rel_tol is None else rel_tol
 
-    for test in range(n_tests):
-        r = (_uniform(rng, out_shape) + 0.5).astype(proj_dtype)
-        analytic = [np.asarray(g, dtype="float64") for g in grad_fn(*points, r)]
-        for i, p in enumerate(points):
-            numeric = _numeric_grad(cost_fn, points, i, r, eps)
-            a = analytic[i]
-            if a.shape != p.shape:
-                raise ValueError(
-                    f"verify_grad: the gradient of input {i} has shape {a.shape}, "
-                    f"the input has {p.shape}"
-                )
-            abs_err = np.abs(a - numeric)
-            denom = np.abs(a) + np.abs(numeric)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                rel_err = np.where(denom > 0, abs_err / np.where(denom > 0, denom, 1), 0.0)
-            bad = (abs_err > abs_tol) & (rel_err > rel_tol)
-            bad |= ~np.isfinite(a) & np.isfinite(numeric)
-            if bad.any():
-                score = np.where(np.isfinite(abs_err), abs_err * bad, np.inf)
-                pos = np.unravel_index(int(np.argmax(score)), a.shape) if a.ndim else ()
-                raise GradientError(
-                    i,
-                    tuple(int(k) for k in pos),
-                    p.shape,
-                    float(a[pos]),
-                    float(numeric[pos]),
-                    float(np.nanmax(abs_err)),
-                    float(np.nanmax(rel_err)),
-                    abs_tol,
-                    rel_tol,
-                    test,
-                )
+def _compare(i: int, p: np.ndarray, a: np.ndarray, numeric: np.ndarray, abs_tol: float,
+             rel_tol: float, test: int) -> None:
+    """Raise :class:`GradientError` where the gradient ``a`` of input ``i`` and the
+    finite differences ``numeric`` differ by more than both tolerances."""
+    if a.shape != p.shape:
+        raise ValueError(
+            f"verify_grad: the gradient of input {i} has shape {a.shape}, "
+            f"the input has {p.shape}"
+        )
+    abs_err = np.abs(a - numeric)
+    denom = np.abs(a) + np.abs(numeric)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel_err = np.where(denom > 0, abs_err / np.where(denom > 0, denom, 1), 0.0)
+    bad = (abs_err > abs_tol) & (rel_err > rel_tol)
+    bad |= ~np.isfinite(a) & np.isfinite(numeric)
+    if bad.any():
+        score = np.where(np.isfinite(abs_err), abs_err * bad, np.inf)
+        pos = np.unravel_index(int(np.argmax(score)), a.shape) if a.ndim else ()
+        raise GradientError(
+            i,
+            tuple(int(k) for k in pos),
+            p.shape,
+            float(a[pos]),
+            float(numeric[pos]),
+            float(np.nanmax(abs_err)),
+            float(np.nanmax(rel_err)),
+            abs_tol,
+            rel_tol,
+            test,
+        )
 
 
 def _numeric_grad(
