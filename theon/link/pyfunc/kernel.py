@@ -223,62 +223,24 @@ def _chunk_source(spec: KernelSpec, src: Source) -> None:
     """Add ``chunk(ins..., outs..., lo, hi, rows, rest)`` to ``src``: blocks of rows lo..hi."""
     n_in = spec.n_inputs
     names: dict[int, str] = {i: f"a{i}" for i in range(n_in)}
-    last: dict[int, int] = {}
-    for k, st in enumerate(spec.steps):
-        for r in st.args:
-            if isinstance(r, int):
-                last[r] = k
+    last = _last_uses(spec)
     out_refs = {r for r in spec.outputs if isinstance(r, int)}
-    # an output computed by a step writes straight into the output block
-    direct: dict[int, int] = {}
-    for j, r in enumerate(spec.outputs):
-        if isinstance(r, int) and r >= n_in and r not in direct:
-            st = spec.steps[r - n_in]
-            if st.use_out and str(np.dtype(st.dtype)) == str(np.dtype(spec.out_dtypes[j])):
-                direct[r] = j
+    direct = _direct_outputs(spec)
 
     def ref(r: Ref) -> str:
         return src.bind(r.value, "c") if isinstance(r, KConst) else names[r]
 
-    # scratch slots: (dtype) -> free list, reused once a value is dead
-    slots: list[str] = []  # dtype of each scratch slot
-    free: dict[str, list[int]] = {}
-    slot_of: dict[int, int] = {}
+    slots = _ScratchSlots()
     body: list[str] = []
     for k, st in enumerate(spec.steps):
         r = n_in + k
         args = [ref(a) for a in st.args]
-        dt = str(np.dtype(st.dtype))
         if r in direct:
             target = f"o{direct[r]}[lo_:hi_]"
             names[r] = f"t{r}"
             assign = f"t{r} = "
         elif st.use_out:
-            # reuse the slot of an operand that dies here (ufuncs allow out == input);
-            # a fold writes its first result before it reads operands 3.., so only
-            # the first two operands qualify, and only if not read again later
-            reusable = st.args
-            if st.fold and len(st.args) > 2:
-                reusable = tuple(a for a in st.args[:2] if a not in st.args[2:])
-            slot = None
-            for a in reusable:
-                if (
-                    isinstance(a, int)
-                    and a in slot_of
-                    and last.get(a) == k
-                    and a not in out_refs
-                    and slots[slot_of[a]] == dt
-                ):
-                    slot = slot_of.pop(a)
-                    break
-            if slot is None:
-                lst = free.get(dt)
-                if lst:
-                    slot = lst.pop()
-                else:
-                    slot = len(slots)
-                    slots.append(dt)
-            slot_of[r] = slot
+            slot = slots.take(r, k, st, last, out_refs)
             target = f"s{slot}"
             names[r] = f"s{slot}"
             assign = ""
@@ -286,52 +248,131 @@ def _chunk_source(spec: KernelSpec, src: Source) -> None:
             target = ""
             names[r] = f"t{r}"
             assign = f"t{r} = "
-        fn = src.bind(st.fn, "f")
-        if st.fold and len(args) > 2:
-            first = (
-                f"{assign}{fn}({args[0]}, {args[1]}, out={target})"
-                if target
-                else (f"{assign}{fn}({args[0]}, {args[1]})")
-            )
-            body.append(first)
-            acc = names[r]
-            for a in args[2:]:
-                body.append(
-                    f"{fn}({acc}, {a}, out={target})" if target else f"t{r} = {fn}(t{r}, {a})"
-                )
-        elif target:
-            body.append(f"{assign}{fn}({', '.join(args)}, out={target})")
-        else:
-            body.append(f"{assign}{fn}({', '.join(args)})")
-        # free the slots of operands whose last use is this step
-        for a in st.args:
-            if isinstance(a, int) and last.get(a) == k and a in slot_of and a not in out_refs:
-                s = slot_of.pop(a)
-                free.setdefault(slots[s], []).append(s)
+        body.extend(_step_calls(src.bind(st.fn, "f"), st, args, r, names[r], target, assign))
+        slots.release_dead(k, st, last, out_refs)
     # outputs not written directly: copy
     for j, r in enumerate(spec.outputs):
         if isinstance(r, int) and r >= n_in and direct.get(r) == j:
             continue
         body.append(f"_copyto(o{j}[lo_:hi_], {ref(r)}, casting='unsafe')")
     src.define("_copyto", np.copyto)
+    src.define("_slot_dtypes", [np.dtype(dt) for dt in slots.dtypes])
+    src.add(*_chunk_lines(n_in, len(spec.outputs), len(slots.dtypes), body))
+
+
+def _last_uses(spec: KernelSpec) -> dict[int, int]:
+    """Per value read by a step, the last step reading it."""
+    last: dict[int, int] = {}
+    for k, st in enumerate(spec.steps):
+        for r in st.args:
+            if isinstance(r, int):
+                last[r] = k
+    return last
+
+
+def _direct_outputs(spec: KernelSpec) -> dict[int, int]:
+    """The outputs a step writes straight into the output block: step result -> output."""
+    n_in = spec.n_inputs
+    direct: dict[int, int] = {}
+    for j, r in enumerate(spec.outputs):
+        if isinstance(r, int) and r >= n_in and r not in direct:
+            st = spec.steps[r - n_in]
+            if st.use_out and str(np.dtype(st.dtype)) == str(np.dtype(spec.out_dtypes[j])):
+                direct[r] = j
+    return direct
+
+
+class _ScratchSlots:
+    """The chunk's scratch arrays, one dtype each, reused once the value in one is dead."""
+
+    def __init__(self) -> None:
+        self.dtypes: list[str] = []  # dtype of each scratch slot
+        self.free: dict[str, list[int]] = {}
+        self.slot_of: dict[int, int] = {}
+
+    def take(self, r: int, k: int, st: KStep, last: dict[int, int], out_refs: set[Ref]) -> int:
+        """The slot step ``k`` writes its result ``r`` into.
+
+        It reuses the slot of an operand that dies here (ufuncs allow out == input); a
+        fold writes its first result before it reads operands 3.., so only the first
+        two operands qualify, and only if not read again later.  Else a free slot of
+        the dtype, else a new one.
+        """
+        dt = str(np.dtype(st.dtype))
+        slot_of, slots = self.slot_of, self.dtypes
+        reusable = st.args
+        if st.fold and len(st.args) > 2:
+            reusable = tuple(a for a in st.args[:2] if a not in st.args[2:])
+        slot = None
+        for a in reusable:
+            if (
+                isinstance(a, int)
+                and a in slot_of
+                and last.get(a) == k
+                and a not in out_refs
+                and slots[slot_of[a]] == dt
+            ):
+                slot = slot_of.pop(a)
+                break
+        if slot is None:
+            lst = self.free.get(dt)
+            if lst:
+                slot = lst.pop()
+            else:
+                slot = len(slots)
+                slots.append(dt)
+        slot_of[r] = slot
+        return slot
+
+    def release_dead(self, k: int, st: KStep, last: dict[int, int], out_refs: set[Ref]) -> None:
+        """Free the slots of step ``k``'s operands whose last use it is."""
+        for a in st.args:
+            if isinstance(a, int) and last.get(a) == k and a in self.slot_of and a not in out_refs:
+                s = self.slot_of.pop(a)
+                self.free.setdefault(self.dtypes[s], []).append(s)
+
+
+def _step_calls(fn: str, st: KStep, args: list[str], r: int, name: str, target: str,
+                assign: str) -> list[str]:
+    """The statements of one step: a call of ``fn`` (writing into ``target`` when given),
+    or for a fold a call on the first two operands, then one per further operand."""
+    if st.fold and len(args) > 2:
+        first = (
+            f"{assign}{fn}({args[0]}, {args[1]}, out={target})"
+            if target
+            else (f"{assign}{fn}({args[0]}, {args[1]})")
+        )
+        lines = [first]
+        for a in args[2:]:
+            lines.append(
+                f"{fn}({name}, {a}, out={target})" if target else f"t{r} = {fn}(t{r}, {a})"
+            )
+        return lines
+    if target:
+        return [f"{assign}{fn}({', '.join(args)}, out={target})"]
+    return [f"{assign}{fn}({', '.join(args)})"]
+
+
+def _chunk_lines(n_in: int, n_out: int, n_slots: int, body: list[str]) -> list[str]:
+    """The ``chunk`` function around the steps' statements ``body``: unpack the inputs,
+    outputs and scratch slots, then run ``body`` on each block of rows."""
     ins = ", ".join(f"x{i}" for i in range(n_in))
-    outs = ", ".join(f"o{j}" for j in range(len(spec.outputs)))
-    src.define("_slot_dtypes", [np.dtype(dt) for dt in slots])
+    outs = ", ".join(f"o{j}" for j in range(n_out))
     lines = [
         "def chunk(ins, outs, lo, hi, rows, rest, scratch):",
         f"    {ins}{',' if n_in == 1 else ''} = ins" if n_in else "    pass",
-        f"    {outs}{',' if len(spec.outputs) == 1 else ''} = outs",
+        f"    {outs}{',' if n_out == 1 else ''} = outs",
     ]
-    for k in range(len(slots)):
+    for k in range(n_slots):
         lines.append(f"    s{k}_full = scratch[{k}]")
     lines.append("    for lo_ in range(lo, hi, rows):")
     lines.append("        hi_ = min(lo_ + rows, hi)")
-    for k in range(len(slots)):
+    for k in range(n_slots):
         lines.append(f"        s{k} = s{k}_full if hi_ - lo_ == rows else s{k}_full[:hi_ - lo_]")
     for i in range(n_in):
         lines.append(f"        a{i} = x{i}[lo_:hi_] if x{i}.ndim else x{i}")
     lines.extend("        " + b for b in body)
-    src.add(*lines)
+    return lines
 
 
 def step_lines(spec: KernelSpec, inputs: Sequence[str], temp: str,
