@@ -507,19 +507,37 @@ def pydotprint(
         "max_label_size": max_label_size, "scan_graphs": scan_graphs,
         "var_with_name_simple": var_with_name_simple,
     })
-    source = "\n".join(drawer.lines) + "\n"
+    source = _checked_source(drawer, assert_nb_all_strings)
+    fmt = format
+    if outfile is not None and not return_image and fmt == "png":
+        fmt = _format_of(outfile)
+    image = _render(source, fmt)
+    if return_image:
+        return image
+    _write(image, outfile, fmt, print_output_file)
+    return None
+
+
+def _checked_source(drawer: Any, assert_nb_all_strings: int) -> str:
+    """The DOT source of ``drawer``, after checking its number of distinct labels (if
+    not -1)."""
     if assert_nb_all_strings != -1 and len(drawer.labels) != assert_nb_all_strings:
         raise AssertionError(
             f"the picture has {len(drawer.labels)} distinct labels, not {assert_nb_all_strings}"
         )
-    fmt = format
-    if outfile is not None and not return_image and fmt == "png":
-        ext = os.path.splitext(os.fspath(outfile))[1].lstrip(".").lower()
-        if ext in _KNOWN_FORMATS and ext != "png":
-            fmt = ext
-    image = _render(source, fmt)
-    if return_image:
-        return image
+    return "\n".join(drawer.lines) + "\n"
+
+
+def _format_of(outfile: str | os.PathLike[str]) -> str:
+    """The format ``outfile``'s extension names, else ``"png"``."""
+    ext = os.path.splitext(os.fspath(outfile))[1].lstrip(".").lower()
+    return ext if ext in _KNOWN_FORMATS else "png"
+
+
+def _write(image: bytes, outfile: str | os.PathLike[str] | None, fmt: str,
+           print_output_file: bool) -> None:
+    """Write ``image`` to ``outfile`` (default ``theon.pydotprint.<fmt>``), creating
+    missing folders."""
     path = os.fspath(outfile) if outfile is not None else f"theon.pydotprint.{fmt}"
     folder = os.path.dirname(path)
     if folder:
@@ -528,4 +546,3 @@ def pydotprint(
         fh.write(image)
     if print_output_file:
         print(f"The output file is available at {path}")
-    return None
