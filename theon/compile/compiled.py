@@ -189,20 +189,50 @@ def _build_call(
     # The arguments are positional-only parameters defaulting to a marker: a call
     # with exactly the arguments binds them with no tuple or dict to unpack.
     a = [f"a{k}" for k in range(n_args)]
+    s = _bind_lines(a)
+    filtered, b = _filter_lines(src, a, filters, runner.float_inputs)
+    s += filtered
+    s += _run_lines(src, a, b, implicit_cells, broadcast_dims, profile, trusted)
+    s += _update_lines(src, update_plan)
+    # the locked part: acquire each lock, then run the rest under try/finally
+    for n in reversed(range(len(locks))):
+        src.define(f"_acq{n}", locks[n].acquire)
+        src.define(f"_rel{n}", locks[n].release)
+        s = [f"    _acq{n}()", "    try:", *("    " + ln for ln in s),
+             "    finally:", f"        _rel{n}()"]
+    params = "".join(f"{x}=_M, " for x in a) + ("/, " if a else "")
+    s.append(_return_line(out_copy, unpack, bool(update_plan)))
+    s.insert(0, f"def __call__({params}*rest, **kwargs):")
+    src.add(*s)
+    return src.function("__call__", "call"), src.text()
+
+
+def _bind_lines(a: list[str]) -> list[str]:
+    """Lines binding a call that is not exactly the positional arguments ``a``."""
+    n_args = len(a)
     if n_args:
-        s = [
+        return [
             f"    if rest or kwargs or a{n_args - 1} is _M:",
             f"        given = tuple(v for v in ({', '.join(a)},) if v is not _M) + rest",
             f"        {', '.join(a)}, = self._bind(given, kwargs)",
         ]
-    else:
-        s = ["    if rest or kwargs:", "        self._bind(rest, kwargs)"]
+    return ["    if rest or kwargs:", "        self._bind(rest, kwargs)"]
+
+
+def _filter_lines(
+    src: Source, a: list[str], filters: list[tuple[Any, bool, bool | None] | None],
+    float_ok: frozenset[int],
+) -> tuple[list[str], list[str]]:
+    """Lines filtering the arguments, and the names of the filtered values.
+
+    The runner reads the 0-d float64 inputs ``float_ok`` only through float(): a
+    Python float needs no filtering there (the filter would box it only for the
+    runner to unbox it).  Filtered values get new names: a refused argument is
+    explained from the originals.
+    """
     checks = [(k, f) for k, f in enumerate(filters) if f is not None]
-    # the runner reads these 0-d float64 inputs only through float(): a Python float
-    # needs no filtering (the filter would box it only for the runner to unbox it)
-    float_ok = runner.float_inputs
-    # filtered values get new names: a refused argument is explained from the originals
     b = list(a)
+    s: list[str] = []
     if checks:
         s.append("    try:")
         for k, (filt, strict, down) in checks:
@@ -219,6 +249,15 @@ def _build_call(
             "    except (TypeError, ValueError) as e:",
             f"        raise self._arg_error(({', '.join(a)},), e) from None",
         ]
+    return s, b
+
+
+def _run_lines(
+    src: Source, a: list[str], b: list[str], implicit_cells: Sequence[list[Any]],
+    broadcast_dims: Sequence[tuple[int, tuple[int, ...]]], profile: Any, trusted: bool,
+) -> list[str]:
+    """Lines running the runner on the filtered arguments ``b`` and the implicit inputs'
+    cells: ``outs``."""
     run: list[str] = []
     if broadcast_dims:
         # an argument of length 1 where its type does not say: NumPy broadcasting, by a
@@ -236,38 +275,36 @@ def _build_call(
     run.append(f"    outs = _runner({', '.join(call_args)})")
     if profile is not None:
         run.append("    _prof.record_call(_perf() - t0)")
-    if trusted and n_args:
+    if trusted and a:
         run = ["    try:", *("    " + ln for ln in run),
                "    except Exception as e:",
                f"        self._untrusted_argument(({', '.join(a)},), e)",
                "        raise"]
-    s += run
-    # updates: compute every new value first, then store them all
+    return run
+
+
+def _update_lines(src: Source, update_plan: Sequence[tuple[int, list[Any], bool]]
+                  ) -> list[str]:
+    """Lines storing the updates: every new value computed first, then all stored."""
+    s: list[str] = []
     for n, (k, _, cp) in enumerate(update_plan):
         s.append(f"    u{n} = _copy(outs[{k}])" if cp else f"    u{n} = outs[{k}]")
     for n, (_, cell, _) in enumerate(update_plan):
         src.define(f"_u{n}", cell)
         s.append(f"    _u{n}[0] = u{n}")
-    # the locked part: acquire each lock, then run the rest under try/finally
-    for n in reversed(range(len(locks))):
-        src.define(f"_acq{n}", locks[n].acquire)
-        src.define(f"_rel{n}", locks[n].release)
-        s = [f"    _acq{n}()", "    try:", *("    " + ln for ln in s),
-             "    finally:", f"        _rel{n}()"]
-    params = "".join(f"{x}=_M, " for x in a) + ("/, " if a else "")
-    n_out = len(out_copy)
+    return s
+
+
+def _return_line(out_copy: Sequence[bool], unpack: bool, updates: bool) -> str:
+    """The line returning the outputs (copied where ``out_copy`` says)."""
     items = [f"_copy(outs[{k}])" if c else f"outs[{k}]" for k, c in enumerate(out_copy)]
     if unpack:
-        s.append(f"    return {items[0]}")
-    elif any(out_copy):
-        s.append(f"    return [{', '.join(items)}]")
-    elif update_plan:
-        s.append(f"    return outs[:{n_out}]")
-    else:
-        s.append("    return outs")
-    s.insert(0, f"def __call__({params}*rest, **kwargs):")
-    src.add(*s)
-    return src.function("__call__", "call"), src.text()
+        return f"    return {items[0]}"
+    if any(out_copy):
+        return f"    return [{', '.join(items)}]"
+    if updates:
+        return f"    return outs[:{len(out_copy)}]"
+    return "    return outs"
 
 
 class UncheckedArgumentError(TypeError):
