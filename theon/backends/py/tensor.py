@@ -290,21 +290,7 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
     if not fold:
         for i, src in _scalar_operands(op, node).items():
             args[i] = ctx.read(src, Rep.NPS)
-    # where the result goes: a destroyed input (inplace op) or a dead owned buffer
-    target: list[str | None] = [None] * len(outs)
-    fresh = [True] * len(outs)
-    if not scalar_out:
-        for o, i in op.inplace_pattern.items():
-            target[o] = ctx.arg(i)
-            fresh[o] = ctx.may_overwrite(i)
-        out_shape = tensor_type(outs[0]).shape
-        if len(outs) == 1 and target[0] is None and natural == want:
-            # a fold reads its later operands after the first call: only 0 and 1 may go
-            for i, v in enumerate(node.inputs[:2] if fold else node.inputs):
-                vt = tensor_type(v)
-                if vt.dtype == want[0] and vt.shape == out_shape and ctx.may_overwrite(i):
-                    target[0] = args[i]
-                    break
+    target, fresh = _result_targets(op, node, ctx, args, fold, natural == want)
     # a strided buffer takes the result only from a ufunc proven safe there (see
     # theon.tensor.ufunc_safety); otherwise a run-time check falls back to a new array
     guarded = [
@@ -325,28 +311,7 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
         )
         for j in range(len(outs))
     ]
-    lines: list[str] = []
-    if fold:
-        expr = f"{f}({args[0]}, {args[1]}{_out_kw(target[0])})"
-        acc = names[0]
-        lines.append(f"{acc} = {expr}")
-        for a in args[2:]:
-            lines.append(f"{acc} = {f}({acc}, {a}{_out_kw(target[0] and acc)})")
-    else:
-        call_args = ", ".join(args)
-        plain = f"{f}({call_args})"
-        lhs = names[0] if len(names) == 1 else ", ".join(names)
-        if any(t is not None for t in target):
-            outs_kw = "(" + ", ".join(t or "None" for t in target) + ",)"
-            call = f"{f}({call_args}, out={outs_kw})"
-            if guarded:
-                cond = " and ".join(f"{target[j]}.flags.forc" for j in guarded)
-                lines.append(f"if {cond}: {lhs} = {call}")
-                call = plain
-                lhs = f"else: {lhs}"
-        else:
-            call = plain
-        lines.append(f"{lhs} = {call}")
+    lines = _ufunc_call_lines(f, args, names, target, guarded, fold)
     if picked and any(t is not None for t in target):
         # (without ``picked`` no input may broadcast at run time: nothing to refuse)
         lines = _refusing_runtime_broadcast(ctx, node, lines, args)
@@ -355,6 +320,64 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
             dt = ctx.bind(np.dtype(want[j]), "dt")
             lines.append(f"{name} = {ctx.bind(np.asarray, 'asarray')}({name}, {dt})")
     lines.extend(_broadcast_checks(ctx, node, picked, names[0]))
+    return lines
+
+
+def _result_targets(
+    op: Elemwise, node: Apply, ctx: NodeEmitter, args: list[str], fold: bool,
+    natural_dtypes: bool,
+) -> tuple[list[str | None], list[bool]]:
+    """Where each result goes: a destroyed input (inplace op) or a dead owned buffer
+    (``None``: a new array), and whether that buffer is the node's own to overwrite.
+
+    ``natural_dtypes``: the ufunc computes the output dtypes itself.
+    """
+    outs = node.outputs
+    target: list[str | None] = [None] * len(outs)
+    fresh = [True] * len(outs)
+    if tensor_type(outs[0]).ndim == 0:
+        return target, fresh
+    for o, i in op.inplace_pattern.items():
+        target[o] = ctx.arg(i)
+        fresh[o] = ctx.may_overwrite(i)
+    out_shape, want = tensor_type(outs[0]).shape, tensor_type(outs[0]).dtype
+    if len(outs) == 1 and target[0] is None and natural_dtypes:
+        # a fold reads its later operands after the first call: only 0 and 1 may go
+        for i, v in enumerate(node.inputs[:2] if fold else node.inputs):
+            vt = tensor_type(v)
+            if vt.dtype == want and vt.shape == out_shape and ctx.may_overwrite(i):
+                target[0] = args[i]
+                break
+    return target, fresh
+
+
+def _ufunc_call_lines(f: str, args: list[str], names: list[str], target: list[str | None],
+                      guarded: list[int], fold: bool) -> list[str]:
+    """The ufunc ``f`` called on ``args`` into ``names`` (writing into ``target`` where
+    given; where ``guarded``, only if the buffer is contiguous), or folded left over
+    the operands."""
+    lines: list[str] = []
+    if fold:
+        expr = f"{f}({args[0]}, {args[1]}{_out_kw(target[0])})"
+        acc = names[0]
+        lines.append(f"{acc} = {expr}")
+        for a in args[2:]:
+            lines.append(f"{acc} = {f}({acc}, {a}{_out_kw(target[0] and acc)})")
+        return lines
+    call_args = ", ".join(args)
+    plain = f"{f}({call_args})"
+    lhs = names[0] if len(names) == 1 else ", ".join(names)
+    if any(t is not None for t in target):
+        outs_kw = "(" + ", ".join(t or "None" for t in target) + ",)"
+        call = f"{f}({call_args}, out={outs_kw})"
+        if guarded:
+            cond = " and ".join(f"{target[j]}.flags.forc" for j in guarded)
+            lines.append(f"if {cond}: {lhs} = {call}")
+            call = plain
+            lhs = f"else: {lhs}"
+    else:
+        call = plain
+    lines.append(f"{lhs} = {call}")
     return lines
 
 
