@@ -276,7 +276,9 @@ def trmm(t: np.ndarray, b: np.ndarray, lower: bool, overwrite_b: bool = False
     x = b if lx is not None else np.array(b, order="C", copy=True)
     if n == 0 or m == 0:
         return x
-    if _lead(x)[0]:  # type: ignore[index]  # x := T x
+    lead = _lead(x)
+    assert lead is not None  # (b's layout was checked, or x is a C-ordered copy)
+    if lead[0]:  # x := T x
         _call(fn, int_t, _LEFT, t, x, lower, False, False)
     else:  # columns contiguous: x^T := x^T T^T, on the right of the row-major x^T
         _call(fn, int_t, _RIGHT, t, x.T, lower, True, False)

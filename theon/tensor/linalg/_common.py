@@ -26,6 +26,7 @@ from theon.graph.op import Op
 from theon.scalar.type import upcast
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.type import TensorType, tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "LinalgOp",
@@ -67,10 +68,10 @@ def float_dtype(*dtypes: str) -> str:
     return out
 
 
-def as_float(x: Any, dtype: str) -> Variable:
+def as_float(x: Any, dtype: str) -> TensorVariable:
     """``x`` as a tensor of ``dtype`` (cast when it differs)."""
-    x = as_tensor_variable(x)
-    return x if x.type.dtype == dtype else cast(x, dtype)
+    v = as_tensor_variable(x)
+    return v if v.type.dtype == dtype else cast(v, dtype)
 
 
 def check_matrix(x: Variable, what: str, ndims: tuple[int, ...] = (2,)) -> None:
@@ -88,14 +89,15 @@ def check_square(x: Variable, what: str) -> None:
         raise ValueError(f"{what} needs a square matrix, got {describe(x)}")
 
 
-def mT(x: Any) -> Variable:
+def mT(x: Any) -> TensorVariable:
     """The matrix transpose of the last two axes (batch axes stay)."""
     from theon.tensor.reshaping import swapaxes
 
     return swapaxes(x, -1, -2)
 
 
-def band_mask(x: Variable, lower: int | None, upper: int | None, dtype: str) -> Variable:
+def band_mask(x: TensorVariable, lower: int | None, upper: int | None, dtype: str
+              ) -> TensorVariable:
     """A ``(m, n)`` 0/1 matrix of ``dtype``: 1 where ``-lower <= j - i <= upper`` (a
     bound of None is unlimited); it broadcasts against ``x``'s batch axes."""
     import theon.tensor.math as tm
@@ -145,9 +147,9 @@ class BandPart(Op):
             self.destroy_map = {0: [0]}
 
     def make_node(self, x: Any) -> Apply:
-        x = as_tensor_variable(x)
-        check_matrix(x, "band_part", tuple(range(2, 33)))
-        return Apply(self, [x], [x.type()])
+        v = as_tensor_variable(x)
+        check_matrix(v, "band_part", tuple(range(2, 33)))
+        return Apply(self, [v], [v.type()])
 
     def _keeps_diagonal(self) -> bool:
         return (self.lower is None or self.lower >= 0) and (self.upper is None or self.upper >= 0)
@@ -212,7 +214,8 @@ def band_masks(m: int, n: int, lower: int | None, upper: int | None
     return got
 
 
-def band_part(x: Any, lower: int | None, upper: int | None, diagonal: float = 1.0) -> Variable:
+def band_part(x: Any, lower: int | None, upper: int | None, diagonal: float = 1.0
+              ) -> TensorVariable:
     """``x`` kept on the band ``-lower <= j - i <= upper`` (None: unlimited), zeros
     elsewhere, the main diagonal times ``diagonal`` (see :class:`BandPart`).
 
@@ -222,10 +225,11 @@ def band_part(x: Any, lower: int | None, upper: int | None, diagonal: float = 1.
     array([[1., 2., 0.],
            [0., 5., 6.]])
     """
-    return BandPart(lower, upper, diagonal)(x)  # type: ignore[no-any-return]
+    out: TensorVariable = BandPart(lower, upper, diagonal)(x)
+    return out
 
 
-def apply_op(op: Op, *inputs: Any, keep: tuple[int, ...] = ()) -> Any:
+def apply_op(op: LinalgOp, *inputs: Any, keep: tuple[int, ...] = ()) -> Any:
     """``op(*inputs)`` through :class:`~theon.tensor.blockwise.Blockwise`: leading
     dimensions beyond the core ones of ``op.gufunc_signature`` are batch dimensions
     (broadcast as in NumPy); with none, the core Op's outputs.
@@ -235,7 +239,7 @@ def apply_op(op: Op, *inputs: Any, keep: tuple[int, ...] = ()) -> Any:
     """
     from theon.tensor.blockwise import Blockwise, parse_signature
 
-    core_ins, _ = parse_signature(op.gufunc_signature)  # type: ignore[attr-defined]
+    core_ins, _ = parse_signature(op.gufunc_signature)
     ins = [as_tensor_variable(x) for x in inputs]
     for v, core in zip(ins, core_ins):
         if v.type.ndim < len(core):
@@ -263,7 +267,6 @@ class LinalgOp(Op):
     __props__: tuple[str, ...] = ()
     gufunc_signature: str = ""
     on_error: str = "raise"
-
     def _set_inplace(self, inplace: bool) -> None:
         """``inplace`` (set by the inplace phase, for a class with ``inplace_flag``): the
         result is written into input ``inplace_input`` (a class attribute, 0 by default)."""

@@ -53,6 +53,7 @@ import numpy as np
 
 from theon.graph.basic import Apply, Variable
 from theon.graph.vectorize import register_vectorize
+from theon.tensor.basic import as_tensor_variable
 from theon.tensor.linalg._blas import gemm_update, trsm
 from theon.tensor.linalg._common import (
     LinalgOp,
@@ -64,6 +65,7 @@ from theon.tensor.linalg._common import (
     vectorize_linalg,
 )
 from theon.tensor.type import TensorType, tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "BLOCK",
@@ -193,18 +195,15 @@ class CholeskyGrad(LinalgOp):
         self._set_inplace(inplace)
 
     def make_node(self, factor: Any, gbar: Any) -> Apply:
-        from theon.tensor.basic import as_tensor_variable
-
-        factor, gbar = as_tensor_variable(factor), as_tensor_variable(gbar)
-        check_square(factor, "CholeskyGrad")
-        check_square(gbar, "CholeskyGrad")
-        dt = float_dtype(factor.type.dtype, gbar.type.dtype)
-        if factor.type.dtype != dt or gbar.type.dtype != dt:
+        fv, gv = as_tensor_variable(factor), as_tensor_variable(gbar)
+        check_square(fv, "CholeskyGrad")
+        check_square(gv, "CholeskyGrad")
+        dt = float_dtype(fv.type.dtype, gv.type.dtype)
+        if fv.type.dtype != dt or gv.type.dtype != dt:
             raise TypeError(f"CholeskyGrad: needs two matrices of one float dtype, got "
-                            f"{factor.type} and {gbar.type}")
-        shape = tuple(a if a is not None else b
-                      for a, b in zip(factor.type.shape, gbar.type.shape))
-        return Apply(self, [factor, gbar], [TensorType(dt, shape)()])
+                            f"{fv.type} and {gv.type}")
+        shape = tuple(a if a is not None else b for a, b in zip(fv.type.shape, gv.type.shape))
+        return Apply(self, [fv, gv], [TensorType(dt, shape)()])
 
     def _run(self, factor: np.ndarray, gbar: np.ndarray, inplace: bool = False) -> np.ndarray:
         if not self.lower:
@@ -232,7 +231,7 @@ class CholeskyGrad(LinalgOp):
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
         return [input_shapes[0]]
 
-    def _lower(self, factor: Variable, gbar: Variable) -> tuple[Any, Any]:
+    def _lower(self, factor: Variable, gbar: Variable) -> tuple[TensorVariable, TensorVariable]:
         """The lower triangles of the factor and of its gradient, as ``L`` and ``Lbar``."""
         if not self.lower:
             factor, gbar = mT(factor), mT(gbar)
@@ -248,14 +247,13 @@ class CholeskyGrad(LinalgOp):
         from theon.tensor.linalg.solvers import solve_triangular
 
         L, Lbar = self._lower(*inputs)
-        y: Any = outputs[0]
-        h: Any = output_grads[0]
-        hs: Any = (h + mT(h)) * 0.5
-        w: Any = solve_triangular(L, hs, lower=True, b_ndim=2)  # L^-1 Hs
-        pbar: Any = solve_triangular(L, mT(w), lower=True, b_ndim=2)  # L^-1 Hs L^-T
-        mbar: Any = band_part(pbar, None, 0, 0.5)
-        gl: Any = matmul(y, mT(w)) * -2.0 + matmul(Lbar, mT(mbar))  # type: ignore[operator]
-        gl = band_part(gl, None, 0)
+        y = outputs[0]
+        h = as_tensor_variable(output_grads[0])
+        hs = (h + mT(h)) * 0.5
+        w = solve_triangular(L, hs, lower=True, b_ndim=2)  # L^-1 Hs
+        pbar = solve_triangular(L, mT(w), lower=True, b_ndim=2)  # L^-1 Hs L^-T
+        mbar = band_part(pbar, None, 0, 0.5)
+        gl = band_part(matmul(y, mT(w)) * -2.0 + matmul(Lbar, mT(mbar)), None, 0)
         gg = band_part(matmul(L, mbar), None, 0)
         return [gl, gg] if self.lower else [mT(gl), mT(gg)]
 
@@ -272,16 +270,16 @@ class CholeskyGrad(LinalgOp):
         L, Lbar = self._lower(*inputs)
         dl, dg = self._lower(dl, dg)
         y = self(*inputs)
-        q = band_part(matmul(mT(dl), Lbar) + matmul(mT(L), dg), None, 0, 0.5)  # type: ignore[operator]
+        q = band_part(matmul(mT(dl), Lbar) + matmul(mT(L), dg), None, 0, 0.5)
         v = solve_triangular(L, q, lower=True, trans=1, b_ndim=2)  # L^-T Q
-        z: Any = mT(solve_triangular(L, mT(v), lower=True, trans=1, b_ndim=2))  # L^-T Q L^-1
-        t2: Any = solve_triangular(L, matmul(mT(dl), y), lower=True, trans=1, b_ndim=2)
+        z = mT(solve_triangular(L, mT(v), lower=True, trans=1, b_ndim=2))  # L^-T Q L^-1
+        t2 = solve_triangular(L, matmul(mT(dl), y), lower=True, trans=1, b_ndim=2)
         d = z - t2 * 2.0
         return [(d + mT(d)) * 0.5]
 
 
 def cholesky_grad(factor: Any, gbar: Any, lower: bool = True, on_error: str = "raise"
-                  ) -> Variable:
+                  ) -> TensorVariable:
     """The gradient with respect to the symmetric ``A`` of ``factor = cholesky(A, lower)``
     given the gradient ``gbar`` with respect to the factor (batched over leading axes):
     what ``theon.grad`` builds through ``cholesky``.
@@ -292,7 +290,8 @@ def cholesky_grad(factor: Any, gbar: Any, lower: bool = True, on_error: str = "r
     array([[ 0.25, -0.5 ],
            [-0.5 ,  1.  ]])
     """
-    return apply_op(CholeskyGrad(lower, on_error), factor, gbar)  # type: ignore[no-any-return]
+    grad: TensorVariable = apply_op(CholeskyGrad(lower, on_error), factor, gbar)
+    return grad
 
 
 register_vectorize(CholeskyGrad)(vectorize_linalg)

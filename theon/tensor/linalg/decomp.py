@@ -31,6 +31,7 @@ from theon.graph.basic import Apply, Variable
 from theon.graph.null_type import grad_not_implemented
 from theon.graph.op import Op
 from theon.graph.vectorize import register_vectorize
+from theon.tensor.basic import as_tensor_variable
 from theon.tensor.linalg._blas import potrf
 from theon.tensor.linalg._common import (
     LinalgOp,
@@ -47,6 +48,7 @@ from theon.tensor.linalg._common import (
     vectorize_linalg,
 )
 from theon.tensor.type import TensorType, tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "LU",
@@ -70,20 +72,20 @@ __all__ = [
 ]
 
 
-def _matmul(a: Any, b: Any) -> Variable:
+def _matmul(a: Any, b: Any) -> TensorVariable:
     from theon.tensor.blas import matmul
 
     return matmul(a, b)
 
 
-def _expand2(x: Any) -> Variable:
+def _expand2(x: Any) -> TensorVariable:
     """``x[..., None, None]``."""
     from theon.tensor.reshaping import expand_dims
 
     return expand_dims(x, (-2, -1))
 
 
-def _tsolve(a: Any, b: Any, **kw: Any) -> Variable:
+def _tsolve(a: Any, b: Any, **kw: Any) -> TensorVariable:
     from theon.tensor.linalg.solvers import solve_triangular
 
     return solve_triangular(a, b, b_ndim=2, **kw)
@@ -114,13 +116,13 @@ class Cholesky(LinalgOp):
         self._set_inplace(inplace)
 
     def make_node(self, a: Any) -> Apply:
-        a = _float_input(a)
-        check_square(a, "cholesky")
-        return Apply(self, [a], [a.type()])
+        x = _float_input(a)
+        check_square(x, "cholesky")
+        return Apply(self, [x], [x.type()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (a,) = inputs
-        dtype = node.outputs[0].type.dtype
+        dtype = tensor_type(node.outputs[0]).dtype
         try:
             out = potrf(a, self.lower, self.inplace) if a.dtype == dtype else None
             if out is not None:  # zero the triangle LAPACK did not write
@@ -172,7 +174,7 @@ class Cholesky(LinalgOp):
 
 
 def cholesky(x: Any, lower: bool = True, *, on_error: str = "raise",
-             check_finite: bool = False) -> Variable:
+             check_finite: bool = False) -> TensorVariable:
     """The Cholesky factor of the symmetric positive-definite ``x`` (batched).
 
     ``lower=True`` gives ``L`` with ``x = L @ L.T``, else ``U`` with ``x = U.T @ U``.
@@ -186,7 +188,8 @@ def cholesky(x: Any, lower: bool = True, *, on_error: str = "raise",
     array([[2., 1.],
            [0., 1.]])
     """
-    return apply_op(Cholesky(lower, on_error), x)  # type: ignore[no-any-return]
+    factor: TensorVariable = apply_op(Cholesky(lower, on_error), x)
+    return factor
 
 
 # inv, pinv --------------------------------------------------------------------------------
@@ -207,9 +210,9 @@ class MatrixInverse(LinalgOp):
         self._set_on_error(on_error)
 
     def make_node(self, a: Any) -> Apply:
-        a = _float_input(a)
-        check_square(a, "inv")
-        return Apply(self, [a], [a.type()])
+        x = _float_input(a)
+        check_square(x, "inv")
+        return Apply(self, [x], [x.type()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (a,) = inputs
@@ -218,7 +221,7 @@ class MatrixInverse(LinalgOp):
         except np.linalg.LinAlgError as exc:
             self.raise_or_nan(node, [a.shape], output_storage, exc, "the matrix is singular")
             return
-        output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
+        output_storage[0][0] = np.asarray(out, dtype=tensor_type(node.outputs[0]).dtype)
 
     def perform_batched(self, node: Apply, inputs: Sequence[Any], batch: Any) -> Any:
         """A whole stack at once (Blockwise); a singular block: None, run block by block."""
@@ -244,14 +247,12 @@ class MatrixInverse(LinalgOp):
         return [-_matmul(_matmul(x, da), x)]
 
 
-def _float_input(a: Any) -> Variable:
-    from theon.tensor.basic import as_tensor_variable
-
-    a = as_tensor_variable(a)
-    return as_float(a, float_dtype(a.type.dtype))
+def _float_input(a: Any) -> TensorVariable:
+    v = as_tensor_variable(a)
+    return as_float(v, float_dtype(v.type.dtype))
 
 
-def inv(a: Any, *, on_error: str = "raise") -> Variable:
+def inv(a: Any, *, on_error: str = "raise") -> TensorVariable:
     """The inverse of the square matrix ``a`` (batched), like ``numpy.linalg.inv``.
 
     A singular ``a`` raises ``numpy.linalg.LinAlgError`` (NaN with ``on_error='nan'``).
@@ -262,7 +263,8 @@ def inv(a: Any, *, on_error: str = "raise") -> Variable:
     array([[ 1., -1.],
            [ 0.,  1.]])
     """
-    return apply_op(MatrixInverse(on_error), a)  # type: ignore[no-any-return]
+    out: TensorVariable = apply_op(MatrixInverse(on_error), a)
+    return out
 
 
 matrix_inverse = inv
@@ -284,14 +286,14 @@ class MatrixPinv(LinalgOp):
         self.hermitian = bool(hermitian)
 
     def make_node(self, a: Any) -> Apply:
-        a = _float_input(a)
-        check_matrix(a, "pinv")
-        m, n = a.type.shape
-        return Apply(self, [a], [TensorType(a.type.dtype, shape=(n, m))()])
+        x = _float_input(a)
+        check_matrix(x, "pinv")
+        m, n = x.type.shape
+        return Apply(self, [x], [TensorType(x.type.dtype, shape=(n, m))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         out = np.linalg.pinv(inputs[0], hermitian=self.hermitian)
-        output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
+        output_storage[0][0] = np.asarray(out, dtype=tensor_type(node.outputs[0]).dtype)
 
     def perform_batched(self, node: Apply, inputs: Sequence[Any], batch: Any) -> Any:
         """A whole stack at once (Blockwise)."""
@@ -305,8 +307,8 @@ class MatrixPinv(LinalgOp):
              output_grads: Sequence[Variable]) -> list[Any]:
         from theon.tensor.creation import eye
 
-        (a,), (x,), (gz,) = inputs, outputs, output_grads
-        dt = tensor_type(a).dtype
+        a, (x,), (gz,) = as_tensor_variable(inputs[0]), outputs, output_grads
+        dt = a.dtype
         xt, gt = mT(x), mT(gz)
         i_ax = eye(a.shape[-2], dtype=dt) - _matmul(a, x)
         i_xa = eye(a.shape[-1], dtype=dt) - _matmul(x, a)
@@ -320,11 +322,11 @@ class MatrixPinv(LinalgOp):
         Pereyra; where the rank does not change)."""
         from theon.tensor.creation import eye
 
-        (a,), (da,) = inputs, eval_points
+        a, (da,) = as_tensor_variable(inputs[0]), eval_points
         if da is None:
             return [None]
         x = self(a)
-        dt = tensor_type(a).dtype
+        dt = a.dtype
         xt, dat = mT(x), mT(da)
         i_ax = eye(a.shape[-2], dtype=dt) - _matmul(a, x)
         i_xa = eye(a.shape[-1], dtype=dt) - _matmul(x, a)
@@ -334,7 +336,7 @@ class MatrixPinv(LinalgOp):
         return [term1 + term2 + term3]
 
 
-def pinv(a: Any, hermitian: bool = False) -> Variable:
+def pinv(a: Any, hermitian: bool = False) -> TensorVariable:
     """The Moore-Penrose pseudo-inverse of ``a`` (batched), like ``numpy.linalg.pinv``.
 
     >>> import theon.tensor as tt
@@ -343,7 +345,8 @@ def pinv(a: Any, hermitian: bool = False) -> Variable:
     array([[1. , 0. , 0. ],
            [0. , 0.5, 0. ]])
     """
-    return apply_op(MatrixPinv(hermitian), a)  # type: ignore[no-any-return]
+    out: TensorVariable = apply_op(MatrixPinv(hermitian), a)
+    return out
 
 
 # det, slogdet -----------------------------------------------------------------------------
@@ -359,13 +362,13 @@ class Det(LinalgOp):
     gufunc_signature = "(m,m)->()"
 
     def make_node(self, a: Any) -> Apply:
-        a = _float_input(a)
-        check_square(a, "det")
-        return Apply(self, [a], [TensorType(a.type.dtype, shape=())()])
+        x = _float_input(a)
+        check_square(x, "det")
+        return Apply(self, [x], [TensorType(x.type.dtype, shape=())()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         output_storage[0][0] = np.asarray(np.linalg.det(inputs[0]),
-                                          dtype=node.outputs[0].type.dtype)
+                                          dtype=tensor_type(node.outputs[0]).dtype)
 
     def perform_batched(self, node: Apply, inputs: Sequence[Any], batch: Any) -> Any:
         """A whole stack at once (Blockwise)."""
@@ -377,7 +380,7 @@ class Det(LinalgOp):
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
         (a,), (d,), (gz,) = inputs, outputs, output_grads
-        return [_expand2(gz * d) * mT(inv(a))]
+        return [_expand2(as_tensor_variable(gz) * d) * mT(inv(a))]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
         from theon.tensor.math import sum as tsum
@@ -388,7 +391,7 @@ class Det(LinalgOp):
         return [self(a) * tsum(mT(inv(a)) * da, axis=(-2, -1))]
 
 
-def det(a: Any) -> Variable:
+def det(a: Any) -> TensorVariable:
     """The determinant of the square matrix ``a`` (batched), like ``numpy.linalg.det``.
 
     >>> import theon.tensor as tt
@@ -396,7 +399,8 @@ def det(a: Any) -> Variable:
     >>> float(det(a).eval({a: [[1.0, 2.0], [3.0, 4.0]]}).round(12))
     -2.0
     """
-    return apply_op(Det(), a)  # type: ignore[no-any-return]
+    out: TensorVariable = apply_op(Det(), a)
+    return out
 
 
 class SLogDet(LinalgOp):
@@ -411,14 +415,14 @@ class SLogDet(LinalgOp):
     gufunc_signature = "(m,m)->(),()"
 
     def make_node(self, a: Any) -> Apply:
-        a = _float_input(a)
-        check_square(a, "slogdet")
-        t = TensorType(a.type.dtype, shape=())
-        return Apply(self, [a], [t(), t()])
+        x = _float_input(a)
+        check_square(x, "slogdet")
+        t = TensorType(x.type.dtype, shape=())
+        return Apply(self, [x], [t(), t()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         sign, logdet = np.linalg.slogdet(inputs[0])
-        dtype = node.outputs[0].type.dtype
+        dtype = tensor_type(node.outputs[0]).dtype
         output_storage[0][0] = np.asarray(sign, dtype=dtype)
         output_storage[1][0] = np.asarray(logdet, dtype=dtype)
 
@@ -445,7 +449,7 @@ class SLogDet(LinalgOp):
         return [zeros_like(sign), tsum(mT(inv(a)) * da, axis=(-2, -1))]
 
 
-def slogdet(a: Any) -> tuple[Variable, Variable]:
+def slogdet(a: Any) -> tuple[TensorVariable, TensorVariable]:
     """``(sign, log|det(a)|)`` of the square matrix ``a`` (batched), like
     ``numpy.linalg.slogdet``: ``det(a) = sign * exp(logabsdet)`` without overflow.
 
@@ -481,23 +485,23 @@ class LU(LinalgOp):
             self.gufunc_signature = "(m,n)->(m,m),(m,k),(k,n)"
 
     def make_node(self, a: Any) -> Apply:
-        a = _float_input(a)
-        check_matrix(a, "lu")
-        m, n = a.type.shape
+        x = _float_input(a)
+        check_matrix(x, "lu")
+        m, n = x.type.shape
         k = None if m is None or n is None else min(m, n)
-        dt = a.type.dtype
+        dt = x.type.dtype
         outs = [TensorType(dt, shape=(m, k))(), TensorType(dt, shape=(k, n))()]
         if self.p_indices:
             outs.insert(0, TensorType("int64", shape=(m,))())
         elif not self.permute_l:
             outs.insert(0, TensorType(dt, shape=(m, m))())
-        return Apply(self, [a], outs)
+        return Apply(self, [x], outs)
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         res = scipy_linalg().lu(inputs[0], permute_l=self.permute_l, check_finite=False,
                                 p_indices=self.p_indices)
         for out, cell, val in zip(node.outputs, output_storage, res):
-            cell[0] = np.asarray(val, dtype=out.type.dtype)
+            cell[0] = np.asarray(val, dtype=tensor_type(out).dtype)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
         from theon.tensor.math import minimum
@@ -522,7 +526,7 @@ class LU(LinalgOp):
         _, lbar, ubar = output_grads
         z = _lu_backward(L, U, lbar, ubar)
         if self.p_indices:
-            return [z[perm]]  # type: ignore[index]
+            return [z[perm]]
         return [_matmul(perm, z)]
 
 
@@ -542,7 +546,7 @@ def lu(a: Any, permute_l: bool = False, check_finite: bool = False,
     return apply_op(LU(permute_l, p_indices), a)
 
 
-def _lu_backward(L: Variable, U: Variable, lbar: Variable, ubar: Variable) -> Variable:
+def _lu_backward(L: Variable, U: Variable, lbar: Variable, ubar: Variable) -> TensorVariable:
     """``L^-T (tril(L^T Lbar, -1) + triu(Ubar U^T)) U^-T``: the gradient of ``L U``'s
     input with respect to its unpivoted product (``lu`` and ``lu_factor`` then apply P)."""
     g = band_part(_matmul(mT(L), lbar), None, -1) + band_part(_matmul(ubar, mT(U)), 0, None)
@@ -550,10 +554,10 @@ def _lu_backward(L: Variable, U: Variable, lbar: Variable, ubar: Variable) -> Va
     return mT(_tsolve(U, mT(y), lower=False))  # L^-T G U^-T
 
 
-def split_packed(packed: Variable) -> tuple[Variable, Variable]:
+def split_packed(packed: Variable) -> tuple[TensorVariable, TensorVariable]:
     """``(L, U)`` from ``lu_factor``'s packed ``LU``: ``L`` with a unit diagonal."""
-    dt = tensor_type(packed).dtype
-    lower = band_part(packed, None, -1) + band_mask(packed, 0, 0, dt)
+    v = as_tensor_variable(packed)
+    lower = band_part(v, None, -1) + band_mask(v, 0, 0, v.dtype)
     return lower, band_part(packed, 0, None)
 
 
@@ -568,14 +572,13 @@ class PivotMatrix(Op):
         self.dtype = str(dtype)
 
     def make_node(self, piv: Any) -> Apply:
-        from theon.tensor.basic import as_tensor_variable
         from theon.tensor.type import integer_dtypes
 
-        piv = as_tensor_variable(piv)
-        if piv.type.ndim != 1 or piv.type.dtype not in integer_dtypes:
-            raise TypeError(f"PivotMatrix: needs an integer vector, got {piv.type}")
-        m = piv.type.shape[0]
-        return Apply(self, [piv], [TensorType(self.dtype, shape=(m, m))()])
+        v = as_tensor_variable(piv)
+        if v.type.ndim != 1 or v.type.dtype not in integer_dtypes:
+            raise TypeError(f"PivotMatrix: needs an integer vector, got {v.type}")
+        m = v.type.shape[0]
+        return Apply(self, [v], [TensorType(self.dtype, shape=(m, m))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (piv,) = inputs
@@ -597,7 +600,7 @@ class PivotMatrix(Op):
         return [disconnected_type()]
 
 
-def pivot_matrix(piv: Any, dtype: str) -> Variable:
+def pivot_matrix(piv: Any, dtype: str) -> TensorVariable:
     """``P`` with ``A = P @ L @ U`` from ``lu_factor``'s pivots (batched).
 
     >>> import theon.tensor as tt
@@ -607,7 +610,8 @@ def pivot_matrix(piv: Any, dtype: str) -> Variable:
     """
     from theon.tensor.blockwise import Blockwise
 
-    return Blockwise(PivotMatrix(dtype))(piv)  # type: ignore[no-any-return]
+    out: TensorVariable = Blockwise(PivotMatrix(dtype))(piv)
+    return out
 
 
 class LUFactor(LinalgOp):
@@ -618,10 +622,10 @@ class LUFactor(LinalgOp):
     gufunc_signature = "(m,m)->(m,m),(m)"
 
     def make_node(self, a: Any) -> Apply:
-        a = _float_input(a)
-        check_square(a, "lu_factor")
-        m = a.type.shape[0]
-        return Apply(self, [a], [a.type(), TensorType("int32", shape=(m,))()])
+        x = _float_input(a)
+        check_square(x, "lu_factor")
+        m = x.type.shape[0]
+        return Apply(self, [x], [x.type(), TensorType("int32", shape=(m,))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         import warnings
@@ -629,7 +633,7 @@ class LUFactor(LinalgOp):
         with warnings.catch_warnings():  # a zero pivot is lu_solve's error, not ours
             warnings.simplefilter("ignore")
             packed, piv = scipy_linalg().lu_factor(inputs[0], check_finite=False)
-        output_storage[0][0] = np.asarray(packed, dtype=node.outputs[0].type.dtype)
+        output_storage[0][0] = np.asarray(packed, dtype=tensor_type(node.outputs[0]).dtype)
         output_storage[1][0] = np.asarray(piv, dtype="int32")
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
@@ -647,7 +651,7 @@ class LUFactor(LinalgOp):
         return [_matmul(pivot_matrix(piv, tensor_type(a).dtype), z)]
 
 
-def lu_factor(a: Any, check_finite: bool = False) -> tuple[Variable, Variable]:
+def lu_factor(a: Any, check_finite: bool = False) -> tuple[TensorVariable, TensorVariable]:
     """``(LU, piv)`` of the square matrix ``a`` (batched), like ``scipy.linalg.lu_factor``;
     pass them to :func:`lu_solve`.
 

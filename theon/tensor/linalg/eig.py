@@ -52,10 +52,10 @@ class Eig(Op):
         self.on_error = check_on_error(on_error)
 
     def make_node(self, a: Any) -> Apply:
-        a = float_matrix(a, "eig")
-        n = a.type.shape[0] if a.type.shape[0] is not None else a.type.shape[1]
-        ct = _complex_of(a.type.dtype)
-        return Apply(self, [a], [TensorType(ct, (n,))(), TensorType(ct, (n, n))()])
+        x = float_matrix(a, "eig")
+        n = x.type.shape[0] if x.type.shape[0] is not None else x.type.shape[1]
+        ct = _complex_of(x.type.dtype)
+        return Apply(self, [x], [TensorType(ct, (n,))(), TensorType(ct, (n, n))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (a,) = inputs
@@ -63,7 +63,7 @@ class Eig(Op):
                          self.on_error)
         if res is not None:
             for cell, val, out in zip(output_storage, res, node.outputs):
-                cell[0] = np.asarray(val, dtype=out.type.dtype)
+                cell[0] = np.asarray(val, dtype=tensor_type(out).dtype)
 
     def nan_shape(self, shapes: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
         (n, _), = shapes
@@ -89,9 +89,9 @@ class Eig(Op):
 
 def _as(g: Any, like: TensorVariable) -> TensorVariable:
     """The output gradient ``g`` in ``like``'s complex dtype."""
-    g = as_tensor_variable(g)
-    dt = tensor_type(like).dtype
-    return g if tensor_type(g).dtype == dt else cast(g, dt)
+    v = as_tensor_variable(g)
+    dt = like.dtype
+    return v if v.dtype == dt else cast(v, dt)
 
 
 class EigGrad(Op):
@@ -151,7 +151,8 @@ def eig(a: Any, on_error: str = "raise") -> list[TensorVariable]:
     >>> np.sort(w.eval({a: [[2.0, 0.0], [0.0, 3.0]]}).real)
     array([2., 3.])
     """
-    return _apply(Eig(on_error), a)  # type: ignore[no-any-return]
+    wv: list[TensorVariable] = _apply(Eig(on_error), a)
+    return wv
 
 
 register_vectorize(Eig, EigGrad)(vectorize_blockwise)

@@ -37,7 +37,7 @@ from theon.tensor.linalg.spectral import (
     vectorize_blockwise,
     zeros_like,
 )
-from theon.tensor.type import TensorType, float_dtypes
+from theon.tensor.type import TensorType, float_dtypes, tensor_type
 from theon.tensor.variable import TensorVariable
 
 __all__ = ["Expm", "SolveContinuousLyapunov", "SolveDiscreteLyapunov", "block_diag", "diag",
@@ -49,11 +49,11 @@ extract_diag = diagonal
 
 
 def _square(a: Any, what: str) -> TensorVariable:
-    a = float_matrix(a, what)
-    m, n = a.type.shape
+    x = float_matrix(a, what)
+    m, n = x.type.shape
     if m is not None and n is not None and m != n:
-        raise ValueError(f"{what}: needs a square matrix, got {describe(a)}")
-    return a
+        raise ValueError(f"{what}: needs a square matrix, got {describe(x)}")
+    return x
 
 
 def _block(tl: TensorVariable, tr: TensorVariable, br: TensorVariable) -> TensorVariable:
@@ -75,9 +75,9 @@ class Expm(Op):
     gufunc_signature = "(m,m)->(m,m)"
 
     def make_node(self, a: Any) -> Apply:
-        a = _square(a, "expm")
-        n = a.type.shape[0] if a.type.shape[0] is not None else a.type.shape[1]
-        return Apply(self, [a], [TensorType(a.type.dtype, (n, n))()])
+        x = _square(a, "expm")
+        n = x.type.shape[0] if x.type.shape[0] is not None else x.type.shape[1]
+        return Apply(self, [x], [TensorType(x.type.dtype, (n, n))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         import scipy.linalg
@@ -86,7 +86,8 @@ class Expm(Op):
         if a.shape[0] != a.shape[1]:
             raise ValueError(f"expm: needs a square matrix, got shape {a.shape} for "
                              f"{describe(node.inputs[0])}")
-        output_storage[0][0] = np.asarray(scipy.linalg.expm(a), dtype=node.outputs[0].type.dtype)
+        output_storage[0][0] = np.asarray(scipy.linalg.expm(a),
+                                          dtype=tensor_type(node.outputs[0]).dtype)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
         return [tuple(input_shapes[0])]
@@ -95,7 +96,8 @@ class Expm(Op):
         """``L(a, e)``: the upper-right block of ``expm([[a, e], [0, a]])``."""
         n = a.shape[-1]
         big = _apply(self, _block(a, e, a))
-        return big[..., :n, n:]
+        block: TensorVariable = big[..., :n, n:]
+        return block
 
     def grad(self, inputs: Sequence[Any], output_grads: Sequence[Any]) -> list[Any]:
         at = mT(inputs[0])
@@ -119,7 +121,8 @@ def expm(a: Any) -> TensorVariable:
     array([[1., 0.],
            [0., 1.]])
     """
-    return _apply(Expm(), a)
+    out: TensorVariable = _apply(Expm(), a)
+    return out
 
 
 # Lyapunov equations -------------------------------------------------------------------
@@ -133,12 +136,12 @@ class _Lyapunov(Op):
     name = ""
 
     def make_node(self, a: Any, q: Any) -> Apply:
-        a = _square(a, self.name)
-        q = _square(q, f"{self.name} (q)")
-        dt = np.result_type(a.type.dtype, q.type.dtype).name
-        a, q = (cast(v, dt) if v.type.dtype != dt else v for v in (a, q))
-        shape = tuple(s if s is not None else t for s, t in zip(a.type.shape, q.type.shape))
-        return Apply(self, [a, q], [TensorType(dt, shape)()])
+        av = _square(a, self.name)
+        qv = _square(q, f"{self.name} (q)")
+        dt = np.result_type(av.type.dtype, qv.type.dtype).name
+        av, qv = (cast(v, dt) if v.type.dtype != dt else v for v in (av, qv))
+        shape = tuple(s if s is not None else t for s, t in zip(av.type.shape, qv.type.shape))
+        return Apply(self, [av, qv], [TensorType(dt, shape)()])
 
     def _solve(self, a: Any, q: Any) -> Any:
         raise NotImplementedError
@@ -160,7 +163,7 @@ class _Lyapunov(Op):
             raise np.linalg.LinAlgError(
                 f"{self}: the equation is singular for {describe(node.inputs[0])}: {e}"
             ) from e
-        output_storage[0][0] = np.asarray(x, dtype=node.outputs[0].type.dtype)
+        output_storage[0][0] = np.asarray(x, dtype=tensor_type(node.outputs[0]).dtype)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
         return [tuple(input_shapes[0])]
@@ -258,7 +261,8 @@ def solve_continuous_lyapunov(a: Any, q: Any) -> TensorVariable:
     array([[1., 0.],
            [0., 2.]])
     """
-    return _apply(SolveContinuousLyapunov(), a, q)
+    x: TensorVariable = _apply(SolveContinuousLyapunov(), a, q)
+    return x
 
 
 def solve_discrete_lyapunov(a: Any, q: Any, method: str | None = None) -> TensorVariable:
@@ -272,7 +276,8 @@ def solve_discrete_lyapunov(a: Any, q: Any, method: str | None = None) -> Tensor
     array([[4., 0.],
            [0., 1.]])
     """
-    return _apply(SolveDiscreteLyapunov(method), a, q)
+    x: TensorVariable = _apply(SolveDiscreteLyapunov(method), a, q)
+    return x
 
 
 register_vectorize(Expm, SolveContinuousLyapunov, SolveDiscreteLyapunov)(vectorize_blockwise)
@@ -290,10 +295,11 @@ def trace(x: Any, offset: int = 0) -> TensorVariable:
     >>> trace(m).eval({m: [[1.0, 2.0], [3.0, 4.0]]})
     array(5.)
     """
-    x = as_tensor_variable(x)
-    if x.type.ndim < 2:
-        raise ValueError(f"trace: needs at least 2 dimensions, got {describe(x)}")
-    return diagonal(x, offset, -2, -1).sum(axis=-1)
+    v = as_tensor_variable(x)
+    if v.type.ndim < 2:
+        raise ValueError(f"trace: needs at least 2 dimensions, got {describe(v)}")
+    total: TensorVariable = diagonal(v, offset, -2, -1).sum(axis=-1)
+    return total
 
 
 def kron(a: Any, b: Any) -> TensorVariable:
@@ -308,15 +314,16 @@ def kron(a: Any, b: Any) -> TensorVariable:
     """
     from theon.tensor.reshaping import reshape
 
-    a, b = as_tensor_variable(a), as_tensor_variable(b)
-    nd = max(a.type.ndim, b.type.ndim)
+    av, bv = as_tensor_variable(a), as_tensor_variable(b)
+    nd = max(av.type.ndim, bv.type.ndim)
     if nd == 0:
-        return a * b
-    a = a[(None,) * (nd - a.type.ndim)] if a.type.ndim < nd else a
-    b = b[(None,) * (nd - b.type.ndim)] if b.type.ndim < nd else b
-    prod = a[tuple(x for _ in range(nd) for x in (slice(None), None))] * \
-        b[tuple(x for _ in range(nd) for x in (None, slice(None)))]
-    shape = [a.shape[i] * b.shape[i] for i in range(nd)]
+        scalar: TensorVariable = av * bv
+        return scalar
+    av = av[(None,) * (nd - av.type.ndim)] if av.type.ndim < nd else av
+    bv = bv[(None,) * (nd - bv.type.ndim)] if bv.type.ndim < nd else bv
+    prod = av[tuple(x for _ in range(nd) for x in (slice(None), None))] * \
+        bv[tuple(x for _ in range(nd) for x in (None, slice(None)))]
+    shape = [av.shape[i] * bv.shape[i] for i in range(nd)]
     return reshape(prod, shape, ndim=nd)
 
 
@@ -370,17 +377,18 @@ def matrix_power(m: Any, n: int) -> TensorVariable:
     if int(n) != n:
         raise TypeError(f"matrix_power: the exponent must be an integer, got {n!r}")
     n = int(n)
-    m = as_tensor_variable(m)
-    if m.type.ndim < 2:
-        raise ValueError(f"matrix_power: needs a (batch of) square matrices, got {describe(m)}")
+    mv = as_tensor_variable(m)
+    if mv.type.ndim < 2:
+        raise ValueError(f"matrix_power: needs a (batch of) square matrices, got {describe(mv)}")
     if n == 0:
-        return zeros_like(m) + eye(m.shape[-1], dtype=m.type.dtype)
+        identity: TensorVariable = zeros_like(mv) + eye(mv.shape[-1], dtype=mv.type.dtype)
+        return identity
     if n < 0:
-        from theon.tensor.linalg.decomp import inv  # type: ignore[import-not-found]
+        from theon.tensor.linalg.decomp import inv
 
-        m, n = inv(m), -n
+        mv, n = inv(mv), -n
     result: TensorVariable | None = None
-    base = m
+    base = mv
     while True:
         if n & 1:
             result = base if result is None else matmul(result, base)
@@ -399,21 +407,23 @@ def _vector_norm(x: TensorVariable, ord: Any, axis: int, keepdims: bool) -> Tens
     import theon.tensor.math as tm
 
     ax = abs(x) if x.type.dtype in float_dtypes else x
+    out: TensorVariable
     if ord is None or ord == 2:
-        return tm.sqrt((x * x).sum(axis=axis, keepdims=keepdims))
-    if ord == np.inf:
-        return tm.max(ax, axis=axis, keepdims=keepdims)
-    if ord == -np.inf:
-        return tm.min(ax, axis=axis, keepdims=keepdims)
-    if ord == 0:
-        return cast(tm.neq(x, 0), x.type.dtype).sum(
-            axis=axis, keepdims=keepdims)
-    if ord == 1:
-        return ax.sum(axis=axis, keepdims=keepdims)
-    if isinstance(ord, str):
+        out = tm.sqrt((x * x).sum(axis=axis, keepdims=keepdims))
+    elif ord == np.inf:
+        out = tm.max(ax, axis=axis, keepdims=keepdims)
+    elif ord == -np.inf:
+        out = tm.min(ax, axis=axis, keepdims=keepdims)
+    elif ord == 0:
+        out = cast(tm.neq(x, 0), x.type.dtype).sum(axis=axis, keepdims=keepdims)
+    elif ord == 1:
+        out = ax.sum(axis=axis, keepdims=keepdims)
+    elif isinstance(ord, str):
         raise ValueError(f"norm: invalid order {ord!r} for a vector norm")
-    p = float(ord)
-    return (ax ** p).sum(axis=axis, keepdims=keepdims) ** (1.0 / p)
+    else:
+        p = float(ord)
+        out = (ax ** p).sum(axis=axis, keepdims=keepdims) ** (1.0 / p)
+    return out
 
 
 def _matrix_norm(x: TensorVariable, ord: Any, axes: tuple[int, int],
@@ -423,6 +433,7 @@ def _matrix_norm(x: TensorVariable, ord: Any, axes: tuple[int, int],
 
     r, c = axes
     nd = x.type.ndim
+    out: TensorVariable
     if ord in (2, -2, "nuc"):
         rest = [d for d in range(nd) if d not in (r, c)]
         s = svd(transpose(x, (*rest, r, c)), compute_uv=False)
@@ -462,13 +473,13 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
     from theon.tensor.reduction import normalize_axis
     from theon.tensor.reshaping import flatten, reshape
 
-    x = as_tensor_variable(x)
-    if x.type.dtype not in float_dtypes:
-        x = cast(x, "float64")
-    nd = x.type.ndim
+    v = as_tensor_variable(x)
+    if v.type.dtype not in float_dtypes:
+        v = cast(v, "float64")
+    nd = v.type.ndim
     if axis is None:
         if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
-            out = _vector_norm(flatten(x), None, 0, False)
+            out = _vector_norm(flatten(v), None, 0, False)
             return reshape(out, [1] * nd, ndim=nd) if keepdims else out
         if nd == 1:
             axis = 0
@@ -476,7 +487,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
             axis = (0, 1)
         else:
             raise ValueError(f"norm: an order needs axis=None only for 1-d or 2-d input, got "
-                             f"{describe(x)}")
+                             f"{describe(v)}")
     if isinstance(axis, (tuple, list)):
         if len(axis) == 1:
             axis = axis[0]
@@ -485,11 +496,11 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
     if isinstance(axis, (tuple, list)):
         r, c = (int(a) for a in axis)
         if not (-nd <= r < nd and -nd <= c < nd):
-            raise ValueError(f"norm: axis {tuple(axis)} out of range for {describe(x)}")
+            raise ValueError(f"norm: axis {tuple(axis)} out of range for {describe(v)}")
         r, c = r % nd, c % nd
         if r == c:
             raise ValueError(f"norm: the two axes are both {r}")
-        return _matrix_norm(x, ord, (r, c), keepdims)
+        return _matrix_norm(v, ord, (r, c), keepdims)
     (ax,) = normalize_axis(int(axis), nd, "axis") or (0,)
-    return _vector_norm(x, ord, ax, keepdims)
+    return _vector_norm(v, ord, ax, keepdims)
 

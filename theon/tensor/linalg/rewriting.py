@@ -24,6 +24,7 @@ factor, sums the triangle of all terms.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,7 @@ from theon.rewriting import (
     rewrite_db,
 )
 from theon.tensor.alloc_diag import AddDiag, AllocDiag
-from theon.tensor.basic import cast, get_scalar_constant_value
+from theon.tensor.basic import as_tensor_variable, cast, get_scalar_constant_value
 from theon.tensor.blas import Dot, MatMul
 from theon.tensor.blockwise import Blockwise
 from theon.tensor.creation import Eye
@@ -55,6 +56,7 @@ from theon.tensor.linalg.solvers import (
     TriMatMul,
 )
 from theon.tensor.type import tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "local_chol_times_chol_t",
@@ -190,8 +192,8 @@ def _is_scalar_like(v: Variable) -> bool:
     return t.ndim < 2 or t.shape[-2:] == (1, 1)
 
 
-def _elemwise_facts(node: Apply, facts: list[frozenset[str]]) -> frozenset[str]:
-    sop = node.op.scalar_op
+def _elemwise_facts(node: Apply, op: Elemwise, facts: list[frozenset[str]]) -> frozenset[str]:
+    sop = op.scalar_op
     ins = node.inputs
     mats = [(v, f) for v, f in zip(ins, facts) if not _is_scalar_like(v)]
     if any(tensor_type(v).ndim < 2 for v in ins if tensor_type(v).ndim not in (0,)):
@@ -217,7 +219,8 @@ def _elemwise_facts(node: Apply, facts: list[frozenset[str]]) -> frozenset[str]:
     return frozenset(out)
 
 
-def _node_facts(v: Variable, get: Any) -> frozenset[str] | None:
+def _node_facts(v: Variable, get: Callable[[Variable], frozenset[str] | None]
+                ) -> frozenset[str] | None:
     """The facts of ``v`` from its owner, or None when an input's facts are needed
     first (``get(x)`` returns them, or None if not known yet)."""
     node = v.owner
@@ -228,9 +231,9 @@ def _node_facts(v: Variable, get: Any) -> frozenset[str] | None:
     if hook is not None:
         return frozenset(hook(node)[node.outputs.index(v)])
     if isinstance(op, Eye):
-        n, m, k = node.inputs
+        rows, cols, k = node.inputs
         try:
-            diagonal = get_scalar_constant_value(k) == 0 and _same_scalar(n, m)
+            diagonal = get_scalar_constant_value(k) == 0 and _same_scalar(rows, cols)
         except Exception:  # k is not a constant
             diagonal = False
         return DIAG if diagonal else NONE
@@ -251,7 +254,7 @@ def _node_facts(v: Variable, get: Any) -> frozenset[str] | None:
             if f is None:
                 return None
             fs.append(f)
-        return _elemwise_facts(node, fs)
+        return _elemwise_facts(node, op, fs)
     if isinstance(op, (Dot, MatMul)):
         a, b = node.inputs
         if tensor_type(a).ndim < 2 or tensor_type(b).ndim < 2:
@@ -334,7 +337,7 @@ def _cholesky_of(fgraph: FunctionGraph, a: Variable) -> Variable | None:
     return None
 
 
-def _diag(a: Variable) -> Variable:
+def _diag(a: Variable) -> TensorVariable:
     from theon.tensor.extra_ops import diagonal
 
     nd = tensor_type(a).ndim
@@ -402,10 +405,11 @@ def local_inv_dot_to_solve(fgraph: FunctionGraph, node: Apply) -> Any:
     return [_like(out, node.outputs[0])]
 
 
-def _logdet_from_cholesky(chol: Variable, dtype: str) -> Variable:
+def _logdet_from_cholesky(chol: Variable, dtype: str) -> TensorVariable:
     """log det(A) = 2 sum(log(diag(L))) for A = L L^T."""
     d = _diag(chol)
-    return tm.sum(tm.log(d), axis=-1) * np.asarray(2, dtype=dtype)  # type: ignore[no-any-return]
+    logdet: TensorVariable = tm.sum(tm.log(d), axis=-1) * np.asarray(2, dtype=dtype)
+    return logdet
 
 
 def _slogdet_triangular(a: Variable) -> tuple[Variable, Variable]:
@@ -424,7 +428,9 @@ def local_log_det(fgraph: FunctionGraph, node: Apply) -> Any:
     log(0) = -inf (singular; logabsdet is -inf too).  When A is symmetric and its
     Cholesky factor L is computed anyway, log det(A) = 2 sum(log(diag(L))) (A is then
     positive definite; a non-positive-definite A makes that Cholesky raise)."""
-    if not isinstance(node.op.scalar_op, type(ts.log)) or node.op.inplace_pattern:
+    op = node.op
+    if not isinstance(op, Elemwise) or not isinstance(op.scalar_op, type(ts.log)) \
+            or op.inplace_pattern:
         return None
     (x,) = node.inputs
     det_node = x.owner
@@ -516,7 +522,9 @@ def local_chol_times_chol_t(fgraph: FunctionGraph, node: Apply) -> Any:
     base = _transposed(x) if first_t else x
     assert base is not None
     c = base.owner
-    chol = core(c.op) if c is not None else None
+    if c is None:
+        return None
+    chol = core(c.op)
     if not isinstance(chol, Cholesky) or chol.on_error != "raise":
         return None
     # lower: L @ L^T (the transpose second); upper: U^T @ U (the transpose first)
@@ -543,7 +551,7 @@ def local_solve_structured(fgraph: FunctionGraph, node: Apply) -> Any:
     op = core(node.op)
     if not isinstance(op, (Solve, SolveTriangular)):
         return None
-    a, b = node.inputs
+    a, b = node.inputs[0], as_tensor_variable(node.inputs[1])
     out = node.outputs[0]
     facts = structure(fgraph, a)
     if isinstance(op, SolveTriangular):
@@ -625,8 +633,8 @@ def local_shared_lu_solves(fgraph: FunctionGraph, node: Apply) -> Any:
     source = x if x is not None else a
     factors = [c.outputs for c, k in fgraph.clients.get(source, ())
                if isinstance(core(c.op), LUFactor)]
-    peers = [n for n, _ in _solves_with(fgraph, source)
-             if n is not node and _general_solve(n).on_error == op.on_error]  # type: ignore[union-attr]
+    peers = [n for n, _ in _solves_with(fgraph, source) if n is not node
+             and (peer := _general_solve(n)) is not None and peer.on_error == op.on_error]
     if factors:
         packed, piv = factors[0]
     elif peers:
@@ -651,7 +659,6 @@ def _feeds_add(fgraph: FunctionGraph, v: Variable) -> bool:
     return False
 
 
-@register_specialize("native_blas")
 @node_rewriter([Dot])
 def local_triangular_dot(fgraph: FunctionGraph, node: Apply) -> Any:
     """dot(T, B) -> TriMatMul(T, B) for a matrix T known to be lower (or upper)
@@ -672,6 +679,10 @@ def local_triangular_dot(fgraph: FunctionGraph, node: Apply) -> Any:
     return [_like(TriMatMul(LOWER in facts)(x, y), node.outputs[0])]
 
 
+# (the call form: a decorator taking tags is untyped for mypy)
+register_specialize(local_triangular_dot, "native_blas")
+
+
 def _sole_client(fgraph: FunctionGraph, v: Variable) -> bool:
     clients = fgraph.clients.get(v, ())
     return len(clients) == 1 and not isinstance(clients[0][0].op, Output)
@@ -687,7 +698,9 @@ def local_transpose_band_part(fgraph: FunctionGraph, node: Apply) -> Any:
     transpose, so that bands of a sum line up for local_add_band_parts (the gradient of
     a transposed triangular solve)."""
     x = _transposed(node.outputs[0])
-    band = x.owner if x is not None else None
+    if x is None:
+        return None
+    band = x.owner
     if band is None or not isinstance(band.op, BandPart) or not _sole_client(fgraph, x):
         return None
     op = band.op
@@ -705,23 +718,27 @@ def local_add_band_parts(fgraph: FunctionGraph, node: Apply) -> Any:
     once (in place) after one fused pass that forms the sum.  Only terms whose band is
     read by this sum alone and which are not broadcast (the band of a broadcast row is
     not the broadcast of its band) are combined; the other terms stay as they are."""
-    if not isinstance(node.op.scalar_op, type(ts.add)) or len(node.inputs) < 2:
+    op = node.op
+    if not isinstance(op, Elemwise) or not isinstance(op.scalar_op, type(ts.add)) \
+            or len(node.inputs) < 2:
         return None
     out_bc = tensor_type(node.outputs[0]).broadcastable
-    groups: dict[tuple[Any, ...], list[int]] = {}
+    # (lower, upper, diagonal) -> [(k, the band's input x) for the terms band_part(x, ...)]
+    groups: dict[tuple[Any, ...], list[tuple[int, Variable]]] = {}
     for k, v in enumerate(node.inputs):
         owner = v.owner
         if (owner is not None and isinstance(owner.op, BandPart)
                 and tensor_type(v).broadcastable == out_bc and _sole_client(fgraph, v)):
-            op = owner.op
-            groups.setdefault((op.lower, op.upper, op.diagonal), []).append(k)
+            band = owner.op
+            groups.setdefault((band.lower, band.upper, band.diagonal), []).append(
+                (k, owner.inputs[0]))
     merged = {key: ks for key, ks in groups.items() if len(ks) >= 2}
     if not merged:
         return None
-    used = {k for ks in merged.values() for k in ks}
+    used = {k for ks in merged.values() for k, _ in ks}
     terms = [v for k, v in enumerate(node.inputs) if k not in used]
     for (lower, upper, diagonal), ks in merged.items():
-        inner = [node.inputs[k].owner.inputs[0] for k in ks]  # type: ignore[union-attr]
+        inner = [x for _, x in ks]
         terms.append(band_part(tm.add(*inner), lower, upper, diagonal))
     out = tm.add(*terms) if len(terms) > 1 else terms[0]
     return [_like(out, node.outputs[0])]

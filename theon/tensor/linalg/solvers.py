@@ -42,6 +42,7 @@ from theon.tensor.linalg._common import (
     vectorize_linalg,
 )
 from theon.tensor.type import TensorType, tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "CholeskySolve",
@@ -61,7 +62,7 @@ _ASSUME_ALIASES = {"general": "gen", "symmetric": "sym", "hermitian": "her",
                    "positive definite": "pos", "tridiag": "tridiagonal"}
 
 
-def _matmul(a: Any, b: Any) -> Variable:
+def _matmul(a: Any, b: Any) -> TensorVariable:
     from theon.tensor.blas import matmul
 
     return matmul(a, b)
@@ -79,16 +80,17 @@ def _check_b_ndim(b_ndim: int) -> int:
     return int(b_ndim)
 
 
-def _outer_like(bbar: Variable, x: Variable, b_ndim: int) -> Variable:
+def _outer_like(bbar: Variable, x: Variable, b_ndim: int) -> TensorVariable:
     """``bbar x^T``: an outer product of vectors, or a product of matrices."""
     if b_ndim == 1:
         from theon.tensor.reshaping import expand_dims
 
-        return expand_dims(bbar, -1) * expand_dims(x, -2)  # type: ignore[no-any-return]
+        outer: TensorVariable = expand_dims(bbar, -1) * expand_dims(x, -2)
+        return outer
     return _matmul(bbar, mT(x))
 
 
-def _matvec_like(a: Variable, x: Variable, b_ndim: int) -> Variable:
+def _matvec_like(a: Variable, x: Variable, b_ndim: int) -> TensorVariable:
     """``a x`` for a vector ``x`` (``b_ndim=1``) or a matrix."""
     if b_ndim == 1:
         from theon.tensor.reshaping import expand_dims, squeeze
@@ -107,25 +109,25 @@ class _SolveBase(LinalgOp):
         return "(m,m),(m)->(m)" if self.b_ndim == 1 else "(m,m),(m,n)->(m,n)"
 
     def make_node(self, a: Any, b: Any) -> Apply:
-        a, b = as_tensor_variable(a), as_tensor_variable(b)
-        dt = float_dtype(a.type.dtype, b.type.dtype)
-        a, b = as_float(a, dt), as_float(b, dt)
-        check_square(a, self.what)
-        if b.type.ndim != self.b_ndim:
+        av, bv = as_tensor_variable(a), as_tensor_variable(b)
+        dt = float_dtype(av.type.dtype, bv.type.dtype)
+        av, bv = as_float(av, dt), as_float(bv, dt)
+        check_square(av, self.what)
+        if bv.type.ndim != self.b_ndim:
             raise TypeError(f"{self.what}: b must have {self.b_ndim} dimension(s) "
-                            f"(b_ndim={self.b_ndim}), got {describe(b)}")
-        m = a.type.shape[0] if a.type.shape[0] is not None else a.type.shape[1]
-        bm = b.type.shape[0]
+                            f"(b_ndim={self.b_ndim}), got {describe(bv)}")
+        m = av.type.shape[0] if av.type.shape[0] is not None else av.type.shape[1]
+        bm = bv.type.shape[0]
         if m is not None and bm is not None and m != bm:
-            raise ValueError(f"{self.what}: {describe(a)} and {describe(b)} do not align")
-        shape = (m if m is not None else bm, *b.type.shape[1:])
-        return Apply(self, [a, b], [TensorType(dt, shape=shape)()])
+            raise ValueError(f"{self.what}: {describe(av)} and {describe(bv)} do not align")
+        shape = (m if m is not None else bm, *bv.type.shape[1:])
+        return Apply(self, [av, bv], [TensorType(dt, shape=shape)()])
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
         return [input_shapes[1]]
 
     def _store(self, node: Apply, out: Any, output_storage: list[list[Any]]) -> None:
-        output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
+        output_storage[0][0] = np.asarray(out, dtype=tensor_type(node.outputs[0]).dtype)
 
     def _failed(self, node: Apply, b: Any, output_storage: list[list[Any]],
                 exc: Exception) -> None:
@@ -196,7 +198,8 @@ class Solve(_SolveBase):
         if symmetric:
             abar = (abar + mT(abar)) * 0.5
         elif self.assume_a == "tridiagonal":
-            abar = abar * band_mask(a, 1, 1, tensor_type(a).dtype)  # (fused with the outer product)
+            at = as_tensor_variable(a)
+            abar = abar * band_mask(at, 1, 1, at.dtype)  # (fused with the outer product)
         return [abar, bbar]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
@@ -212,7 +215,7 @@ class Solve(_SolveBase):
 
 def solve(a: Any, b: Any, *, lower: bool = False, assume_a: str = "gen",
           check_finite: bool = False, b_ndim: int | None = None,
-          on_error: str = "raise", transposed: bool = False) -> Variable:
+          on_error: str = "raise", transposed: bool = False) -> TensorVariable:
     """``x`` with ``a @ x = b`` (batched), like ``scipy.linalg.solve``.
 
     ``assume_a`` is ``'gen'`` (LU with pivoting), ``'sym'``, ``'her'``, ``'pos'``
@@ -227,7 +230,8 @@ def solve(a: Any, b: Any, *, lower: bool = False, assume_a: str = "gen",
     if transposed:
         a = mT(a)
     op = Solve(assume_a, lower, _default_b_ndim(b, b_ndim), on_error)
-    return apply_op(op, a, b)  # type: ignore[no-any-return]
+    x: TensorVariable = apply_op(op, a, b)
+    return x
 
 
 _TRI_BLOCK = 64
@@ -317,13 +321,14 @@ class SolveTriangular(_SolveBase):
     inplace_flag = True
     inplace_input = 1
 
-    def __init__(self, lower: bool = False, trans: int = 0, unit_diagonal: bool = False,
+    def __init__(self, lower: bool = False, trans: int | str = 0, unit_diagonal: bool = False,
                  b_ndim: int = 2, on_error: str = "raise", inplace: bool = False) -> None:
         self._set_inplace(inplace)
         self.lower = bool(lower)
-        self.trans = {"N": 0, "T": 1, "C": 2}.get(trans, trans)  # type: ignore[call-overload]
-        if self.trans not in (0, 1, 2):
+        code = {"N": 0, "T": 1, "C": 2}.get(trans, -1) if isinstance(trans, str) else trans
+        if code not in (0, 1, 2):
             raise ValueError(f"trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+        self.trans = code
         self.unit_diagonal = bool(unit_diagonal)
         self.b_ndim = _check_b_ndim(b_ndim)
         self._set_on_error(on_error)
@@ -341,13 +346,13 @@ class SolveTriangular(_SolveBase):
 
     def perform_batched(self, node: Apply, inputs: Sequence[Any], batch: Any) -> Any:
         """A whole stack at once (Blockwise); a singular block: None, block by block."""
+        a, b = inputs
         try:
-            return [tri_solve(*inputs, self.lower, self.trans, self.unit_diagonal,
-                              self.b_ndim)]
+            return [tri_solve(a, b, self.lower, self.trans, self.unit_diagonal, self.b_ndim)]
         except np.linalg.LinAlgError:
             return None
 
-    def _band(self, x: Variable) -> Variable:
+    def _band(self, x: Variable) -> TensorVariable:
         """``x`` on the triangle the solve reads (strict when the diagonal is unit), by
         :func:`band_part`: one pass, in place.  (A 0/1 mask built from ``arange`` and
         fused with the outer product that forms ``x`` cost a dozen integer and float
@@ -385,7 +390,7 @@ class SolveTriangular(_SolveBase):
 
 def solve_triangular(a: Any, b: Any, *, trans: int | str = 0, lower: bool = False,
                      unit_diagonal: bool = False, check_finite: bool = False,
-                     b_ndim: int | None = None, on_error: str = "raise") -> Variable:
+                     b_ndim: int | None = None, on_error: str = "raise") -> TensorVariable:
     """``x`` with ``a @ x = b`` for a triangular ``a`` (batched), like
     ``scipy.linalg.solve_triangular``: only the triangle ``lower`` says is read.
 
@@ -395,9 +400,9 @@ def solve_triangular(a: Any, b: Any, *, trans: int | str = 0, lower: bool = Fals
     array([1., 1.])
     """
     b = as_tensor_variable(b)
-    op = SolveTriangular(lower, trans, unit_diagonal,  # type: ignore[arg-type]
-                         _default_b_ndim(b, b_ndim), on_error)
-    return apply_op(op, a, b)  # type: ignore[no-any-return]
+    op = SolveTriangular(lower, trans, unit_diagonal, _default_b_ndim(b, b_ndim), on_error)
+    x: TensorVariable = apply_op(op, a, b)
+    return x
 
 
 class TriMatMul(_SolveBase):
@@ -433,7 +438,7 @@ class TriMatMul(_SolveBase):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         a, b = inputs
-        dt = node.outputs[0].type.dtype
+        dt = tensor_type(node.outputs[0]).dtype
         out = trmm(a, b, self.lower, self.inplace) if a.dtype == b.dtype == dt else None
         if out is None:
             out = (np.tril(a) if self.lower else np.triu(a)) @ b
@@ -462,7 +467,7 @@ class TriMatMul(_SolveBase):
         return [terms[0] if len(terms) == 1 else terms[0] + terms[1]]
 
 
-def tri_matmul(a: Any, b: Any, lower: bool = True) -> Variable:
+def tri_matmul(a: Any, b: Any, lower: bool = True) -> TensorVariable:
     """``tril(a) @ b`` (``lower``) or ``triu(a) @ b``, batched (:class:`TriMatMul`).
 
     >>> import theon.tensor as tt
@@ -471,7 +476,8 @@ def tri_matmul(a: Any, b: Any, lower: bool = True) -> Variable:
     array([[11.],
            [ 1.]])
     """
-    return apply_op(TriMatMul(lower), a, b)  # type: ignore[no-any-return]
+    product: TensorVariable = apply_op(TriMatMul(lower), a, b)
+    return product
 
 
 class CholeskySolve(_SolveBase):
@@ -516,7 +522,7 @@ class CholeskySolve(_SolveBase):
             cbar = self._triangle(_matmul(tri, s))
         return [cbar, bbar]
 
-    def _triangle(self, x: Variable) -> Variable:
+    def _triangle(self, x: Variable) -> TensorVariable:
         """``x`` on the triangle of the factor the solve reads (diagonal included)."""
         return band_part(x, None, 0) if self.lower else band_part(x, 0, None)
 
@@ -541,7 +547,7 @@ class CholeskySolve(_SolveBase):
 
 
 def cho_solve(c_and_lower: tuple[Any, bool], b: Any, *, check_finite: bool = False,
-              b_ndim: int | None = None, on_error: str = "raise") -> Variable:
+              b_ndim: int | None = None, on_error: str = "raise") -> TensorVariable:
     """``x`` with ``A @ x = b`` given the Cholesky factor of ``A`` as ``(c, lower)``
     (batched), like ``scipy.linalg.cho_solve``.
 
@@ -554,7 +560,8 @@ def cho_solve(c_and_lower: tuple[Any, bool], b: Any, *, check_finite: bool = Fal
     c, lower = c_and_lower
     b = as_tensor_variable(b)
     op = CholeskySolve(lower, _default_b_ndim(b, b_ndim), on_error)
-    return apply_op(op, c, b)  # type: ignore[no-any-return]
+    x: TensorVariable = apply_op(op, c, b)
+    return x
 
 
 class LUSolve(LinalgOp):
@@ -578,11 +585,11 @@ class LUSolve(LinalgOp):
         from theon.tensor.type import integer_dtypes
 
         node = _SolveBase.make_node(Solve(b_ndim=self.b_ndim), packed, b)
-        piv = as_tensor_variable(piv)
-        if piv.type.ndim != 1 or piv.type.dtype not in integer_dtypes:
-            raise TypeError(f"lu_solve: the pivots must be an integer vector, got {describe(piv)}")
+        pv = as_tensor_variable(piv)
+        if pv.type.ndim != 1 or pv.type.dtype not in integer_dtypes:
+            raise TypeError(f"lu_solve: the pivots must be an integer vector, got {describe(pv)}")
         a, b2 = node.inputs
-        return Apply(self, [a, piv, b2], [node.outputs[0].type()])
+        return Apply(self, [a, pv, b2], [node.outputs[0].type()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         packed, piv, b = inputs
@@ -591,7 +598,7 @@ class LUSolve(LinalgOp):
             self.raise_or_nan(node, [np.shape(b)], output_storage, exc, "the matrix is singular")
             return
         out = scipy_linalg().lu_solve((packed, piv), b, trans=self.trans, check_finite=False)
-        output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
+        output_storage[0][0] = np.asarray(out, dtype=tensor_type(node.outputs[0]).dtype)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
         return [input_shapes[2]]
@@ -601,8 +608,7 @@ class LUSolve(LinalgOp):
         from theon.tensor.linalg.decomp import pivot_matrix, split_packed
 
         packed, piv, _ = inputs
-        (x,) = outputs
-        (gz,) = output_grads
+        x, gz = as_tensor_variable(outputs[0]), as_tensor_variable(output_grads[0])
         bbar = LUSolve(1 - self.trans, self.b_ndim, self.on_error)(packed, piv, gz)
         dt = tensor_type(packed).dtype
         lower, upper = split_packed(packed)
@@ -648,7 +654,7 @@ class LUSolve(LinalgOp):
 
 def lu_solve(lu_and_piv: tuple[Any, Any], b: Any, trans: int = 0, *,
              check_finite: bool = False, b_ndim: int | None = None,
-             on_error: str = "raise") -> Variable:
+             on_error: str = "raise") -> TensorVariable:
     """``x`` with ``A @ x = b`` from ``lu_factor(A)`` (batched), like
     ``scipy.linalg.lu_solve``.
 
@@ -661,7 +667,8 @@ def lu_solve(lu_and_piv: tuple[Any, Any], b: Any, trans: int = 0, *,
     packed, piv = lu_and_piv
     b = as_tensor_variable(b)
     op = LUSolve(trans, _default_b_ndim(b, b_ndim), on_error)
-    return apply_op(op, packed, piv, b, keep=(1,))  # type: ignore[no-any-return]
+    x: TensorVariable = apply_op(op, packed, piv, b, keep=(1,))
+    return x
 
 
 register_vectorize(Solve, SolveTriangular, CholeskySolve, LUSolve, TriMatMul)(vectorize_linalg)

@@ -23,7 +23,7 @@ Op built with ``on_error='nan'``, gives NaN outputs.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from theon.graph.fg import describe
 from theon.graph.op import Op
 from theon.graph.vectorize import register_vectorize
 from theon.tensor.basic import as_tensor_variable, cast
-from theon.tensor.type import TensorType, float_dtypes, integer_dtypes
+from theon.tensor.type import TensorType, float_dtypes, integer_dtypes, tensor_type
 from theon.tensor.variable import TensorVariable
 
 __all__ = ["Eigh", "Eigvalsh", "Lstsq", "QRFull", "SVD", "eigh", "eigvalsh",
@@ -49,12 +49,12 @@ def _apply(op: Op, *inputs: Any) -> Any:
     leading dimensions beyond the core ones of ``op.gufunc_signature`` are batch
     dimensions (broadcast as in NumPy); with none, the core Op's outputs.  Integer
     inputs become float64 and the float inputs share one dtype (float32 stays float32)."""
-    from theon.tensor.blockwise import Blockwise, parse_signature
+    from theon.tensor.blockwise import Blockwise
 
-    core_ins, _ = parse_signature(op.gufunc_signature)  # type: ignore[attr-defined]
+    batched = Blockwise(op)
     ins = [as_tensor_variable(x) for x in inputs]
     dtypes = []
-    for v, core in zip(ins, core_ins):
+    for v, core in zip(ins, batched.inputs_sig):
         if v.type.ndim < len(core):
             kind = "a matrix" if len(core) == 2 else f"{len(core)} dimensions"
             raise ValueError(f"{op}: needs {kind} (or a batch of them), got {describe(v)}")
@@ -66,7 +66,7 @@ def _apply(op: Op, *inputs: Any) -> Any:
         dtypes.append(dt)
     dtype = np.result_type(*dtypes).name
     ins = [v if v.type.dtype == dtype else cast(v, dtype) for v in ins]
-    return Blockwise(op)(*ins)
+    return batched(*ins)
 
 
 def vectorize_blockwise(op: Op, node: Apply, inputs: list[Any], batched: list[bool]) -> Any:
@@ -111,7 +111,7 @@ def run_lapack(op: Any, node: Apply, inputs: Sequence[Any], output_storage: list
         if on_error == "nan":
             shapes = op.nan_shape([np.shape(v) for v in inputs])
             for cell, shape, out in zip(output_storage, shapes, node.outputs):
-                cell[0] = np.full(shape, np.nan, dtype=out.type.dtype)
+                cell[0] = np.full(shape, np.nan, dtype=tensor_type(out).dtype)
             return None
         raise np.linalg.LinAlgError(
             f"{op} failed on {describe(node.inputs[0])}: {e} "
@@ -148,12 +148,14 @@ def fold_symmetric(g: TensorVariable, n: Any, lower: bool) -> TensorVariable:
     """The gradient with respect to a matrix of which only one triangle is read as a
     symmetric matrix: ``tri(g + g^T) - diag(g)``."""
     dtype = g.type.dtype
-    return (g + mT(g)) * tri_mask(n, lower, dtype) - g * eye_like(n, dtype)
+    folded: TensorVariable = (g + mT(g)) * tri_mask(n, lower, dtype) - g * eye_like(n, dtype)
+    return folded
 
 
 def _diag_embed(v: TensorVariable) -> TensorVariable:
     """``v[..., None, :] * I``: the diagonal matrices of the last axis of ``v``."""
-    return v[..., None, :] * eye_like(v.shape[-1], v.type.dtype)
+    diagonal: TensorVariable = v[..., None, :] * eye_like(v.shape[-1], v.type.dtype)
+    return diagonal
 
 
 def _off_diag_inverse_gaps(w: TensorVariable, squared: bool = False) -> TensorVariable:
@@ -162,7 +164,8 @@ def _off_diag_inverse_gaps(w: TensorVariable, squared: bool = False) -> TensorVa
     n = w.shape[-1]
     eye = eye_like(n, w.type.dtype)
     gaps = ws[..., None, :] - ws[..., :, None]
-    return (1 - eye) / (gaps + eye)
+    f: TensorVariable = (1 - eye) / (gaps + eye)
+    return f
 
 
 def zeros_like(x: TensorVariable) -> TensorVariable:
@@ -224,26 +227,28 @@ class Eigh(Op):
         return "(m,m),(m,m)->(m),(m,m)" if self.generalized else "(m,m)->(m),(m,m)"
 
     def make_node(self, a: Any, b: Any = None) -> Apply:
-        a = float_matrix(a, "eigh")
-        ins = [a]
-        dtype = a.type.dtype
+        av = float_matrix(a, "eigh")
+        ins = [av]
+        dtype = av.type.dtype
         if self.generalized:
             if b is None:
                 raise TypeError("eigh: the generalized problem needs b")
-            b = float_matrix(b, "eigh (b)")
-            ins.append(b)
-            dtype = np.result_type(dtype, b.type.dtype).name
+            bv = float_matrix(b, "eigh (b)")
+            ins.append(bv)
+            dtype = np.result_type(dtype, bv.type.dtype).name
             ins = [cast(v, dtype) if v.type.dtype != dtype else v for v in ins]
         elif b is not None:
             raise TypeError("eigh: b given to an Op built with generalized=False")
-        n = a.type.shape[0] if a.type.shape[0] is not None else a.type.shape[1]
+        n = av.type.shape[0] if av.type.shape[0] is not None else av.type.shape[1]
         return Apply(self, ins, [TensorType(dtype, (n,))(), TensorType(dtype, (n, n))()])
 
     def _compute(self, inputs: Sequence[Any], vectors: bool) -> Any:
         _check_finite(inputs)  # LAPACK's eigh gives garbage silently otherwise
         if not self.generalized:
-            fn = np.linalg.eigh if vectors else np.linalg.eigvalsh
-            return fn(inputs[0], UPLO=self.UPLO)
+            uplo: Literal["L", "U"] = "L" if self.UPLO == "L" else "U"
+            if vectors:
+                return np.linalg.eigh(inputs[0], UPLO=uplo)
+            return np.linalg.eigvalsh(inputs[0], UPLO=uplo)
         import scipy.linalg
 
         return scipy.linalg.eigh(inputs[0], inputs[1], lower=self.UPLO == "L",
@@ -254,7 +259,7 @@ class Eigh(Op):
                          self.on_error)
         if res is not None:
             for cell, val, out in zip(output_storage, res, node.outputs):
-                cell[0] = np.asarray(val, dtype=out.type.dtype)
+                cell[0] = np.asarray(val, dtype=tensor_type(out).dtype)
 
     def nan_shape(self, shapes: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
         n = shapes[0][0]
@@ -292,7 +297,8 @@ def _symmetric_from(a: TensorVariable, n: Any, lower: bool) -> TensorVariable:
     """The symmetric matrix that reads only one triangle of ``a``."""
     dtype = a.type.dtype
     tri = a * tri_mask(n, lower, dtype)
-    return tri + mT(tri) - a * eye_like(n, dtype)
+    sym: TensorVariable = tri + mT(tri) - a * eye_like(n, dtype)
+    return sym
 
 
 def _eigh_input_grads(op: Eigh, inputs: Sequence[Any], w: TensorVariable, v: TensorVariable,
@@ -334,7 +340,7 @@ class Eigvalsh(Op):
         res = run_lapack(self, node, inputs, output_storage,
                          lambda: self._full._compute(inputs, False), self.on_error)
         if res is not None:
-            output_storage[0][0] = np.asarray(res, dtype=node.outputs[0].type.dtype)
+            output_storage[0][0] = np.asarray(res, dtype=tensor_type(node.outputs[0]).dtype)
 
     def nan_shape(self, shapes: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
         return [(shapes[0][0],)]
@@ -369,8 +375,9 @@ def eigh(a: Any, UPLO: str = "L", b: Any = None, on_error: str = "raise") -> lis
     >>> w.eval({a: [[2.0, 1.0], [1.0, 2.0]]})
     array([1., 3.])
     """
-    return _apply(Eigh(UPLO, b is not None, on_error), a,
-                  *([] if b is None else [b]))
+    wv: list[TensorVariable] = _apply(Eigh(UPLO, b is not None, on_error), a,
+                                      *([] if b is None else [b]))
+    return wv
 
 
 def eigvalsh(a: Any, b: Any = None, lower: bool = True, UPLO: str | None = None,
@@ -385,8 +392,9 @@ def eigvalsh(a: Any, b: Any = None, lower: bool = True, UPLO: str | None = None,
     array([1., 3.])
     """
     uplo = UPLO if UPLO is not None else ("L" if lower else "U")
-    return _apply(Eigvalsh(uplo, b is not None, on_error), a,
-                  *([] if b is None else [b]))
+    w: TensorVariable = _apply(Eigvalsh(uplo, b is not None, on_error), a,
+                               *([] if b is None else [b]))
+    return w
 
 
 # SVD ----------------------------------------------------------------------------------
@@ -411,29 +419,29 @@ class SVD(Op):
         return "(m,n)->(m,m),(k),(n,n)" if self.full_matrices else "(m,n)->(m,k),(k),(k,n)"
 
     def make_node(self, a: Any) -> Apply:
-        a = float_matrix(a, "svd")
-        m, n = a.type.shape
+        x = float_matrix(a, "svd")
+        m, n = x.type.shape
         k = _static_min(m, n)
-        dt = a.type.dtype
+        dt = x.type.dtype
         s = TensorType(dt, (k,))()
         if not self.compute_uv:
-            return Apply(self, [a], [s])
+            return Apply(self, [x], [s])
         if self.full_matrices:
-            return Apply(self, [a], [TensorType(dt, (m, m))(), s, TensorType(dt, (n, n))()])
-        return Apply(self, [a], [TensorType(dt, (m, k))(), s, TensorType(dt, (k, n))()])
+            return Apply(self, [x], [TensorType(dt, (m, m))(), s, TensorType(dt, (n, n))()])
+        return Apply(self, [x], [TensorType(dt, (m, k))(), s, TensorType(dt, (k, n))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (a,) = inputs
         res = run_lapack(
             self, node, inputs, output_storage,
-            lambda: np.linalg.svd(a, full_matrices=self.full_matrices,
-                                  compute_uv=self.compute_uv),
+            lambda: (np.linalg.svd(a, full_matrices=self.full_matrices) if self.compute_uv
+                     else np.linalg.svd(a, full_matrices=self.full_matrices, compute_uv=False)),
             self.on_error)
         if res is None:
             return
         vals = res if self.compute_uv else (res,)
         for cell, val, out in zip(output_storage, vals, node.outputs):
-            cell[0] = np.asarray(val, dtype=out.type.dtype)
+            cell[0] = np.asarray(val, dtype=tensor_type(out).dtype)
 
     def nan_shape(self, shapes: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
         (m, n), = shapes
@@ -499,7 +507,8 @@ def _svd_backward(a: TensorVariable, u: TensorVariable, s: TensorVariable,
     # U S^-1 Vbar^T (I - V V^T)
     gv_perp = gv - _matmul(v, vt_gv)
     right = _matmul(u * inv_s[..., None, :], mT(gv_perp))
-    return core + left + right
+    abar: TensorVariable = core + left + right
+    return abar
 
 
 def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True,
@@ -540,23 +549,29 @@ class QRFull(Op):
         return self._SIGNATURES[self.mode]
 
     def make_node(self, a: Any) -> Apply:
-        a = float_matrix(a, "qr")
-        m, n = a.type.shape
+        x = float_matrix(a, "qr")
+        m, n = x.type.shape
         k = _static_min(m, n)
-        dt = a.type.dtype
+        dt = x.type.dtype
         if self.mode == "reduced":
             outs = [TensorType(dt, (m, k))(), TensorType(dt, (k, n))()]
         elif self.mode == "complete":
             outs = [TensorType(dt, (m, m))(), TensorType(dt, (m, n))()]
         else:
             outs = [TensorType(dt, (k, n))()]
-        return Apply(self, [a], outs)
+        return Apply(self, [x], outs)
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        res = np.linalg.qr(inputs[0], mode=self.mode)
-        vals = (res,) if self.mode == "r" else tuple(res)
+        a = inputs[0]
+        vals: tuple[Any, ...]
+        if self.mode == "r":
+            vals = (np.linalg.qr(a, mode="r"),)
+        elif self.mode == "complete":
+            vals = tuple(np.linalg.qr(a, mode="complete"))
+        else:
+            vals = tuple(np.linalg.qr(a, mode="reduced"))
         for cell, val, out in zip(output_storage, vals, node.outputs):
-            cell[0] = np.asarray(val, dtype=out.type.dtype)
+            cell[0] = np.asarray(val, dtype=tensor_type(out).dtype)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
         m, n = input_shapes[0]
@@ -612,7 +627,8 @@ def _qr_backward(a: TensorVariable, q: TensorVariable, r: TensorVariable,
 
 def _solve_upper(u: TensorVariable, b: TensorVariable) -> TensorVariable:
     """``U^-1 b`` for a nonsingular upper-triangular ``U``."""
-    return _apply(Lstsq(None, b.type.ndim), u, b)
+    x: TensorVariable = _apply(Lstsq(None, b.type.ndim), u, b)
+    return x
 
 
 def qr(a: Any, mode: str = "reduced") -> Any:
@@ -654,12 +670,12 @@ class Lstsq(Op):
         return "(m,n),(m)->(n)" if self.b_ndim == 1 else "(m,n),(m,k)->(n,k)"
 
     def make_node(self, a: Any, b: Any) -> Apply:
-        a = float_matrix(a, "lstsq")
-        b = float_matrix(b, "lstsq (b)", self.b_ndim)
-        dt = np.result_type(a.type.dtype, b.type.dtype).name
-        a, b = (cast(v, dt) if v.type.dtype != dt else v for v in (a, b))
-        shape = (a.type.shape[1],) + b.type.shape[1:]
-        return Apply(self, [a, b], [TensorType(dt, shape)()])
+        av = float_matrix(a, "lstsq")
+        bv = float_matrix(b, "lstsq (b)", self.b_ndim)
+        dt = np.result_type(av.type.dtype, bv.type.dtype).name
+        av, bv = (cast(v, dt) if v.type.dtype != dt else v for v in (av, bv))
+        shape = (av.type.shape[1],) + bv.type.shape[1:]
+        return Apply(self, [av, bv], [TensorType(dt, shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         a, b = inputs
@@ -673,7 +689,7 @@ class Lstsq(Op):
 
         x = run_lapack(self, node, inputs, output_storage, solve, self.on_error)
         if x is not None:
-            output_storage[0][0] = np.asarray(x, dtype=node.outputs[0].type.dtype)
+            output_storage[0][0] = np.asarray(x, dtype=tensor_type(node.outputs[0]).dtype)
 
     def nan_shape(self, shapes: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
         return [(shapes[0][1], *shapes[1][1:])]
@@ -696,7 +712,8 @@ class Lstsq(Op):
         at = mT(a)
 
         def ls(mat: TensorVariable, rhs: TensorVariable) -> TensorVariable:
-            return _apply(self, mat, rhs)
+            x: TensorVariable = _apply(self, mat, rhs)
+            return x
 
         gb = ls(at, gx)
         r = b - _matmul(a, x)
