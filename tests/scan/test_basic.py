@@ -89,6 +89,19 @@ def test_while_loop_powers_of_two():
         np.testing.assert_array_equal(f(0.5), [2.0])
 
 
+def test_while_loop_with_a_numeric_condition_stops_where_it_is_nonzero():
+    # until(c) with a float or integer c: nonzero means stop (was a crash: the
+    # condition became Python's True)
+    x = tt.dvector("x")
+    for cond in (lambda v: tt.floor(v / 100.0), lambda v: tt.cast(v > 100, "int8")):
+        ys, _ = theon.scan(lambda v, c=cond: (v + 1.0, until(c(v))), sequences=x)
+        for f in both([x], ys):
+            xv = np.array([1.0, 2.0, 150.0, 3.0])
+            stop = int(np.argmax(np.floor(xv / 100.0) != 0)) + 1  # NumPy: the first nonzero
+            np.testing.assert_array_equal(f(xv), xv[:stop] + 1.0)
+            np.testing.assert_array_equal(f(np.array([1.0, 2.0])), [2.0, 3.0])
+
+
 def test_while_loop_stops_at_n_steps_and_keeps_nit_outputs():
     x = tt.dvector("x")
     ys, _ = theon.scan(lambda v: (v * v, until(v > 100)), sequences=x)

@@ -17,9 +17,9 @@ array([1., 3., 6.])
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from theon.compile.sharedvalue import SharedVariable
 from theon.graph.basic import Constant, Variable
@@ -32,19 +32,22 @@ from theon.tensor.basic import as_tensor_variable
 from theon.tensor.math import minimum
 from theon.tensor.shape import shape_padleft
 from theon.tensor.type import TensorType, tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = ["scan"]
+
+V = TypeVar("V", bound=Variable)
 
 
 @dataclass
 class _Seq:
-    var: Variable
+    var: TensorVariable
     taps: list[int]
 
 
 @dataclass
 class _Out:
-    init: Variable | None  # None: not fed back
+    init: TensorVariable | None  # None: not fed back
     taps: list[int] = field(default_factory=list)
 
 
@@ -119,7 +122,7 @@ def _row_type(v: Variable) -> TensorType:
     return TensorType(t.dtype, shape=t.shape[1:])
 
 
-def _named(v: Variable, name: str | None) -> Variable:
+def _named(v: V, name: str | None) -> V:
     v.name = name
     return v
 
@@ -242,7 +245,7 @@ def build_scan(
     name: str | None,
     strict: bool,
     trailing_nit: bool = False,
-) -> tuple[list[Variable], ScanUpdates, list[Variable | None]]:
+) -> tuple[list[TensorVariable], ScanUpdates, list[TensorVariable | None]]:
     """The body of :func:`scan`: the outputs, the updates, and each output's whole buffer.
 
     The buffer of a recurrent output holds its initial rows before the computed
@@ -296,12 +299,12 @@ def _check_loop_arguments(seqs: list[_Seq], n_steps: Any, truncate_gradient: int
 
 def _sequence_slices(
     seqs: list[_Seq],
-) -> tuple[list[Variable], list[Variable], list[Variable]]:
+) -> tuple[list[TensorVariable], list[Variable], list[TensorVariable]]:
     """The outer sequences (one slice per tap: tap k at step t reads x[t + k]), their
     body placeholders, and the number of steps each sequence allows."""
-    outer_seqs: list[Variable] = []
+    outer_seqs: list[TensorVariable] = []
     inner_seqs: list[Variable] = []
-    lengths: list[Variable] = []
+    lengths: list[TensorVariable] = []
     for s in seqs:
         lo, hi = min(0, *s.taps), max(0, *s.taps)
         length = s.var.shape[0] - (hi - lo)
@@ -318,8 +321,9 @@ def _sequence_slices(
 
 
 def _loop_length(
-    n_steps: Any, lengths: list[Variable], outer_seqs: list[Variable], go_backwards: bool
-) -> tuple[Variable, list[Variable]]:
+    n_steps: Any, lengths: list[TensorVariable], outer_seqs: list[TensorVariable],
+    go_backwards: bool,
+) -> tuple[TensorVariable, list[TensorVariable]]:
     """The number of steps (``n_steps``, else the shortest sequence's length), and the
     outer sequences reversed (``go_backwards``) and cut to ``n_steps`` rows."""
     if n_steps is None:
@@ -560,27 +564,29 @@ def _initial_buffers(outs: list[_Out], sh_outer: list[SharedVariable]) -> list[V
 
 
 def _scan_results(
-    node_outs: list[Variable], outs: list[_Out], info: ScanInfo, ext: _Implicit,
+    node_outs: Sequence[Variable], outs: list[_Out], info: ScanInfo, ext: _Implicit,
     name: str | None,
-) -> tuple[list[Variable], ScanUpdates, list[Variable | None]]:
+) -> tuple[list[TensorVariable], ScanUpdates, list[TensorVariable | None]]:
     """The user's outputs (a state's computed rows), the updates, and each output's
     whole buffer, read from the Scan node's outputs."""
     n_st = len(info.state_taps) - len(ext.sh_outer)
-    results: list[Variable] = []
-    buffers: list[Variable | None] = []
+    results: list[TensorVariable] = []
+    buffers: list[TensorVariable | None] = []
     it_state = iter(range(n_st))
     it_nit = iter(range(info.n_states, info.n_states + info.n_nit))
+    # the stacked outputs (before the carried states) are tensors: make_node made them
+    stacked = [as_tensor_variable(v) for v in node_outs[: info.n_states + info.n_nit]]
     for o in outs:
         if o.init is None:
-            results.append(node_outs[next(it_nit)])
+            results.append(stacked[next(it_nit)])
             buffers.append(None)
         else:
             j = next(it_state)
-            results.append(node_outs[j][-o.taps[0]:])
-            buffers.append(node_outs[j])
+            results.append(stacked[j][-o.taps[0]:])
+            buffers.append(stacked[j])
     upd = ScanUpdates()
     for j, sv in enumerate(ext.sh_outer):
-        upd[sv] = node_outs[n_st + j][-1]
+        upd[sv] = stacked[n_st + j][-1]
     for i, sv in enumerate(ext.ca_outer):
         upd[sv] = node_outs[info.carried_outputs.start + i]
     if name:

@@ -212,7 +212,8 @@ class _Body:
         res = self.step(carry, x)
         cond = None
         if isinstance(res, tuple) and len(res) == 3 and isinstance(res[2], until):
-            res, cond = res[:2], res[2]
+            cond = res[2]
+            res = res[:2]
         if not isinstance(res, (tuple, list)) or len(res) != 2:
             raise TypeError(
                 f"loop: the step must return (carry, y), got {type(res).__name__} {res!r}"

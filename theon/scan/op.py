@@ -48,15 +48,16 @@ import numpy as np
 
 from theon.compile.inner import InnerCompiler, link_inner_graph
 from theon.compile.mode import Mode
-from theon.graph.basic import Apply, Variable
+from theon.graph.basic import Apply, Variable, format_trace
 from theon.graph.collector import gc_paused
 from theon.graph.fg import FunctionGraph, describe
-from theon.graph.op import Op
+from theon.graph.op import Op, OpContractError
 from theon.graph.traversal import ancestors
+from theon.link.basic import Runner
 from theon.scan.buffers import BufferCache
-from theon.scan.fastloop import build_fast_loop
+from theon.scan.fastloop import FastLoop, build_fast_loop
 from theon.scan.steploop import inline_step_loop, make_step_loop
-from theon.tensor.basic import as_tensor_variable
+from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.type import TensorType, tensor_type
 
 __all__ = ["Scan", "ScanInfo"]
@@ -175,7 +176,7 @@ class Scan(Op):
         inner_inputs: Sequence[Variable],
         inner_outputs: Sequence[Variable],
         info: ScanInfo,
-        mode: Any = None,
+        mode: str | Mode | None = None,
     ) -> None:
         self._inner_inputs = list(inner_inputs)
         self._inner_outputs = list(inner_outputs)
@@ -249,7 +250,7 @@ class Scan(Op):
                 f"{info.n_carried} carried states), got {len(inputs)}"
             )
         sca = info.carried_inputs
-        ins = [as_tensor_variable(x) for x in inputs[: sca.start]]
+        ins: list[Variable] = [as_tensor_variable(x) for x in inputs[: sca.start]]
         carried = list(inputs[sca])
         for i, x in enumerate(carried):
             ph = self._inner_inputs[info.n_inner_inputs - info.n_carried + i]
@@ -259,19 +260,18 @@ class Scan(Op):
                     f"{describe(ph)}, got {x!r}"
                 )
         n = ins[0]
-        if n.type.ndim != 0 or n.type.dtype not in ("int8", "int16", "int32", "int64"):
+        nt = tensor_type(n)
+        if nt.ndim != 0 or nt.dtype not in ("int8", "int16", "int32", "int64"):
             raise TypeError(f"{self}: n_steps must be an integer scalar, got {describe(n)}")
-        if n.type.dtype != "int64":
-            from theon.tensor.basic import cast
-
-            ins[0] = n = cast(n, "int64")
+        if nt.dtype != "int64":
+            ins[0] = cast(n, "int64")
         sseq, sst, sns = info.outer_slices()
         inner = self._inner_inputs
         k = 0
         for x in ins[sseq]:
-            want = inner[k].type
+            want = tensor_type(inner[k])
             xt = tensor_type(x)
-            if xt.ndim != want.ndim + 1 or xt.dtype != want.dtype:  # type: ignore[attr-defined]
+            if xt.ndim != want.ndim + 1 or xt.dtype != want.dtype:
                 raise TypeError(
                     f"{self}: sequence {describe(x)} must have one more dimension than the "
                     f"body's input {describe(inner[k])}, with the same dtype"
@@ -289,9 +289,9 @@ class Scan(Op):
                 )
             outs.append(TensorType(want.dtype, shape=(None, *want.shape))())
         for j, x in enumerate(ins[sns]):
-            want = inner[k + j].type
-            if x.type != want:
-                conv = want.convert_variable(x)
+            ns_type = inner[k + j].type
+            if x.type != ns_type:
+                conv = ns_type.convert_variable(x)
                 if conv is None:
                     raise TypeError(
                         f"{self}: non-sequence {describe(x)} does not fit the body's input "
@@ -329,7 +329,7 @@ class Scan(Op):
         return _Compiled(body.runner, alias, fast, mode)
 
     @property
-    def fast_loop(self) -> Any:
+    def fast_loop(self) -> FastLoop | None:
         """The body's :class:`~theon.scan.fastloop.FastLoop` (compiles the body), or ``None``.
 
         A body of 0-d numbers spelled wholly on Python numbers runs as one
@@ -352,7 +352,7 @@ class Scan(Op):
                 and not info.n_carried
                 and all(taps == (-1,) for taps in info.state_taps)
                 and not (any(reuse) if isinstance(reuse, list) else reuse)
-                and all(v.type.ndim >= 1 for v in inner[: info.n_seqs + info.n_states])
+                and all(tensor_type(v).ndim >= 1 for v in inner[: info.n_seqs + info.n_states])
             )
             if ok:
                 layout = (info.n_seqs, info.store_last, info.n_nit, info.n_nonseqs)
@@ -603,12 +603,11 @@ class Scan(Op):
     ) -> list[tuple[Variable, ...]]:
         info = self.info
         if info.as_while:
-            from theon.graph.op import OpContractError
-
             raise OpContractError("a while loop's length is known only when it has run")
-        n = node.inputs[0]
+        n = as_tensor_variable(node.inputs[0])  # (n_steps is: make_node made it one)
         sst = info.outer_slices()[1]
-        out: list[tuple[Variable, ...]] = []
+        # (a carried state is not a tensor: its entry is None, no shape)
+        out: list[Any] = []
         for j, shp in enumerate(input_shapes[sst]):
             L = info.lags[j]
             first = as_tensor_variable(L) if info.store_last[j] else n + L
@@ -616,11 +615,9 @@ class Scan(Op):
         for m in range(info.n_nit):
             ot = tensor_type(node.outputs[info.n_states + m])
             if any(s is None for s in ot.shape[1:]):
-                from theon.graph.op import OpContractError
-
                 raise OpContractError("the shape of a step's output is known when it runs")
             out.append((n, *(as_tensor_variable(s) for s in ot.shape[1:])))
-        out.extend([None] * info.n_carried)  # type: ignore[list-item]
+        out.extend([None] * info.n_carried)
         return out
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
@@ -725,7 +722,8 @@ class _Compiled:
 
     __slots__ = ("runner", "alias", "fast", "mode", "step_loop")
 
-    def __init__(self, runner: Any, alias: tuple[int, ...], fast: Any, mode: Any) -> None:
+    def __init__(self, runner: Runner, alias: tuple[int, ...], fast: FastLoop | None,
+                 mode: Mode) -> None:
         self.runner = runner
         self.alias = alias
         self.fast = fast
@@ -734,7 +732,5 @@ class _Compiled:
 
 
 def _where(node: Apply) -> str:
-    from theon.graph.fg import format_trace
-
     tr = getattr(node.outputs[0].tag, "trace", None) if node.outputs else None
     return format_trace(tr) or "an unknown place"

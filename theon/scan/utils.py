@@ -15,7 +15,10 @@ from typing import Any
 
 from theon.graph.basic import Constant, Variable
 from theon.graph.fg import describe
+from theon.graph.traversal import toposort
 from theon.tensor.basic import as_tensor_variable
+from theon.tensor.math import neq
+from theon.tensor.type import TensorType
 
 __all__ = ["ScanUpdates", "carried_draws", "until", "split_step_result"]
 
@@ -48,11 +51,12 @@ class until:
                 f"until: the condition must be a scalar, but {describe(c)} has ndim {c.type.ndim}"
             )
         if c.type.dtype != "bool":
-            c = c != 0
+            # (a Variable's ``!=`` is Python's identity test, not an Op)
+            c = neq(c, 0)
         self.condition: Variable = c
 
 
-class ScanUpdates(OrderedDict):  # type: ignore[type-arg]
+class ScanUpdates(OrderedDict[Variable, Variable]):
     """The updates returned by ``scan``: shared variable -> its value after the loop.
 
     Pass it to ``theon.function(..., updates=...)``.  Adding another ``ScanUpdates``
@@ -132,9 +136,6 @@ def carried_draws(outputs: list[Variable], carried: list[Variable]) -> list[Vari
     same generator state gives the same numbers, but a backward pass does not
     have that state, so the loop stacks these values for it.
     """
-    from theon.graph.traversal import toposort
-    from theon.tensor.type import TensorType
-
     found: list[Variable] = []
     for node in toposort([*outputs, *carried]):
         if any(not isinstance(v.type, TensorType) and not isinstance(v, Constant)
