@@ -26,10 +26,11 @@ from theon.link.pyfunc.kernel import (
 from theon.link.tier1 import accepts, available, current_tier
 from theon.scalar.basic import Add, Mul, ScalarOp
 from theon.scalar.composite import Composite
+from theon.scalar.table import OpRow
 from theon.scalar.type import ScalarType
 from theon.tensor.type import TensorType
 
-__all__ = ["composite_spec", "emit_fused"]
+__all__ = ["composite_spec", "emit_fused", "numpy_name"]
 
 # the kernels built so far, by (Composite, threads, block, threshold): an LRU of
 # KERNEL_CACHE_SIZE entries (see theon.link.pyfunc.kernel)
@@ -41,6 +42,18 @@ def _dtype(v: Variable) -> str:
     t = v.type
     assert isinstance(t, (ScalarType, TensorType))
     return t.dtype
+
+
+def numpy_name(sop: ScalarOp) -> str:
+    """The one name of ``sop`` in NumPy's namespaces: its row's ``numpy``
+    (:mod:`theon.scalar.table`); "" for an op of no row, which tier 1 leaves to tier 0.
+
+    >>> from theon.scalar import true_div, reciprocal
+    >>> numpy_name(true_div), numpy_name(reciprocal)
+    ('true_divide', '')
+    """
+    row = getattr(type(sop), "row", None)
+    return (row.numpy or "") if isinstance(row, OpRow) else ""
 
 
 def composite_spec(comp: Composite) -> KernelSpec | None:
@@ -74,13 +87,13 @@ def composite_spec(comp: Composite) -> KernelSpec | None:
                 and ufunc.nin == len(args)
             )
             if plain and (type(sop).impl is ScalarOp.impl or isinstance(sop, (Add, Mul))):
-                step = KStep(ufunc, args, dt)
+                step = KStep(ufunc, args, dt, name=numpy_name(sop))
             elif (
                 isinstance(sop, (Add, Mul))
                 and len(args) > 2
                 and all(np.asarray(v).dtype.name == dt for v in vals)
             ):
-                step = KStep(ufunc, args, dt, fold=True)
+                step = KStep(ufunc, args, dt, fold=True, name=numpy_name(sop))
             else:
                 step = KStep(sop.impl, args, dt, use_out=False)
             refs[out] = n_in + len(steps)

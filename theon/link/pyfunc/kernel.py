@@ -75,6 +75,11 @@ class KStep:
         Whether ``fn`` accepts ``out=`` and writes exactly ``dtype``.
     fold
         For a binary ufunc applied to more than two operands: fold left.
+    name
+        The step's one name in NumPy's namespaces, given by whoever builds the
+        spec: ``numpy.<name>`` is ``fn``, and ``jax.numpy.<name>`` computes it
+        (for a scalar op of :mod:`theon.scalar.table`, its row's ``numpy``).  Tier
+        1 compiles a step by this name and leaves a step without one to tier 0.
     """
 
     fn: Callable[..., Any]
@@ -82,6 +87,7 @@ class KStep:
     dtype: str
     use_out: bool = True
     fold: bool = False
+    name: str = ""
 
 
 @dataclass(frozen=True)

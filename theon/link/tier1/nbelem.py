@@ -30,28 +30,25 @@ from typing import Any
 
 import numpy as np
 
-from theon.link.pyfunc.kernel import KConst, KernelSpec
+from theon.link.pyfunc.kernel import KConst, KernelSpec, KStep
 
 __all__ = ["KINDS", "STEPS", "NumbaElemwiseCompiler", "input_kinds", "kernel_source",
            "make_compiler", "min_size", "supports"]
 
-#: The float64 ufunc steps a kernel may have, as Python expressions of their operands.
+#: The float64 ufunc steps a kernel may have, by name (:class:`KStep`'s ``name``, the
+#: scalar op's one name in NumPy's namespaces), as Python expressions of their operands.
 STEPS: dict[str, str] = {
     "add": "({0} + {1})",
     "subtract": "({0} - {1})",
     "multiply": "({0} * {1})",
     "true_divide": "({0} / {1})",
-    "divide": "({0} / {1})",
     "negative": "(-{0})",
-    "positive": "(+{0})",
     "absolute": "abs({0})",
     "square": "({0} * {0})",
     "sqrt": "_math.sqrt({0})",
-    "reciprocal": "(1.0 / {0})",
     # NumPy's maximum/minimum give NaN when either operand is NaN
     "maximum": "({0} if ({0} >= {1} or {0} != {0}) else {1})",
     "minimum": "({0} if ({0} <= {1} or {0} != {0}) else {1})",
-    "copysign": "_math.copysign({0}, {1})",
     "tanh": "_vtanh({0})",
 }
 #: Steps worth a numba kernel: NumPy computes them one element at a time without AVX-512.
@@ -65,15 +62,15 @@ class Unsupported(Exception):
     """The kernel has a step the numba loop does not reproduce."""
 
 
-def _name(fn: Any) -> str:
-    return str(getattr(fn, "__name__", "")) if isinstance(fn, np.ufunc) else ""
+def _name(st: KStep) -> str:
+    return st.name if isinstance(st.fn, np.ufunc) else ""
 
 
 def _check(spec: KernelSpec, sig: Sequence[tuple[str, Any]]) -> None:
     for dt, _ in sig:
         if np.dtype(dt) != np.float64:
             raise Unsupported(f"input dtype {np.dtype(dt)}")
-    names = [_name(st.fn) for st in spec.steps]
+    names = [_name(st) for st in spec.steps]
     for st, name in zip(spec.steps, names):
         if name not in STEPS or np.dtype(st.dtype) != np.float64:
             raise Unsupported(f"step {name or st.fn!r} of dtype {st.dtype}")
@@ -96,10 +93,10 @@ def supports(spec: KernelSpec) -> bool:
     time).  Needs no numba, so the linker asks it before making a slot.
 
     >>> from theon.link.pyfunc.kernel import KStep
-    >>> supports(KernelSpec(2, [KStep(np.add, (0, 1), "float64"),
-    ...                         KStep(np.tanh, (2,), "float64")], [3], ["float64"]))
+    >>> supports(KernelSpec(2, [KStep(np.add, (0, 1), "float64", name="add"),
+    ...                         KStep(np.tanh, (2,), "float64", name="tanh")], [3], ["float64"]))
     True
-    >>> supports(KernelSpec(1, [KStep(np.exp, (0,), "float64")], [1], ["float64"]))
+    >>> supports(KernelSpec(1, [KStep(np.exp, (0,), "float64", name="exp")], [1], ["float64"]))
     False
     """
     try:
@@ -115,15 +112,14 @@ def min_size(spec: KernelSpec, small: int, block: int) -> int:
     elements (``config.elemwise_block``), where tier 0 runs its blocked kernel: below
     that, NumPy on whole arrays is faster than a kernel call for arithmetic alone.
 
-    >>> from theon.link.pyfunc.kernel import KStep
-    >>> mul = KStep(np.multiply, (0, 0), "float64")
-    >>> min_size(KernelSpec(1, [mul, KStep(np.tanh, (1,), "float64")], [2], ["float64"]),
-    ...          1024, 16384)
+    >>> mul = KStep(np.multiply, (0, 0), "float64", name="multiply")
+    >>> tanh = KStep(np.tanh, (1,), "float64", name="tanh")
+    >>> min_size(KernelSpec(1, [mul, tanh], [2], ["float64"]), 1024, 16384)
     1024
     >>> min_size(KernelSpec(1, [mul, mul, mul], [1], ["float64"]), 1024, 16384)
     16385
     """
-    if any(_name(st.fn) in SLOW for st in spec.steps):
+    if any(_name(st) in SLOW for st in spec.steps):
         return small
     return max(small, block + 1)
 
@@ -144,8 +140,8 @@ def kernel_source(spec: KernelSpec, kinds: Sequence[str]) -> str:
     as its kind says (:data:`KINDS`).
 
     >>> from theon.link.pyfunc.kernel import KStep
-    >>> spec = KernelSpec(2, [KStep(np.add, (0, 1), "float64"),
-    ...                       KStep(np.tanh, (2,), "float64")], [3], ["float64"])
+    >>> spec = KernelSpec(2, [KStep(np.add, (0, 1), "float64", name="add"),
+    ...                       KStep(np.tanh, (2,), "float64", name="tanh")], [3], ["float64"])
     >>> print(kernel_source(spec, ["f", "r"]))
     def kernel(R, C, x0, x1, o0):
         for r in range(R):
@@ -171,7 +167,7 @@ def kernel_source(spec: KernelSpec, kinds: Sequence[str]) -> str:
         return _literal(a.value) if isinstance(a, KConst) else f"v{a}"
 
     for j, st in enumerate(spec.steps):
-        form = STEPS[_name(st.fn)]
+        form = STEPS[_name(st)]
         args = [ref(a) for a in st.args]
         if st.fold and len(args) > 2:
             expr = form.format(args[0], args[1])

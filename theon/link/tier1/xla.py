@@ -9,7 +9,9 @@ about a millisecond instead of tracing, lowering and compiling it (tens of
 milliseconds).
 
 Only steps whose NumPy and XLA semantics agree are compiled: the ufuncs of
-:data:`UFUNCS` on floating-point (or boolean) values.  Anything else (integer
+:data:`UFUNCS` on floating-point (or boolean) values.  A step is known by its
+``name`` (:class:`~theon.link.pyfunc.kernel.KStep`), its scalar op's one name in
+NumPy's namespaces, and compiled as ``jax.numpy.<name>``.  Anything else (integer
 arithmetic, a non-ufunc step) stays on tier 0, and so does a node whose steps are
 all in :data:`SIMPLE` (arithmetic NumPy runs as one vector pass each): there tier
 0's blocked passes, in place where the inputs allow, are as fast or faster.  jax is imported by
@@ -35,12 +37,13 @@ __all__ = ["CHUNK", "SIMPLE", "UFUNCS", "XlaCompiler", "chunk_for", "make_compil
 #: Elements per compiled chunk (measured: docs/tier1.md).
 CHUNK = 1 << 17
 
-#: The NumPy ufuncs compiled to XLA (by name; float or bool values only).
+#: The steps compiled to XLA, by name (float or bool values only): those whose
+#: ``jax.numpy`` function computes what NumPy's does.
 UFUNCS = frozenset(
-    """add subtract multiply divide true_divide negative positive absolute square sqrt cbrt
+    """add subtract multiply true_divide negative absolute square sqrt
     exp exp2 expm1 log log2 log10 log1p sin cos tan arcsin arccos arctan arctan2 sinh cosh
-    tanh arcsinh arccosh arctanh maximum minimum fmax fmin power reciprocal floor ceil trunc
-    rint sign hypot copysign greater greater_equal less less_equal equal not_equal
+    tanh arcsinh arccosh arctanh maximum minimum power floor ceil trunc
+    sign greater greater_equal less less_equal equal not_equal
     logical_and logical_or logical_xor logical_not isnan isinf isfinite""".split()
 )
 
@@ -51,8 +54,8 @@ UFUNCS = frozenset(
 #: and 4.0 ms on 1,000,000), and ``gp_logp``'s arithmetic nodes were slower still as
 #: kernels (broadcast and transposed inputs copied, no writing in place).
 SIMPLE = frozenset(
-    """add subtract multiply divide true_divide negative positive absolute square sqrt
-    reciprocal maximum minimum fmax fmin floor ceil trunc rint sign copysign greater
+    """add subtract multiply true_divide negative absolute square sqrt
+    maximum minimum floor ceil trunc sign greater
     greater_equal less less_equal equal not_equal logical_and logical_or logical_xor
     logical_not isnan isinf isfinite""".split()
 )
@@ -80,19 +83,24 @@ def supports(spec: KernelSpec) -> bool:
 
     >>> import numpy as np
     >>> from theon.link.pyfunc.kernel import KStep
-    >>> supports(KernelSpec(1, [KStep(np.exp, (0,), "float64")], [1], ["float64"]))
+    >>> exp = KStep(np.exp, (0,), "float64", name="exp")
+    >>> supports(KernelSpec(1, [exp], [1], ["float64"]))
     True
-    >>> supports(KernelSpec(1, [KStep(np.floor_divide, (0, 0), "int64")], [1], ["int64"]))
+    >>> supports(KernelSpec(1, [KStep(np.exp, (0,), "float64")], [1], ["float64"]))  # no name
     False
-    >>> supports(KernelSpec(2, [KStep(np.add, (0, 1), "float64"),
-    ...                         KStep(np.multiply, (2, 0), "float64")], [2], ["float64"]))
+    >>> floor_div = KStep(np.floor_divide, (0, 0), "int64", name="floor_divide")
+    >>> supports(KernelSpec(1, [floor_div], [1], ["int64"]))
+    False
+    >>> supports(KernelSpec(2, [KStep(np.add, (0, 1), "float64", name="add"),
+    ...                         KStep(np.multiply, (2, 0), "float64", name="multiply")],
+    ...                     [2], ["float64"]))
     False
     """
     try:
         _check(spec, ())
     except Unsupported:
         return False
-    return any(getattr(st.fn, "__name__", "") not in SIMPLE for st in spec.steps)
+    return any(st.name not in SIMPLE for st in spec.steps)
 
 
 def _check(spec: KernelSpec, sig: Sequence[tuple[str, bool]]) -> None:
@@ -100,7 +108,7 @@ def _check(spec: KernelSpec, sig: Sequence[tuple[str, bool]]) -> None:
         if np.dtype(dt).kind not in "fb":
             raise Unsupported(f"input dtype {np.dtype(dt)}")
     for st in spec.steps:
-        name = getattr(st.fn, "__name__", "")
+        name = st.name
         if not isinstance(st.fn, np.ufunc) or name not in UFUNCS:
             raise Unsupported(f"step {name or st.fn!r}")
         if np.dtype(st.dtype).kind not in "fb":
@@ -123,7 +131,7 @@ def spec_key(spec: KernelSpec) -> tuple[Any, ...]:
         return a
 
     steps = tuple(
-        (getattr(st.fn, "__name__", repr(st.fn)), tuple(ref(a) for a in st.args),
+        (st.name or repr(st.fn), tuple(ref(a) for a in st.args),
          np.dtype(st.dtype).str, st.fold)
         for st in spec.steps
     )
@@ -231,9 +239,9 @@ class XlaCompiler:
                 return jnp.asarray(np.asarray(a.value)) if isinstance(a, KConst) else vals[a]
 
             for st in spec.steps:
-                fn = getattr(jnp, st.fn.__name__)
-                if st.fn.__name__ in vmath.FLOAT64 and np.dtype(st.dtype) == np.float64:
-                    fn = fast[st.fn.__name__]  # SIMD float64 sin/cos/log1p (vmath)
+                fn = getattr(jnp, st.name)
+                if st.name in vmath.FLOAT64 and np.dtype(st.dtype) == np.float64:
+                    fn = fast[st.name]  # SIMD float64 sin/cos/log1p (vmath)
                 args = [ref(a) for a in st.args]
                 if st.fold and len(args) > 2:
                     r = fn(args[0], args[1])
