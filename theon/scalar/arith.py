@@ -120,6 +120,10 @@ __all__ += [
 # END generated
 
 
+# d/dx 1/x = -1/x**2 = -out**2
+_reciprocal_grad = deriv(lambda x, out: neg(mul(out, out)))
+
+
 class Reciprocal(UnaryScalarOp):
     """``1 / x`` with true division (unlike ``np.reciprocal``, integers give floats).
 
@@ -141,10 +145,16 @@ class Reciprocal(UnaryScalarOp):
     def _true_div_dtype(dtype: str) -> tuple[str, ...]:
         return true_div._ufunc_dtypes([dtype, dtype])
 
-    def impl(self, x: Any) -> Any:  # type: ignore[override]
+    def impl(self, x: Any) -> Any:
         return np.true_divide(1, x)
 
-    L_op = staticmethod(deriv(lambda x, out: neg(mul(out, out))))
+    def L_op(
+        self,
+        inputs: Sequence[Variable],
+        outputs: Sequence[Variable],
+        output_grads: Sequence[Variable],
+    ) -> list[Any]:
+        return _reciprocal_grad(inputs, outputs, output_grads)
 
 
 class RoundHalfToEven(UnaryScalarOp):
@@ -166,7 +176,7 @@ class RoundHalfToEven(UnaryScalarOp):
             return [t]
         return super().output_types(*types)
 
-    def impl(self, x: Any) -> Any:  # type: ignore[override]
+    def impl(self, x: Any) -> Any:
         dt = np.asarray(x).dtype
         if dt.kind in "iu":
             return x.copy() if isinstance(x, np.ndarray) else x
@@ -186,7 +196,7 @@ class Clip(ScalarOp):
     nin = 3
     output_types_preference = upcast_out
 
-    def impl(self, x: Any, lo: Any, hi: Any) -> Any:  # type: ignore[override]
+    def impl(self, x: Any, lo: Any, hi: Any) -> Any:
         return np.minimum(np.maximum(x, lo), hi)
 
     py_template = "_clip({0}, {1}, {2})"
@@ -217,7 +227,7 @@ def _upper_wins(x: Variable, lo: Variable, hi: Variable) -> Variable:
     """``x > hi or lo > hi``: where the upper bound of a clip is the result."""
     from theon.scalar.logic import gt, or_
 
-    return or_(gt(x, hi), gt(lo, hi))  # type: ignore[no-any-return]
+    return or_(gt(x, hi), gt(lo, hi))
 
 
 reciprocal = Reciprocal()

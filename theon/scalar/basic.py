@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from theon.graph.op import Op, OpContractError
 from theon.scalar.type import (
     ScalarConstant,
     ScalarType,
+    ScalarVariable,
     as_scalar,
     bool_,
     constant,
@@ -194,20 +195,20 @@ def _complex_to_real(*types: ScalarType) -> list[ScalarType]:
     return [t]
 
 
-same_out = OutputTypePref("same_out", _same_out)
-same_out_nobool = OutputTypePref("same_out_nobool", _same_out_nobool)
-same_out_nocomplex = OutputTypePref("same_out_nocomplex", _same_out_nocomplex)
-upcast_out = OutputTypePref("upcast_out", _upcast_out)
-upcast_out_nobool = OutputTypePref("upcast_out_nobool", _upcast_out_nobool)
-upcast_out_nocomplex = OutputTypePref("upcast_out_nocomplex", _upcast_out_nocomplex)
-upgrade_to_float = OutputTypePref("upgrade_to_float", _upgrade_to_float)
-upgrade_to_float_nocomplex = OutputTypePref(
+same_out: OutputTypePref = OutputTypePref("same_out", _same_out)
+same_out_nobool: OutputTypePref = OutputTypePref("same_out_nobool", _same_out_nobool)
+same_out_nocomplex: OutputTypePref = OutputTypePref("same_out_nocomplex", _same_out_nocomplex)
+upcast_out: OutputTypePref = OutputTypePref("upcast_out", _upcast_out)
+upcast_out_nobool: OutputTypePref = OutputTypePref("upcast_out_nobool", _upcast_out_nobool)
+upcast_out_nocomplex: OutputTypePref = OutputTypePref("upcast_out_nocomplex", _upcast_out_nocomplex)
+upgrade_to_float: OutputTypePref = OutputTypePref("upgrade_to_float", _upgrade_to_float)
+upgrade_to_float_nocomplex: OutputTypePref = OutputTypePref(
     "upgrade_to_float_nocomplex", _upgrade_to_float_nocomplex
 )
-bool_out = OutputTypePref("bool_out", _bool_out)
-int_out = OutputTypePref("int_out", _int_out)
-float_out = OutputTypePref("float_out", _float_out)
-complex_to_real = OutputTypePref("complex_to_real", _complex_to_real)
+bool_out: OutputTypePref = OutputTypePref("bool_out", _bool_out)
+int_out: OutputTypePref = OutputTypePref("int_out", _int_out)
+float_out: OutputTypePref = OutputTypePref("float_out", _float_out)
+complex_to_real: OutputTypePref = OutputTypePref("complex_to_real", _complex_to_real)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -296,6 +297,31 @@ class ScalarOp(Op):
     # comparisons accept out-of-range Python ints, as NumPy 2 does
     weak_overflow_ok: bool = False
 
+    if TYPE_CHECKING:  # Op.__call__, typed for ops of one output (Composite: Any)
+
+        @overload
+        def __call__(
+            self, *inputs: Any, return_list: Literal[False] = False, name: str | None = None,
+            **kwargs: Any,
+        ) -> ScalarVariable: ...
+
+        @overload
+        def __call__(
+            self, *inputs: Any, return_list: Literal[True], name: str | None = None,
+            **kwargs: Any,
+        ) -> list[ScalarVariable]: ...
+
+        @overload
+        def __call__(
+            self, *inputs: Any, return_list: bool = False, name: str | None = None,
+            **kwargs: Any,
+        ) -> ScalarVariable | list[ScalarVariable]: ...
+
+        def __call__(
+            self, *inputs: Any, return_list: bool = False, name: str | None = None,
+            **kwargs: Any,
+        ) -> ScalarVariable | list[ScalarVariable]: ...
+
     def __str__(self) -> str:
         return self.name
 
@@ -315,11 +341,12 @@ class ScalarOp(Op):
             for i, v in enumerate(vars_)
             if v is not None and i not in self.no_promote_inputs
         ]
-        for i, x in enumerate(inputs):
-            if vars_[i] is None:
-                vars_[i] = self._weak_constant(x, [] if i in self.no_promote_inputs else strong)
-        ins: list[Variable] = vars_  # type: ignore[assignment]
-        key = tuple([v.type for v in ins])
+        ins: list[Variable] = [
+            v if v is not None
+            else self._weak_constant(x, [] if i in self.no_promote_inputs else strong)
+            for i, (x, v) in enumerate(zip(inputs, vars_))
+        ]
+        key = tuple([scalar_type(v) for v in ins])
         cache = self.__dict__.get("_out_types_cache")
         if cache is None:
             cache = self.__dict__["_out_types_cache"] = {}
@@ -381,7 +408,7 @@ class ScalarOp(Op):
             if self.nout == 1:
                 res = (res,)
             for cell, r, out in zip(output_storage, res, node.outputs):
-                cell[0] = _as_dtype(r, out.type)
+                cell[0] = _as_dtype(r, scalar_type(out))
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
         return [() for _ in node.outputs]
@@ -399,8 +426,7 @@ class ScalarOp(Op):
     def py_expr_ok(self, node: Apply) -> bool:
         """Whether :meth:`py_expr` is valid for ``node``: float64 inputs, float64/bool outputs."""
         return all(scalar_type(i).dtype == "float64" for i in node.inputs) and all(
-            o.type.dtype in ("float64", "bool")
-            for o in node.outputs  # type: ignore[attr-defined]
+            scalar_type(o).dtype in ("float64", "bool") for o in node.outputs
         )
 
     # derivatives ---------------------------------------------------------------
@@ -419,7 +445,10 @@ class ScalarOp(Op):
         outs = self(*inputs, return_list=True)
         results: list[Any] = []
         for k, out in enumerate(outs):
-            ogs = [constant(1 if j == k else 0, dtype=o.type.dtype) for j, o in enumerate(outs)]
+            ogs = [
+                constant(1 if j == k else 0, dtype=scalar_type(o).dtype)
+                for j, o in enumerate(outs)
+            ]
             partials = self.L_op(inputs, outs, ogs)
             total = jvp_from_partials(partials, eval_points, mul, add)
             if total is not None and not isinstance(total.type, NullType):
@@ -472,7 +501,7 @@ def _grad_as(g: Variable, x: Variable) -> Variable:
 def _real_part(g: Variable) -> Variable:
     from theon.scalar import real
 
-    return real(g)  # type: ignore[no-any-return]
+    return real(g)
 
 
 def _zero_grad(x: Variable) -> Variable:
@@ -592,8 +621,12 @@ class Cast(UnaryScalarOp):
         self.ufunc = None
 
     @property
-    def name(self) -> str:  # type: ignore[override]
+    def name(self) -> str:
         return f"convert_to_{self.o_type.dtype}"
+
+    @name.setter
+    def name(self, text: str) -> None:
+        raise AttributeError(f"the name of {self} is its dtype's")
 
     def __reduce__(self) -> Any:
         return (Cast, (self.o_type,))
@@ -606,14 +639,15 @@ class Cast(UnaryScalarOp):
             )
         return [self.o_type]
 
-    def impl(self, x: Any) -> Any:  # type: ignore[override]
+    def impl(self, x: Any) -> Any:
         return (
             np.asarray(x).astype(self.o_type.np_dtype)[()]
             if np.ndim(x) == 0
             else (x.astype(self.o_type.np_dtype))
         )
 
-    def py_expr(self, a: str) -> str | None:  # type: ignore[override]
+    def py_expr(self, *names: str) -> str | None:
+        (a,) = names
         if self.o_type.dtype == "float64":
             return f"float({a})"
         if self.o_type.dtype == "bool":
@@ -643,7 +677,7 @@ def drops_imaginary(from_dtype: Any, to_dtype: Any) -> bool:
     >>> drops_imaginary("complex64", "float64"), drops_imaginary("complex64", "complex128")
     (True, False)
     """
-    return np.dtype(from_dtype).kind == "c" and np.dtype(to_dtype).kind != "c"
+    return bool(np.dtype(from_dtype).kind == "c" and np.dtype(to_dtype).kind != "c")
 
 
 @functools.cache
@@ -669,7 +703,7 @@ def cast(x: Any, dtype: Any) -> Variable:
             f"cast: casting {describe(v)} to {dt} would drop the imaginary part; "
             "take real(), imag(), abs() or angle() first"
         )
-    return _cast_op(dt)(v)  # type: ignore[no-any-return]
+    return _cast_op(dt)(v)
 
 
 # computing in a precision SciPy supports -------------------------------------

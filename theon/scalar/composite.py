@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -33,6 +33,11 @@ __all__ = ["Composite"]
 _walrus_ids = itertools.count()
 # the longest inner expression the name writes out in place (longer ones get a name)
 _MAX_INLINE = 200
+
+
+def _scalar_op(node: Apply) -> ScalarOp:
+    """The op of an inner node of a Composite: a ScalarOp (``Composite`` checks)."""
+    return cast(ScalarOp, node.op)
 
 
 class Composite(ScalarOp):
@@ -57,6 +62,16 @@ class Composite(ScalarOp):
     """
 
     __props__ = ("key",)
+    inputs: list[Variable]
+    inner_nodes: list[Apply]
+    outputs: list[Variable]
+
+    if TYPE_CHECKING:  # (one output or a list of them)
+
+        def __call__(
+            self, *inputs: Any, return_list: bool = False, name: str | None = None,
+            **kwargs: Any,
+        ) -> Any: ...
 
     def __init__(
         self, inputs: Sequence[Variable], outputs: Sequence[Variable], *, fresh: bool = False
@@ -94,19 +109,19 @@ class Composite(ScalarOp):
             return
         # clone: fresh inputs i0.., each node rebuilt with the same op
         equiv: dict[Variable, Variable] = {}
-        self.inputs: list[Variable] = []
+        self.inputs = []
         for i, v in enumerate(inputs):
             nv = v.type.make_variable(f"i{i}")
             equiv[v] = nv
             self.inputs.append(nv)
-        self.inner_nodes: list[Apply] = []
+        self.inner_nodes = []
         for node in nodes:
             new_ins = [equiv.get(v, v) for v in node.inputs]
             new_node = node.clone_with_new_inputs(new_ins, strict=True)
             self.inner_nodes.append(new_node)
             for old, new in zip(node.outputs, new_node.outputs):
                 equiv[old] = new
-        self.outputs: list[Variable] = [equiv.get(o, o) for o in outputs]
+        self.outputs = [equiv.get(o, o) for o in outputs]
         self._finish()
 
     def _finish(self) -> None:
@@ -116,13 +131,17 @@ class Composite(ScalarOp):
         self.key = self._canonical_key()
         self._py_source_cache: dict[str, str | None] = {}
 
-    @property  # type: ignore[override]
+    @property
     def name(self) -> str:
         """``Composite{...}``, built on first use: fusion makes many that nobody prints."""
         text = self.__dict__.get("_name")
         if text is None:
             text = self.__dict__["_name"] = "Composite{" + self._pretty() + "}"
-        return text
+        return str(text)
+
+    @name.setter
+    def name(self, text: str) -> None:
+        raise AttributeError(f"the name of {self} is its inner graph's")
 
     # identity and printing -----------------------------------------------------
     def _names(self) -> dict[Variable, str]:
@@ -164,7 +183,7 @@ class Composite(ScalarOp):
 
         def show(v: Variable) -> str:
             if isinstance(v, Constant):
-                return str(v.data.item())  # type: ignore[attr-defined]
+                return str(v.data.item())
             return text[v]
 
         for node in self.inner_nodes:
@@ -207,7 +226,7 @@ class Composite(ScalarOp):
             raise TypeError(
                 f"{self} takes inputs of types {[v.type for v in self.inputs]}, got {list(types)}"
             )
-        return [o.type for o in self.outputs]  # type: ignore[misc]
+        return [scalar_type(o) for o in self.outputs]
 
     # computing ---------------------------------------------------------------------
     def impl(self, *values: Any) -> Any:
@@ -215,7 +234,7 @@ class Composite(ScalarOp):
         env: dict[Variable, Any] = dict(zip(self.inputs, values))
         for node in self.inner_nodes:
             args = [v.data if isinstance(v, Constant) else env[v] for v in node.inputs]
-            r = node.op.impl(*args)  # type: ignore[attr-defined]
+            r = _scalar_op(node).impl(*args)
             if len(node.outputs) == 1:
                 env[node.outputs[0]] = r
             else:
@@ -255,10 +274,10 @@ class Composite(ScalarOp):
             return names[v]
 
         for node in self.inner_nodes:
-            op = node.op
-            if not op.py_expr_ok(node) or len(node.outputs) != 1:  # type: ignore[attr-defined]
+            op = _scalar_op(node)
+            if not op.py_expr_ok(node) or len(node.outputs) != 1:
                 return None
-            e = op.py_expr(*[ref(v) for v in node.inputs])  # type: ignore[attr-defined]
+            e = op.py_expr(*[ref(v) for v in node.inputs])
             if e is None:
                 return None
             body.append(f"{names[node.outputs[0]]} = {e}")
@@ -331,11 +350,11 @@ class Composite(ScalarOp):
                 _accumulate(grads, v, g)
         res: list[Any] = []
         for x in inputs:
-            g = grads.get(x)
-            if g is None or _discrete(x):
+            gx = grads.get(x)
+            if gx is None or _discrete(x):
                 res.append(disconnected_type())
             else:
-                res.append(g)
+                res.append(gx)
         return res
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:

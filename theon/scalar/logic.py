@@ -132,7 +132,7 @@ class Switch(ScalarOp):
             raise TypeError(f"scalar op switch got non-scalar input types {bad}")
         return [get_scalar_type(upcast(types[1].dtype, types[2].dtype))]
 
-    def impl(self, cond: Any, a: Any, b: Any) -> Any:  # type: ignore[override]
+    def impl(self, cond: Any, a: Any, b: Any) -> Any:
         return np.where(cond, a, b)
 
     py_template = "({1} if {0} else {2})"

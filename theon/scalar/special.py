@@ -118,7 +118,7 @@ class PolyGamma(ScalarOp):
             raise TypeError(f"polygamma's order must be an integer, got dtype {n.dtype}")
         return upgrade_to_float_nocomplex(x)
 
-    def impl(self, n: Any, x: Any) -> Any:  # type: ignore[override]
+    def impl(self, n: Any, x: Any) -> Any:
         import scipy.special  # loaded on first use (see theon.scalar.table)
 
         return apply_float(lambda xa: scipy.special.polygamma(n, xa), x)
@@ -133,7 +133,7 @@ class PolyGamma(ScalarOp):
         return [disconnected_type(), _grad_as(mul(output_grads[0], polygamma(add(n, 1), x)), x)]
 
 
-polygamma = PolyGamma()
+polygamma: PolyGamma = PolyGamma()
 
 
 def tri_gamma(x: Any) -> Variable:
@@ -143,4 +143,4 @@ def tri_gamma(x: Any) -> Variable:
     >>> str(tri_gamma(float64("x")).owner.op)
     'polygamma'
     """
-    return polygamma(1, x)  # type: ignore[no-any-return]
+    return polygamma(1, x)

@@ -196,8 +196,8 @@ def _imag_grad(inputs: Sequence[Variable], outputs: Any, output_grads: Any) -> l
 
 def _abs_grad(gz: Variable, x: Variable, out: Variable) -> Variable:
     if scalar_type(x).is_complex:
-        return ts.true_div(ts.mul(gz, x), out)  # type: ignore[no-any-return]
-    return ts.mul(gz, ts.sign(x))  # type: ignore[no-any-return]
+        return ts.true_div(ts.mul(gz, x), out)
+    return ts.mul(gz, ts.sign(x))
 
 
 def _arctan2_grad(inputs: Sequence[Variable], outputs: Any, output_grads: Any) -> list[Any]:

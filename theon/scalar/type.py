@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -105,7 +105,8 @@ def weak_dtype(value: Any, strong_dtypes: Any) -> str:
     """
     if not strong_dtypes:
         return str(np.asarray(value).dtype)
-    return _weak_dtype(type(value), tuple(strong_dtypes))
+    pytype: type = type(value)
+    return _weak_dtype(pytype, tuple(strong_dtypes))
 
 
 _WEAK_EXAMPLE = {bool: False, int: 0, float: 0.0, complex: 0j}
@@ -319,7 +320,7 @@ def scalar_type(v: Variable) -> ScalarType:
     >>> scalar_type(float64("x")).dtype
     'float64'
     """
-    return v.type  # type: ignore[return-value]
+    return cast(ScalarType, v.type)
 
 
 def get_scalar_type(dtype: Any) -> ScalarType:
@@ -436,7 +437,8 @@ class _ScalarOperators:
 
     @property
     def dtype(self) -> str:
-        return self.type.dtype  # type: ignore[attr-defined, no-any-return]
+        assert isinstance(self, Variable)  # (a mixin of ScalarVariable and ScalarConstant)
+        return scalar_type(self).dtype
 
     def astype(self, dtype: Any) -> Any:
         """This variable cast to ``dtype``."""
@@ -480,7 +482,7 @@ def constant(x: Any, dtype: Any = None, name: str | None = None) -> ScalarConsta
     """
     if isinstance(x, Constant) and isinstance(x.type, ScalarType):
         if dtype is None or x.type.dtype == str(np.dtype(dtype)):
-            return x  # type: ignore[return-value]
+            return cast(ScalarConstant, x)  # (a Constant of a ScalarType is one)
         x = x.data
     if dtype is None:
         arr = np.asarray(x)
