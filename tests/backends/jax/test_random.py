@@ -21,32 +21,54 @@ import theon.tensor.random as tr  # noqa: E402
 from theon.backends.jax.random import generator_to_key, key_to_generator  # noqa: E402
 from theon.compile.mode import Mode  # noqa: E402
 from theon.tensor.random.basic import DISTRIBUTIONS  # noqa: E402
+from theon.tensor.random.op import RandomVariable  # noqa: E402
 from theon.tensor.shared_randomstreams import RandomStreams  # noqa: E402
 
 VM = Mode(linker="vm")
 N = 20000
 
-#: the support of each distribution's draws with the table's example parameters
+#: example parameters of each distribution
+EXAMPLES = {
+    "uniform": (2.0, 5.0), "normal": (1.0, 2.0), "standard_normal": (), "lognormal": (0.5, 0.7),
+    "exponential": (2.0,), "gamma": (2.5,), "beta": (2.0, 3.0), "chisquare": (4.0,),
+    "standard_t": (5.0,), "t": (5.0, 1.0, 2.0), "cauchy": (1.0, 2.0), "halfcauchy": (1.0, 2.0),
+    "laplace": (1.0, 2.0), "logistic": (1.0, 2.0), "gumbel": (1.0, 2.0), "pareto": (3.0, 2.0),
+    "weibull": (1.5,), "vonmises": (0.0, 2.0), "halfnormal": (1.0, 2.0),
+    "invgamma": (3.0, 2.0), "gengamma": (3.0, 2.0, 1.5), "truncexpon": (2.0, 1.0, 0.5),
+    "triangular": (0.0, 1.0, 3.0), "wald": (1.5, 2.0), "rayleigh": (2.0,),
+    "bernoulli": (0.3,), "binomial": (10, 0.3), "betabinom": (10, 2.0, 3.0),
+    "poisson": (3.0,), "geometric": (0.3,), "negative_binomial": (5, 0.4),
+    "hypergeometric": (7, 5, 6), "categorical": ([0.2, 0.8],), "multinomial": (10, [0.2, 0.8]),
+    "dirichlet": ([1.0, 2.0],), "multivariate_normal": ([0.0, 1.0], [[1.0, 0.0], [0.0, 1.0]]),
+    "integers": (2, 7),
+}
+
+#: the support of each distribution's draws with the example parameters
 SUPPORT = {
     "uniform": (2.0, 5.0), "beta": (0.0, 1.0), "exponential": (0.0, np.inf),
     "gamma": (0.0, np.inf), "chisquare": (0.0, np.inf), "lognormal": (0.0, np.inf),
-    "pareto": (0.0, np.inf), "weibull": (0.0, np.inf), "vonmises": (-np.pi, np.pi),
-    "halfnormal": (1.0, np.inf), "bernoulli": (0, 1), "binomial": (0, 10),
+    "pareto": (2.0, np.inf), "weibull": (0.0, np.inf), "vonmises": (-np.pi, np.pi),
+    "halfnormal": (1.0, np.inf), "halfcauchy": (1.0, np.inf), "invgamma": (0.0, np.inf),
+    "gengamma": (0.0, np.inf), "truncexpon": (1.0, 1.0 + 2.0 * 0.5),
+    "triangular": (0.0, 3.0), "wald": (0.0, np.inf), "rayleigh": (0.0, np.inf),
+    "bernoulli": (0, 1), "binomial": (0, 10), "betabinom": (0, 10),
     "poisson": (0, np.inf), "geometric": (1, np.inf), "negative_binomial": (0, np.inf),
     "hypergeometric": (1, 6), "categorical": (0, 1), "multinomial": (0, 10),
     "dirichlet": (0.0, 1.0), "integers": (2, 6),
 }
 
 
+def test_every_distribution_has_an_example():
+    assert set(EXAMPLES) == set(DISTRIBUTIONS)
+
+
 def draws(name, mode, seed, size=(N,)):
-    d = next(d for d in DISTRIBUTIONS if d.name == name)
-    args = eval(f"({d.example},)") if d.example else ()
     rng = tr.shared_rng(seed)
-    nxt, x = getattr(tr, name)(*args, size=size, rng=rng, return_next_rng=True)
+    nxt, x = getattr(tr, name)(*EXAMPLES[name], size=size, rng=rng, return_next_rng=True)
     return theon.function([], x, updates={rng: nxt}, mode=mode)
 
 
-@pytest.mark.parametrize("name", [d.name for d in DISTRIBUTIONS])
+@pytest.mark.parametrize("name", DISTRIBUTIONS)
 def test_distribution_matches_numpys_in_law_shape_dtype_support(name):
     got = draws(name, "JAX", 1)()
     want = draws(name, VM, 2)()
@@ -57,7 +79,8 @@ def test_distribution_matches_numpys_in_law_shape_dtype_support(name):
     for g, w in zip(*cols):
         p = scipy.stats.ks_2samp(g, w).pvalue
         assert p > 1e-3, (name, p, g.mean(), w.mean())
-    if name not in ("cauchy", "standard_t"):  # moments exist (and converge) for the others
+    if name not in ("cauchy", "halfcauchy", "standard_t", "t", "pareto"):
+        # moments exist (and converge) for the others
         np.testing.assert_allclose(got.mean(0), want.mean(0), rtol=0.05, atol=0.05)
         np.testing.assert_allclose(got.var(0), want.var(0), rtol=0.1, atol=0.02)
 
@@ -65,7 +88,7 @@ def test_distribution_matches_numpys_in_law_shape_dtype_support(name):
 def test_parameters_broadcast_and_float32_draws():
     loc = tt.dvector("loc")
     x = tr.normal(loc, 1.0, size=(4000, 3), rng=tr.shared_rng(0), dtype="float32")
-    y = tr.gamma(tt.constant(np.array([1.0, 5.0])), 2.0, rng=tr.shared_rng(1))
+    y = tr.gamma(tt.constant(np.array([1.0, 5.0])), scale=2.0, rng=tr.shared_rng(1))
     f = theon.function([loc], [x, y], mode="JAX")
     a, b = f(np.array([-10.0, 0.0, 10.0]))
     assert a.dtype == np.float32 and a.shape == (4000, 3)
@@ -190,3 +213,39 @@ def test_chained_draws_in_one_function_differ():
     _, x3 = tr.normal(size=(4,), rng=n2, return_next_rng=True)
     a, b, c = theon.function([], [x1, x2, x3], mode="JAX")()
     assert not np.allclose(a, b) and not np.allclose(b, c) and not np.allclose(a, c)
+
+
+def test_multivariate_normal_methods_and_a_subclass_draw_as_their_distribution():
+    """The rule of a class serves its subclasses (PyMC's BetaClippedRV is a BetaRV), and
+    each method of the multivariate normal has the law of the covariance."""
+    class ClippedBetaRV(tr.BetaRV):
+        @classmethod
+        def rng_fn(cls, rng, a, b, size):
+            return np.clip(rng.beta(a, b, size=size), 1e-3, 1 - 1e-3)
+
+    x = ClippedBetaRV()(2.0, 3.0, size=(N,), rng=tr.shared_rng(0))
+    got = theon.function([], x, mode="JAX")()
+    want = theon.function([], x, mode=VM)()
+    assert scipy.stats.ks_2samp(got, want).pvalue > 1e-3
+    cov = np.array([[2.0, 0.5], [0.5, 1.0]])
+    for method in ("cholesky", "svd", "eigh"):
+        y = tr.multivariate_normal(np.zeros(2), cov, size=(N,), method=method,
+                                   rng=tr.shared_rng(1))
+        assert y.owner.op.method == method
+        np.testing.assert_allclose(np.cov(theon.function([], y, mode="JAX")().T), cov,
+                                   atol=0.1)
+
+
+def test_a_subclass_without_a_jax_rule_is_named():
+    class DoubledNormalRV(RandomVariable):
+        name = "doubled_normal"
+        signature = "(),()->()"
+        dtype = "floatX"
+
+        @classmethod
+        def rng_fn(cls, rng, loc, scale, size):
+            return 2.0 * rng.normal(loc, scale, size=size)
+
+    x = DoubledNormalRV()(0.0, 1.0, size=(3,), rng=tr.shared_rng(0))
+    with pytest.raises(NotImplementedError, match=r"no JAX rule \(DoubledNormalRV\)"):
+        theon.function([], x, mode="JAX")

@@ -21,6 +21,7 @@ PACKAGES = ("theon.scan", "theon.ifelse", "theon.opfromgraph", "theon.sparse",
 ABSTRACT = {
     "theon.tensor.linalg._common.LinalgOp", "theon.tensor.linalg.solvers._SolveBase",
     "theon.tensor.linalg.misc._Lyapunov", "theon.tensor.random.sampling._RandomOp",
+    "theon.tensor.random.op.RNGConsumerOp",
     "theon.tensor.nnet.abstract_conv._ConvBase", "theon.tensor.signal.pool._PoolBase",
     "theon.tensor.signal.pool.PoolGrad",
 }

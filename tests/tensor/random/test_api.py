@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import theon
+import theon.graph.traversal
 import theon.tensor as tt
 import theon.tensor.random as tr
 from theon.compile.io import In
@@ -52,10 +53,18 @@ def test_without_update_the_draw_repeats() -> None:
     np.testing.assert_array_equal(f(), f())
 
 
-def test_default_rng_updates_itself() -> None:
+def test_default_rng_is_a_new_generator_that_nothing_updates() -> None:
+    """Without ``rng`` a draw reads a new OS-seeded shared generator with no update (as
+    in PyTensor, so PyMC's update collection sees a plain shared generator)."""
     x = tr.normal(size=(3,))
+    (rng,) = [v for v in theon.graph.traversal.graph_inputs([x])
+              if isinstance(v, tr.RandomGeneratorSharedVariable)]
+    assert rng.default_update is None
     f = theon.function([], x)
-    assert (f() != f()).all()
+    np.testing.assert_array_equal(f(), f())
+    want = np.random.default_rng(0).normal(size=3)
+    rng.set_value(np.random.default_rng(0))
+    np.testing.assert_array_equal(f(), want)
     # two unseeded draws get two generators: they are not merged
     a, b = tr.normal(size=(3,)), tr.normal(size=(3,))
     g = theon.function([], [a, b])
@@ -130,8 +139,10 @@ def test_errors() -> None:
         tr.normal(np.zeros(3), np.ones(4))
     with pytest.raises(TypeError, match="argument 'rng'"):
         tr.normal(rng=np.random.default_rng(0))
-    with pytest.raises(TypeError, match="missing its parameter 'a'"):
-        tr.beta(b=2.0)
+    with pytest.raises(TypeError, match="missing its parameter 'alpha'"):
+        tr.beta(beta=2.0)
+    with pytest.raises(TypeError, match="unexpected or repeated argument 'b'"):
+        tr.beta(1.0, b=2.0)
     with pytest.raises(TypeError, match="numpy.random.Generator"):
         tr.shared_rng(0).set_value(3)
 
@@ -157,10 +168,11 @@ def test_pickled_shared_rng_keeps_its_state() -> None:
 
 def test_lazy_attribute_and_props() -> None:
     assert tt.random is tr
-    op = tr.RV_OPS["multinomial"]
-    assert (op.name, op.ndim_supp, op.ndims_params, op.inplace) == ("multinomial", 1, (0, 1),
-                                                                     False)
-    assert op == op.clone_with() and op != op.clone_with(dtype="int32")
+    op = tr.multinomial
+    assert (op.name, op.signature, op.ndim_supp, op.ndims_params, op.inplace) == (
+        "multinomial", "(),(p)->(p)", 1, (0, 1), False)
+    assert op == op.clone() and op != op.clone(dtype="int32")
+    assert hash(op) == hash(op.clone()) and op.clone(inplace=True).destroy_map == {0: [0]}
 
 
 def test_runtime_shape_error_names_the_draw() -> None:

@@ -49,8 +49,8 @@ def test_default_update_is_set_and_listed() -> None:
 
 def test_every_distribution_is_a_method() -> None:
     for d in DISTRIBUTIONS:
-        assert callable(getattr(RandomStream, d.name)), d.name
-        assert callable(getattr(RandomStreams, d.name)), d.name
+        assert callable(getattr(RandomStream, d)), d
+        assert callable(getattr(RandomStreams, d)), d
     srng = RandomStream(2)
     assert srng.gamma(2.0, size=(3,)).eval().shape == (3,)
     assert srng.multinomial(5, [0.2, 0.8], size=(3,)).eval().shape == (3, 2)
@@ -164,14 +164,16 @@ def test_theano_choice_permutation_multinomial() -> None:
 
 
 def test_gen_with_an_op() -> None:
-    from theon.tensor.random.basic import RV_OPS
-    from theon.tensor.random.op import as_size
+    import theon.tensor.random as tr
+    from theon.tensor.random.sampling import PermutationRV
 
     srng = RandomStream(6)
-    x = srng.gen(RV_OPS["poisson"], as_size((5,), "poisson"), 4.0)
+    x = srng.gen(tr.poisson, 4.0, size=(5,))  # a RandomVariable: parameters first
     f = theon.function([], x)
     np.testing.assert_array_equal(f(), _numpy_child(6, 0).poisson(4.0, size=(5,)))
     assert not np.array_equal(f(), f())
+    p = srng.gen(PermutationRV(), 6)  # another random Op: called as op(rng, *inputs)
+    np.testing.assert_array_equal(p.eval(), _numpy_child(6, 1).permutation(6))
 
 
 def test_function_called_twice_differs() -> None:

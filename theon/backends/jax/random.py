@@ -16,15 +16,23 @@ with ``next_rng`` (``updates={rng: next_rng}``, or the default update that
 same seed gives the same draws.
 
 The numbers differ from NumPy's: each distribution is ``jax.random``'s (or a
-transformation of one, below), with the same parameters as NumPy's
-``Generator`` methods and the same dtypes.  Where ``jax.random`` has no
-distribution, it is built from ones it has:
+transformation of one, below), with the parameters and dtypes of
+:mod:`theon.tensor.random.basic`.  The rule of a distribution class serves its
+subclasses too (PyMC's ``BetaClippedRV`` draws as ``BetaRV``); a ``RandomVariable``
+subclass with no such ancestor has no JAX rule (``MissingJAXRule`` names it).  Where
+``jax.random`` has no distribution, it is built from ones it has:
 
-- ``pareto(a)``: NumPy's Lomax form, ``jax.random.pareto(a) - 1``;
-- ``weibull(a)``: ``jax.random.weibull_min(1, a)``;
+- ``pareto(b, scale)``: ``scale * jax.random.pareto(b)``;
+- ``weibull(shape)``: ``jax.random.weibull_min(1, shape)``;
+- ``invgamma(shape, scale)``: ``scale / gamma(shape)``; ``gengamma(alpha, p, lambd)``:
+  ``lambd * gamma(alpha / p) ** (1 / p)``;
 - ``negative_binomial(n, p)``: ``poisson(gamma(n, (1 - p) / p))``;
-- ``halfnormal``, ``cauchy``, ``laplace``, ``logistic``, ``gumbel``, ``lognormal``:
-  ``loc + scale * standard draw`` (``exp`` of a normal);
+  ``betabinom(n, a, b)``: ``binomial(n, beta(a, b))``;
+- ``halfnormal``, ``halfcauchy``, ``cauchy``, ``laplace``, ``logistic``, ``gumbel``,
+  ``t``, ``lognormal``: ``loc + scale * standard draw`` (``|.|`` for the half ones,
+  ``exp`` of a normal);
+- ``triangular``, ``truncexpon``: the inverse CDF of a uniform; ``wald``: Michael,
+  Schucany and Haas's transformation of a normal and a uniform;
 - ``vonmises(mu, kappa)``: Best and Fisher's rejection sampler in a while loop;
 - ``hypergeometric(ngood, nbad, nsample)``: ``nsample`` draws without replacement,
   one uniform per draw, in a while loop.
@@ -43,6 +51,7 @@ from theon.graph.basic import Apply, Constant
 from theon.link.jax.dispatch import jax_funcify
 from theon.tensor.random.op import RandomVariable
 from theon.tensor.random.sampling import ChoiceRV, PermutationRV, RowChoiceRV
+from theon.tensor.type import tensor_type
 
 __all__ = ["bits_to_generator", "generator_bits", "generator_to_key", "key_to_generator"]
 
@@ -172,11 +181,11 @@ def _static_ints(node: Apply, i: int, value: Any, what: str) -> tuple[int, ...] 
         return tuple(int(s) for s in np.asarray(data).reshape(-1))
     except Exception:
         pass
-    out = node.outputs[1].type.shape  # type: ignore[attr-defined]
+    out = tensor_type(node.outputs[1]).shape
     if what == "size" and all(s is not None for s in out):
         op = node.op
         nsupp = getattr(op, "ndim_supp", 0)
-        return tuple(out[: len(out) - nsupp])
+        return tuple(int(s) for s in out[: len(out) - nsupp] if s is not None)
     raise DynamicShapeError(
         f"mode='JAX': {node.op} has a {what} computed from a run-time value: under jax.jit the "
         f"shape of a draw must be known when tracing (give {what} as constants)")
@@ -269,9 +278,12 @@ def _hypergeometric(key: Any, p: Sequence[Any], shape: tuple[int, ...]) -> Any:
     return lax.fori_loop(jnp.asarray(0, "int64"), m, body, (good, bad, zero))[2]
 
 
-def _draws() -> dict[str, Callable[..., Any]]:
+def _draws() -> dict[Any, Callable[..., Any]]:
+    """``draw(key, params, shape)`` per distribution class (NumPy's dtype)."""
     import jax
     import jax.numpy as jnp
+
+    import theon.tensor.random.basic as rb
 
     jr = jax.random
     f64 = "float64"
@@ -279,67 +291,128 @@ def _draws() -> dict[str, Callable[..., Any]]:
     def poisson(key: Any, lam: Any, shape: tuple[int, ...]) -> Any:
         return jr.poisson(key, jnp.broadcast_to(_f64(lam), shape), shape, dtype="int64")
 
+    def gamma(key: Any, a: Any, shape: tuple[int, ...]) -> Any:
+        return jr.gamma(key, jnp.broadcast_to(_f64(a), shape), shape, dtype=f64)
+
+    def binomial(key: Any, n: Any, p: Any, shape: tuple[int, ...]) -> Any:
+        return jr.binomial(key, jnp.broadcast_to(_f64(n), shape),
+                           jnp.broadcast_to(_f64(p), shape), shape, dtype=f64).astype("int64")
+
+    def triangular(key: Any, p: Sequence[Any], s: tuple[int, ...]) -> Any:
+        left, mode, right = (_f64(v) for v in p)
+        u = jr.uniform(key, s, dtype=f64)
+        c = (mode - left) / (right - left)
+        lo = left + jnp.sqrt(u * (right - left) * (mode - left))
+        hi = right - jnp.sqrt((1.0 - u) * (right - left) * (right - mode))
+        return jnp.where(u < c, lo, hi)
+
+    def wald(key: Any, p: Sequence[Any], s: tuple[int, ...]) -> Any:
+        """Michael, Schucany and Haas (1976): a normal and a uniform per draw."""
+        mu, lam = _f64(p[0]), _f64(p[1])
+        k1, k2 = jr.split(key)
+        y = jr.normal(k1, s, dtype=f64) ** 2
+        x = mu + mu * mu * y / (2.0 * lam) - mu / (2.0 * lam) * jnp.sqrt(
+            4.0 * mu * lam * y + (mu * y) ** 2)
+        u = jr.uniform(k2, s, dtype=f64)
+        return jnp.where(u <= mu / (mu + x), x, mu * mu / x)
+
+    def truncexpon(key: Any, p: Sequence[Any], s: tuple[int, ...]) -> Any:
+        b, loc, scale = (_f64(v) for v in p)
+        u = jr.uniform(key, s, dtype=f64)
+        return loc + scale * -jnp.log1p(-u * -jnp.expm1(-b))
+
+    def betabinom(key: Any, p: Sequence[Any], s: tuple[int, ...]) -> Any:
+        k1, k2 = jr.split(key)
+        prob = jr.beta(k1, _f64(p[1]), _f64(p[2]), s, dtype=f64)
+        return binomial(k2, p[0], prob, s)
+
+    def mvnormal(method: str) -> Callable[..., Any]:
+        return lambda k, p, s: jr.multivariate_normal(
+            k, _f64(p[0]), _f64(p[1]), s, dtype=f64, method=method)
+
     return {
-        "uniform": lambda k, p, s: _f64(p[0]) + (_f64(p[1]) - _f64(p[0]))
+        rb.UniformRV: lambda k, p, s: _f64(p[0]) + (_f64(p[1]) - _f64(p[0]))
         * jr.uniform(k, s, dtype=f64),
-        "normal": _loc_scale(_std("normal")),
-        "standard_normal": lambda k, p, s: jr.normal(k, s, dtype=f64),
-        "lognormal": lambda k, p, s: jnp.exp(_loc_scale(_std("normal"))(k, p, s)),
-        "exponential": lambda k, p, s: _f64(p[0]) * jr.exponential(k, s, dtype=f64),
-        "gamma": lambda k, p, s: jr.gamma(k, jnp.broadcast_to(_f64(p[0]), s), s, dtype=f64)
-        * _f64(p[1]),
-        "beta": lambda k, p, s: jr.beta(k, _f64(p[0]), _f64(p[1]), s, dtype=f64),
-        "chisquare": lambda k, p, s: jr.chisquare(k, _f64(p[0]), s, dtype=f64),
-        "standard_t": lambda k, p, s: jr.t(k, _f64(p[0]), s, dtype=f64),
-        "cauchy": _loc_scale(_std("cauchy")),
-        "laplace": _loc_scale(_std("laplace")),
-        "logistic": _loc_scale(_std("logistic")),
-        "gumbel": _loc_scale(_std("gumbel")),
-        "pareto": lambda k, p, s: jr.pareto(k, _f64(p[0]), s, dtype=f64) - 1.0,
-        "weibull": lambda k, p, s: jr.weibull_min(k, 1.0, _f64(p[0]), s, dtype=f64),
-        "vonmises": _vonmises,
-        "halfnormal": lambda k, p, s: _f64(p[0]) + _f64(p[1]) * jnp.abs(
+        rb.TriangularRV: triangular,
+        rb.NormalRV: _loc_scale(_std("normal")),
+        rb.LogNormalRV: lambda k, p, s: jnp.exp(_loc_scale(_std("normal"))(k, p, s)),
+        rb.ExponentialRV: lambda k, p, s: _f64(p[0]) * jr.exponential(k, s, dtype=f64),
+        rb.GammaRV: lambda k, p, s: gamma(k, p[0], s) * _f64(p[1]),
+        rb.InvGammaRV: lambda k, p, s: _f64(p[1]) / gamma(k, p[0], s),
+        rb.GenGammaRV: lambda k, p, s: _f64(p[2]) * gamma(k, _f64(p[0]) / _f64(p[1]), s)
+        ** (1.0 / _f64(p[1])),
+        rb.BetaRV: lambda k, p, s: jr.beta(k, _f64(p[0]), _f64(p[1]), s, dtype=f64),
+        rb.StudentTRV: lambda k, p, s: _f64(p[1]) + _f64(p[2]) * jr.t(k, _f64(p[0]), s,
+                                                                       dtype=f64),
+        rb.CauchyRV: _loc_scale(_std("cauchy")),
+        rb.HalfCauchyRV: lambda k, p, s: _f64(p[0]) + _f64(p[1]) * jnp.abs(
+            jr.cauchy(k, s, dtype=f64)),
+        rb.LaplaceRV: _loc_scale(_std("laplace")),
+        rb.LogisticRV: _loc_scale(_std("logistic")),
+        rb.GumbelRV: _loc_scale(_std("gumbel")),
+        rb.ParetoRV: lambda k, p, s: _f64(p[1]) * jr.pareto(k, _f64(p[0]), s, dtype=f64),
+        rb.WeibullRV: lambda k, p, s: jr.weibull_min(k, 1.0, _f64(p[0]), s, dtype=f64),
+        rb.VonMisesRV: _vonmises,
+        rb.WaldRV: wald,
+        rb.TruncExponentialRV: truncexpon,
+        rb.HalfNormalRV: lambda k, p, s: _f64(p[0]) + _f64(p[1]) * jnp.abs(
             jr.normal(k, s, dtype=f64)),
-        "bernoulli": lambda k, p, s: jr.bernoulli(k, _f64(p[0]), s).astype("int64"),
-        "binomial": lambda k, p, s: jr.binomial(
-            k, jnp.broadcast_to(_f64(p[0]), s), jnp.broadcast_to(_f64(p[1]), s), s,
-            dtype=f64).astype("int64"),
-        "poisson": lambda k, p, s: poisson(k, p[0], s),
-        "geometric": lambda k, p, s: jr.geometric(k, _f64(p[0]), s, dtype="int64"),
-        "negative_binomial": lambda k, p, s: poisson(
-            jr.split(k)[1],
-            jr.gamma(jr.split(k)[0], jnp.broadcast_to(_f64(p[0]), s), s, dtype=f64)
-            * (1.0 - _f64(p[1])) / _f64(p[1]), s),
-        "hypergeometric": _hypergeometric,
-        "categorical": lambda k, p, s: jr.categorical(
+        rb.BernoulliRV: lambda k, p, s: jr.bernoulli(k, _f64(p[0]), s).astype("int64"),
+        rb.BinomialRV: lambda k, p, s: binomial(k, p[0], p[1], s),
+        rb.PoissonRV: lambda k, p, s: poisson(k, p[0], s),
+        rb.GeometricRV: lambda k, p, s: jr.geometric(k, _f64(p[0]), s, dtype="int64"),
+        rb.NegBinomialRV: lambda k, p, s: poisson(
+            jr.split(k)[1], gamma(jr.split(k)[0], p[0], s) * (1.0 - _f64(p[1])) / _f64(p[1]),
+            s),
+        rb.BetaBinomialRV: betabinom,
+        rb.HyperGeometricRV: _hypergeometric,
+        rb.CategoricalRV: lambda k, p, s: jr.categorical(
             k, jnp.log(_f64(p[0])), axis=-1, shape=s).astype("int64"),
-        "multinomial": lambda k, p, s: jr.multinomial(
+        rb.MultinomialRV: lambda k, p, s: jr.multinomial(
             k, jnp.broadcast_to(_f64(p[0]), s), jnp.broadcast_to(
                 _f64(p[1]), s + jnp.shape(p[1])[-1:]), shape=s + jnp.shape(p[1])[-1:],
             dtype=f64).astype("int64"),
-        "dirichlet": lambda k, p, s: jr.dirichlet(k, _f64(p[0]), s, dtype=f64),
-        "multivariate_normal": lambda k, p, s: jr.multivariate_normal(
-            k, _f64(p[0]), _f64(p[1]), s, dtype=f64, method="svd"),
+        rb.DirichletRV: lambda k, p, s: jr.dirichlet(k, _f64(p[0]), s, dtype=f64),
+        # the multivariate normal's method is a prop: one entry per method below
+        (rb.MvNormalRV, "cholesky"): mvnormal("cholesky"),
+        (rb.MvNormalRV, "svd"): mvnormal("svd"),
+        (rb.MvNormalRV, "eigh"): mvnormal("eigh"),
     }
 
 
-_DRAWS: dict[str, Callable[..., Any]] = {}
+_DRAWS: dict[Any, Callable[..., Any]] = {}
+
+
+def _draw_rule(op: RandomVariable) -> Callable[..., Any] | None:
+    """The draw of the nearest class in ``op``'s MRO that has one (a subclass of a
+    distribution draws as it does, as with ``singledispatch``); None for none."""
+    if not _DRAWS:
+        _DRAWS.update(_draws())
+    for cls in type(op).__mro__:
+        key: Any = (cls, getattr(op, "method", None)) if (cls, "cholesky") in _DRAWS else cls
+        rule = _DRAWS.get(key)
+        if rule is not None:
+            return rule
+    return None
 
 
 @jax_funcify.register(RandomVariable)
 def _random_variable(op: RandomVariable, node: Apply, **kw: Any) -> Callable[..., Any]:
-    if not _DRAWS:
-        _DRAWS.update(_draws())
-    dtype = op.dtype
-    method = op.method
-    n_in = node.inputs[2] if method == "binomial" else None
+    from theon.tensor.random.basic import BinomialRV, IntegersRV
+
+    dtype = tensor_type(node.outputs[1]).dtype
     skip = 0  # parameters not passed to the drawer
-    if isinstance(n_in, Constant) and np.all(np.asarray(n_in.data) == 1):
-        method, skip = "bernoulli", 1  # a coin flip: jax.random.binomial's sampler is slower
-    if method == "integers":
+    draw: Callable[..., Any] | None
+    n_in = node.inputs[2]
+    if isinstance(op, IntegersRV):
         draw = None
+    elif (isinstance(op, BinomialRV) and isinstance(n_in, Constant)
+          and np.all(np.asarray(n_in.data) == 1)):
+        # a coin flip: jax.random.binomial's sampler is slower
+        draw = lambda k, p, s: jax_bernoulli(k, p[0], s)  # noqa: E731
+        skip = 1
     else:
-        draw = _DRAWS.get(method)
+        draw = _draw_rule(op)
         if draw is None:
             from theon.link.jax.dispatch import MissingJAXRule
 
@@ -360,10 +433,17 @@ def _random_variable(op: RandomVariable, node: Apply, **kw: Any) -> Callable[...
     return random_variable
 
 
+def jax_bernoulli(key: Any, p: Any, shape: tuple[int, ...]) -> Any:
+    """``bernoulli(p)`` draws as int64."""
+    import jax
+
+    return jax.random.bernoulli(key, _f64(p), shape).astype("int64")
+
+
 @jax_funcify.register(ChoiceRV)
 def _choice(op: ChoiceRV, node: Apply, **kw: Any) -> Callable[..., Any]:
-    dtype = node.outputs[1].type.dtype  # type: ignore[attr-defined]
-    scalar_a = node.inputs[2].type.ndim == 0  # type: ignore[attr-defined]
+    dtype = tensor_type(node.outputs[1]).dtype
+    scalar_a = tensor_type(node.inputs[2]).ndim == 0
 
     def choice(key: Any, size: Any, a: Any, *p: Any) -> Any:
         import jax
@@ -397,8 +477,8 @@ def _row_choice(op: RowChoiceRV, node: Apply, **kw: Any) -> Callable[..., Any]:
 
 @jax_funcify.register(PermutationRV)
 def _permutation(op: PermutationRV, node: Apply, **kw: Any) -> Callable[..., Any]:
-    dtype = node.outputs[1].type.dtype  # type: ignore[attr-defined]
-    scalar = node.inputs[1].type.ndim == 0  # type: ignore[attr-defined]
+    dtype = tensor_type(node.outputs[1]).dtype
+    scalar = tensor_type(node.inputs[1]).ndim == 0
 
     def permutation(key: Any, x: Any) -> Any:
         import jax

@@ -29,15 +29,15 @@ import warnings
 
 from theon.graph.basic import Apply, Variable
 from theon.graph.fg import FunctionGraph, describe
-from theon.tensor.random.type import RandomGeneratorType
+from theon.tensor.random.type import RandomType
 
 __all__ = ["warn_reused_rng"]
 
 
 def _is_draw(node: Apply) -> bool:
     return (bool(node.inputs) and bool(node.outputs)
-            and isinstance(node.inputs[0].type, RandomGeneratorType)
-            and isinstance(node.outputs[0].type, RandomGeneratorType))
+            and isinstance(node.inputs[0].type, RandomType)
+            and isinstance(node.outputs[0].type, RandomType))
 
 
 def warn_reused_rng(fgraph: FunctionGraph) -> None:

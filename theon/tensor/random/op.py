@@ -1,260 +1,445 @@
-"""``RandomVariable``: one Op class for every distribution of the table in ``basic.py``.
+"""``RandomVariable``: the base class of random draws, subclassed per distribution.
 
-A node takes ``(rng, size, *params)`` and returns ``(next_rng, draw)``.  ``perform``
-copies the generator (unless the Op is ``inplace``), so the input generator is never
-advanced, and draws with ``numpy.random.Generator``: a draw equals NumPy's method on
-a generator in the same state, draw for draw.  Being a pure function of its inputs,
-two nodes are merged only when they read the same generator, in which case they would
-give the same numbers anyway; draws are never constant-folded.
+A node takes ``(rng, size, *dist_params)`` and returns ``(next_rng, draw)``;
+``default_output = 1``, so calling the Op gives the draw.  A distribution is a
+subclass that declares, as class attributes, its ``name``, its ``signature`` (NumPy
+gufunc style: ``"(),()->()"`` for two scalar parameters and a scalar draw,
+``"(n),(n,n)->(n)"`` for a multivariate normal; ``ndim_supp`` and ``ndims_params``
+follow from it, or give those two instead), its ``dtype`` (``"floatX"`` for
+``config.floatX``) and ``rng_fn(rng, *params, size)``, which draws with a
+``numpy.random.Generator``:
+
+>>> import numpy as np
+>>> import theon
+>>> class TwiceNormalRV(RandomVariable):
+...     name = "twice_normal"
+...     signature = "(),()->()"
+...     dtype = "floatX"
+...     @classmethod
+...     def rng_fn(cls, rng, loc, scale, size):
+...         return 2.0 * rng.normal(loc, scale, size=size)
+>>> twice_normal = TwiceNormalRV()
+>>> rng = theon.shared(np.random.default_rng(0))
+>>> x = twice_normal(1.0, 0.5, size=(3,), rng=rng)
+>>> bool((x.eval() == 2.0 * np.random.default_rng(0).normal(1.0, 0.5, size=3)).all())
+True
+
+``perform`` copies the generator (unless the Op is ``inplace``), so the input
+generator is never advanced.  Draws are never constant-folded; two nodes are merged
+only when they read the same generator, in which case they give the same numbers anyway.
 """
 
 from __future__ import annotations
 
-import math
-import threading
-from collections.abc import Callable, Sequence
-from typing import Any
+import re
+from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 
-from theon.graph.basic import Apply, Constant, Variable
+from theon import config
+from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, grad_undefined
 from theon.graph.op import Op
-from theon.graph.type import Generic
-from theon.tensor.arguments import as_int_tuple, int_value
-from theon.tensor.basic import as_tensor_variable
-from theon.tensor.random.type import copy_generator, random_generator_type
+from theon.tensor.basic import as_tensor_variable, constant
+from theon.tensor.random.shapes import (
+    _static_scalar,
+    broadcast_static,
+    explicit_expand_dims,
+    is_none_size,
+    normalize_size_param,
+    static_size,
+)
+from theon.tensor.random.type import RandomType, copy_generator
+from theon.tensor.shape import shape_scalars
 from theon.tensor.type import TensorType
+from theon.tensor.variable import TensorVariable
 
-__all__ = ["RandomVariable", "as_size", "broadcast_static", "none_size"]
+__all__ = ["RNGConsumerOp", "RandomVariable", "parse_signature", "safe_signature"]
+
+_CORE = re.compile(r"\(([^()]*)\)")
+_SIGNATURE = re.compile(r"^(\([\w,]*\)(,\([\w,]*\))*)?->(\([\w,]*\)(,\([\w,]*\))*)?$")
 
 
-def none_size() -> Constant:
-    """The ``size`` input that means "no size: the parameters' broadcast shape"."""
-    return Constant(Generic(), None, name="None")
+def parse_signature(signature: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """The core dimension names of each input and output of a gufunc signature.
 
-
-def as_size(size: Any, op_name: str) -> Variable:
-    """``size`` as an int64 vector of static length, or the None constant.
-
-    Raises ``TypeError`` naming the argument for anything else.
+    >>> parse_signature("(),(n)->(n)")
+    ([(), ('n',)], [('n',)])
+    >>> parse_signature("->()")
+    ([], [()])
     """
-    if size is None or (isinstance(size, Constant) and size.data is None):
-        return none_size()
-    if isinstance(size, np.ndarray) or int_value(size) is not None:
-        size = as_int_tuple(size, f"{op_name}: argument 'size'")
-    if isinstance(size, (tuple, list)) and not any(
-        isinstance(s, Variable) for s in size
-    ):
-        if any(int_value(s) is None for s in size):
-            raise TypeError(f"{op_name}: argument 'size' must be None, an int or a tuple of "
-                            f"ints, got {size!r}")
-        lengths = as_int_tuple(size, f"{op_name}: argument 'size'")
-        _check_lengths(lengths, size, op_name)
-        return as_tensor_variable(np.asarray(lengths, dtype="int64").reshape(len(lengths)))
-    if isinstance(size, (tuple, list)):
-        from theon.tensor.basic import cast
-        from theon.tensor.joining import stack
+    sig = signature.replace(" ", "")
+    if not _SIGNATURE.match(sig):
+        raise ValueError(f"not a gufunc signature: {signature!r} (e.g. '(),(n)->(n)')")
+    ins, outs = sig.split("->")
 
-        parts = [as_tensor_variable(s) for s in size]
-        for p in parts:
-            if p.type.ndim != 0 or p.type.dtype[:3] not in ("int", "uin"):
-                raise TypeError(f"{op_name}: argument 'size' must hold integer scalars, got "
-                                f"{describe(p)}")
-        out = cast(stack(parts), "int64")
-        # the lengths known at build time, for the draw's static shape
-        out.tag.static_size = tuple(int_value(s) for s in size)
-        _check_lengths(out.tag.static_size, size, op_name)
-        return out
-    if isinstance(size, Variable):
-        v = as_tensor_variable(size)
-        if v.type.ndim != 1 or v.type.dtype[:3] not in ("int", "uin") or v.type.shape[0] is None:
-            raise TypeError(f"{op_name}: argument 'size' must be an integer vector of known "
-                            f"length, got {describe(v)}")
-        return v
-    raise TypeError(f"{op_name}: argument 'size' must be None, an int or a tuple of ints, "
-                    f"got {type(size).__name__} {size!r}")
+    def cores(text: str) -> list[tuple[str, ...]]:
+        return [tuple(d for d in c.split(",") if d) for c in _CORE.findall(text)]
+
+    return cores(ins), cores(outs)
 
 
-def _check_lengths(lengths: Sequence[int | None], size: Any, op_name: str) -> None:
-    """``ValueError`` naming the argument when a length known now is negative."""
-    if any(n is not None and n < 0 for n in lengths):
-        raise ValueError(f"{op_name}: argument 'size' {tuple(size)!r} has a negative length; "
-                         f"lengths must be >= 0")
+def safe_signature(core_inputs_ndim: Sequence[int], core_outputs_ndim: Sequence[int]) -> str:
+    """A gufunc signature with distinct dimension names for the given numbers of core
+    dimensions.
+
+    >>> safe_signature([0, 1], [1])
+    '(),(i10)->(o00)'
+    """
+    def arg(prefix: str, k: int, nd: int) -> str:
+        return "(" + ",".join(f"{prefix}{k}{j}" for j in range(nd)) + ")"
+
+    ins = ",".join(arg("i", k, nd) for k, nd in enumerate(core_inputs_ndim))
+    outs = ",".join(arg("o", k, nd) for k, nd in enumerate(core_outputs_ndim))
+    return f"{ins}->{outs}"
 
 
-def broadcast_static(shapes: Sequence[tuple[int | None, ...]]) -> tuple[int | None, ...] | None:
-    """The broadcast of static shapes (``None`` = unknown), or None when they clash."""
-    nd = max((len(s) for s in shapes), default=0)
-    out: list[int | None] = []
-    for d in range(nd):
-        dims = [s[len(s) - nd + d] for s in shapes if len(s) - nd + d >= 0]
-        known = {x for x in dims if x is not None and x != 1}
-        if len(known) > 1:
-            return None
-        if known:
-            out.append(known.pop())
-        elif any(x is None for x in dims):
-            out.append(None)
-        else:
-            out.append(1)
-    return tuple(out)
+class RNGConsumerOp(Op):
+    """The base of Ops that read random generators: :meth:`update` says, for a node,
+    which output is each generator input's next state."""
+
+    def update(self, node: Apply) -> dict[Variable, Variable]:
+        """``{generator input: the node's output that replaces it}``."""
+        raise NotImplementedError(f"{type(self).__name__} must define update(node)")
 
 
-class RandomVariable(Op):
-    """Draws from ``numpy.random.Generator.<method>``.
+#: the marker of a parameter without a default in ``RandomVariable._params``
+REQUIRED: Any = type("Required", (), {"__repr__": lambda self: "REQUIRED"})()
 
-    Props: ``name`` (the distribution), ``method`` (the Generator method, or a
-    custom drawer's key), ``ndim_supp`` (dimensions of one draw), ``ndims_params``
-    (core dimensions of each parameter), ``supp_param`` (the parameter whose last
-    length is the support length, -1 for none), ``dtype``, ``inplace``.
+
+class RandomVariable(RNGConsumerOp):
+    """Draws of one distribution; see the module docstring for how to subclass.
+
+    Props: ``name``, ``signature``, ``dtype`` (``None``: given at each call) and
+    ``inplace`` (the node advances its input generator instead of a copy).
     """
 
-    __props__ = ("name", "method", "ndim_supp", "ndims_params", "supp_param", "dtype",
-                 "inplace")
+    __props__: tuple[str, ...] = ("name", "signature", "dtype", "inplace")
     default_output = 1
 
-    def __init__(self, name: str, method: str, ndim_supp: int, ndims_params: tuple[int, ...],
-                 dtype: str, supp_param: int = -1, inplace: bool = False,
-                 numpy_batches: bool = True) -> None:
-        self.name = name
-        self.method = method
-        self.ndim_supp = int(ndim_supp)
-        self.ndims_params = tuple(int(n) for n in ndims_params)
-        self.supp_param = int(supp_param)
-        self.dtype = str(np.dtype(dtype))
-        self.inplace = bool(inplace)
-        self.numpy_batches = bool(numpy_batches)
-        if inplace:
+    name: str
+    signature: str | None = None
+    ndim_supp: int
+    ndims_params: Sequence[int]
+    dtype: str | None = None
+    inplace: bool = False
+    _print_name: tuple[str, str] = ("RandomVariable", "\\operatorname{RandomVariable}")
+    #: the parameters' names and defaults (``REQUIRED`` for none), in order: theon's
+    #: calls bind keywords and defaults from it; ``None`` takes the parameters as given
+    _params: tuple[tuple[str, Any], ...] | None = None
+
+    def __init__(self, name: str | None = None, ndim_supp: int | None = None,
+                 ndims_params: Sequence[int] | None = None, dtype: Any = None,
+                 inplace: bool | None = None, signature: str | None = None) -> None:
+        cls = type(self)
+        nm = name if name is not None else getattr(cls, "name", None)
+        if not isinstance(nm, str):
+            raise TypeError(f"{cls.__name__}: a RandomVariable needs a name (a class "
+                            "attribute or the 'name' argument)")
+        self.name = nm
+        sig = signature if signature is not None else getattr(cls, "signature", None)
+        nsupp = ndim_supp if ndim_supp is not None else getattr(cls, "ndim_supp", None)
+        nparams = ndims_params if ndims_params is not None else getattr(
+            cls, "ndims_params", None)
+        if sig is not None:
+            ins, outs = parse_signature(sig)
+            if len(outs) != 1:
+                raise ValueError(f"{cls.__name__}: the signature {sig!r} must have one "
+                                 "output")
+            derived = (len(outs[0]), tuple(len(i) for i in ins))
+            given = (nsupp if nsupp is not None else derived[0],
+                     tuple(nparams) if nparams is not None else derived[1])
+            if given != derived:
+                raise ValueError(
+                    f"{cls.__name__}: ndim_supp={given[0]} and ndims_params={given[1]} "
+                    f"disagree with the signature {sig!r} (which gives {derived[0]} and "
+                    f"{derived[1]})")
+        elif nsupp is None or nparams is None:
+            raise ValueError(f"{cls.__name__}: give a signature (e.g. '(),()->()'), or "
+                             "ndim_supp and ndims_params")
+        else:
+            sig = safe_signature(list(nparams), [int(nsupp)])
+            ins, outs = parse_signature(sig)
+        self.signature = sig
+        self.inputs_sig: list[tuple[str, ...]] = ins
+        self.output_sig: tuple[str, ...] = outs[0]
+        self.ndim_supp = len(outs[0])
+        self.ndims_params = tuple(len(i) for i in ins)
+        dt = dtype if dtype is not None else getattr(cls, "dtype", None)
+        if dt is not None and dt != "floatX":
+            dt = str(np.dtype(dt))
+        self.dtype = dt
+        self.inplace = bool(inplace if inplace is not None else getattr(cls, "inplace", False))
+        if self.inplace:
             self.destroy_map = {0: [0]}
 
     def __str__(self) -> str:
-        return f"{self.name}_rv{{{self.dtype}{', inplace' if self.inplace else ''}}}"
+        extra = [str(getattr(self, p)) for p in self.__props__
+                 if p not in RandomVariable.__props__]
+        parts = [str(self.dtype), *extra] + (["inplace"] if self.inplace else [])
+        return f"{self.name}_rv{{{', '.join(parts)}}}"
 
-    def clone_with(self, **changes: Any) -> RandomVariable:
-        """The same Op with some props changed (e.g. ``dtype`` or ``inplace``)."""
-        kw: dict[str, Any] = {p: getattr(self, p) for p in self.__props__}
-        kw.update(changes)
-        return RandomVariable(numpy_batches=self.numpy_batches, **kw)
+    def clone(self, **changes: Any) -> RandomVariable:
+        """The same distribution with some props changed (``dtype``, ``inplace``, ...).
 
-    # building -----------------------------------------------------------------------
-    def make_node(self, rng: Any, size: Any, *params: Any) -> Apply:
-        if not isinstance(rng, Variable):
-            rng = random_generator_type.make_constant(rng)
-        if not isinstance(rng.type, type(random_generator_type)):
-            raise TypeError(f"{self.name}: argument 'rng' must be a random generator variable "
-                            f"(theon.shared(np.random.default_rng(seed))), got {describe(rng)}")
-        size = size if isinstance(size, Variable) else as_size(size, self.name)
-        if len(params) != len(self.ndims_params):
-            raise TypeError(f"{self.name} takes {len(self.ndims_params)} parameters, got "
-                            f"{len(params)}")
-        pvars = [as_tensor_variable(p) for p in params]
-        batch_shapes = []
-        for k, (p, nd) in enumerate(zip(pvars, self.ndims_params)):
-            if p.type.dtype[:1] not in ("f", "i", "u", "b"):
-                raise TypeError(f"{self.name}: parameter {k} must be numeric, got {describe(p)}")
-            if p.type.ndim < nd:
-                raise ValueError(f"{self.name}: parameter {k} needs at least {nd} dimensions, "
-                                 f"got {describe(p)}")
-            batch_shapes.append(tuple(p.type.shape[: p.type.ndim - nd]))
-        bshape = broadcast_static(batch_shapes)
-        if bshape is None:
-            raise ValueError(f"{self.name}: the parameters' shapes do not broadcast: "
-                             + ", ".join(describe(p) for p in pvars))
-        if isinstance(size, Constant) and size.data is None:
-            out_batch: tuple[int | None, ...] = bshape
-        else:
-            n = size.type.shape[0]
-            if isinstance(size, Constant):
-                out_batch = tuple(int(s) for s in np.asarray(size.data))
-            else:
-                out_batch = getattr(size.tag, "static_size", (None,) * n)
-            for k, (p, bs) in enumerate(zip(pvars, batch_shapes)):
-                if len(bs) > len(out_batch) or any(
-                    b not in (1, None) and o is not None and b != o
-                    for b, o in zip(bs[::-1], out_batch[::-1])
-                ):
-                    raise ValueError(
-                        f"{self.name}: parameter {k} of batch shape {bs} does not broadcast "
-                        f"to size {out_batch}: {describe(p)}")
-        supp: tuple[int | None, ...] = ()
-        if self.ndim_supp:
-            supp = (pvars[self.supp_param].type.shape[-1],)
-        out = TensorType(self.dtype, shape=out_batch + supp)()
-        return Apply(self, [rng, size, *pvars], [rng.type(), out])
+        >>> from theon.tensor.random.basic import normal
+        >>> normal.clone(inplace=True).inplace
+        True
+        """
+        return type(self)(**{**self._props_dict(), **changes})
 
-    def do_constant_folding(self, node: Apply) -> bool:
-        return False
+    # the parts of a node ----------------------------------------------------------
+    def update(self, node: Apply) -> dict[Variable, Variable]:
+        return {node.inputs[0]: node.outputs[0]}
 
-    # computing ----------------------------------------------------------------------
+    def rng_param(self, node: Apply) -> Variable:
+        """The node's generator input."""
+        return node.inputs[0]
+
+    def size_param(self, node: Apply) -> Variable:
+        """The node's ``size`` input (``NoneConst`` or an int64 vector)."""
+        return node.inputs[1]
+
+    def dist_params(self, node: Apply) -> list[Variable]:
+        """The node's distribution parameters."""
+        return list(node.inputs[2:])
+
+    def batch_ndim(self, node: Apply) -> int:
+        """The number of batch dimensions of the node's draw."""
+        return cast(TensorVariable, node.outputs[1]).type.ndim - self.ndim_supp
+
+    # drawing ----------------------------------------------------------------------
+    def rng_fn(self, *args: Any, **kwargs: Any) -> Any:
+        """``rng_fn(rng, *params, size)``: the draw, with NumPy (``size`` is None or a
+        tuple).  By default the generator's method of the distribution's name."""
+        rng, *rest = args
+        method = getattr(rng, self.name, None)
+        if method is None:
+            raise NotImplementedError(
+                f"{type(self).__name__}: define rng_fn(rng, *params, size); "
+                f"numpy.random.Generator has no method {self.name!r}")
+        return method(*rest, **kwargs)
+
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         rng, size, *params = inputs
         if not self.inplace:
             rng = copy_generator(rng)
         size_t = None if size is None else tuple(int(s) for s in size)
+        draw_var = cast(TensorVariable, node.outputs[1])
         try:
-            draw = self.draw(rng, params, size_t)
+            draw = self.rng_fn(rng, *params, size_t)
         except ValueError as e:
-            raise ValueError(f"{self.name}: cannot draw {describe(node.outputs[1])} with "
+            raise ValueError(f"{self.name}: cannot draw {describe(draw_var)} with "
                              f"size={size_t} and parameters of shapes "
                              f"{[np.shape(p) for p in params]}: {e}") from e
         output_storage[0][0] = rng
-        output_storage[1][0] = np.asarray(draw, dtype=self.dtype)
+        output_storage[1][0] = np.asarray(draw, dtype=draw_var.type.dtype)
 
-    def batch_shape(self, params: Sequence[np.ndarray], size: tuple[int, ...] | None
-                    ) -> tuple[int, ...]:
-        if size is not None:
-            return size
-        return np.broadcast_shapes(*(np.shape(p)[: np.ndim(p) - nd]
-                                     for p, nd in zip(params, self.ndims_params)))
+    def do_constant_folding(self, node: Apply) -> bool:
+        return False
 
-    def draw(self, rng: np.random.Generator, params: Sequence[Any],
-             size: tuple[int, ...] | None) -> Any:
-        custom = CUSTOM_DRAWS.get(self.method)
-        if custom is not None:
-            return custom(self, rng, params, size)
-        method = getattr(rng, self.method)
-        batched = any(np.ndim(p) > nd for p, nd in zip(params, self.ndims_params))
-        if self.numpy_batches or not batched:
-            return method(*params, size=size)
-        # NumPy takes only unbatched parameters here: one call per batch element, C order
-        bshape = self.batch_shape(params, size)
-        bparams = [np.broadcast_to(p, bshape + np.shape(p)[np.ndim(p) - nd:])
-                   for p, nd in zip(params, self.ndims_params)]
-        draws = [method(*(p[idx] for p in bparams)) for idx in np.ndindex(*bshape)]
-        supp = np.shape(draws[0]) if draws else ()
-        return np.asarray(draws).reshape(bshape + supp)
+    # building ---------------------------------------------------------------------
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any], size: Any
+              ) -> tuple[list[Any], Any]:
+        """The parameters in order (keywords and defaults filled in) and the size; one
+        positional argument after the parameters is the size, as in NumPy."""
+        spec = self._params
+        if spec is None:
+            if kwargs:
+                raise TypeError(f"{self.name}() got unexpected arguments {sorted(kwargs)}")
+            return list(args), size
+        names = [n for n, _ in spec]
+        if len(args) > len(names):
+            if len(args) == len(names) + 1 and size is None:
+                args, size = args[:-1], args[-1]
+            else:
+                raise TypeError(f"{self.name}() takes {len(names)} parameters {names} and "
+                                f"size, got {len(args)} positional arguments")
+        values = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names or k in values:
+                raise TypeError(f"{self.name}() got an unexpected or repeated argument {k!r}")
+            values[k] = v
+        params = []
+        for pname, default in spec:
+            if pname not in values and default is REQUIRED:
+                raise TypeError(f"{self.name}() missing its parameter {pname!r}")
+            params.append(values.get(pname, default))
+        return params, size
 
-    # shapes and derivatives ----------------------------------------------------------
+    def _with_dtype(self, dtype: Any) -> RandomVariable:
+        """This Op drawing in ``dtype`` (``None``: its own; ``"floatX"``: config.floatX)."""
+        want = self.dtype if dtype is None else dtype
+        if want is None:
+            raise TypeError(f"{self.name}: the Op has no dtype; pass dtype=")
+        want = str(config.floatX) if want == "floatX" else str(np.dtype(want))
+        return self if want == self.dtype else self.clone(dtype=want)
+
+    def __call__(self, *args: Any, size: Any = None, name: str | None = None,
+                 rng: Any = None, dtype: Any = None, return_next_rng: bool = False,
+                 **kwargs: Any) -> Any:
+        """Draw: ``op(*dist_params, size=None, rng=None, dtype=None, name=None)``.
+
+        Returns the draw, or ``(next_rng, draw)`` with ``return_next_rng=True``.
+        Without ``rng`` the draw reads a new shared generator seeded by the operating
+        system, which nothing updates (as in PyTensor): pass ``rng=`` for reproducible
+        draws, and store ``next_rng`` back for fresh ones at each call.
+        """
+        params, size = self._bind(args, kwargs, size)
+        op = self._with_dtype(dtype)
+        next_rng, draw = Op.__call__(op, rng, size, *params, return_list=True)
+        if name is not None:
+            draw.name = name
+        return (next_rng, draw) if return_next_rng else draw
+
+    def make_node(self, rng: Any, size: Any, *dist_params: Any) -> Apply:
+        size = normalize_size_param(size, self.name)
+        rng = self._check_rng(rng)
+        if len(dist_params) != len(self.ndims_params):
+            raise TypeError(f"{self.name} takes {len(self.ndims_params)} parameters "
+                            f"(signature {self.signature!r}), got {len(dist_params)}")
+        params = [self._as_param(k, p) for k, p in enumerate(dist_params)]
+        batch_shapes = [tuple(p.type.shape[: p.type.ndim - nd])
+                        for p, nd in zip(params, self.ndims_params)]
+        bshape = broadcast_static(batch_shapes)
+        if bshape is None:
+            raise ValueError(f"{self.name}: the parameters' shapes do not broadcast: "
+                             + ", ".join(describe(p) for p in params))
+        sizes = static_size(size)
+        if sizes is None:
+            out_batch = bshape
+        else:
+            for k, (p, bs) in enumerate(zip(params, batch_shapes)):
+                if len(bs) > len(sizes) or any(
+                    b not in (1, None) and o is not None and b != o
+                    for b, o in zip(bs[::-1], sizes[::-1])
+                ):
+                    raise ValueError(
+                        f"{self.name}: parameter {k} of batch shape {bs} does not broadcast "
+                        f"to size {sizes}: {describe(p)}")
+            out_batch = sizes
+        op = self._with_dtype(None)
+        params = explicit_expand_dims(params, self.ndims_params,
+                                      None if sizes is None else len(sizes))
+        out = TensorType(cast(str, op.dtype), shape=out_batch + self._static_supp(params))()
+        return Apply(op, [rng, size, *params], [rng.type(), out])
+
+    def _check_rng(self, rng: Any) -> Variable:
+        if rng is None:
+            from theon.tensor.random.variable import shared_rng
+
+            return shared_rng(None)
+        if isinstance(rng, np.random.Generator):
+            raise TypeError(f"{self.name}: argument 'rng' must be a symbolic generator; wrap "
+                            "the Generator with theon.shared(rng) or shared_rng(rng)")
+        if not isinstance(rng, Variable) or not isinstance(rng.type, RandomType):
+            shown = describe(rng) if isinstance(rng, Variable) else repr(rng)
+            raise TypeError(f"{self.name}: argument 'rng' must be a random generator "
+                            f"variable (theon.tensor.random.shared_rng(seed)), got {shown}")
+        return rng
+
+    def _as_param(self, k: int, p: Any) -> TensorVariable:
+        v = as_tensor_variable(p)
+        nd = self.ndims_params[k]
+        if v.type.dtype[:1] not in ("f", "i", "u", "b"):
+            raise TypeError(f"{self.name}: parameter {k} must be numeric, got {describe(v)}")
+        if v.type.ndim < nd:
+            raise ValueError(f"{self.name}: parameter {k} needs at least {nd} dimensions "
+                             f"(signature {self.signature!r}), got {describe(v)}")
+        return v
+
+    # shapes -----------------------------------------------------------------------
+    def _static_supp(self, params: Sequence[TensorVariable]) -> tuple[int | None, ...]:
+        """The support shape known when building (``None`` where unknown)."""
+        if not self.ndim_supp:
+            return ()
+        known: dict[str, int | None] = {d: int(d) if d.isdigit() else None
+                                        for d in self.output_sig}
+        for p, core in zip(params, self.inputs_sig):
+            tail = p.type.shape[p.type.ndim - len(core):] if core else ()
+            for dim, length in zip(core, tail):
+                if known.get(dim, 0) is None and length is not None:
+                    known[dim] = length
+        out = tuple(known[d] for d in self.output_sig)
+        if None in out and type(self)._supp_shape_from_params is not (
+                RandomVariable._supp_shape_from_params):
+            try:
+                sym = self._supp_shape_from_params(params)
+                out = tuple(o if o is not None else _static_scalar(as_tensor_variable(s))
+                            for o, s in zip(out, sym))
+            except (NotImplementedError, TypeError, ValueError):
+                pass
+        return out
+
+    def _supp_shape_from_params(self, dist_params: Sequence[Variable],
+                                param_shapes: Sequence[Sequence[Variable]] | None = None
+                                ) -> list[Variable]:
+        """The support shape (one draw's shape) from the parameters, by the signature:
+        a named core dimension of the output is that dimension of the parameter that has
+        it; a number is that length.  Subclasses whose support shape depends on values
+        override this."""
+        out: list[Variable] = []
+        for dim in self.output_sig:
+            if dim.isdigit():
+                out.append(constant(np.int64(int(dim))))
+                continue
+            for k, core in enumerate(self.inputs_sig):
+                if dim in core:
+                    p = as_tensor_variable(dist_params[k])
+                    shp = (list(param_shapes[k]) if param_shapes is not None
+                           else shape_scalars(p.shape))
+                    out.append(shp[len(shp) - len(core) + core.index(dim)])
+                    break
+            else:
+                raise NotImplementedError(
+                    f"{type(self).__name__}: the support dimension {dim!r} of the signature "
+                    f"{self.signature!r} is in no parameter; define _supp_shape_from_params")
+        return out
+
+    def _infer_shape(self, size: Variable, dist_params: Sequence[Variable],
+                     param_shapes: Sequence[Sequence[Variable]] | None = None
+                     ) -> tuple[Variable, ...]:
+        """The draw's shape as int64 scalars: ``size`` (or the parameters' broadcast batch
+        shape) followed by the support shape."""
+        supp = (tuple(self._supp_shape_from_params(dist_params, param_shapes=param_shapes))
+                if self.ndim_supp else ())
+        params = [as_tensor_variable(p) for p in dist_params]
+        if not is_none_size(size):
+            n = len(static_size(size) or ())
+            for k, (p, nd) in enumerate(zip(params, self.ndims_params)):
+                if p.type.ndim - nd > n:
+                    raise ValueError(f"{self.name}: size of length {n} is shorter than the "
+                                     f"batch dimensions of parameter {k}: {describe(p)}")
+            return tuple(shape_scalars(size)) + supp
+        shapes = (list(param_shapes) if param_shapes is not None
+                  else [shape_scalars(p.shape) for p in params])
+        batch = []
+        for p, ps, nd in zip(params, shapes, self.ndims_params):
+            ps = list(ps)
+            batch.append([None if p.type.shape[i] == 1 else ps[i]
+                          for i in range(p.type.ndim - nd)])
+        nb = max((len(b) for b in batch), default=0)
+        out: list[Variable] = []
+        for d in range(nb):
+            cands = [b[len(b) - nb + d] for b in batch if len(b) - nb + d >= 0]
+            known = [c for c in cands if c is not None]
+            if not known:
+                out.append(constant(np.int64(1)))
+                continue
+            # an unknown length never broadcasts in a compiled graph: any one is the length;
+            # a constant one is the most useful
+            const = [c for c in known if _static_scalar(c) is not None]
+            out.append((const or known)[0])
+        return tuple(out) + supp
+
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]
                     ) -> list[Any]:
-        from theon.tensor.math import maximum
+        _, size, *params = node.inputs
+        return [None, self._infer_shape(size, params, param_shapes=input_shapes[2:])]
 
-        size = node.inputs[1]
-        params = node.inputs[2:]
-        if isinstance(size, Constant) and size.data is None:
-            bshapes = [tuple(input_shapes[2 + k])[: p.type.ndim - nd]
-                       for k, (p, nd) in enumerate(zip(params, self.ndims_params))]
-            stat = [tuple(p.type.shape[: p.type.ndim - nd])
-                    for p, nd in zip(params, self.ndims_params)]
-            nd_out = max((len(b) for b in bshapes), default=0)
-            batch: list[Any] = []
-            for d in range(nd_out):
-                cands = [b[len(b) - nd_out + d] for b, s in zip(bshapes, stat)
-                         if len(b) - nd_out + d >= 0 and s[len(s) - nd_out + d] != 1]
-                if not cands:
-                    batch.append(as_tensor_variable(np.int64(1)))
-                    continue
-                dim = cands[0]
-                for c in cands[1:]:
-                    dim = maximum(dim, c)
-                batch.append(dim)
-        else:
-            batch = [size[i] for i in range(size.type.shape[0])]
-        supp = [input_shapes[2 + self.supp_param][-1]] if self.ndim_supp else []
-        return [None, tuple(batch + supp)]
-
+    # derivatives and batching ------------------------------------------------------
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         why = ("a random draw has no gradient with respect to its parameters in theon "
                "(no reparameterization); write the draw as a transformation of a "
@@ -263,118 +448,25 @@ class RandomVariable(Op):
             grad_undefined(self, 2 + k, p, why) for k, p in enumerate(inputs[2:])
         ]
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        return [None, None]
 
-# Distributions NumPy's Generator has no method for, or whose call differs:
-# ``drawer(op, rng, params, size) -> ndarray``.
-def _draw_categorical(op: RandomVariable, rng: np.random.Generator, params: Sequence[Any],
-                      size: tuple[int, ...] | None) -> np.ndarray:
-    """Same algorithm as ``Generator.choice(k, size, p=p)``: searchsorted in the cdf."""
-    (p,) = params
-    p = np.asarray(p, dtype=np.float64)
-    bshape = op.batch_shape([p], size)
-    cdf = np.cumsum(p, axis=-1)
-    cdf /= cdf[..., -1:]
-    u = rng.random(bshape)
-    if p.ndim == 1:
-        return np.asarray(cdf.searchsorted(u, side="right"))
-    cdf_b = np.broadcast_to(cdf, bshape + p.shape[-1:])
-    return (cdf_b <= u[..., None]).sum(axis=-1)
+    def vectorize_node(self, node: Apply, inputs: list[Variable], batched: list[bool]
+                       ) -> Any:
+        """One more leading batch axis: the parameters batched (the others broadcast), and
+        a given ``size`` extended by the batch length; the generator is not batched."""
+        rng, size, *params = inputs
+        if batched[0] or batched[1]:
+            return None
+        from theon.tensor.reshaping import shape_padleft
 
+        new_params = [p if b else shape_padleft(p, 1)
+                      for p, b in zip(params, batched[2:])]
+        if not is_none_size(size):
+            from theon.tensor.shape import make_vector
 
-def _draw_halfnormal(op: RandomVariable, rng: np.random.Generator, params: Sequence[Any],
-                     size: tuple[int, ...] | None) -> np.ndarray:
-    """``loc + |N(0, scale)|``."""
-    loc, scale = params
-    shape = op.batch_shape(params, size)
-    return np.asarray(loc + np.abs(rng.normal(0.0, scale, size=shape)))
-
-
-def _draw_cauchy(op: RandomVariable, rng: np.random.Generator, params: Sequence[Any],
-                 size: tuple[int, ...] | None) -> np.ndarray:
-    """``loc + scale * standard_cauchy()``."""
-    loc, scale = params
-    shape = op.batch_shape(params, size)
-    return np.asarray(loc + scale * rng.standard_cauchy(size=shape))
-
-
-_local = threading.local()
-
-
-def _scratch(shape: tuple[int, ...]) -> np.ndarray:
-    """A float64 buffer of ``shape`` for this thread, reused by later calls (the
-    uniforms of a coin flip never leave :func:`_binomial`).  A fresh 256 KB array
-    each call costs about as much in page faults as drawing it: glibc hands such
-    sizes back to the system when they are freed."""
-    buf: np.ndarray | None = getattr(_local, "uniform", None)
-    if buf is None or buf.shape != shape:
-        buf = _local.uniform = np.empty(shape)
-    return buf
-
-
-def _binomial(rng: np.random.Generator, n: Any, p: Any, size: tuple[int, ...] | None,
-              dtype: Any = np.int64) -> np.ndarray:
-    """``rng.binomial(n, p, size)``, draw for draw; a coin flip (``n = 1``) five times faster.
-
-    For ``n = 1`` and one ``p`` in ``(0, 1]`` NumPy's inversion algorithm reduces to:
-    with ``r = min(p, 1 - p)`` (``r = 1 - p`` for ``p > 0.5``, the result then being
-    ``1 - X``), ``qn = exp(log(1 - r))`` (libm, as NumPy's C code), one uniform ``U``
-    per draw and ``X = U > qn``; it draws ``U`` again only when
-    ``U - qn > r * qn / (1 - r)``, which rounding makes possible but rare.  The
-    uniforms are ``rng.random``'s (the same ``next_double`` of the bit generator);
-    when a draw would need a second uniform, the generator is rewound and NumPy
-    draws instead.
-    """
-    if np.ndim(n) or np.ndim(p) or n != 1 or not 0.0 < p <= 1.0:
-        return np.asarray(rng.binomial(n, p, size=size))
-    pf = float(p)
-    flip = pf > 0.5
-    r = 1.0 - pf if flip else pf
-    q = 1.0 - r
-    qn = math.exp(math.log(q))
-    state = rng.bit_generator.state
-    u = rng.random(out=_scratch(size)) if size else np.asarray(rng.random(size))
-    # ``U - qn`` grows with ``U``: only the largest uniform can need a second one
-    if u.size and (u.max() - qn) > (r * qn) / q:
-        rng.bit_generator.state = state
-        return np.asarray(rng.binomial(n, p, size=size))
-    x = u <= qn if flip else u > qn
-    return x.astype(dtype)  # straight to the draw's dtype (0 and 1 are exact in any)
-
-
-def _draw_binomial(op: RandomVariable, rng: np.random.Generator, params: Sequence[Any],
-                   size: tuple[int, ...] | None) -> np.ndarray:
-    """``Generator.binomial(n, p)`` (see :func:`_binomial`)."""
-    return _binomial(rng, params[0], params[1], size, op.dtype)
-
-
-def _draw_bernoulli(op: RandomVariable, rng: np.random.Generator, params: Sequence[Any],
-                    size: tuple[int, ...] | None) -> np.ndarray:
-    """``binomial(1, p)``."""
-    return _binomial(rng, 1, params[0], size, op.dtype)
-
-
-def _draw_integers(op: RandomVariable, rng: np.random.Generator, params: Sequence[Any],
-                   size: tuple[int, ...] | None) -> np.ndarray:
-    """``Generator.integers(low, high, size, dtype=op.dtype)`` (``high`` excluded)."""
-    low, high = params
-    return np.asarray(rng.integers(low, high, size=size, dtype=op.dtype))
-
-
-def _draw_standard_normal(op: RandomVariable, rng: np.random.Generator, params: Sequence[Any],
-                          size: tuple[int, ...] | None) -> np.ndarray:
-    return np.asarray(rng.standard_normal(size=size))
-
-
-#: methods whose numbers depend on the dtype they are drawn in (NumPy's ``integers``
-#: draws in ``dtype``); the others draw in NumPy's own dtype and are cast after
-DTYPE_DRAWS = frozenset({"integers"})
-
-CUSTOM_DRAWS: dict[str, Callable[..., Any]] = {
-    "categorical": _draw_categorical,
-    "halfnormal": _draw_halfnormal,
-    "cauchy": _draw_cauchy,
-    "bernoulli": _draw_bernoulli,
-    "binomial": _draw_binomial,
-    "integers": _draw_integers,
-    "standard_normal": _draw_standard_normal,
-}
+            lead = [shape_scalars(as_tensor_variable(p).shape)[0]
+                    for p, b in zip(params, batched[2:]) if b]
+            size = make_vector(lead[0], *shape_scalars(size))
+        new = self.make_node(rng, size, *new_params)
+        return list(new.outputs), [False, True]

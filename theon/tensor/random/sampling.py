@@ -8,26 +8,58 @@ never constant-folded; the draw equals ``numpy.random.Generator``'s method.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, grad_undefined
-from theon.graph.op import Op
 from theon.tensor.basic import as_tensor_variable
-from theon.tensor.random.basic import draw_outputs
-from theon.tensor.random.op import as_size
-from theon.tensor.random.type import copy_generator
+from theon.tensor.basic import cast as tcast
+from theon.tensor.random.op import RNGConsumerOp
+from theon.tensor.random.shapes import normalize_size_param, static_size
+from theon.tensor.random.type import RandomType, copy_generator
 from theon.tensor.type import TensorType
+from theon.tensor.variable import TensorVariable
 
 __all__ = ["ChoiceRV", "PermutationRV", "RowChoiceRV", "choice", "permutation", "row_choice",
            "shuffle"]
 
 
-class _RandomOp(Op):
+def _rng_variable(rng: Any, what: str) -> Variable:
+    """The generator variable of a draw: ``rng``, or a new OS-seeded shared generator
+    (which nothing updates) for ``None``."""
+    if rng is None:
+        from theon.tensor.random.variable import shared_rng
+
+        return shared_rng(None)
+    if isinstance(rng, np.random.Generator):
+        raise TypeError(f"{what}: argument 'rng' must be a symbolic generator; wrap the "
+                        "Generator with theon.shared(rng) or shared_rng(rng)")
+    if not isinstance(rng, Variable) or not isinstance(rng.type, RandomType):
+        raise TypeError(f"{what}: argument 'rng' must be a random generator variable, got "
+                        f"{rng!r}")
+    return rng
+
+
+def _draw(op: RNGConsumerOp, rng: Any, what: str, inputs: list[Any],
+          return_next_rng: bool) -> Any:
+    """Apply ``op`` to ``(rng, *inputs)``: the draw, or ``(next_rng, draw)``."""
+    next_rng, draw = op(_rng_variable(rng, what), *inputs, return_list=True)
+    return (next_rng, draw) if return_next_rng else draw
+
+
+def _size_shape(size: Variable) -> tuple[int | None, ...]:
+    """The draw shape a normalized ``size`` gives, as far as known (``()`` for None)."""
+    return static_size(size) or ()
+
+
+class _RandomOp(RNGConsumerOp):
     default_output = 1
+
+    def update(self, node: Apply) -> dict[Variable, Variable]:
+        return {node.inputs[0]: node.outputs[0]}
 
     def do_constant_folding(self, node: Apply) -> bool:
         return False
@@ -67,12 +99,7 @@ class ChoiceRV(_RandomOp):
                                  f"{describe(av)}, {describe(pv)}")
             inputs.append(pv)
         dtype = "int64" if av.type.ndim == 0 else av.type.dtype
-        if isinstance(size, Constant) and size.data is None:
-            shape: tuple[int | None, ...] = ()
-        elif isinstance(size, Constant):
-            shape = tuple(int(s) for s in np.asarray(size.data))
-        else:
-            shape = getattr(size.tag, "static_size", (None,) * size.type.shape[0])
+        shape = _size_shape(size)
         return Apply(self, inputs, [rng.type(), TensorType(dtype, shape=shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
@@ -82,13 +109,16 @@ class ChoiceRV(_RandomOp):
         a = int(a) if np.ndim(a) == 0 else a
         out = rng.choice(a, size=size_t, replace=self.replace, p=p[0] if p else None)
         output_storage[0][0] = rng
-        output_storage[1][0] = np.asarray(out, dtype=node.outputs[1].type.dtype)
+        output_storage[1][0] = np.asarray(out, dtype=cast(TensorVariable,
+                                                          node.outputs[1]).type.dtype)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
+        from theon.tensor.shape import shape_scalars
+
         size = node.inputs[1]
-        if isinstance(size, Constant) and size.data is None:
+        if static_size(size) is None:
             return [None, ()]
-        return [None, tuple(size[i] for i in range(size.type.shape[0]))]
+        return [None, tuple(shape_scalars(size))]
 
 
 class RowChoiceRV(_RandomOp):
@@ -123,9 +153,7 @@ class RowChoiceRV(_RandomOp):
         output_storage[1][0] = out
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
-        from theon.tensor.basic import cast
-
-        return [None, (input_shapes[2][0], cast(node.inputs[1], "int64"))]
+        return [None, (input_shapes[2][0], tcast(node.inputs[1], "int64"))]
 
 
 def row_choice(n: Any, p: Any, replace: bool = False, rng: Any = None,
@@ -141,7 +169,7 @@ def row_choice(n: Any, p: Any, replace: bool = False, rng: Any = None,
     >>> [sorted(r) for r in x.eval().tolist()]
     [[0, 1], [1, 2]]
     """
-    return draw_outputs(RowChoiceRV(replace), rng, "choice", [n, p], return_next_rng)
+    return _draw(RowChoiceRV(replace), rng, "choice", [n, p], return_next_rng)
 
 
 class PermutationRV(_RandomOp):
@@ -174,14 +202,13 @@ class PermutationRV(_RandomOp):
         else:
             out = rng.permutation(int(x) if np.ndim(x) == 0 else x)
         output_storage[0][0] = rng
-        output_storage[1][0] = np.asarray(out, dtype=node.outputs[1].type.dtype)
+        output_storage[1][0] = np.asarray(out, dtype=cast(TensorVariable,
+                                                          node.outputs[1]).type.dtype)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
-        x = node.inputs[1]
+        x = cast(TensorVariable, node.inputs[1])
         if x.type.ndim == 0:
-            from theon.tensor.basic import cast
-
-            return [None, (cast(x, "int64"),)]
+            return [None, (tcast(x, "int64"),)]
         return [None, tuple(input_shapes[1])]
 
 
@@ -197,8 +224,8 @@ def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None, rng: A
     True
     """
     op = ChoiceRV(replace, p is not None)
-    inputs = [as_size(size, "choice"), a] + ([] if p is None else [p])
-    return draw_outputs(op, rng, "choice", inputs, return_next_rng)
+    inputs = [normalize_size_param(size, "choice"), a] + ([] if p is None else [p])
+    return _draw(op, rng, "choice", inputs, return_next_rng)
 
 
 def permutation(x: Any, rng: Any = None, return_next_rng: bool = False) -> Any:
@@ -209,7 +236,7 @@ def permutation(x: Any, rng: Any = None, return_next_rng: bool = False) -> Any:
     >>> sorted(permutation(4, rng=tr.shared_rng(0)).eval().tolist())
     [0, 1, 2, 3]
     """
-    return draw_outputs(PermutationRV("permutation"), rng, "permutation", [x], return_next_rng)
+    return _draw(PermutationRV("permutation"), rng, "permutation", [x], return_next_rng)
 
 
 def shuffle(x: Any, rng: Any = None, return_next_rng: bool = False) -> Any:
@@ -219,4 +246,4 @@ def shuffle(x: Any, rng: Any = None, return_next_rng: bool = False) -> Any:
     >>> sorted(shuffle(np.arange(4.0), rng=tr.shared_rng(0)).eval().tolist())
     [0.0, 1.0, 2.0, 3.0]
     """
-    return draw_outputs(PermutationRV("shuffle"), rng, "shuffle", [x], return_next_rng)
+    return _draw(PermutationRV("shuffle"), rng, "shuffle", [x], return_next_rng)

@@ -1,9 +1,11 @@
-"""The Type of NumPy random generators, and shared generators.
+"""The Types of random generators.
 
-Importing this module registers :func:`generator_constructor` with
-:func:`theon.compile.sharedvalue.shared`, so ``theon.shared(np.random.default_rng(0))``
-gives a :class:`RandomGeneratorSharedVariable`.  Values are copied on the way in
-(unless ``borrow=True``), so a caller's generator is never advanced by theon.
+:class:`RandomType` is the base of every generator type (what a random Op's ``rng``
+input must be); :class:`RandomGeneratorType` holds a ``numpy.random.Generator``, and
+its variables are :class:`~theon.tensor.random.variable.RandomGeneratorVariable`\\ s,
+which draw through their methods.  Importing the package registers the shared
+constructor for ``numpy.random.Generator`` values
+(:func:`~theon.tensor.random.variable.generator_constructor`).
 
 >>> import numpy as np
 >>> rng = shared_rng(42, name="rng")
@@ -18,12 +20,18 @@ from typing import Any
 
 import numpy as np
 
-from theon.compile.sharedvalue import SharedVariable, shared_constructor
 from theon.graph.type import Type
+from theon.tensor.random.variable import (
+    RandomGeneratorSharedVariable,
+    RandomGeneratorVariable,
+    generator_constructor,
+    shared_rng,
+)
 
 __all__ = [
     "RandomGeneratorSharedVariable",
     "RandomGeneratorType",
+    "RandomType",
     "copy_generator",
     "generator_constructor",
     "random_generator_type",
@@ -50,17 +58,23 @@ def copy_generator(rng: np.random.Generator) -> np.random.Generator:
     return np.random.Generator(new)
 
 
-class RandomGeneratorType(Type):
+class RandomType(Type):
+    """The base of the types of random generator values (a random Op's ``rng``)."""
+
+    # no gradient flows into a generator (read by theon.grad)
+    never_differentiable = True
+    # Function.copy() gives the copy its own generator (read by theon.compile.compiled)
+    state_copied_by_function_copy = True
+
+
+class RandomGeneratorType(RandomType):
     """The type of a ``numpy.random.Generator`` value.
 
     >>> RandomGeneratorType().filter(np.random.default_rng(0)).random() < 1.0
     True
     """
 
-    # no gradient flows into a generator (read by theon.grad)
-    never_differentiable = True
-    # Function.copy() gives the copy its own generator (read by theon.compile.compiled)
-    state_copied_by_function_copy = True
+    variable_type = RandomGeneratorVariable
 
     def filter(self, x: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
         if isinstance(x, np.random.Generator):
@@ -74,6 +88,11 @@ class RandomGeneratorType(Type):
         """Equal when both generators are in the same state (same bit generator and state)."""
         return bool(a.bit_generator.state == b.bit_generator.state)
 
+    @staticmethod
+    def may_share_memory(a: Any, b: Any) -> bool:
+        """Whether two generators advance one bit generator."""
+        return a.bit_generator is b.bit_generator
+
     def constant_signature(self, data: Any) -> Any:
         # two generator constants are the same only if they are the same object
         return (type(data), id(data))
@@ -83,57 +102,3 @@ class RandomGeneratorType(Type):
 
 
 random_generator_type = RandomGeneratorType()
-
-
-class RandomGeneratorSharedVariable(SharedVariable):
-    """A shared variable holding a ``numpy.random.Generator``."""
-
-
-@shared_constructor
-def generator_constructor(
-    value: Any,
-    name: str | None = None,
-    strict: bool = False,
-    allow_downcast: bool | None = None,
-    borrow: bool = False,
-    shape: Any = None,
-    **kwargs: Any,
-) -> RandomGeneratorSharedVariable:
-    """A shared variable for a ``numpy.random.Generator`` (a copy unless ``borrow=True``).
-
-    Declines (``TypeError``) any other value.
-
-    >>> g = np.random.default_rng(3)
-    >>> s = generator_constructor(g)
-    >>> s.get_value(borrow=True) is g
-    False
-    """
-    if not isinstance(value, np.random.Generator):
-        raise TypeError(f"not a numpy.random.Generator: {type(value).__name__}")
-    if kwargs or shape is not None:
-        raise TypeError("a shared random generator takes no shape or other arguments, got "
-                        f"{sorted(kwargs) + (['shape'] if shape is not None else [])}")
-    if not borrow:
-        value = copy.deepcopy(value)
-    return RandomGeneratorSharedVariable(name, random_generator_type, value, strict,
-                                         allow_downcast)
-
-
-def shared_rng(seed: Any = None, name: str | None = None) -> RandomGeneratorSharedVariable:
-    """A shared variable holding ``np.random.default_rng(seed)``.
-
-    Parameters
-    ----------
-    seed
-        Anything ``np.random.default_rng`` accepts; ``None`` seeds from the operating
-        system's entropy (not reproducible).
-    name
-        The variable's name.
-
-    Examples
-    --------
-    >>> a, b = shared_rng(1), shared_rng(1)
-    >>> a.get_value().random() == b.get_value().random()
-    True
-    """
-    return generator_constructor(np.random.default_rng(seed), name=name, borrow=True)

@@ -12,6 +12,9 @@ takes ``size`` first, as Theano's ``RandomStreams`` did
 (``srng.normal((3,), avg=0.0, std=1.0)``).  Both accept Theano's keyword spellings
 (``avg``/``std`` for ``loc``/``scale``, ``ndim``, ``prob`` for ``p``).
 
+This module also holds (PyTensor's path) the shape helpers of
+:mod:`theon.tensor.random.shapes`: ``normalize_size_param``, ``broadcast_params``, ...
+
 >>> import theon
 >>> srng = RandomStream(seed=3)
 >>> x = srng.uniform(0.0, 1.0, size=(2,))
@@ -36,21 +39,40 @@ from theon.graph.op import Op
 from theon.tensor.arguments import as_int_tuple
 from theon.tensor.random import basic, sampling
 from theon.tensor.random.basic import DISTRIBUTIONS
-from theon.tensor.random.type import RandomGeneratorSharedVariable, generator_constructor
+from theon.tensor.random.op import RandomVariable
+from theon.tensor.random.shapes import (
+    broadcast_params,
+    compute_batch_shape,
+    explicit_expand_dims,
+    normalize_size_param,
+    params_broadcast_shapes,
+    supp_shape_from_ref_param_shape,
+)
+from theon.tensor.random.variable import RandomGeneratorSharedVariable, generator_constructor
 
-__all__ = ["RandomStream", "RandomStreams"]
+__all__ = [
+    "RandomStream",
+    "RandomStreams",
+    "broadcast_params",
+    "compute_batch_shape",
+    "explicit_expand_dims",
+    "normalize_size_param",
+    "params_broadcast_shapes",
+    "supp_shape_from_ref_param_shape",
+]
 
-#: Theano's (and NumPy RandomState's) keyword spellings, per distribution
+#: Theano's (and NumPy RandomState's and theon's earlier) keyword spellings
 _ALIASES: dict[str, dict[str, str]] = {
     "normal": {"avg": "loc", "std": "scale"},
     "lognormal": {"avg": "mean", "std": "sigma"},
     "halfnormal": {"avg": "loc", "std": "scale"},
     "binomial": {"prob": "p"},
     "bernoulli": {"prob": "p"},
-    "multinomial": {"p": "pvals"},
+    "multinomial": {"pvals": "p"},
+    "beta": {"a": "alpha", "b": "beta"},
+    "dirichlet": {"alpha": "alphas"},
+    "weibull": {"a": "shape"},
 }
-
-_PARAMS: dict[str, list[tuple[str, Any]]] = {d.name: list(d.params) for d in DISTRIBUTIONS}
 
 
 def _check_ndim(name: str, draw: Any, ndim: Any) -> None:
@@ -123,16 +145,16 @@ class RandomStream:
     def gen(self, op: Any, *args: Any, **kwargs: Any) -> Any:
         """Draw with ``op`` on a new generator of this stream, updated by default.
 
-        ``op`` is a random Op (called as ``op(rng, *args)``, e.g. a
-        ``RandomVariable`` with ``args = (size, *params)``) or a function of
-        ``theon.tensor.random`` (called with ``rng=`` and ``return_next_rng=True``).
+        ``op`` is a distribution of ``theon.tensor.random`` (a ``RandomVariable`` or a
+        function, called as ``op(*args, rng=..., return_next_rng=True, **kwargs)``) or
+        another random Op (called as ``op(rng, *args)``).
 
         >>> import theon.tensor.random as tr
         >>> RandomStream(0).gen(tr.poisson, 3.0, size=(2,)).eval().shape
         (2,)
         """
         rng = self.new_rng(name=kwargs.pop("rng_name", None))
-        if isinstance(op, Op):
+        if isinstance(op, Op) and not isinstance(op, RandomVariable):
             if kwargs:
                 raise TypeError(f"gen: an Op takes positional inputs only, got {sorted(kwargs)}")
             next_rng, draw = op(rng, *args, return_list=True)
@@ -144,10 +166,17 @@ class RandomStream:
 
     # -- drawing --------------------------------------------------------------------
 
-    def _draw(self, dist: str, params: dict[str, Any], size: Any, ndim: Any, dtype: Any,
-              name: str | None) -> Any:
+    def _draw(self, dist: str, args: tuple[Any, ...], params: dict[str, Any], size: Any,
+              ndim: Any, dtype: Any, name: str | None) -> Any:
         fn = getattr(basic, dist)
-        draw = self.gen(fn, size=size, dtype=dtype, name=name, **params)
+        kwargs = _bind(dist, params)
+        spec = getattr(fn, "_params", None)
+        taken = {n for n, _ in spec[: len(args)]} if spec else set()
+        for orig, key in _ALIASES.get(dist, {}).items():
+            if orig in params and key in taken:
+                raise TypeError(f"{dist}() got {orig!r} (its parameter {key!r}) both "
+                                "positionally and as a keyword")
+        draw = self.gen(fn, *args, size=size, dtype=dtype, name=name, **kwargs)
         _check_ndim(dist, draw, ndim)
         return draw
 
@@ -191,37 +220,33 @@ def _finish(what: str, draw: Any, ndim: Any, dtype: Any, name: str | None) -> An
     return draw
 
 
-def _bind(dist: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The parameters of ``dist`` from positional and keyword arguments (with aliases)."""
-    pnames = [n for n, _ in _PARAMS[dist]]
-    if len(args) > len(pnames):
-        raise TypeError(f"{dist}() takes {len(pnames)} parameters {pnames}, got {len(args)}")
-    values = dict(zip(pnames, args))
+def _bind(dist: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with Theano's (and theon's earlier) spellings renamed."""
     aliases = _ALIASES.get(dist, {})
+    out: dict[str, Any] = {}
     for k, v in kwargs.items():
         key = aliases.get(k, k)
-        if key not in pnames or key in values:
-            raise TypeError(f"{dist}() got an unexpected or repeated argument {k!r}")
-        values[key] = v
-    return values
+        if key in out:
+            raise TypeError(f"{dist}() got the argument {key!r} twice")
+        out[key] = v
+    return out
 
 
 def _param_first_method(dist: str) -> Callable[..., Any]:
     def method(self: RandomStream, *args: Any, size: Any = None, ndim: Any = None,
                dtype: Any = None, name: str | None = None, **kwargs: Any) -> Any:
-        return self._draw(dist, _bind(dist, args, kwargs), size, ndim, dtype, name)
+        return self._draw(dist, args, kwargs, size, ndim, dtype, name)
 
-    sig = ", ".join(n if d is basic._REQ else f"{n}={d!r}" for n, d in _PARAMS[dist])
     method.__name__ = method.__qualname__ = dist
-    method.__doc__ = (f"Draws of ``{dist}({sig})`` on a new generator of this stream, with "
+    method.__doc__ = (f"Draws of ``{dist}(*params)`` on a new generator of this stream, with "
                       f"``size``, ``ndim``, ``dtype`` and ``name`` keywords "
                       f"(see ``theon.tensor.random.{dist}``).")
     return method
 
 
 for _d in DISTRIBUTIONS:
-    if not hasattr(RandomStream, _d.name):
-        setattr(RandomStream, _d.name, _param_first_method(_d.name))
+    if not hasattr(RandomStream, _d):
+        setattr(RandomStream, _d, _param_first_method(_d))
 
 
 class RandomStreams(RandomStream):
@@ -245,32 +270,32 @@ class RandomStreams(RandomStream):
 
     def uniform(self, size: Any = None, low: Any = 0.0, high: Any = 1.0, ndim: Any = None,
                 dtype: Any = None, name: str | None = None) -> Any:
-        return self._draw("uniform", {"low": low, "high": high}, size, ndim, dtype, name)
+        return self._draw("uniform", (), {"low": low, "high": high}, size, ndim, dtype, name)
 
     def normal(self, size: Any = None, avg: Any = 0.0, std: Any = 1.0, ndim: Any = None,
                dtype: Any = None, name: str | None = None, **kwargs: Any) -> Any:
         params = {"loc": kwargs.pop("loc", avg), "scale": kwargs.pop("scale", std)}
         if kwargs:
             raise TypeError(f"normal() got unexpected arguments {sorted(kwargs)}")
-        return self._draw("normal", params, size, ndim, dtype, name)
+        return self._draw("normal", (), params, size, ndim, dtype, name)
 
     def binomial(self, size: Any = None, n: Any = 1, p: Any = 0.5, ndim: Any = None,
                  dtype: Any = "int64", name: str | None = None, prob: Any = None) -> Any:
-        return self._draw("binomial", {"n": n, "p": p if prob is None else prob}, size, ndim,
+        return self._draw("binomial", (), {"n": n, "p": p if prob is None else prob}, size, ndim,
                           dtype, name)
 
     def random_integers(self, size: Any = None, low: Any = 0, high: Any = 1, ndim: Any = None,
                         dtype: Any = "int64", name: str | None = None) -> Any:
         """Integers in ``[low, high]`` (``high`` included, as Theano's)."""
-        return self._draw("integers", {"low": low, "high": high + 1}, size, ndim, dtype, name)
+        return self._draw("integers", (), {"low": low, "high": high + 1}, size, ndim, dtype, name)
 
     def poisson(self, size: Any = None, lam: Any = 1.0, ndim: Any = None, dtype: Any = "int64",
                 name: str | None = None) -> Any:
-        return self._draw("poisson", {"lam": lam}, size, ndim, dtype, name)
+        return self._draw("poisson", (), {"lam": lam}, size, ndim, dtype, name)
 
     def multinomial(self, size: Any = None, n: Any = 1, pvals: Any = (0.5, 0.5),
                     ndim: Any = None, dtype: Any = "int64", name: str | None = None) -> Any:
-        return self._draw("multinomial", {"n": n, "pvals": pvals}, size, ndim, dtype, name)
+        return self._draw("multinomial", (), {"n": n, "p": pvals}, size, ndim, dtype, name)
 
     def choice(self, size: Any = None, a: Any = 2, replace: bool = True,  # type: ignore[override]
                p: Any = None, ndim: Any = None, dtype: Any = "int64",
@@ -298,7 +323,7 @@ class RandomStreams(RandomStream):
 def _size_first_method(dist: str) -> Callable[..., Any]:
     def method(self: RandomStreams, size: Any = None, *args: Any, ndim: Any = None,
                dtype: Any = None, name: str | None = None, **kwargs: Any) -> Any:
-        return self._draw(dist, _bind(dist, args, kwargs), size, ndim, dtype, name)
+        return self._draw(dist, args, kwargs, size, ndim, dtype, name)
 
     method.__name__ = method.__qualname__ = dist
     method.__doc__ = f"``{dist}(size, *params)`` (see :meth:`RandomStream.{dist}`)."
@@ -306,5 +331,5 @@ def _size_first_method(dist: str) -> Callable[..., Any]:
 
 
 for _d in DISTRIBUTIONS:
-    if _d.name not in RandomStreams.__dict__:
-        setattr(RandomStreams, _d.name, _size_first_method(_d.name))
+    if _d not in RandomStreams.__dict__:
+        setattr(RandomStreams, _d, _size_first_method(_d))
