@@ -56,4 +56,6 @@ ALIASES: dict[str, str | Namespace] = {
     "scan_module.scan_utils": "theon.scan.utils",
     "sandbox": ns("theon.compat.theano_rng_mrg", doc="Theano's sandbox: rng_mrg."),
     "sandbox.rng_mrg": "theon.compat.theano_rng_mrg",
+    # PyTensor's random paths: var (2.x) is theon's variable module (PyTensor 3's path)
+    "tensor.random.var": "theon.tensor.random.variable",
 }
