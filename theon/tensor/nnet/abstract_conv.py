@@ -42,6 +42,7 @@ from theon.scalar.type import upcast
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.nnet import conv_kernels as kernels
 from theon.tensor.type import TensorType, float_dtypes, tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "conv2d_transpose",
@@ -200,15 +201,15 @@ class _ConvBase(Op):
         return type(self).__name__
 
     # -- checks ------------------------------------------------------------------------
-    def _tensor(self, v: Any, what: str) -> Variable:
-        v = as_tensor_variable(v)
-        t = tensor_type(v)
+    def _tensor(self, v: Any, what: str) -> TensorVariable:
+        x = as_tensor_variable(v)
+        t = x.type
         if t.ndim != self.convdim + 2:
             raise TypeError(f"{self._name}: {what} must have {self.convdim + 2} dimensions, "
-                            f"got {describe(v)}")
+                            f"got {describe(x)}")
         if t.dtype not in float_dtypes:
-            raise TypeError(f"{self._name}: {what} must be a float tensor, got {describe(v)}")
-        return v
+            raise TypeError(f"{self._name}: {what} must be a float tensor, got {describe(x)}")
+        return x
 
     def _check_static(self, v: Variable, hint: Hint, what: str) -> tuple[int | None, ...]:
         """The static shape of ``v`` merged with ``hint``; an error where they disagree."""
@@ -263,23 +264,24 @@ class _ConvBase(Op):
             return AbstractConv2d, AbstractConv2d_gradWeights, AbstractConv2d_gradInputs
         return AbstractConv3d, AbstractConv3d_gradWeights, AbstractConv3d_gradInputs
 
-    def _spatial_shape(self, shape: Any, what: str) -> Variable:
-        shape = as_tensor_variable(shape)
-        t = tensor_type(shape)
+    def _spatial_shape(self, shape: Any, what: str) -> TensorVariable:
+        v = as_tensor_variable(shape)
+        t = v.type
         if t.ndim != 1 or not t.dtype.startswith(("int", "uint")):
             raise TypeError(f"{self._name}: {what} must be a vector of {self.convdim} ints, got "
-                            f"{describe(shape)}")
+                            f"{describe(v)}")
         if t.shape[0] is not None and t.shape[0] != self.convdim:
             raise ValueError(f"{self._name}: {what} must have {self.convdim} entries, got "
-                             f"{describe(shape)}")
-        return shape
+                             f"{describe(v)}")
+        return v
 
 
-def _common(a: Variable, b: Variable) -> tuple[Variable, Variable, str]:
-    dtype = upcast(tensor_type(a).dtype, tensor_type(b).dtype)
-    if tensor_type(a).dtype != dtype:
+def _common(a: TensorVariable, b: TensorVariable
+            ) -> tuple[TensorVariable, TensorVariable, str]:
+    dtype = upcast(a.type.dtype, b.type.dtype)
+    if a.type.dtype != dtype:
         a = cast(a, dtype)
-    if tensor_type(b).dtype != dtype:
+    if b.type.dtype != dtype:
         b = cast(b, dtype)
     return a, b, dtype
 
@@ -294,19 +296,17 @@ class AbstractConv(_ConvBase):
     """The convolution of images ``(N, C, *spatial)`` with filters ``(O, C/groups, *k)``."""
 
     def make_node(self, img: Any, kern: Any) -> Apply:
-        img = self._tensor(img, "the input")
-        kern = self._tensor(kern, "the filters")
-        img, kern, dtype = _common(img, kern)
-        ishape = self._check_static(img, self.imshp, "input_shape")
-        kshape = self._check_static(kern, self.kshp, "filter_shape")
+        iv, kv, dtype = _common(self._tensor(img, "the input"), self._tensor(kern, "the filters"))
+        ishape = self._check_static(iv, self.imshp, "input_shape")
+        kshape = self._check_static(kv, self.kshp, "filter_shape")
         if ishape[1] is not None and kshape[1] is not None and kshape[0] is not None:
             self._check_groups(ishape[1], kshape[1], kshape[0])
         out = (ishape[0], kshape[0], *_spatial_out(ishape[2:], kshape[2:], self.border_mode,
                                                    self.subsample, self.filter_dilation))
         if any(v is not None and v < 0 for v in out):
             raise ValueError(f"{self._name}: the output would have the negative shape {out} "
-                             f"for {describe(img)} and {describe(kern)}")
-        return Apply(self, [img, kern], [TensorType(dtype, shape=out)()])
+                             f"for {describe(iv)} and {describe(kv)}")
+        return Apply(self, [iv, kv], [TensorType(dtype, shape=out)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         x, w = inputs
@@ -334,8 +334,8 @@ class AbstractConv(_ConvBase):
         img, kern = inputs
         (gz,) = output_grads
         _, gw_op, gi_op = self._family()
-        shape_of = img.shape  # type: ignore[attr-defined]
-        kshape_of = kern.shape  # type: ignore[attr-defined]
+        shape_of = as_tensor_variable(img).shape
+        kshape_of = as_tensor_variable(kern).shape
         d_img = gi_op(**self._like())(kern, gz, shape_of[2:])
         d_kern = gw_op(**self._like())(img, gz, kshape_of[2:])
         return [d_img, d_kern]
@@ -348,18 +348,17 @@ class AbstractConv_gradWeights(_ConvBase):
     """
 
     def make_node(self, img: Any, topgrad: Any, shape: Any) -> Apply:
-        img = self._tensor(img, "the input")
-        topgrad = self._tensor(topgrad, "the output gradient")
-        img, topgrad, dtype = _common(img, topgrad)
-        shape = self._spatial_shape(shape, "the filter shape")
-        ishape = self._check_static(img, self.imshp, "input_shape")
-        gshape = tensor_type(topgrad).shape
-        k = _const_vector(shape, self.convdim)
+        iv, gv, dtype = _common(self._tensor(img, "the input"),
+                                self._tensor(topgrad, "the output gradient"))
+        sv = self._spatial_shape(shape, "the filter shape")
+        ishape = self._check_static(iv, self.imshp, "input_shape")
+        gshape = gv.type.shape
+        k = _const_vector(sv, self.convdim)
         cin = None if ishape[1] is None else ishape[1] // self.num_groups
         out: list[int | None] = [gshape[1], cin, *k]
         if self.kshp is not None:
             out = [a if a is not None else b for a, b in zip(out, self.kshp, strict=True)]
-        return Apply(self, [img, topgrad, shape], [TensorType(dtype, shape=tuple(out))()])
+        return Apply(self, [iv, gv, sv], [TensorType(dtype, shape=tuple(out))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         x, gz, shape = inputs
@@ -380,9 +379,9 @@ class AbstractConv_gradWeights(_ConvBase):
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
         ishape, gshape, _ = input_shapes
-        shape = node.inputs[2]
+        shape = as_tensor_variable(node.inputs[2])
         return [(gshape[1], ishape[1] // self.num_groups,
-                 *(shape[i] for i in range(self.convdim)))]  # type: ignore[index]
+                 *(shape[i] for i in range(self.convdim)))]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True], [True], [False]]
@@ -391,7 +390,7 @@ class AbstractConv_gradWeights(_ConvBase):
         img, gz, _ = inputs
         (ggw,) = output_grads
         conv_op, _, gi_op = self._family()
-        d_img = gi_op(**self._like())(ggw, gz, img.shape[2:])  # type: ignore[attr-defined]
+        d_img = gi_op(**self._like())(ggw, gz, as_tensor_variable(img).shape[2:])
         d_gz = conv_op(**self._like())(img, ggw)
         return [d_img, d_gz, disconnected_type()]
 
@@ -403,17 +402,16 @@ class AbstractConv_gradInputs(_ConvBase):
     """
 
     def make_node(self, kern: Any, topgrad: Any, shape: Any) -> Apply:
-        kern = self._tensor(kern, "the filters")
-        topgrad = self._tensor(topgrad, "the output gradient")
-        kern, topgrad, dtype = _common(kern, topgrad)
-        shape = self._spatial_shape(shape, "the input shape")
-        kshape = self._check_static(kern, self.kshp, "filter_shape")
-        gshape = tensor_type(topgrad).shape
+        kv, gv, dtype = _common(self._tensor(kern, "the filters"),
+                                self._tensor(topgrad, "the output gradient"))
+        sv = self._spatial_shape(shape, "the input shape")
+        kshape = self._check_static(kv, self.kshp, "filter_shape")
+        gshape = gv.type.shape
         c = None if kshape[1] is None else kshape[1] * self.num_groups
-        out: list[int | None] = [gshape[0], c, *_const_vector(shape, self.convdim)]
+        out: list[int | None] = [gshape[0], c, *_const_vector(sv, self.convdim)]
         if self.imshp is not None:
             out = [a if a is not None else b for a, b in zip(out, self.imshp, strict=True)]
-        return Apply(self, [kern, topgrad, shape], [TensorType(dtype, shape=tuple(out))()])
+        return Apply(self, [kv, gv, sv], [TensorType(dtype, shape=tuple(out))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         w, gz, shape = inputs
@@ -437,9 +435,9 @@ class AbstractConv_gradInputs(_ConvBase):
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
         kshape, gshape, _ = input_shapes
-        shape = node.inputs[2]
+        shape = as_tensor_variable(node.inputs[2])
         return [(gshape[0], kshape[1] * self.num_groups,
-                 *(shape[i] for i in range(self.convdim)))]  # type: ignore[index]
+                 *(shape[i] for i in range(self.convdim)))]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True], [True], [False]]
@@ -448,7 +446,7 @@ class AbstractConv_gradInputs(_ConvBase):
         kern, gz, _ = inputs
         (ggi,) = output_grads
         conv_op, gw_op, _ = self._family()
-        d_kern = gw_op(**self._like())(ggi, gz, kern.shape[2:])  # type: ignore[attr-defined]
+        d_kern = gw_op(**self._like())(ggi, gz, as_tensor_variable(kern).shape[2:])
         d_gz = conv_op(**self._like())(ggi, kern)
         return [d_kern, d_gz, disconnected_type()]
 
@@ -502,18 +500,18 @@ def _hint_of(shape: Any) -> Any:
 
 def _conv(cls: type[AbstractConv], input: Any, filters: Any, input_shape: Any,
           filter_shape: Any, border_mode: Any, subsample: Any, filter_flip: bool,
-          filter_dilation: Any, num_groups: int) -> Variable:
+          filter_dilation: Any, num_groups: int) -> TensorVariable:
     op = cls(imshp=input_shape, kshp=filter_shape, border_mode=border_mode, subsample=subsample,
              filter_flip=filter_flip, filter_dilation=filter_dilation, num_groups=num_groups)
     out = op(input, filters)
-    assert isinstance(out, Variable)
+    assert isinstance(out, TensorVariable)
     return out
 
 
 def conv2d(input: Any, filters: Any, input_shape: Any = None, filter_shape: Any = None,
            border_mode: Any = "valid", subsample: Any = (1, 1), filter_flip: bool = True,
            filter_dilation: Any = (1, 1), num_groups: int = 1, image_shape: Any = None,
-           **kwargs: Any) -> Variable:
+           **kwargs: Any) -> TensorVariable:
     """2-D convolution of a batch of images ``(N, C, H, W)`` with filters ``(O, C/groups, kh, kw)``.
 
     Parameters
@@ -562,7 +560,7 @@ def conv2d(input: Any, filters: Any, input_shape: Any = None, filter_shape: Any 
 
 def conv3d(input: Any, filters: Any, input_shape: Any = None, filter_shape: Any = None,
            border_mode: Any = "valid", subsample: Any = (1, 1, 1), filter_flip: bool = True,
-           filter_dilation: Any = (1, 1, 1), num_groups: int = 1) -> Variable:
+           filter_dilation: Any = (1, 1, 1), num_groups: int = 1) -> TensorVariable:
     """3-D convolution of ``(N, C, D, H, W)`` volumes with ``(O, C/groups, kd, kh, kw)`` filters.
 
     The parameters are those of :func:`conv2d`, with three spatial entries.
@@ -581,7 +579,7 @@ def conv3d(input: Any, filters: Any, input_shape: Any = None, filter_shape: Any 
 
 def _grad_inputs(cls: type[AbstractConv_gradInputs], output_grad: Any, filters: Any,
                  input_shape: Any, filter_shape: Any, border_mode: Any, subsample: Any,
-                 filter_flip: bool, filter_dilation: Any, num_groups: int) -> Variable:
+                 filter_flip: bool, filter_dilation: Any, num_groups: int) -> TensorVariable:
     nd = cls.convdim
     if input_shape is None or len(input_shape) != nd + 2:
         raise ValueError(f"conv{nd}d_grad_wrt_inputs needs the input_shape ({nd + 2} entries), "
@@ -592,13 +590,13 @@ def _grad_inputs(cls: type[AbstractConv_gradInputs], output_grad: Any, filters: 
              subsample=subsample, filter_flip=filter_flip, filter_dilation=filter_dilation,
              num_groups=num_groups)
     out = op(filters, output_grad, spatial)
-    assert isinstance(out, Variable)
+    assert isinstance(out, TensorVariable)
     return out
 
 
 def _grad_weights(cls: type[AbstractConv_gradWeights], input: Any, output_grad: Any,
                   filter_shape: Any, input_shape: Any, border_mode: Any, subsample: Any,
-                  filter_flip: bool, filter_dilation: Any, num_groups: int) -> Variable:
+                  filter_flip: bool, filter_dilation: Any, num_groups: int) -> TensorVariable:
     nd = cls.convdim
     if filter_shape is None or len(filter_shape) != nd + 2:
         raise ValueError(f"conv{nd}d_grad_wrt_weights needs the filter_shape ({nd + 2} "
@@ -608,14 +606,14 @@ def _grad_weights(cls: type[AbstractConv_gradWeights], input: Any, output_grad: 
              subsample=subsample, filter_flip=filter_flip, filter_dilation=filter_dilation,
              num_groups=num_groups)
     out = op(input, output_grad, shape[2:])
-    assert isinstance(out, Variable)
+    assert isinstance(out, TensorVariable)
     return out
 
 
 def conv2d_grad_wrt_inputs(output_grad: Any, filters: Any, input_shape: Any,
                            filter_shape: Any = None, border_mode: Any = "valid",
                            subsample: Any = (1, 1), filter_flip: bool = True,
-                           filter_dilation: Any = (1, 1), num_groups: int = 1) -> Variable:
+                           filter_dilation: Any = (1, 1), num_groups: int = 1) -> TensorVariable:
     """The gradient of :func:`conv2d` with respect to its input: a transposed convolution.
 
     ``input_shape`` (4 entries: ints or symbolic scalars) is the shape of the result;
@@ -638,7 +636,7 @@ def conv2d_grad_wrt_inputs(output_grad: Any, filters: Any, input_shape: Any,
 def conv2d_transpose(input: Any, filters: Any, output_shape: Any, filter_shape: Any = None,
                      border_mode: Any = "valid", input_dilation: Any = (1, 1),
                      filter_flip: bool = True, filter_dilation: Any = (1, 1),
-                     num_groups: int = 1) -> Variable:
+                     num_groups: int = 1) -> TensorVariable:
     """Theano's transposed convolution ("deconvolution"): the :func:`conv2d` whose
     gradient it is maps an ``output_shape`` image to ``input``'s shape, with stride
     ``input_dilation``; ``filters`` are that convolution's.
@@ -659,7 +657,7 @@ def conv2d_transpose(input: Any, filters: Any, output_shape: Any, filter_shape: 
 def conv2d_grad_wrt_weights(input: Any, output_grad: Any, filter_shape: Any,
                             input_shape: Any = None, border_mode: Any = "valid",
                             subsample: Any = (1, 1), filter_flip: bool = True,
-                            filter_dilation: Any = (1, 1), num_groups: int = 1) -> Variable:
+                            filter_dilation: Any = (1, 1), num_groups: int = 1) -> TensorVariable:
     """The gradient of :func:`conv2d` with respect to its filters, of shape ``filter_shape``.
 
     Examples
@@ -679,7 +677,7 @@ def conv2d_grad_wrt_weights(input: Any, output_grad: Any, filter_shape: Any,
 def conv3d_grad_wrt_inputs(output_grad: Any, filters: Any, input_shape: Any,
                            filter_shape: Any = None, border_mode: Any = "valid",
                            subsample: Any = (1, 1, 1), filter_flip: bool = True,
-                           filter_dilation: Any = (1, 1, 1), num_groups: int = 1) -> Variable:
+                           filter_dilation: Any = (1, 1, 1), num_groups: int = 1) -> TensorVariable:
     """The gradient of :func:`conv3d` with respect to its input (5 entries in ``input_shape``).
 
     Examples
@@ -699,7 +697,8 @@ def conv3d_grad_wrt_inputs(output_grad: Any, filters: Any, input_shape: Any,
 def conv3d_grad_wrt_weights(input: Any, output_grad: Any, filter_shape: Any,
                             input_shape: Any = None, border_mode: Any = "valid",
                             subsample: Any = (1, 1, 1), filter_flip: bool = True,
-                            filter_dilation: Any = (1, 1, 1), num_groups: int = 1) -> Variable:
+                            filter_dilation: Any = (1, 1, 1), num_groups: int = 1
+                            ) -> TensorVariable:
     """The gradient of :func:`conv3d` with respect to its filters (5 entries in ``filter_shape``).
 
     Examples

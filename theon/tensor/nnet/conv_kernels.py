@@ -104,7 +104,7 @@ def corr_grad_weights(x: np.ndarray, gz: np.ndarray, k: Sequence[int], pads: Pad
         return np.zeros((o, c // groups, *k), dtype=x.dtype)
     cols = columns(batch_last(x, pads), groups, k, s, d, out)  # (G, K, P * N)
     gzt = np.moveaxis(gz, 0, -1).reshape(groups, o // groups, -1)  # (G, Og, P * N)
-    gw = np.matmul(gzt, cols.transpose(0, 2, 1))  # (G, Og, K)
+    gw: np.ndarray = np.matmul(gzt, cols.transpose(0, 2, 1))  # (G, Og, K)
     return gw.reshape(o, c // groups, *k)
 
 

@@ -32,6 +32,7 @@ from theon.link.registry import register_linker_backend as _register_linker_back
 from theon.tensor.basic import as_tensor_variable, get_scalar_constant_value
 from theon.tensor.math import maximum
 from theon.tensor.type import TensorType, tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "AveragePoolGrad",
@@ -48,8 +49,9 @@ MODES = ("max", "sum", "average_inc_pad", "average_exc_pad")
 
 
 def _ints(value: Any, nd: int, what: str, minimum: int) -> tuple[int, ...]:
-    if isinstance(value, Variable):
-        value = [value[i] for i in range(nd)] if tensor_type(value).ndim else value  # type: ignore[index]
+    if isinstance(value, Variable) and tensor_type(value).ndim:
+        vector = as_tensor_variable(value)
+        value = [vector[i] for i in range(nd)]
     items = (value,) * nd if not isinstance(value, list | tuple | np.ndarray) else tuple(value)
     res = []
     for v in items:
@@ -124,12 +126,12 @@ class _PoolBase(Op):
         return (f"{type(self).__name__}{{ws={self.ws}, stride={self.stride}, pad={self.pad}, "
                 f"ignore_border={self.ignore_border}, mode={self.mode!r}}}")
 
-    def _input(self, x: Any, what: str) -> Variable:
-        x = as_tensor_variable(x)
-        if tensor_type(x).ndim < self.ndim:
+    def _input(self, x: Any, what: str) -> TensorVariable:
+        v = as_tensor_variable(x)
+        if v.type.ndim < self.ndim:
             raise TypeError(f"{type(self).__name__}: {what} needs at least {self.ndim} "
-                            f"dimensions, got {describe(x)}")
-        return x
+                            f"dimensions, got {describe(v)}")
+        return v
 
     def _out_shape(self, shape: Sequence[Any]) -> tuple[Any, ...]:
         return pool_output_shape(shape, self.ws, self.ignore_border, self.stride, self.pad)
@@ -194,9 +196,9 @@ class Pool(_PoolBase):
     """
 
     def make_node(self, x: Any) -> Apply:
-        x = self._input(x, "the input")
-        dtype = tensor_type(x).dtype
-        return Apply(self, [x], [TensorType(dtype, shape=self._out_shape(tensor_type(x).shape))()])
+        xv = self._input(x, "the input")
+        out = TensorType(xv.type.dtype, shape=self._out_shape(xv.type.shape))
+        return Apply(self, [xv], [out()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (x,) = inputs
@@ -247,10 +249,10 @@ class MaxPoolGrad(PoolGrad):
     """
 
     def make_node(self, x: Any, maxout: Any, gz: Any) -> Apply:
-        x = self._input(x, "the input")
-        maxout = self._input(maxout, "the pooled output")
-        gz = self._input(gz, "the output gradient")
-        return Apply(self, [x, maxout, gz], [x.type()])
+        xv = self._input(x, "the input")
+        mv = self._input(maxout, "the pooled output")
+        gv = self._input(gz, "the output gradient")
+        return Apply(self, [xv, mv, gv], [xv.type()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         x, maxout, gz = inputs
@@ -283,14 +285,15 @@ class MaxPoolGrad(PoolGrad):
         lead = x.shape[: x.ndim - nd]
         covered = tuple(o * w for o, w in zip(out, self.ws, strict=True))
         tiles = tuple(v for o, w in zip(out, self.ws, strict=True) for v in (o, w))
-        expand = (Ellipsis, *(v for _ in range(nd) for v in (slice(None), None)))
-        xc = x[(Ellipsis, *(slice(0, c) for c in covered))].reshape(lead + tiles)
+        expand: tuple[Any, ...] = (Ellipsis, *(v for _ in range(nd) for v in (slice(None), None)))
+        corner: tuple[Any, ...] = (Ellipsis, *(slice(0, c) for c in covered))
+        xc = x[corner].reshape(lead + tiles)
         hit = np.equal(xc, maxout[expand])
-        tiled = np.multiply(hit, gz[expand], dtype=gz.dtype).reshape(lead + covered)
+        tiled: np.ndarray = np.multiply(hit, gz[expand], dtype=gz.dtype).reshape(lead + covered)
         if covered == x.shape[x.ndim - nd :]:
             return tiled
         gx = np.zeros(x.shape, dtype=gz.dtype)
-        gx[(Ellipsis, *(slice(0, c) for c in covered))] = tiled
+        gx[corner] = tiled
         return gx
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
@@ -311,10 +314,10 @@ class MaxPoolGradGrad(PoolGrad):
     positions of each window equal to its max (the adjoint of ``MaxPoolGrad``)."""
 
     def make_node(self, x: Any, maxout: Any, ggx: Any) -> Apply:
-        x = self._input(x, "the input")
-        maxout = self._input(maxout, "the pooled output")
-        ggx = self._input(ggx, "the gradient of the gradient")
-        return Apply(self, [x, maxout, ggx], [maxout.type()])
+        xv = self._input(x, "the input")
+        mv = self._input(maxout, "the pooled output")
+        gv = self._input(ggx, "the gradient of the gradient")
+        return Apply(self, [xv, mv, gv], [mv.type()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         x, maxout, ggx = inputs
@@ -345,10 +348,9 @@ class AveragePoolGrad(PoolGrad):
     count for the averages) spread over the window.  Inputs: ``x`` (for its shape), ``gz``."""
 
     def make_node(self, x: Any, gz: Any) -> Apply:
-        x = self._input(x, "the input")
-        gz = self._input(gz, "the output gradient")
-        return Apply(self, [x, gz], [TensorType(tensor_type(gz).dtype,
-                                                shape=tensor_type(x).shape)()])
+        xv = self._input(x, "the input")
+        gv = self._input(gz, "the output gradient")
+        return Apply(self, [xv, gv], [TensorType(gv.type.dtype, shape=xv.type.shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         x, gz = inputs
@@ -378,7 +380,7 @@ class AveragePoolGrad(PoolGrad):
 
 
 def _pool(input: Any, ws: Any, ignore_border: bool | None, stride: Any, pad: Any, mode: str,
-          nd: int, fn: str) -> Variable:
+          nd: int, fn: str) -> TensorVariable:
     if ws is None:
         raise ValueError(f"{fn}: give the window size ws")
     if ignore_border is None:
@@ -389,13 +391,13 @@ def _pool(input: Any, ws: Any, ignore_border: bool | None, stride: Any, pad: Any
     op = Pool(ws, stride=None if stride is None else stride, pad=pad,
               ignore_border=ignore_border, mode=mode, ndim=nd)
     out = op(x)
-    assert isinstance(out, Variable)
+    assert isinstance(out, TensorVariable)
     return out
 
 
 def pool_2d(input: Any, ws: Any = None, ignore_border: bool | None = None, stride: Any = None,
             pad: Any = (0, 0), mode: str = "max", ds: Any = None, st: Any = None,
-            padding: Any = None) -> Variable:
+            padding: Any = None) -> TensorVariable:
     """Pool the last two dimensions of ``input`` with ``ws``-sized windows.
 
     Parameters
@@ -430,7 +432,7 @@ def pool_2d(input: Any, ws: Any = None, ignore_border: bool | None = None, strid
 
 
 def pool_3d(input: Any, ws: Any = None, ignore_border: bool | None = None, stride: Any = None,
-            pad: Any = (0, 0, 0), mode: str = "max") -> Variable:
+            pad: Any = (0, 0, 0), mode: str = "max") -> TensorVariable:
     """Pool the last three dimensions of ``input``; the parameters are those of :func:`pool_2d`.
 
     Examples
