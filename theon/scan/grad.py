@@ -52,11 +52,12 @@ from theon.graph.replace import clone_replace
 from theon.graph.traversal import ancestors
 from theon.scan.op import Scan, ScanInfo
 from theon.scan.utils import carried_draws
-from theon.tensor.basic import NotScalarConstantError, get_scalar_constant_value
+from theon.tensor.basic import NotScalarConstantError, as_tensor_variable, get_scalar_constant_value
 from theon.tensor.broadcast_grad import resolve_broadcast_grads
 from theon.tensor.creation import Alloc
 from theon.tensor.subtensor import SYM, IncSubtensor, Subtensor
 from theon.tensor.type import tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = ["scan_grad", "scan_rop"]
 
@@ -65,14 +66,12 @@ def _is_float(v: Variable) -> bool:
     return tensor_type(v).dtype.startswith(("float", "complex"))
 
 
-def _usable(g: Any, like: Variable) -> Variable:
+def _usable(g: Any, like: Variable) -> TensorVariable:
     """An output gradient as a tensor (zeros where disconnected)."""
-    if g is None or is_disconnected(g):
-        return zeros_like(like)
-    return g  # type: ignore[no-any-return]
+    return as_tensor_variable(zeros_like(like) if g is None or is_disconnected(g) else g)
 
 
-def _place(like: Variable, start: Any, stop: Any, value: Variable) -> Variable:
+def _place(like: TensorVariable, start: Any, stop: Any, value: Variable) -> TensorVariable:
     """zeros shaped like ``like`` with rows ``start:stop`` set to ``value``."""
     return tt.set_subtensor(tt.zeros_like(like)[start:stop], value)
 
@@ -98,7 +97,7 @@ def _last_row(x: Variable) -> Variable | None:
     zero and ``v`` is again of this form: the last row of ``x`` is the last row of
     ``v`` and every other row of ``x`` is zero.
     """
-    v = x
+    v = as_tensor_variable(x)
     while True:
         node = v.owner
         if node is None or not isinstance(node.op, IncSubtensor) or len(node.inputs) != 2:
@@ -106,14 +105,14 @@ def _last_row(x: Variable) -> Variable | None:
         (e,) = node.op.idx_list if len(node.op.idx_list) == 1 else (None,)
         if e is None or not _is_zero(node.inputs[0]):
             return None
-        y = node.inputs[1]
+        y = as_tensor_variable(node.inputs[1])
         if isinstance(e, int) and not isinstance(e, bool) and e == -1:
             return y
         if not isinstance(e, tuple) or e[1] is not None or e[2] not in (None, 1):
             return None
         if e[0] == -1:  # x[-1:] = y: y broadcast to (1, *row)
-            return y[0] if y.type.ndim == v.type.ndim else y
-        if e[0] == SYM or y.type.ndim != v.type.ndim:
+            return y[0] if y.ndim == v.ndim else y
+        if e[0] == SYM or y.ndim != v.ndim:
             return None
         v = y
 
@@ -164,7 +163,8 @@ class _Drawless:
                        *inputs[sseq.stop: info.carried_inputs.start]]
         self.outputs = [*outputs[:n_st], *(outputs[n_st + m] for m in self.nits)]
         # the old outer inputs feeding a draw's parameters
-        params = [p for d in draws for p in d.owner.inputs]  # type: ignore[union-attr]
+        # (a draw is a node's output: carried_draws found it as one)
+        params = [p for d in draws if d.owner is not None for p in d.owner.inputs]
         src: dict[Variable, int] = {inner[i]: sseq.start + i for i in range(info.n_seqs)}
         kk = info.n_seqs
         for j, taps in enumerate(info.state_taps):
@@ -222,43 +222,48 @@ class _Backward:
     def __init__(self, op: Scan, inputs: list[Variable], outputs: list[Variable],
                  output_grads: list[Any]) -> None:
         info = self.info = op.info
-        self.op, self.inputs, self.outputs, self.output_grads = op, inputs, outputs, output_grads
+        # a loop without carried states: every outer input and output is a tensor
+        self.inputs = ins = [as_tensor_variable(v) for v in inputs]
+        self.outputs = outs = [as_tensor_variable(v) for v in outputs]
+        self.op, self.output_grads = op, output_grads
         self.sseq, self.sst, self.sns = info.outer_slices()
-        self.n = n = inputs[0]
-        self.seqs, self.inits = inputs[self.sseq], inputs[self.sst]
-        self.nonseqs = inputs[self.sns]
+        self.n = n = ins[0]
+        self.seqs, self.inits = ins[self.sseq], ins[self.sst]
+        self.nonseqs = ins[self.sns]
         n_st, lags = info.n_states, info.lags
         self.n_st, self.lags = n_st, lags
         if any(info.store_last):  # the backward pass needs every row: recompute them
-            full = op.clone_with(store_last=(False,) * n_st)(*inputs, return_list=True)
+            full = op.clone_with(store_last=(False,) * n_st)(*ins, return_list=True)
+            self.bufs = [as_tensor_variable(b) for b in full[:n_st]]
         else:
-            full = outputs
-        self.bufs = bufs = full[:n_st]
+            self.bufs = outs[:n_st]
+        bufs = self.bufs
         # the output gradients: per state, of its whole buffer; per nit, of its rows
-        self.gS: list[Variable] = []
+        self.gS: list[TensorVariable] = []
         for j in range(n_st):
-            g = _usable(output_grads[j], outputs[j])
+            g = _usable(output_grads[j], outs[j])
             if info.store_last[j]:
                 g = _place(bufs[j], -lags[j], None, g)
             self.gS.append(g)
-        self.gY = [_usable(output_grads[n_st + m], outputs[n_st + m]) for m in range(info.n_nit)]
+        self.gY = [_usable(output_grads[n_st + m], outs[n_st + m]) for m in range(info.n_nit)]
         T = info.truncate_gradient
         self.n_back = n if T == -1 else tt.minimum(n, T)
-        self.start = 0 if T == -1 else n - self.n_back  # the first step run backwards
+        self.start: Any = 0 if T == -1 else n - self.n_back  # the first step run backwards
         # the float inputs and outputs: the others get no gradient
         self.fl_states = [j for j in range(n_st) if _is_float(bufs[j])]
-        self.fl_nits = [m for m in range(info.n_nit) if _is_float(outputs[n_st + m])]
+        self.fl_nits = [m for m in range(info.n_nit) if _is_float(outs[n_st + m])]
         self.fl_seqs = [i for i in range(info.n_seqs) if _is_float(self.seqs[i])]
         self.fl_ns = [w for w in range(info.n_nonseqs) if _is_float(self.nonseqs[w])]
         # the backward loop's sequences (inner placeholders and outer values), and the
         # forward body's inputs replaced by the backward body's
         self.b_inner_seqs: list[Variable] = []
-        self.b_outer_seqs: list[Variable] = []
+        self.b_outer_seqs: list[TensorVariable] = []
         self.fwd_repl: dict[Variable, Variable] = {}
 
-    def back(self, x: Variable, lo: Any, hi: Any) -> Variable:
+    def back(self, x: TensorVariable, lo: Any, hi: Any) -> TensorVariable:
         """Rows ``lo:hi`` of ``x``, last first."""
-        return x[lo:hi][::-1]
+        rows: TensorVariable = x[lo:hi][::-1]
+        return rows
 
     def add_forward_sequences(self) -> None:
         """The forward loop's sequences and the state rows its taps read, backwards."""
@@ -294,15 +299,16 @@ class _Backward:
                 r = _last_row(self.gS[j])
                 if r is not None:
                     self.last_row[j] = r
-        self.gS_ph: dict[int, Variable] = {}
+        self.gS_ph: dict[int, TensorVariable] = {}
         for j in self.fl_states:
             if j in self.last_row:
                 continue
-            ph = inner[info.n_seqs + sum(len(t) for t in info.state_taps[:j])].type(f"gS{j}[t]")
+            ph = tensor_type(inner[info.n_seqs + sum(len(t) for t in info.state_taps[:j])])(
+                f"gS{j}[t]")
             self.gS_ph[j] = ph
             self.b_inner_seqs.append(ph)
             self.b_outer_seqs.append(self.back(self.gS[j], start + lags[j], n + lags[j]))
-        self.gY_ph: dict[int, Variable] = {}
+        self.gY_ph: dict[int, TensorVariable] = {}
         for m in self.fl_nits:
             ph = tensor_type(self.op.inner_outputs[self.n_st + m]).clone()(f"gY{m}[t]")
             self.gY_ph[m] = ph
@@ -311,21 +317,21 @@ class _Backward:
         self.ns_ph: list[Variable] = []
         for w in range(info.n_nonseqs):
             x = inner[info.n_seqs + info.n_state_taps + w]
-            ph = x.type(x.name)
-            self.fwd_repl[x] = ph
-            self.ns_ph.append(ph)
+            x_ph = x.type(x.name)
+            self.fwd_repl[x] = x_ph
+            self.ns_ph.append(x_ph)
 
     def add_carries(self) -> None:
         """The carries (one per float state: the adjoints later steps sent to its last
         ``L_j`` rows) and accumulators (one per float non-sequence)."""
         lags, bufs = self.lags, self.bufs
-        self.carry_ph: dict[int, Variable] = {}
+        self.carry_ph: dict[int, TensorVariable] = {}
         self.carry_init: list[Variable] = []
         for j in self.fl_states:
             row = tensor_type(bufs[j]).clone(shape=tensor_type(bufs[j]).shape[1:])
             if j in self.last_row:
                 self.carry_ph[j] = row(f"carry{j}")
-                z = zeros_like(bufs[j][0])
+                z = as_tensor_variable(zeros_like(bufs[j][0]))
                 self.carry_init.append(z + tt.cast(self.last_row[j], tensor_type(z).dtype))
             elif lags[j] == 1:
                 self.carry_ph[j] = row(f"carry{j}")
@@ -341,7 +347,7 @@ class _Backward:
         sequences' gradients at the step."""
         info, lags, n_st = self.info, self.lags, self.n_st
         fwd_outs = clone_replace(self.op.inner_outputs, self.fwd_repl)
-        known: dict[Variable, Variable] = {}
+        known: dict[Variable, TensorVariable] = {}
         for j in self.fl_states:
             c = self.carry_ph[j] if lags[j] == 1 else self.carry_ph[j][lags[j] - 1]
             a = c if j in self.last_row else self.gS_ph[j] + c
@@ -414,9 +420,10 @@ class _Backward:
                 self.b_outer_seqs.append(self.back(self.outputs[n_st + m], start, n))
         return clone_replace(body, stored) if stored else body
 
-    def run(self, body: list[Variable]) -> list[Variable]:
+    def run(self, body: list[Variable]) -> list[TensorVariable]:
         """The backward Scan on ``body``, applied: its outputs (the carries' and
-        accumulators' last rows, then the sequences' gradients per step)."""
+        accumulators' last rows, then the sequences' gradients per step; all tensors,
+        as the loop has no carried state)."""
         fl_states, fl_ns = self.fl_states, self.fl_ns
         b_inputs = [*self.b_inner_seqs, *(self.carry_ph[j] for j in fl_states),
                     *(self.acc_ph[w] for w in fl_ns), *self.ns_ph]
@@ -430,11 +437,12 @@ class _Backward:
         )
         b_op = Scan(b_inputs, body, b_info, mode=self.op.mode)
         acc_init = [zeros_like(self.nonseqs[w]) for w in fl_ns]
-        return b_op(self.n_back, *self.b_outer_seqs,
-                    *[tt.shape_padleft(c) for c in self.carry_init],
-                    *[tt.shape_padleft(a) for a in acc_init], *self.nonseqs, return_list=True)
+        outs: list[TensorVariable] = b_op(
+            self.n_back, *self.b_outer_seqs, *[tt.shape_padleft(c) for c in self.carry_init],
+            *[tt.shape_padleft(a) for a in acc_init], *self.nonseqs, return_list=True)
+        return outs
 
-    def input_grads(self, b_outs: list[Variable]) -> list[Any]:
+    def input_grads(self, b_outs: list[TensorVariable]) -> list[Any]:
         """The gradients of the outer inputs, from the backward loop's outputs."""
         info, fl_states, fl_ns, fl_seqs = self.info, self.fl_states, self.fl_ns, self.fl_seqs
         sseq, sst, sns, start = self.sseq, self.sst, self.sns, self.start
