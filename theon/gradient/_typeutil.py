@@ -61,7 +61,8 @@ def _filled(v: Variable, value: float) -> Variable:
         return tt.ones_like(v) if value == 1.0 else tt.zeros_like(v)
     filled_like = getattr(v.type, "filled_like", None)
     if filled_like is not None:  # a type whose constants cannot be made from a number
-        return filled_like(v, value)  # type: ignore[no-any-return]
+        filled: Variable = filled_like(v, value)
+        return filled
     try:
         data = v.type.filter(value, allow_downcast=True)
     except Exception as exc:
@@ -87,7 +88,7 @@ def add_terms(terms: Sequence[Variable]) -> Variable:
     if len(terms) == 1:
         return terms[0]
     if all(is_tensor(t) for t in terms):
-        return tt.add(*terms)  # type: ignore[no-any-return]
+        return tt.add(*terms)
     return functools.reduce(operator.add, terms)
 
 
@@ -105,21 +106,22 @@ def fit_grad(g: Variable, x: Variable, where: str) -> Variable:
 
     ``where`` says who produced ``g``, for the error message.
     """
-    if g.type == x.type:
+    gt, xt = g.type, x.type
+    if gt == xt:
         return g
-    if is_tensor(x):
-        if not is_tensor(g):
+    if isinstance(xt, TensorType):
+        if not isinstance(gt, TensorType):
             raise TypeError(
-                f"{where} returned a gradient of type {g.type} for tensor input {describe(x)}"
+                f"{where} returned a gradient of type {gt} for tensor input {describe(x)}"
             )
-        gnd, xnd = g.type.ndim, x.type.ndim
+        gnd, xnd = gt.ndim, xt.ndim
         if gnd != xnd:
             raise ValueError(
                 f"{where} returned a gradient with {gnd} dimensions for {describe(x)}, "
                 f"which has {xnd}"
             )
-        if g.type.dtype != x.type.dtype:
-            g = tt.cast(g, x.type.dtype)
+        if gt.dtype != xt.dtype:
+            g = tt.cast(g, xt.dtype)
         return g
     if type(g.type) is type(x.type):
         # e.g. scalar types of another float dtype: let the type convert if it can

@@ -161,7 +161,6 @@ def _call_l_op(node: Apply, output_grads: list[Variable]) -> list[Any]:
     return list(res)
 
 
-_MISSING: Any = object()
 _ALL_CONNECTED: dict[tuple[int, int], list[list[bool]]] = {}
 
 
@@ -212,9 +211,8 @@ class _Backprop:
 
     def total(self, v: Variable) -> Variable | None:
         """The summed gradient of ``v`` (None when nothing reached it)."""
-        res = self.totals.get(v, _MISSING)
-        if res is not _MISSING:
-            return res  # type: ignore[return-value]
+        if v in self.totals:
+            return self.totals[v]
         terms = [t for t in self.terms.get(v, ()) if not is_disconnected(t)]
         nulls = [t for t in terms if is_null(t)]
         if nulls:
@@ -251,11 +249,12 @@ class _Backprop:
             outs = node.outputs
             ograds = [self.total(o) if o in reached else None for o in outs]
             # no gradient flows through integer/boolean outputs
-            live_js = [
-                j
+            live = {
+                j: g
                 for j, (o, g) in enumerate(zip(outs, ograds))
                 if g is not None and not is_disconnected(g) and not is_discrete(o)
-            ]
+            }
+            live_js = list(live)
             if not live_js:
                 continue
             if len(live_js) == 1:
@@ -273,18 +272,18 @@ class _Backprop:
                 ]
             if not need:
                 continue
-            nulls = [j for j in live_js if is_null(ograds[j])]
+            nulls = [j for j in live_js if is_null(live[j])]
             if nulls:
                 for k in need:
                     for j in nulls:
                         if pat[k][j]:
-                            self._add(node.inputs[k], ograds[j])  # type: ignore[arg-type]
+                            self._add(node.inputs[k], live[j])
                             break
                 continue
             full: list[Variable] = []
-            for j, (o, g) in enumerate(zip(outs, ograds)):
-                if j in live_js:
-                    full.append(g)  # type: ignore[arg-type]
+            for j, o in enumerate(outs):
+                if j in live:
+                    full.append(live[j])
                 elif is_discrete(o):
                     full.append(disconnected_type())
                 else:

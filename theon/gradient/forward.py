@@ -24,7 +24,15 @@ from theon.graph.op import OpContractError
 from theon.graph.replace import clone_replace
 from theon.graph.traversal import ancestors, io_toposort
 
-from ._typeutil import as_like, fit_grad, is_disconnected, is_discrete, is_null, zeros_like
+from ._typeutil import (
+    add_terms,
+    as_like,
+    fit_grad,
+    is_disconnected,
+    is_discrete,
+    is_null,
+    zeros_like,
+)
 from .core import NullTypeGradError, _as_var_list, grad
 
 __all__ = ["Lop", "Rop"]
@@ -71,7 +79,7 @@ def Lop(
     known: dict[Variable, Variable] = {}
     for fi, p in zip(f_list, points):
         p = as_like(p, fi)
-        known[fi] = p if fi not in known else known[fi] + p
+        known[fi] = p if fi not in known else add_terms([known[fi], p])
     return grad(
         None,
         wrt,
@@ -142,7 +150,7 @@ def _rop_transpose(
             continue
         if is_null(g):
             raise NullTypeGradError(f"theon.Rop: {why_null(g)}")
-        seeds[g] = v if g not in seeds else seeds[g] + v
+        seeds[g] = v if g not in seeds else add_terms([seeds[g], v])
     if not seeds:
         return [None] * len(f_list)
     uniq = list(dict.fromkeys(known.values()))

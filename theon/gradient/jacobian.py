@@ -14,46 +14,47 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
+import theon.tensor as tt
 from theon.graph.basic import Variable
 from theon.graph.vectorize import (
     CannotVectorizeError,
     VectorizeFallbackWarning,
     vectorize_graph_levels,
 )
+from theon.tensor.variable import TensorVariable
 
 from .core import _as_var_list, grad
 
 __all__ = ["hessian", "hessian_vector_product", "jacobian"]
 
 
-def _tt() -> Any:
-    import theon.tensor as tt
+def _tensors(vs: Sequence[Variable]) -> list[TensorVariable]:
+    """``vs`` read as tensors: what ``wrt`` is to a Jacobian (its result has the shape of
+    ``expression.shape + x.shape``); a variable that is not one fails where its shape is
+    read."""
+    return cast(list[TensorVariable], list(vs))
 
-    return tt
 
-
-def _length(y: Variable) -> Variable:
+def _length(y: TensorVariable) -> Variable:
     """The length of vector ``y`` as a symbolic int64 scalar (a constant when static)."""
-    tt = _tt()
     n = y.type.shape[0]
     if n is not None:
         return tt.constant(n, dtype="int64")
-    return y.shape[0]
+    length: Variable = y.shape[0]
+    return length
 
 
-def _broadcast_rows(x: Variable, n: Variable) -> Variable:
+def _broadcast_rows(x: TensorVariable, n: Variable) -> TensorVariable:
     """``x`` repeated ``n`` times along a new leading axis."""
-    tt = _tt()
     return tt.alloc(x, n, *[x.shape[i] for i in range(x.type.ndim)])
 
 
-def _unflatten(j: Variable, expr: Variable, x: Variable) -> Variable:
+def _unflatten(j: TensorVariable, expr: TensorVariable, x: TensorVariable) -> TensorVariable:
     """``j`` of shape ``(expr.size,) + x.shape`` reshaped to ``expr.shape + x.shape``."""
     if expr.type.ndim == 1:
         return j
-    tt = _tt()
     dims = [expr.shape[i] for i in range(expr.type.ndim)] + [
         x.shape[i] for i in range(x.type.ndim)
     ]
@@ -61,9 +62,9 @@ def _unflatten(j: Variable, expr: Variable, x: Variable) -> Variable:
 
 
 def _jacobian_vectorized(
-    y: Variable, wrt: list[Variable], consider_constant: Any, disconnected_inputs: str
-) -> list[Variable]:
-    tt = _tt()
+    y: TensorVariable, wrt: list[TensorVariable], consider_constant: Any,
+    disconnected_inputs: str,
+) -> list[TensorVariable]:
     v = y.type("jacobian_seed")
     gs = grad(
         None,
@@ -84,13 +85,13 @@ def _jacobian_vectorized(
             stacklevel=3,
         )
         return _jacobian_loop(y, wrt, consider_constant, disconnected_inputs)
-    return [o if d else _broadcast_rows(o, n) for o, d in zip(outs, depth)]
+    return [o if d else _broadcast_rows(o, n) for o, d in zip(_tensors(outs), depth)]
 
 
 def _jacobian_loop(
-    y: Variable, wrt: list[Variable], consider_constant: Any, disconnected_inputs: str
-) -> list[Variable]:
-    tt = _tt()
+    y: TensorVariable, wrt: list[TensorVariable], consider_constant: Any,
+    disconnected_inputs: str,
+) -> list[TensorVariable]:
     n = y.type.shape[0]
     if n is None:
         raise ValueError(
@@ -150,9 +151,10 @@ def jacobian(
     array([[2., 0.],
            [0., 4.]])
     """
-    tt = _tt()
     expr = tt.as_tensor_variable(expression)
-    wrt_list, single = _as_var_list(wrt, "wrt")
+    wrt_vars, single = _as_var_list(wrt, "wrt")
+    wrt_list = _tensors(wrt_vars)
+    res: list[Any]
     if expr.type.ndim == 0:
         res = grad(
             expr, wrt_list, consider_constant=consider_constant,
@@ -248,12 +250,12 @@ def hessian_vector_product(
     if len(ps) != len(wrt_list):
         raise ValueError(f"hessian_vector_product: {len(ps)} vectors for {len(wrt_list)} wrt")
     gs = grad(cost, wrt_list, **grad_kwargs)
-    from ._typeutil import as_like
+    from ._typeutil import add_terms, as_like
 
     known: dict[Variable, Variable] = {}
     for g, pk in zip(gs, ps):
         pk = as_like(pk, g)
-        known[g] = pk if g not in known else known[g] + pk
+        known[g] = pk if g not in known else add_terms([known[g], pk])
     kw = {k: v for k, v in grad_kwargs.items() if k != "known_grads"}
     kw.setdefault("disconnected_inputs", "ignore")
     res = grad(None, wrt_list, known_grads=known, **kw)

@@ -142,7 +142,8 @@ def disconnected_grad(x: Any) -> Variable:
     >>> float(g.eval({x: 3.0}))
     3.0
     """
-    return _disconnected_grad(x)  # type: ignore[no-any-return]
+    out: Variable = _disconnected_grad(x)
+    return out
 
 
 def zero_grad(x: Any) -> Variable:
@@ -155,7 +156,8 @@ def zero_grad(x: Any) -> Variable:
     >>> float(theon.grad(zero_grad(x) ** 2, x).eval({x: 3.0}))
     0.0
     """
-    return _zero_grad(x)  # type: ignore[no-any-return]
+    out: Variable = _zero_grad(x)
+    return out
 
 
 def undefined_grad(x: Any) -> Variable:
@@ -170,4 +172,5 @@ def undefined_grad(x: Any) -> Variable:
     Traceback (most recent call last):
     NullTypeGradError: ...
     """
-    return _undefined_grad(x)  # type: ignore[no-any-return]
+    out: Variable = _undefined_grad(x)
+    return out
