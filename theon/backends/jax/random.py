@@ -53,7 +53,8 @@ from theon.tensor.random.op import RandomVariable
 from theon.tensor.random.sampling import ChoiceRV, PermutationRV, RowChoiceRV
 from theon.tensor.type import tensor_type
 
-__all__ = ["bits_to_generator", "generator_bits", "generator_to_key", "key_to_generator"]
+__all__ = ["bits_to_generator", "generator_bits", "generator_to_key", "key_to_generator",
+           "register_jax_draw"]
 
 
 _M64 = (1 << 64) - 1
@@ -381,6 +382,33 @@ def _draws() -> dict[Any, Callable[..., Any]]:
 
 
 _DRAWS: dict[Any, Callable[..., Any]] = {}
+_USER_DRAWS: dict[type, Callable[..., Any]] = {}
+
+
+def register_jax_draw(cls: type) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the JAX draw of a ``RandomVariable`` subclass (and its subclasses):
+    ``draw(key, params, shape)`` returns the draw of batch shape ``shape`` from a typed
+    PRNG key; the rule splits the generator's key and threads the next one.
+
+    >>> from theon.tensor.random.op import RandomVariable
+    >>> class ShiftedExponentialRV(RandomVariable):
+    ...     name = "shifted_exponential"
+    ...     signature = "()->()"
+    ...     dtype = "floatX"
+    ...     @classmethod
+    ...     def rng_fn(cls, rng, shift, size):
+    ...         return shift + rng.exponential(size=size)
+    >>> @register_jax_draw(ShiftedExponentialRV)
+    ... def _draw(key, params, shape):
+    ...     import jax
+    ...     return params[0] + jax.random.exponential(key, shape, dtype="float64")
+    """
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        _USER_DRAWS[cls] = fn
+        return fn
+
+    return deco
 
 
 def _draw_rule(op: RandomVariable) -> Callable[..., Any] | None:
@@ -390,7 +418,7 @@ def _draw_rule(op: RandomVariable) -> Callable[..., Any] | None:
         _DRAWS.update(_draws())
     for cls in type(op).__mro__:
         key: Any = (cls, getattr(op, "method", None)) if (cls, "cholesky") in _DRAWS else cls
-        rule = _DRAWS.get(key)
+        rule = _USER_DRAWS.get(cls) or _DRAWS.get(key)
         if rule is not None:
             return rule
     return None

@@ -51,7 +51,7 @@ from theon.tensor.advanced_subtensor import AdvancedSubtensor
 from theon.tensor.basic import as_tensor_variable, constant
 from theon.tensor.elemwise import DimShuffle, Elemwise
 from theon.tensor.random.op import RandomVariable
-from theon.tensor.random.shapes import broadcast_params, is_none_size
+from theon.tensor.random.shapes import is_none_size
 from theon.tensor.shape import Shape, Shape_i, make_vector, shape_scalars
 from theon.tensor.subtensor import FULL, SYM, Subtensor
 from theon.tensor.type import tensor_type
@@ -193,9 +193,10 @@ def local_rv_size_lift(fgraph: FunctionGraph, node: Apply) -> Replacement:
 
     lengths = list(shape_scalars(size))
     new_params = []
-    for p, nd in zip(broadcast_params(params, op.ndims_params), op.ndims_params):
-        core = list(shape_scalars(p.shape))[p.type.ndim - nd:] if nd else []
-        new_params.append(broadcast_to(p, lengths + core))
+    for p, nd in zip(params, op.ndims_params):
+        tp = as_tensor_variable(p)
+        core = list(shape_scalars(tp.shape))[tp.type.ndim - nd:] if nd else []
+        new_params.append(broadcast_to(tp, lengths + core))
     new = op.make_node(rng, None, *new_params)
     if not _fits(node.outputs[1], new.outputs[1]):
         return None
