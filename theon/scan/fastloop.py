@@ -31,18 +31,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from theon.config import config
 from theon.graph.fg import FunctionGraph
-from theon.link.pyfunc.codegen import generate
+from theon.link.basic import Linker
+from theon.link.pyfunc.codegen import GeneratedCode, generate
 from theon.link.pyfunc.linker import PyLinker
 from theon.link.registry import load_linker_backends
 from theon.link.tier1 import Slot, available, close_enough, compiler, resolve_tier
 from theon.link.tier1.loops import loop_globals
 from theon.link.tier1.worker import IDLE, VERIFY, bump
 from theon.tensor.type import tensor_type
+
+if TYPE_CHECKING:  # (scan.op imports this module)
+    from theon.scan.op import ScanInfo
 
 __all__ = ["FastLoop", "build_fast_loop"]
 
@@ -78,7 +83,7 @@ class FastLoop:
         self,
         fn: Any,
         source: str,
-        info: Any,
+        info: ScanInfo,
         state_dtypes: Sequence[np.dtype[Any]],
         nit_dtypes: Sequence[np.dtype[Any]],
         tier1_code: tuple[list[str], str] | None = None,
@@ -245,7 +250,7 @@ class FastLoop:
         return res
 
 
-def build_fast_loop(fgraph: FunctionGraph, info: Any, linker: Any) -> FastLoop | None:
+def build_fast_loop(fgraph: FunctionGraph, info: ScanInfo, linker: Linker) -> FastLoop | None:
     """The fast loop of a Scan's rewritten body ``fgraph``, or ``None`` if it has none.
 
     There is one only when ``linker`` is the py linker with its float path, every
@@ -282,7 +287,8 @@ def build_fast_loop(fgraph: FunctionGraph, info: Any, linker: Any) -> FastLoop |
     return _write_loop(code, info, fgraph, tier1)
 
 
-def _write_loop(code: Any, info: Any, fgraph: FunctionGraph, tier1: bool = False) -> FastLoop:
+def _write_loop(code: GeneratedCode, info: ScanInfo, fgraph: FunctionGraph,
+                tier1: bool = False) -> FastLoop:
     """Write the loop function around the body lines (see the module docstring)."""
     outs = code.output_names
     n_seqs, n_st, n_nit = info.n_seqs, info.n_states, info.n_nit
@@ -334,9 +340,9 @@ def _write_loop(code: Any, info: Any, fgraph: FunctionGraph, tier1: bool = False
     src.add(*("    " + ln for ln in pre))
     src.add("    __done = __n")
     # the step number, where something reads it (the sequences are cut to n rows)
-    steps = ["range(__n)"] if top or info.as_while or any("__t" in w for w in writes) else []
-    targets = (["__t"] if steps else []) + seq_names
-    iters = steps + [f"__q{s}" for s in range(n_seqs)]
+    counted = ["range(__n)"] if top or info.as_while or any("__t" in w for w in writes) else []
+    targets = (["__t"] if counted else []) + seq_names
+    iters = counted + [f"__q{s}" for s in range(n_seqs)]
     if not targets:
         src.add("    for _ in range(__n):")
     elif len(iters) == 1:
@@ -352,8 +358,6 @@ def _write_loop(code: Any, info: Any, fgraph: FunctionGraph, tier1: bool = False
     dtypes = [np.dtype(tensor_type(v).dtype) for v in fgraph.outputs]
     tier1_code = None
     if tier1:
-        from theon.config import config
-
         tier1_code = _array_loop(code, info, pre, top, carry_to, carry_from, final, src.namespace)
         steps = int(config.tier1_scan_steps)
     else:
@@ -362,7 +366,7 @@ def _write_loop(code: Any, info: Any, fgraph: FunctionGraph, tier1: bool = False
                     tier1_code, steps)
 
 
-def _step_end(info: Any, outs: list[str], writes: list[str], carry_to: list[str],
+def _step_end(info: ScanInfo, outs: list[str], writes: list[str], carry_to: list[str],
               carry_from: list[str]) -> list[str]:
     """The end of a step of either loop: the stop test of an ``until`` loop, the writes
     of the step's results, the carried values, and the break."""
@@ -375,8 +379,8 @@ def _step_end(info: Any, outs: list[str], writes: list[str], carry_to: list[str]
     return lines
 
 
-def _array_loop(code: Any, info: Any, pre: list[str], top: list[str], carry_to: list[str],
-                carry_from: list[str], final: list[str],
+def _array_loop(code: GeneratedCode, info: ScanInfo, pre: list[str], top: list[str],
+                carry_to: list[str], carry_from: list[str], final: list[str],
                 namespace: dict[str, Any]) -> tuple[list[str], str] | None:
     """The loop on arrays for tier 1 (numba): histories, sequences and nit-sot outputs
     are arrays the caller allocates; returns (the globals' definitions, the source),

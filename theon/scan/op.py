@@ -59,8 +59,9 @@ from theon.scan.fastloop import FastLoop, build_fast_loop
 from theon.scan.steploop import inline_step_loop, make_step_loop
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.type import TensorType, tensor_type
+from theon.tensor.variable import TensorVariable
 
-__all__ = ["Scan", "ScanInfo"]
+__all__ = ["Scan", "ScanInfo", "scan_op", "tensor_inputs"]
 
 
 @dataclass(frozen=True)
@@ -693,6 +694,21 @@ class Scan(Op):
         from theon.scan.grad import scan_rop
 
         return scan_rop(self, list(inputs), list(eval_points))
+
+
+def scan_op(node: Apply) -> Scan:
+    """``node.op``, a Scan: what a rewrite tracking ``Scan`` is given."""
+    op = node.op
+    if not isinstance(op, Scan):
+        raise TypeError(f"{node.op} is not a Scan (in {node})")
+    return op
+
+
+def tensor_inputs(node: Apply) -> list[TensorVariable]:
+    """A Scan node's outer inputs before its carried states: ``n_steps``, the sequences,
+    the state buffers and the non-sequences, all tensors (``make_node`` made them)."""
+    stop = scan_op(node).info.carried_inputs.start
+    return [as_tensor_variable(v) for v in node.inputs[:stop]]
 
 
 _UNSET: Any = object()

@@ -27,6 +27,7 @@ results agree with the loop's to rounding, not bitwise.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -35,32 +36,41 @@ from theon.graph.fg import FunctionGraph
 from theon.graph.replace import clone_replace
 from theon.graph.traversal import ancestors, io_toposort
 from theon.rewriting import node_rewriter
-from theon.scan.op import Scan
+from theon.scan.op import Scan, scan_op, tensor_inputs
 from theon.scan.stepdot import step_dot_sum
+from theon.tensor.basic import as_tensor_variable
 from theon.tensor.blas import Dot
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.type import tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = ["scan_pushout_acc", "scan_pushout_seqs"]
 
 
-def _is_add(v: Variable) -> bool:
+def _add_node(v: Variable) -> Apply | None:
+    """The elementwise ``add`` computing ``v``, or ``None``."""
     import theon.scalar as ts
 
     o = v.owner
-    return o is not None and isinstance(o.op, Elemwise) and o.op.scalar_op == ts.add
+    if o is not None and isinstance(o.op, Elemwise) and o.op.scalar_op == ts.add:
+        return o
+    return None
+
+
+def _is_add(v: Variable) -> bool:
+    return _add_node(v) is not None
 
 
 def _remake(
     node: Apply,
     inner_outputs: list[Variable],
-    new_seqs: list[tuple[Variable, Variable]] = (),  # type: ignore[assignment]
-    new_nits: list[Variable] = (),  # type: ignore[assignment]
+    new_seqs: Sequence[tuple[Variable, Variable]] = (),
+    new_nits: Sequence[Variable] = (),
 ) -> list[Variable]:
     """``node``'s Scan with a body computing ``inner_outputs`` (same layout), plus sequences
     (placeholder, outer value) and nit-sot outputs appended.  Returns the new node's outputs:
     the old ones in order, then the new nits."""
-    op: Scan = node.op  # type: ignore[assignment]
+    op = scan_op(node)
     info = op.info
     inner = op.inner_inputs
     ns_in = len(new_seqs)
@@ -91,13 +101,14 @@ class _Batch:
             vectorize_node,
         )
 
-        op: Scan = node.op  # type: ignore[assignment]
+        op = scan_op(node)
         info = op.info
         inner = op.inner_inputs
         sseq, _, sns = info.outer_slices()
-        n = node.inputs[0]
+        outer = tensor_inputs(node)
+        n = outer[0]
         self.batched: dict[Variable, Variable] = {
-            inner[i]: node.inputs[sseq][i][:n] for i in range(info.n_seqs)}
+            inner[i]: outer[sseq][i][:n] for i in range(info.n_seqs)}
         first_ns = info.n_seqs + info.n_state_taps
         self.plain: dict[Variable, Variable] = {
             inner[first_ns + w]: x for w, x in enumerate(node.inputs[sns])}
@@ -156,8 +167,9 @@ def _regroup_adds(b: _Batch, order: list[Apply], outputs: list[Variable]) -> dic
         terms, stack = [], list(reversed(nd.inputs))
         while stack:  # flatten single-use inner sums
             t = stack.pop()
-            if _is_add(t) and clients.get(t) == 1 and t not in outputs:
-                stack.extend(reversed(t.owner.inputs))  # type: ignore[union-attr]
+            add = _add_node(t)
+            if add is not None and clients.get(t) == 1 and t not in outputs:
+                stack.extend(reversed(add.inputs))
             else:
                 terms.append(t)
         dt = tensor_type(out).dtype
@@ -192,7 +204,7 @@ def scan_pushout_seqs(fgraph: FunctionGraph, node: Apply) -> Any:
     the whole sequence.  While-loops are left alone (they may stop before the end
     of their sequences).
     """
-    op: Scan = node.op  # type: ignore[assignment]
+    op = scan_op(node)
     info = op.info
     if info.as_while or info.n_seqs == 0:
         return None
@@ -250,26 +262,27 @@ class _Stacker:
     """Per-step body values stacked over the steps: a sequence's outer value, else a new nit."""
 
     def __init__(self, node: Apply) -> None:
-        op: Scan = node.op  # type: ignore[assignment]
+        op = scan_op(node)
         info = op.info
         sseq = info.outer_slices()[0]
-        n = node.inputs[0]
-        self.seq = {op.inner_inputs[i]: node.inputs[sseq][i] for i in range(info.n_seqs)}
-        self.n = n
+        outer = tensor_inputs(node)
+        self.seq = {op.inner_inputs[i]: outer[sseq][i] for i in range(info.n_seqs)}
+        self.n = outer[0]
         self.nits: list[Variable] = []
-        self.stand_ins: list[Variable] = []  # per new nit, the outer placeholder for it
+        self.stand_ins: list[TensorVariable] = []  # per new nit, its outer placeholder
 
-    def stack(self, v: Variable) -> Variable:
+    def stack(self, v: Variable) -> TensorVariable:
         """A symbolic stand-in for ``V``, ``V[t] = v_t``; :meth:`resolve` makes it real."""
         if v in self.seq:
-            return self.seq[v][: self.n]
+            rows: TensorVariable = self.seq[v][: self.n]
+            return rows
         if v not in self.nits:
             self.nits.append(v)
             self.stand_ins.append(
                 tensor_type(v).clone(shape=(None, *tensor_type(v).shape))("stacked"))
         return self.stand_ins[self.nits.index(v)]
 
-    def stack_transposed(self, v: Variable) -> tuple[Variable, bool]:
+    def stack_transposed(self, v: Variable) -> tuple[TensorVariable, bool]:
         """``(V, False)`` as :meth:`stack` gives, or ``(U, True)`` when ``v_t = u_t.T``."""
         u, ops = _strip_dimshuffles(v)
         if len(ops) == 1 and tuple(ops[0].new_order) == (1, 0):
@@ -279,7 +292,7 @@ class _Stacker:
             o = s.owner
             if o is not None and isinstance(o.op, DimShuffle) and tuple(o.op.new_order) == (
                     0, 2, 1):
-                return o.inputs[0][: self.n], True
+                return as_tensor_variable(o.inputs[0])[: self.n], True
         return self.stack(v), False
 
 
@@ -304,8 +317,9 @@ def _add_terms(v: Variable, readers: dict[Variable, int], outs: list[Variable]) 
     stack = [v]
     while stack:
         t = stack.pop()
-        if _is_add(t) and (t is v or (readers.get(t) == 1 and t not in outs)):
-            stack.extend(reversed(t.owner.inputs))  # type: ignore[union-attr]
+        add = _add_node(t)
+        if add is not None and (t is v or (readers.get(t) == 1 and t not in outs)):
+            stack.extend(reversed(add.inputs))
         else:
             terms.append(t)
     return terms
@@ -316,7 +330,7 @@ def _step_total(g: Variable, st: _Stacker) -> Variable:
     import theon.tensor as tt
 
     if g in st.seq:  # a sequence row: the sequence summed over its steps
-        return tt.sum(st.stack(g), axis=0)  # type: ignore[no-any-return]
+        return tt.sum(st.stack(g), axis=0)
     u, ops = _strip_dimshuffles(g)
     o = u.owner
     assert o is not None
@@ -326,6 +340,7 @@ def _step_total(g: Variable, st: _Stacker) -> Variable:
         # sum_t U[t].T @ Q[t]: one flat product, run in chunks (theon.scan.stepdot)
         total = step_dot_sum(P if p_tr else P.dimshuffle(0, 2, 1), st.stack(q))
     else:
+        assert isinstance(o.op, CAReduce)  # (_summable: a Dot or a sum)
         E = st.stack(o.inputs[0])
         axes = o.op.axis
         nd = tensor_type(o.inputs[0]).ndim
@@ -341,7 +356,7 @@ def _step_total(g: Variable, st: _Stacker) -> Variable:
                 total = by_blas
     for d in ops:
         total = d(total)
-    return total  # type: ignore[no-any-return]
+    return total
 
 
 @node_rewriter([Scan])
@@ -365,7 +380,7 @@ def scan_pushout_acc(fgraph: FunctionGraph, node: Apply) -> Any:
     """
     import theon.tensor as tt
 
-    op: Scan = node.op  # type: ignore[assignment]
+    op = scan_op(node)
     info = op.info
     if info.as_while:
         return None
@@ -396,8 +411,9 @@ def scan_pushout_acc(fgraph: FunctionGraph, node: Apply) -> Any:
     if not found:
         return None
     totals: dict[int, Variable] = {}
+    inits = tensor_inputs(node)[sst]
     for j, terms in found.items():
-        init = node.inputs[sst][j]
+        init = inits[j]
         sums = [_step_total(t, st) for t in terms]
         total = tt.shape_padleft(sums[0] if len(sums) == 1 else tt.add(*sums))
         val = init[:1] + total
@@ -406,10 +422,10 @@ def scan_pushout_acc(fgraph: FunctionGraph, node: Apply) -> Any:
         # the same one row, with the output's type: a buffer of unknown static length
         totals[j] = val[: tt.minimum(init.shape[0], 1)]
     made = _remake(node, list(outs), new_nits=st.nits)
-    subs = dict(zip(st.stand_ins, made[len(node.outputs):]))
+    subs: dict[Variable, Variable] = dict(zip(st.stand_ins, made[len(node.outputs):]))
     repl: dict[Variable, Variable] = {}
-    for j, val in totals.items():
-        (new,) = clone_replace([val], subs)
+    for j, total_j in totals.items():
+        (new,) = clone_replace([total_j], subs)
         if new.type != node.outputs[j].type:
             return None
         repl[node.outputs[j]] = new

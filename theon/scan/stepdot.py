@@ -35,9 +35,10 @@ from typing import Any
 
 import numpy as np
 
-from theon.graph.basic import Apply, Variable
+from theon.graph.basic import Apply
 from theon.tensor.blas import Einsum
 from theon.tensor.type import tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = ["CHUNK_MACS", "StepDotSum", "chunked_step_dot_sum", "step_dot_sum"]
 
@@ -94,6 +95,6 @@ class StepDotSum(Einsum):
 _step_dot_sum = StepDotSum()
 
 
-def step_dot_sum(a: Any, b: Any) -> Variable:
+def step_dot_sum(a: Any, b: Any) -> TensorVariable:
     """``sum_t a[t].T @ b[t]`` for ``a`` (n, r, k) and ``b`` (n, r, m): a (k, m) matrix."""
-    return _step_dot_sum(a, b)  # type: ignore[no-any-return]
+    return _step_dot_sum(a, b)
