@@ -27,7 +27,7 @@ from theon.graph.fg import FunctionGraph
 from theon.graph.replace import clone_replace
 from theon.graph.traversal import ancestors, io_toposort
 from theon.rewriting import node_rewriter, register_canonicalize, register_specialize
-from theon.scan.op import Scan, ScanInfo
+from theon.scan.op import Scan, ScanInfo, scan_op
 from theon.scan.pushout import scan_pushout_acc, scan_pushout_seqs
 from theon.tensor.subtensor import Subtensor
 
@@ -62,7 +62,7 @@ def _rebuild(
     Returns the new node's outputs aligned with the old node's (``None`` for dropped
     ones), and the new Op.
     """
-    op: Scan = node.op  # type: ignore[assignment]
+    op = scan_op(node)
     info = op.info
     outs = op.inner_outputs if inner_outputs is None else inner_outputs
     tap_pos, _, ns_pos, _ = _groups(op)
@@ -116,7 +116,7 @@ def scan_prune(fgraph: FunctionGraph, node: Apply) -> Any:
     A recurrent output is kept while another kept output's step reads it; an input
     (sequence, non-sequence, initial state) that no kept output needs is dropped.
     """
-    op: Scan = node.op  # type: ignore[assignment]
+    op = scan_op(node)
     info = op.info
     tap_pos, seq_pos, ns_pos, nit_pos = _groups(op)
     inner = op.inner_inputs
@@ -153,7 +153,7 @@ def scan_hoist_invariant(fgraph: FunctionGraph, node: Apply) -> Any:
     A body node whose inputs are all non-sequences, constants or such nodes'
     outputs computes the same value at every step: it is computed once outside.
     """
-    op: Scan = node.op  # type: ignore[assignment]
+    op = scan_op(node)
     info = op.info
     _, _, ns_pos, _ = _groups(op)
     inner = op.inner_inputs
@@ -202,7 +202,8 @@ def _last_row_clients(fgraph: FunctionGraph, v: Variable, lag: int) -> list[Appl
             continue
         if idx == ((lag, None, None),):
             inner = _last_row_clients(fgraph, client.outputs[0], 0)
-            if inner is None or any(idx2.op.idx_list[0] != -1 for idx2 in inner):
+            if inner is None or any(not isinstance(c.op, Subtensor) or c.op.idx_list[0] != -1
+                                    for c in inner):
                 return None
             found.extend(inner)
             continue
@@ -218,7 +219,7 @@ def scan_save_mem(fgraph: FunctionGraph, node: Apply) -> Any:
     The full buffer ``S[0 : L + n]`` is replaced by a ring of ``L`` rows holding
     ``S[n : L + n]``; ``S[-1] = ring[-1]``, and ``S[L:][-1] = ring[-1]`` when ``n >= 1``.
     """
-    op: Scan = node.op  # type: ignore[assignment]
+    op = scan_op(node)
     info = op.info
     targets: dict[int, list[Apply]] = {}
     for j in range(info.n_states):
@@ -251,7 +252,7 @@ def scan_merge(fgraph: FunctionGraph, node: Apply) -> Any:
 
     ``scan(f, n)``, ``scan(g, n)`` -> ``scan(f ++ g, n)``: the bodies side by side.
     """
-    op: Scan = node.op  # type: ignore[assignment]
+    op = scan_op(node)
     if op.info.as_while or op.info.n_carried:
         return None
     n = node.inputs[0]
@@ -272,8 +273,8 @@ def scan_merge(fgraph: FunctionGraph, node: Apply) -> Any:
 
 
 def _merge(a: Apply, b: Apply) -> dict[Variable, Variable]:
-    oa: Scan = a.op  # type: ignore[assignment]
-    ob: Scan = b.op  # type: ignore[assignment]
+    oa = scan_op(a)
+    ob = scan_op(b)
     ia, ib = oa.info, ob.info
     ta, sa, na, _ = _groups(oa)
     tb, sb, nb, _ = _groups(ob)
