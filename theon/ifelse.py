@@ -52,7 +52,7 @@ from theon.tensor.basic import (
 )
 from theon.tensor.creation import zeros
 from theon.tensor.shape import shape_tuple
-from theon.tensor.type import TensorType, complex_dtypes
+from theon.tensor.type import TensorType, complex_dtypes, tensor_type
 
 __all__ = ["IfElse", "ifelse"]
 
@@ -165,8 +165,8 @@ class IfElse(Op):
         gs = []
         for j in live:
             g = output_grads[j]
-            dt = outputs[j].type.dtype  # type: ignore[attr-defined]
-            gs.append(cast(g, dt) if g.type.dtype != dt else g)  # type: ignore[attr-defined]
+            dt = tensor_type(outputs[j]).dtype
+            gs.append(cast(g, dt) if tensor_type(g).dtype != dt else g)
         then_vals = gs + [_zeros_like(elses[j]) for j in live]
         else_vals = [_zeros_like(thens[j]) for j in live] + gs
         got = ifelse(cond, then_vals, else_vals, name=_suffixed(self.name, "grad"))
@@ -451,7 +451,8 @@ def _contexts(fgraph: FunctionGraph) -> dict[Apply, Context]:
     """Each node's lazy context (see :mod:`theon.link.lazy`), cached until the graph changes."""
     got = fgraph.memo.get(_CONTEXTS_MEMO)
     if got is not None and got[0] == fgraph.change_count:
-        return got[1]  # type: ignore[no-any-return]
+        cached: dict[Apply, Context] = got[1]
+        return cached
     ctx, _ = node_contexts(fgraph)
     fgraph.memo[_CONTEXTS_MEMO] = (fgraph.change_count, ctx)
     return ctx

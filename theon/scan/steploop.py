@@ -129,7 +129,8 @@ def make_step_loop(
     src = step_loop_source(n_seqs, store_last, n_nit, n_nonseqs)
     env: dict[str, Any] = {}
     exec(compile(src, f"<theon-scan-loop {n_seqs}/{store_last}/{n_nit}>", "exec"), env)
-    return env["_loop"]  # type: ignore[no-any-return]
+    loop: Callable[..., Any] = env["_loop"]
+    return loop
 
 
 # -- the body inlined ---------------------------------------------------------------------
@@ -312,5 +313,5 @@ def inline_step_loop(
         return None
     code = next(c for c in module.co_consts if isinstance(c, CodeType) and c.co_name == "_loop")
     loop = FunctionType(code, namespace, "_loop")
-    loop.inlined = True  # type: ignore[attr-defined]
+    loop.__dict__["inlined"] = True  # (read by Scan.perform: errors run the scan again)
     return loop
