@@ -19,12 +19,24 @@ True
 from __future__ import annotations
 
 import functools
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from theon.graph.basic import Apply, Variable, user_trace
+from theon.graph.basic import Apply, Constant, Variable, user_trace
 
-__all__ = ["GRADIENT_OF", "GRAD_KEY", "LazyBranches", "Op", "OpContractError", "lazy_branches"]
+__all__ = [
+    "GRADIENT_OF",
+    "GRAD_KEY",
+    "HasInnerGraph",
+    "LazyBranches",
+    "Op",
+    "OpContractError",
+    "TestValueError",
+    "compute_test_value",
+    "get_test_value",
+    "lazy_branches",
+]
 
 #: While ``theon.grad`` builds the gradient of a node, ``GRADIENT_OF[0]`` is that forward
 #: node; every node an Op call makes meanwhile records it in its ``tag`` under
@@ -320,3 +332,106 @@ def lazy_branches(node: Apply) -> LazyBranches | None:
             f"inputs, not {len(ins)}"
         )
     return LazyBranches(ins[0], list(ins[1 : n + 1]), list(ins[n + 1 :]))
+
+
+class HasInnerGraph(ABC):
+    """What an Op with an inner graph offers (PyTensor's mixin of that name):
+    ``inner_inputs`` and ``inner_outputs``, the inner graph's boundary.
+
+    theon's Ops with inner graphs (``Scan``, ``OpFromGraph``) follow this protocol
+    without naming the class, so ``isinstance(op, HasInnerGraph)`` is true for any
+    object whose class defines both attributes (checked by ``__subclasshook__``); a
+    class may also subclass it.
+
+    >>> class Inner:
+    ...     inner_inputs = []
+    ...     inner_outputs = []
+    >>> isinstance(Inner(), HasInnerGraph), isinstance(Op(), HasInnerGraph)
+    (True, False)
+    """
+
+    __slots__ = ()
+
+    @property
+    @abstractmethod
+    def inner_inputs(self) -> list[Variable]:
+        """The inner graph's inputs."""
+
+    @property
+    @abstractmethod
+    def inner_outputs(self) -> list[Variable]:
+        """The inner graph's outputs."""
+
+    @classmethod
+    def __subclasshook__(cls, other: type) -> bool:
+        if cls is HasInnerGraph:
+            names = set().union(*(vars(k) for k in other.__mro__))
+            if "inner_inputs" in names and "inner_outputs" in names:
+                return True
+        return NotImplemented  # type: ignore[no-any-return]
+
+
+class TestValueError(ValueError):
+    """A variable has no test value (see :func:`get_test_value`)."""
+
+    __test__ = False  # (not a test class, for pytest)
+
+
+def get_test_value(v: Any) -> Any:
+    """The test value of ``v``: a constant's data, a shared variable's value, or the
+    ``v.tag.test_value`` set by hand; a value that is not a Variable is returned as is.
+
+    theon never computes test values while a graph is built (``config.compute_test_value``
+    is only read by programs written for PyTensor); :func:`compute_test_value` computes
+    them on request.
+
+    >>> from theon.scalar import float64
+    >>> x = float64("x")
+    >>> x.tag.test_value = 2.0
+    >>> get_test_value(x)
+    2.0
+    """
+    if not isinstance(v, Variable):
+        return v
+    if isinstance(v, Constant):
+        return v.data
+    get_value = getattr(v, "get_value", None)  # a shared variable (theon.compile's)
+    if v.owner is None and callable(get_value):
+        return get_value(borrow=True)
+    try:
+        return v.tag.test_value
+    except AttributeError:
+        raise TestValueError(
+            f"{v} has no test value: set {v}.tag.test_value, or call compute_test_value "
+            "on its owner once its inputs have theirs"
+        ) from None
+
+
+def compute_test_value(node: Apply | Variable) -> None:
+    """Set ``tag.test_value`` on the outputs of ``node`` (or of a variable's owner) by
+    running the Op's ``perform`` on its inputs' test values.
+
+    Raises :class:`TestValueError` naming the input that has none.
+
+    >>> from theon.scalar import add, float64
+    >>> x, y = float64("x"), float64("y")
+    >>> x.tag.test_value, y.tag.test_value = 1.5, 2.0
+    >>> z = add(x, y)
+    >>> compute_test_value(z.owner)
+    >>> float(z.tag.test_value)
+    3.5
+    """
+    if isinstance(node, Variable):
+        if node.owner is None:
+            return
+        node = node.owner
+    values = []
+    for i, inp in enumerate(node.inputs):
+        try:
+            values.append(get_test_value(inp))
+        except TestValueError as e:
+            raise TestValueError(f"input {i} of {node.op}: {e}") from None
+    storage: list[list[Any]] = [[None] for _ in node.outputs]
+    node.op.perform(node, values, storage)
+    for out, cell in zip(node.outputs, storage):
+        out.tag.test_value = cell[0]

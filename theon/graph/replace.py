@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from theon.graph.basic import Apply, Constant, Variable
-from theon.graph.traversal import io_toposort, orphans_between
+from theon.graph.traversal import ancestors, io_toposort, orphans_between
 from theon.graph.vectorize import vectorize_graph
 
 __all__ = [
@@ -131,7 +131,74 @@ def clone_replace(
     return res[0] if single else res
 
 
-graph_replace = clone_replace
+def _replacement_pairs(
+    replace: Mapping[Variable, Variable] | Iterable[tuple[Variable, Variable]] | None,
+) -> dict[Variable, Variable]:
+    """``{old: new}`` with each ``new`` converted to ``old``'s type (``TypeError`` if it
+    cannot be)."""
+    pairs = list(replace.items() if isinstance(replace, Mapping) else (replace or []))
+    out: dict[Variable, Variable] = {}
+    for old, new in pairs:
+        if not isinstance(old, Variable):
+            raise TypeError(f"graph_replace: key {old!r} is not a Variable")
+        if not isinstance(new, Variable):
+            raise TypeError(f"graph_replace: the replacement of {old} is {new!r}, not a Variable")
+        if old.type != new.type:
+            new = old.type.filter_variable(new)
+        out[old] = new
+    return out
+
+
+def graph_replace(
+    outputs: Variable | Sequence[Variable],
+    replace: Mapping[Variable, Variable] | Iterable[tuple[Variable, Variable]] | None = None,
+    *,
+    strict: bool = True,
+) -> Any:
+    """``outputs`` with each key of ``replace`` substituted by its value, copying only the
+    nodes that depend on a replaced variable (the rest of the graph is shared, unlike
+    :func:`clone_replace`).
+
+    With ``strict``, a key that ``outputs`` do not depend on (or only through another
+    replaced variable) raises ``ValueError``.  Returns a Variable or a list, like
+    ``outputs``; the user's graph is left untouched.
+
+    >>> from theon.scalar import add, exp, float64
+    >>> x, y, z = float64("x"), float64("y"), float64("z")
+    >>> e = exp(x)
+    >>> out = graph_replace(add(e, y), {y: z})
+    >>> out.owner.inputs[0] is e, str(out.owner.inputs[1])
+    (True, 'z')
+    >>> graph_replace(e, {z: y})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: graph_replace: some replacements were not used (...): {z: y}
+    """
+    pairs = _replacement_pairs(replace)
+    single = isinstance(outputs, Variable)
+    outs: list[Variable] = [outputs] if isinstance(outputs, Variable) else list(outputs)
+    memo: dict[Variable, Variable] = dict(pairs)
+    used: set[Variable] = set()
+    # the nodes between the outputs and the replaced variables, dependencies first
+    for v in ancestors(outs, blockers=pairs):
+        if v in pairs:
+            used.add(v)
+    if strict and len(used) != len(pairs):
+        unused = {k: v for k, v in pairs.items() if k not in used}
+        raise ValueError(
+            "graph_replace: some replacements were not used (the outputs do not depend on "
+            f"them): {{{', '.join(f'{k}: {v}' for k, v in unused.items())}}}"
+        )
+    for node in io_toposort(list(pairs), outs):
+        new_inputs = [memo.get(i, i) for i in node.inputs]
+        if all(a is b for a, b in zip(new_inputs, node.inputs)):
+            continue
+        new_node = node.clone_with_new_inputs(new_inputs, strict=False)
+        for old, new in zip(node.outputs, new_node.outputs):
+            new.name = old.name
+            memo[old] = new
+    res = [memo.get(o, o) for o in outs]
+    return res[0] if single else res
 
 
 def equal_computations(

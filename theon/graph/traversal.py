@@ -20,20 +20,30 @@ own way.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from typing import Any, TypeVar
 
-from theon.graph.basic import Apply, Variable
+from theon.graph.basic import Apply, Constant, Variable
 
 __all__ = [
     "ancestors",
+    "apply_ancestors",
+    "apply_depends_on",
     "applys_between",
+    "explicit_graph_inputs",
+    "general_toposort",
     "graph_inputs",
     "io_toposort",
     "orphans_between",
     "toposort",
+    "truncated_graph_inputs",
+    "variable_depends_on",
     "variables",
     "vars_between",
+    "walk",
 ]
+
+T = TypeVar("T", bound=Hashable)
 
 
 def ancestors(
@@ -164,17 +174,194 @@ def io_toposort(
     return order
 
 
-def toposort(outputs: Sequence[Variable]) -> list[Apply]:
-    """All Apply nodes the ``outputs`` depend on, in dependency order.
+def toposort(
+    outputs: Iterable[Variable], blockers: Iterable[Variable] | None = None
+) -> list[Apply]:
+    """All Apply nodes the ``outputs`` depend on, in dependency order, not looking past
+    ``blockers`` (whose owners are left out).
 
     Independent nodes come in theon's own order (see :func:`io_toposort`).
 
     >>> from theon.scalar import exp, float64, neg
-    >>> y = exp(neg(float64("x")))
+    >>> x = float64("x")
+    >>> y = exp(neg(x))
     >>> [str(n.op) for n in toposort([y])]
     ['neg', 'exp']
+    >>> [str(n.op) for n in toposort([y], blockers=[y.owner.inputs[0]])]
+    ['exp']
     """
-    return io_toposort([], outputs)
+    return io_toposort(blockers or [], list(outputs))
+
+
+def general_toposort(
+    outputs: Iterable[T],
+    deps: Callable[[T], Iterable[T] | None],
+    **kwargs: Any,
+) -> list[T]:
+    """Every item reachable from ``outputs`` through ``deps``, each after its ``deps``.
+
+    A depth-first post-order (``outputs`` in their order, each item's dependencies
+    in theirs); a cycle raises ``ValueError``.  PyTensor's caching arguments
+    (``compute_deps_cache``, ``deps_cache``, ``clients``) are accepted and unused.
+
+    >>> deps = {"c": ["a", "b"], "b": ["a"], "a": []}
+    >>> general_toposort(["c"], lambda k: deps[k])
+    ['a', 'b', 'c']
+    """
+    order: list[T] = []
+    done: set[T] = set()
+    on_path: set[T] = set()
+    for root in outputs:
+        if root in done:
+            continue
+        on_path.add(root)
+        stack: list[tuple[T, Any]] = [(root, iter(deps(root) or ()))]
+        while stack:
+            item, it = stack[-1]
+            for d in it:
+                if d in done:
+                    continue
+                if d in on_path:
+                    raise ValueError(f"general_toposort: a cycle through {d!r}")
+                on_path.add(d)
+                stack.append((d, iter(deps(d) or ())))
+                break
+            else:
+                stack.pop()
+                on_path.discard(item)
+                done.add(item)
+                order.append(item)
+    return order
+
+
+def apply_ancestors(
+    graphs: Iterable[Variable], blockers: Collection[Variable] | None = None
+) -> list[Apply]:
+    """The Apply nodes computing :func:`ancestors` of ``graphs`` (each once, in that order).
+
+    >>> from theon.scalar import exp, float64, neg
+    >>> [str(n.op) for n in apply_ancestors([exp(neg(float64("x")))])]
+    ['exp', 'neg']
+    """
+    out: dict[Apply, None] = {}
+    for v in ancestors(graphs, blockers):
+        if v.owner is not None and (blockers is None or v not in blockers):
+            out[v.owner] = None
+    return list(out)
+
+
+def variable_depends_on(
+    variable: Variable, depends_on: Variable | Iterable[Variable]
+) -> bool:
+    """Whether ``variable`` is, or is computed from, one of ``depends_on``.
+
+    >>> from theon.scalar import exp, float64
+    >>> x, y = float64("x"), float64("y")
+    >>> variable_depends_on(exp(x), x), variable_depends_on(exp(x), [y])
+    (True, False)
+    """
+    targets = {depends_on} if isinstance(depends_on, Variable) else set(depends_on)
+    return any(v in targets for v in ancestors([variable]))
+
+
+def apply_depends_on(apply: Apply, depends_on: Apply | Iterable[Apply]) -> bool:
+    """Whether ``apply`` is, or reads the result of, one of the nodes ``depends_on``.
+
+    >>> from theon.scalar import exp, float64, neg
+    >>> y = exp(neg(float64("x")))
+    >>> apply_depends_on(y.owner, y.owner.inputs[0].owner), apply_depends_on(
+    ...     y.owner.inputs[0].owner, y.owner)
+    (True, False)
+    """
+    targets = {depends_on} if isinstance(depends_on, Apply) else set(depends_on)
+    if apply in targets:
+        return True
+    return any(v.owner in targets for v in ancestors(apply.inputs) if v.owner is not None)
+
+
+def _is_shared(v: Variable) -> bool:
+    # duck-typed: SharedVariable lives in theon.compile, a layer above this one
+    return v.owner is None and callable(getattr(v, "get_value", None))
+
+
+def explicit_graph_inputs(graph: Variable | Iterable[Variable]) -> list[Variable]:
+    """The inputs of ``graph`` a function must be given: :func:`graph_inputs` without
+    constants and shared variables.
+
+    >>> from theon.scalar import add, float64
+    >>> x, y = float64("x"), float64("y")
+    >>> [str(v) for v in explicit_graph_inputs(add(x, add(y, 1.0)))]
+    ['x', 'y']
+    """
+    graphs = [graph] if isinstance(graph, Variable) else list(graph)
+    return [v for v in graph_inputs(graphs) if not isinstance(v, Constant) and not _is_shared(v)]
+
+
+def truncated_graph_inputs(
+    outputs: Sequence[Variable], ancestors_to_include: Iterable[Variable] | None = None
+) -> list[Variable]:
+    """The variables closest to ``outputs`` that compute them without depending on any of
+    ``ancestors_to_include`` (those reached are listed themselves).
+
+    Each output that depends on none of ``ancestors_to_include`` is listed as is;
+    otherwise the walk goes through its owner's inputs (last output first, each node's
+    last input first, as PyTensor's), listing every variable it reaches that is one of
+    ``ancestors_to_include`` or depends on none of them.  Together they suffice to
+    compute ``outputs``.
+
+    >>> from theon.scalar import add, exp, float64, mul
+    >>> x, y = float64("x"), float64("y")
+    >>> o1 = add(x, y)
+    >>> o3 = exp(mul(o1, 2.0))
+    >>> [str(v) for v in truncated_graph_inputs([o3])]
+    ['exp.0']
+    >>> [str(v) for v in truncated_graph_inputs([o3], [o1])]
+    ['2.0', 'add.0']
+    >>> [str(v) for v in truncated_graph_inputs([o3], [x])]
+    ['2.0', 'y', 'x']
+    """
+    include = set(ancestors_to_include or ())
+    # which variables depend on one of ``include`` (memoized; iterative post-order)
+    depends: dict[Variable, bool] = {}
+
+    def dep(root: Variable) -> bool:
+        stack = [root]
+        while stack:
+            v = stack[-1]
+            if v in depends:
+                stack.pop()
+                continue
+            if v in include:
+                depends[v] = True
+                stack.pop()
+                continue
+            owner = v.owner
+            if owner is None:
+                depends[v] = False
+                stack.pop()
+                continue
+            todo = [i for i in owner.inputs if i not in depends]
+            if todo:
+                stack.extend(todo)
+                continue
+            depends[v] = any(depends[i] for i in owner.inputs)
+            stack.pop()
+        return depends[root]
+
+    out: list[Variable] = []
+    seen: set[Variable] = set()
+    stack = list(outputs)
+    while stack:
+        v = stack.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if v in include or not dep(v):
+            out.append(v)
+        else:
+            assert v.owner is not None  # (it depends on something, through its owner)
+            stack.extend(v.owner.inputs)
+    return out
 
 
 def applys_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[Apply]:
@@ -271,22 +458,25 @@ def orphans_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[V
 
 
 def walk(
-    nodes: Iterable[object], expand: Callable[[object], Iterable[object] | None],
-    bfs: bool = True,
-) -> list[object]:
+    nodes: Iterable[Any], expand: Callable[[Any], Iterable[Any] | None],
+    bfs: bool = True, return_children: bool = False,
+) -> list[Any]:
     """Every item reachable from ``nodes`` through ``expand``, once (by identity).
 
     Breadth-first by default: a queue of ``nodes`` in their order, each item's
     ``expand`` appended at the back.  With ``bfs=False`` the items are taken from the
     back instead (depth-first; the last of ``nodes`` first), as PyTensor's ``walk``.
+    With ``return_children`` each entry is ``(item, expand(item))``.
 
     >>> walk([1], lambda n: [n + 1] if n < 4 else [])
     [1, 2, 3, 4]
     >>> walk([10, 20], lambda n: [n + 1] if n % 10 == 0 else None, bfs=False)
     [20, 21, 10, 11]
+    >>> walk([1], lambda n: [n + 1] if n < 2 else None, return_children=True)
+    [(1, [2]), (2, None)]
     """
     seen: set[int] = set()
-    out: list[object] = []
+    out: list[Any] = []
     items = deque(nodes)
     take = items.popleft if bfs else items.pop
     while items:
@@ -294,8 +484,8 @@ def walk(
         if id(n) in seen:
             continue
         seen.add(id(n))
-        out.append(n)
         more = expand(n)
+        out.append((n, more) if return_children else n)
         if more:
             items.extend(more)
     return out
