@@ -56,6 +56,15 @@ ALIASES: dict[str, str | Namespace] = {
     "scan_module.scan_utils": "theon.scan.utils",
     "sandbox": ns("theon.compat.theano_rng_mrg", doc="Theano's sandbox: rng_mrg."),
     "sandbox.rng_mrg": "theon.compat.theano_rng_mrg",
+    # PyTensor's rewrite registration and named rewrites (theon keeps them in theon.rewriting)
+    "tensor.rewriting.basic": ns("theon.rewriting.db", "theon.rewriting.merge",
+                                 "theon.tensor.rewriting.useless",
+                                 doc="PyTensor's register_* helpers and constant folding."),
+    "tensor.rewriting.math": ns("theon.tensor.rewriting.canonicalize",
+                                "theon.tensor.rewriting.stabilize",
+                                "theon.tensor.rewriting.specialize",
+                                local_exp_over_1_plus_exp=(
+                                    "theon.tensor.rewriting.stabilize:local_sigmoid_from_exp")),
     # PyTensor's random paths: var (2.x) is theon's variable module (PyTensor 3's path)
     "tensor.random.var": "theon.tensor.random.variable",
 }

@@ -7,7 +7,7 @@
 from typing import Any
 
 from theon.compile.io import In, Out
-from theon.compile.mode import Mode, get_mode
+from theon.compile.mode import Mode, get_mode, optdb
 from theon.compile.pipeline import Function, function
 from theon.compile.profiling import ProfileStats
 from theon.compile.sharedvalue import SharedVariable, shared, shared_constructor
@@ -23,6 +23,7 @@ __all__ = [
     "SharedVariable",
     "function",
     "get_mode",
+    "optdb",
     "shared",
     "shared_constructor",
 ]

@@ -20,9 +20,11 @@ from theon.link.registry import (
     register_linker,
 )
 from theon.rewriting.db import RewriteQuery, load_rewrite_modules, resolve_rewriter, rewrite_db
+from theon.rewriting.optdb import optdb
 
 __all__ = [
-    "Mode", "get_default_mode", "get_mode", "preload", "register_linker", "register_mode"
+    "Mode", "get_default_mode", "get_mode", "optdb", "preload", "register_linker",
+    "register_mode",
 ]
 
 _MODES: dict[str, Callable[[], Mode]] = {}

@@ -1,10 +1,16 @@
 """Graph rewriting: local rewriters, pattern rewrites, walkers, merge, and the rewrite database.
 
+Also PyTensor's rewrite databases (:mod:`.tagdb`) and its global ``optdb``, a view of
+:data:`rewrite_db` (:mod:`.optdb`).  Importing this package registers
+``node_rewriter``, ``graph_rewriter`` and ``rewrite_graph`` as ``theon.graph``'s
+names too (PyTensor's ``pytensor.graph`` holds them).
+
 >>> from theon.rewriting import rewrite_db
 >>> "canonicalize" in rewrite_db.phases
 True
 """
 
+from theon.graph import register_graph_export as _register_graph_export
 from theon.rewriting.basic import (
     FromFunctionGraphRewriter,
     FromFunctionNodeRewriter,
@@ -14,6 +20,8 @@ from theon.rewriting.basic import (
     RewriterIndex,
     RewriteStats,
     SequentialGraphRewriter,
+    SequentialNodeRewriter,
+    SubstitutionNodeRewriter,
     apply_replacements,
     graph_rewriter,
     node_rewriter,
@@ -42,13 +50,26 @@ from theon.rewriting.merge import (
     MergeRewriter,
     constant_folding,
     merge_rewriter,
+    topo_constant_folding,
+    topo_unconditional_constant_folding,
+    unconditional_constant_folding,
 )
+from theon.rewriting.optdb import OptDB, PhaseDB, optdb, rewrite_graph
 from theon.rewriting.pattern import PatternNodeRewriter
+from theon.rewriting.tagdb import (
+    EquilibriumDB,
+    LocalGroupDB,
+    ProxyDB,
+    SequenceDB,
+    TagDatabase,
+    TopoDB,
+)
 from theon.rewriting.tracing import TraceEntry, format_trace, record_rewrites, trace
 from theon.rewriting.walkers import (
     EquilibriumGraphRewriter,
     RewriteLoopWarning,
     WalkingGraphRewriter,
+    dfs_rewriter,
     in2out,
     out2in,
 )
@@ -56,16 +77,21 @@ from theon.rewriting.walkers import (
 __all__ = [
     "PHASES",
     "ConstantFolding",
+    "EquilibriumDB",
     "EquilibriumGraphRewriter",
     "FromFunctionGraphRewriter",
     "FromFunctionNodeRewriter",
     "GraphRewriter",
+    "LocalGroupDB",
     "MergeFeature",
     "MergeRewriter",
     "NodeRewriter",
+    "OptDB",
     "PatternNodeRewriter",
     "Phase",
+    "PhaseDB",
     "PhasedRewriter",
+    "ProxyDB",
     "RewriteDatabase",
     "RewriteEntry",
     "RewriteError",
@@ -73,16 +99,23 @@ __all__ = [
     "RewriteQuery",
     "RewriteStats",
     "RewriterIndex",
+    "SequenceDB",
     "SequentialGraphRewriter",
+    "SequentialNodeRewriter",
+    "SubstitutionNodeRewriter",
+    "TagDatabase",
+    "TopoDB",
     "TraceEntry",
     "WalkingGraphRewriter",
     "apply_replacements",
     "constant_folding",
+    "dfs_rewriter",
     "format_trace",
     "graph_rewriter",
     "in2out",
     "merge_rewriter",
     "node_rewriter",
+    "optdb",
     "out2in",
     "record_rewrites",
     "register_canonicalize",
@@ -95,5 +128,13 @@ __all__ = [
     "replacement_pairs",
     "resolve_rewriter",
     "rewrite_db",
+    "rewrite_graph",
+    "topo_constant_folding",
+    "topo_unconditional_constant_folding",
     "trace",
+    "unconditional_constant_folding",
 ]
+
+for _name in ("node_rewriter", "graph_rewriter", "rewrite_graph"):
+    _register_graph_export(_name, globals()[_name])
+

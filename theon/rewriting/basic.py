@@ -51,6 +51,8 @@ __all__ = [
     "RewriteStats",
     "RewriterIndex",
     "SequentialGraphRewriter",
+    "SequentialNodeRewriter",
+    "SubstitutionNodeRewriter",
     "apply_replacements",
     "graph_rewriter",
     "node_rewriter",
@@ -296,21 +298,45 @@ def graph_rewriter(
 class SequentialGraphRewriter(GraphRewriter):
     """Run rewriters one after the other (node rewriters are walked in-to-out).
 
+    Takes a list of rewriters, or (PyTensor's form) the rewriters as arguments; its
+    length is the number of rewriters, so one without any is false.
+
     >>> seq = SequentialGraphRewriter([], name="nothing")
-    >>> str(seq)
-    'nothing'
+    >>> str(seq), len(seq), bool(SequentialGraphRewriter())
+    ('nothing', 0, False)
     """
 
     def __init__(
-        self, rewriters: Iterable[GraphRewriter | NodeRewriter], name: str | None = None
+        self,
+        *rewriters: GraphRewriter | NodeRewriter | Iterable[GraphRewriter | NodeRewriter],
+        name: str | None = None,
+        failure_callback: Callable[..., Any] | None = None,
     ) -> None:
         from theon.rewriting.walkers import WalkingGraphRewriter
 
-        self.rewriters: list[GraphRewriter] = [
-            r if isinstance(r, GraphRewriter) else WalkingGraphRewriter([r])
-            for r in rewriters
-        ]
+        items: list[Any] = list(rewriters)
+        if len(items) == 1 and not isinstance(items[0], (GraphRewriter, NodeRewriter)):
+            items = list(items[0])
+        self.rewriters: list[GraphRewriter] = []
+        for r in items:
+            if isinstance(r, GraphRewriter):
+                self.rewriters.append(r)
+            elif isinstance(r, NodeRewriter):
+                self.rewriters.append(WalkingGraphRewriter([r]))
+            else:
+                raise TypeError(
+                    f"SequentialGraphRewriter: {r!r} is not a GraphRewriter or a NodeRewriter"
+                )
         self.name = name or "sequential"
+        self.failure_callback = failure_callback
+
+    def __len__(self) -> int:
+        return len(self.rewriters)
+
+    @property
+    def data(self) -> list[GraphRewriter]:
+        """The rewriters, in order (PyTensor's attribute)."""
+        return list(self.rewriters)
 
     def add_requirements(self, fgraph: FunctionGraph) -> None:
         for r in self.rewriters:
@@ -319,10 +345,118 @@ class SequentialGraphRewriter(GraphRewriter):
     def apply(self, fgraph: FunctionGraph) -> RewriteStats:
         stats = RewriteStats()
         for r in self.rewriters:
-            sub = r.rewrite(fgraph)
+            try:
+                sub = r.rewrite(fgraph)
+            except Exception as e:
+                if self.failure_callback is None:
+                    raise
+                self.failure_callback(e, self, r)
+                continue
             stats.add(sub)
             stats.phases[str(r)] = sub
         return stats
+
+
+class SequentialNodeRewriter(NodeRewriter):
+    """Node rewriters tried in order on a node; the first that applies gives the result
+    (PyTensor's; what a ``LocalGroupDB`` query returns).
+
+    With ``apply_all_rewrites`` the others are then tried on the node that result comes
+    from, each in turn, and the last result is returned.  It tracks what its rewriters
+    track (every node when one of them tracks every node).
+
+    >>> from theon.scalar import exp, float64, log, neg
+    >>> @node_rewriter([neg])
+    ... def neg_neg(fgraph, node):
+    ...     "neg(neg(x)) -> x"
+    ...     x = node.inputs[0]
+    ...     return [x.owner.inputs[0]] if x.owner and x.owner.op == neg else None
+    >>> @node_rewriter([log])
+    ... def log_exp(fgraph, node):
+    ...     "log(exp(x)) -> x"
+    ...     x = node.inputs[0]
+    ...     return [x.owner.inputs[0]] if x.owner and x.owner.op == exp else None
+    >>> both = SequentialNodeRewriter(neg_neg, log_exp)
+    >>> x = float64("x")
+    >>> both.transform(None, log(exp(x)).owner) == [x], sorted(map(str, both.tracks()))
+    (True, ['log', 'neg'])
+    """
+
+    def __init__(
+        self,
+        *rewriters: NodeRewriter,
+        apply_all_rewrites: bool = False,
+        profile: bool = False,
+        name: str | None = None,
+    ) -> None:
+        for r in rewriters:
+            if not isinstance(r, NodeRewriter):
+                raise TypeError(f"SequentialNodeRewriter: {r!r} is not a NodeRewriter")
+        self.rewriters = list(rewriters)
+        self.apply_all_rewrites = apply_all_rewrites
+        self.inplace = any(r.inplace for r in rewriters)
+        self.name = name or f"sequential({', '.join(map(str, rewriters))})"
+        self._index = RewriterIndex(self.rewriters)
+
+    def tracks(self) -> list[TrackEntry] | None:
+        out: list[TrackEntry] = []
+        for r in self.rewriters:
+            t = r.tracks()
+            if t is None:
+                return None
+            out.extend(t)
+        return out
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        for r in self.rewriters:
+            r.add_requirements(fgraph)
+
+    def transform(self, fgraph: FunctionGraph, node: Apply) -> Replacement:
+        result: Replacement = None
+        candidates = self._index.candidates
+        for r in self.rewriters:
+            if r not in candidates(node.op):
+                continue
+            got = r.transform(fgraph, node)
+            if got is None or got is False:
+                continue
+            if not self.apply_all_rewrites:
+                return got
+            result = got
+            pairs = replacement_pairs(r, node, got)
+            new_owner = pairs[0][1].owner if len(pairs) == 1 else None
+            if new_owner is None:
+                return result
+            node = new_owner
+        return result
+
+
+class SubstitutionNodeRewriter(NodeRewriter):
+    """``op1(*inputs) -> op2(*inputs)`` (PyTensor's): replaces the outputs of every node
+    of ``op1`` by those of ``op2`` applied to the same inputs.
+
+    >>> from theon.scalar import exp, float64, log
+    >>> x = float64("x")
+    >>> str(SubstitutionNodeRewriter(exp, log).transform(None, exp(x).owner)[0].owner.op)
+    'log'
+    """
+
+    def __init__(self, op1: Op, op2: Op, transfer_tags: bool = True) -> None:
+        self.op1, self.op2, self.transfer_tags = op1, op2, transfer_tags
+        self.name = f"{op1} -> {op2}"
+
+    def tracks(self) -> list[TrackEntry]:
+        return [self.op1]
+
+    def transform(self, fgraph: FunctionGraph, node: Apply) -> Replacement:
+        if node.op != self.op1:
+            return None
+        new = self.op2.make_node(*node.inputs)
+        if self.transfer_tags:
+            new.tag = node.tag.copy()
+            for o, n in zip(node.outputs, new.outputs):
+                n.tag = o.tag.copy()
+        return list(new.outputs)
 
 
 # ---------------------------------------------------------------------------------

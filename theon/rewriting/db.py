@@ -27,6 +27,7 @@ from theon.plugins import ModuleLoader
 from theon.rewriting import tracing as _trace
 from theon.rewriting.basic import GraphRewriter, NodeRewriter, RewriteStats
 from theon.rewriting.merge import constant_folding, merge_rewriter
+from theon.rewriting.tagdb import _GENERATION, TagDatabase
 from theon.rewriting.walkers import (
     DEFAULT_MAX_USE_RATIO,
     EquilibriumGraphRewriter,
@@ -118,10 +119,10 @@ class RewriteEntry:
     """
 
     name: str
-    rewriter: NodeRewriter | GraphRewriter
+    rewriter: NodeRewriter | GraphRewriter | TagDatabase
     tags: frozenset[str]
     phases: tuple[str, ...]
-    position: int = 0
+    position: float = 0
     seq: int = field(default=0, compare=False)
 
 
@@ -189,7 +190,8 @@ class RewriteDatabase:
         self._phases: list[Phase] = []
         self._entries: list[RewriteEntry] = []
         self._seq = 0
-        self._cache: dict[RewriteQuery, PhasedRewriter] = {}
+        # query -> (the generation of PyTensor-style databases it saw, its rewriter)
+        self._cache: dict[RewriteQuery, tuple[int, PhasedRewriter]] = {}
         self._declared: set[str] = set()
         for p in phases:
             self.add_phase(p if isinstance(p, Phase) else Phase(p))
@@ -234,19 +236,21 @@ class RewriteDatabase:
     def register(
         self,
         name: str,
-        rewriter: NodeRewriter | GraphRewriter,
+        rewriter: NodeRewriter | GraphRewriter | TagDatabase,
         *tags: str,
         phase: str | Sequence[str] = "canonicalize",
-        position: int = 0,
-    ) -> NodeRewriter | GraphRewriter:
+        position: float = 0,
+    ) -> Any:
         """Register ``rewriter`` as ``name`` with ``tags`` in ``phase`` (a name or names).
 
         Within a phase, entries run by ``position``, then registration order.
         Registering another rewriter under a used name raises ``ValueError``
         (unless it comes from the same module: a reload replaces it).
+        A PyTensor-style database (:mod:`theon.rewriting.tagdb`) may be registered: a
+        query that selects it queries it in turn, with the same query.
         Returns ``rewriter``, so this can be used under a decorator.
         """
-        if not isinstance(rewriter, (NodeRewriter, GraphRewriter)):
+        if not isinstance(rewriter, (NodeRewriter, GraphRewriter, TagDatabase)):
             raise TypeError(
                 f"cannot register {rewriter!r} as {name!r}: expected a NodeRewriter or a "
                 "GraphRewriter (decorate functions with @node_rewriter(tracks) or "
@@ -338,8 +342,8 @@ class RewriteDatabase:
         if isinstance(query, str):
             query = RewriteQuery.named(query)
         got = self._cache.get(query)
-        if got is not None:
-            return got
+        if got is not None and got[0] == _GENERATION[0]:
+            return got[1]
         known = self.tags()
         unknown = [t for t in query.include if t not in known]
         if unknown:
@@ -350,9 +354,13 @@ class RewriteDatabase:
         phases: list[tuple[Phase, GraphRewriter]] = []
         for pname, entries in self.select(query).items():
             p = self.phase(pname)
-            phases.append((p, _build_phase(p, [e.rewriter for e in entries])))
+            rewriters = [
+                e.rewriter.query(query) if isinstance(e.rewriter, TagDatabase) else e.rewriter
+                for e in entries
+            ]
+            phases.append((p, _build_phase(p, rewriters)))
         rw = PhasedRewriter(phases, name=_query_name(query))
-        self._cache[query] = rw
+        self._cache[query] = (_GENERATION[0], rw)
         return rw
 
 
@@ -425,9 +433,10 @@ def _make_register(
             rw_name = name or getattr(rw, "name", None) or getattr(rw, "__name__", None)
             if not rw_name:
                 raise ValueError(f"cannot tell the name of {rw!r}; pass name=")
-            return rewrite_db.register(
+            rewrite_db.register(
                 rw_name, rw, *default_tags, *tags, phase=phases, position=position
             )
+            return rw
 
         if args and not isinstance(args[0], str):
             rw, *tags = args

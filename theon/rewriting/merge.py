@@ -34,11 +34,21 @@ from theon.rewriting.basic import (
     RewriteStats,
     apply_replacements,
 )
+from theon.rewriting.walkers import in2out
 
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
 
-__all__ = ["ConstantFolding", "MergeFeature", "MergeRewriter", "constant_folding", "merge_rewriter"]
+__all__ = [
+    "ConstantFolding",
+    "MergeFeature",
+    "MergeRewriter",
+    "constant_folding",
+    "merge_rewriter",
+    "topo_constant_folding",
+    "topo_unconditional_constant_folding",
+    "unconditional_constant_folding",
+]
 
 
 class MergeFeature(Feature):
@@ -251,11 +261,17 @@ class ConstantFolding(NodeRewriter):
     """Constant folding: ``op(c1, ..., cn) -> Constant(op.perform(c1, ..., cn))``.
 
     Applies when every input is a Constant and ``op.do_constant_folding(node)``
-    is true.  Ops that destroy an input, have no ``perform``, or raise while
-    folding are left for run time (which reports errors with the node's context).
+    is true (or always, when ``unconditional``).  Ops that destroy an input, have
+    no ``perform``, or raise while folding are left for run time (which reports
+    errors with the node's context).
     """
 
     name = "constant_folding"
+
+    def __init__(self, unconditional: bool = False, name: str | None = None) -> None:
+        self.unconditional = unconditional
+        if name is not None:
+            self.name = name
 
     def tracks(self) -> None:
         return None
@@ -267,7 +283,7 @@ class ConstantFolding(NodeRewriter):
                 return None
             values.append(i.data)
         op = node.op
-        if op.destroy_map or not op.do_constant_folding(node):
+        if op.destroy_map or not (self.unconditional or op.do_constant_folding(node)):
             return None
         storage: list[list[Any]] = [[None] for _ in node.outputs]
         try:
@@ -278,3 +294,16 @@ class ConstantFolding(NodeRewriter):
 
 
 constant_folding = ConstantFolding()
+
+#: constant folding that ignores ``do_constant_folding`` (PyTensor's
+#: ``unconditional_constant_folding``): for a graph whose constant value is wanted, not
+#: for a compiled function (an Op declines folding when the constant would be large)
+unconditional_constant_folding = ConstantFolding(True, "unconditional_constant_folding")
+
+#: PyTensor's graph rewriters folding constants once over the graph, in to out
+topo_constant_folding = in2out(constant_folding, ignore_newtrees=True,
+                               name="topo_constant_folding")
+topo_unconditional_constant_folding = in2out(
+    unconditional_constant_folding, ignore_newtrees=True,
+    name="topo_unconditional_constant_folding",
+)

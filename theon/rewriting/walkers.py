@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 from collections import Counter, deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from theon.graph.basic import Apply, Variable
@@ -40,11 +40,17 @@ __all__ = [
     "EquilibriumGraphRewriter",
     "RewriteLoopWarning",
     "WalkingGraphRewriter",
+    "dfs_rewriter",
     "in2out",
     "out2in",
 ]
 
 DEFAULT_MAX_USE_RATIO = 8.0
+
+#: what a walker does when a rewrite raises: ``"raise"`` (with a note naming the rewrite
+#: and the node), ``"warn"`` (and go on), or PyTensor's ``failure_callback``, called as
+#: ``callback(exception, walker, replacement_pairs, rewriter, node)`` (and go on)
+OnError = str | Callable[..., Any]
 
 
 class RewriteLoopWarning(UserWarning):
@@ -130,7 +136,8 @@ def _run(
     track_new: bool,
     max_use_ratio: float,
     name: str,
-    on_error: str,
+    on_error: OnError,
+    walker: GraphRewriter | None = None,
 ) -> RewriteStats:
     """The shared worklist loop of both walkers."""
     stats = RewriteStats()
@@ -168,6 +175,7 @@ def _run(
                     got = by_id[id(op)] = (op, cands)
                 for rw, transform in got[1]:
                     attempts += 1
+                    pairs: list[tuple[Variable, Variable]] = []
                     try:
                         result = transform(fgraph, node)
                         if result is None or result is False:
@@ -184,6 +192,9 @@ def _run(
                         if not ok:
                             continue
                     except Exception as e:
+                        if callable(on_error):  # PyTensor's failure_callback
+                            on_error(e, walker, pairs, rw, node)
+                            continue
                         if on_error == "raise":
                             e.add_note(f"while applying rewrite {rw} to node {node} (in {name})")
                             raise
@@ -267,7 +278,14 @@ class WalkingGraphRewriter(GraphRewriter):
         At most this many fires per node of the initial graph.
     on_error
         ``"raise"`` (default): an exception in a rewrite propagates with a note
-        naming the rewrite and node; ``"warn"``: warn and go on.
+        naming the rewrite and node; ``"warn"``: warn and go on; a callable: see
+        :data:`OnError`.
+    failure_callback
+        PyTensor's name for a callable ``on_error`` (``None``: raise).
+
+    ``rewriters`` may also be a single NodeRewriter (PyTensor's form), and ``order``
+    ``"dfs"`` (PyTensor's depth-first order), which walks as ``"in_to_out"`` does: its
+    initial order is already a depth-first post-order.
 
     Examples
     --------
@@ -278,15 +296,22 @@ class WalkingGraphRewriter(GraphRewriter):
 
     def __init__(
         self,
-        rewriters: Iterable[NodeRewriter],
+        rewriters: Iterable[NodeRewriter] | NodeRewriter,
         order: str = "in_to_out",
         ignore_newtrees: bool = False,
         max_use_ratio: float = DEFAULT_MAX_USE_RATIO,
         name: str | None = None,
-        on_error: str = "raise",
+        on_error: OnError = "raise",
+        failure_callback: Callable[..., Any] | None = None,
     ) -> None:
+        if order == "dfs":
+            order = "in_to_out"
         if order not in ("in_to_out", "out_to_in"):
             raise ValueError(f"order must be 'in_to_out' or 'out_to_in', got {order!r}")
+        if failure_callback is not None:
+            on_error = failure_callback
+        if isinstance(rewriters, NodeRewriter):
+            rewriters = [rewriters]
         nodes, graphs = _split(rewriters)
         if graphs:
             raise TypeError(f"WalkingGraphRewriter takes node rewriters only, got {graphs}")
@@ -312,7 +337,7 @@ class WalkingGraphRewriter(GraphRewriter):
     def apply(self, fgraph: FunctionGraph) -> RewriteStats:
         return _run(
             fgraph, self.index, (), self.order, not self.ignore_newtrees,
-            self.max_use_ratio, self.name, self.on_error,
+            self.max_use_ratio, self.name, self.on_error, self,
         )
 
 
@@ -328,7 +353,15 @@ class EquilibriumGraphRewriter(GraphRewriter):
     rewriters
         Node rewriters and graph rewriters.
     max_use_ratio
-        At most this many fires per node of the initial graph.
+        At most this many fires per node of the initial graph (``None``: the default).
+    on_error, failure_callback
+        As for :class:`WalkingGraphRewriter`.
+    final_rewriters, cleanup_rewriters
+        PyTensor's graph rewriters run after each pass; here they run with the other
+        graph rewriters, whenever the worklist drains after changes.
+    ignore_newtrees, tracks_on_change_inputs
+        PyTensor's arguments, accepted and unused: nodes a rewrite makes and nodes
+        whose inputs change are always visited again.
 
     Examples
     --------
@@ -340,11 +373,22 @@ class EquilibriumGraphRewriter(GraphRewriter):
     def __init__(
         self,
         rewriters: Iterable[NodeRewriter | GraphRewriter],
-        max_use_ratio: float = DEFAULT_MAX_USE_RATIO,
+        max_use_ratio: float | None = DEFAULT_MAX_USE_RATIO,
         name: str | None = None,
         order: str = "in_to_out",
-        on_error: str = "raise",
+        on_error: OnError = "raise",
+        *,
+        failure_callback: Callable[..., Any] | None = None,
+        ignore_newtrees: bool = True,
+        tracks_on_change_inputs: bool = False,
+        final_rewriters: Sequence[GraphRewriter] | None = None,
+        cleanup_rewriters: Sequence[GraphRewriter] | None = None,
     ) -> None:
+        if max_use_ratio is None:
+            max_use_ratio = DEFAULT_MAX_USE_RATIO
+        if failure_callback is not None:
+            on_error = failure_callback
+        rewriters = [*rewriters, *(final_rewriters or ()), *(cleanup_rewriters or ())]
         nodes, graphs = _split(rewriters)
         self.index = RewriterIndex(nodes)
         self.graph_rewriters = graphs
@@ -368,7 +412,7 @@ class EquilibriumGraphRewriter(GraphRewriter):
     def apply(self, fgraph: FunctionGraph) -> RewriteStats:
         return _run(
             fgraph, self.index, self.graph_rewriters, self.order, True,
-            self.max_use_ratio, self.name, self.on_error,
+            self.max_use_ratio, self.name, self.on_error, self,
         )
 
 
@@ -392,3 +436,15 @@ def out2in(
     'out_to_in'
     """
     return WalkingGraphRewriter(rewriters, "out_to_in", ignore_newtrees, name=name, **kw)
+
+
+def dfs_rewriter(
+    *rewriters: NodeRewriter, name: str | None = None, ignore_newtrees: bool = False, **kw: Any
+) -> WalkingGraphRewriter:
+    """PyTensor's depth-first walker over ``rewriters``: an in-to-out
+    :class:`WalkingGraphRewriter` (whose initial order is a depth-first post-order).
+
+    >>> dfs_rewriter().order
+    'in_to_out'
+    """
+    return WalkingGraphRewriter(rewriters, "in_to_out", ignore_newtrees, name=name, **kw)

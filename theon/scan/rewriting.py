@@ -26,13 +26,26 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
 from theon.graph.replace import clone_replace
 from theon.graph.traversal import ancestors, io_toposort
-from theon.rewriting import node_rewriter, register_canonicalize, register_specialize
+from theon.rewriting import (
+    EquilibriumDB,
+    node_rewriter,
+    register_canonicalize,
+    register_specialize,
+)
 from theon.scan.op import Scan, ScanInfo, scan_op
 from theon.scan.pushout import scan_pushout_acc, scan_pushout_seqs
 from theon.tensor.subtensor import Subtensor
 
-__all__ = ["scan_hoist_invariant", "scan_merge", "scan_prune", "scan_pushout_acc",
-           "scan_pushout_seqs", "scan_save_mem"]
+__all__ = ["scan_eqopt1", "scan_eqopt2", "scan_hoist_invariant", "scan_merge", "scan_prune",
+           "scan_pushout_acc", "scan_pushout_seqs", "scan_save_mem"]
+
+#: PyTensor's two equilibrium databases of scan rewrites.  theon's scan rewrites are
+#: registered in its canonicalize and specialize phases instead, so these hold only what
+#: a program registers in them (PyMC registers them in its own logprob database)
+scan_eqopt1 = EquilibriumDB()
+scan_eqopt1.name = "scan_eqopt1"
+scan_eqopt2 = EquilibriumDB()
+scan_eqopt2.name = "scan_eqopt2"
 
 
 def _groups(op: Scan) -> tuple[list[list[int]], list[int], list[int], list[int]]:

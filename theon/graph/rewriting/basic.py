@@ -25,12 +25,27 @@ from theon.rewriting.basic import (
     RewriteError,
     RewriteStats,
     SequentialGraphRewriter,
+    SequentialNodeRewriter,
+    SubstitutionNodeRewriter,
     graph_rewriter,
     node_rewriter,
 )
-from theon.rewriting.merge import ConstantFolding, MergeFeature, MergeRewriter
+from theon.rewriting.merge import (
+    ConstantFolding,
+    MergeFeature,
+    MergeRewriter,
+    constant_folding,
+    merge_rewriter,
+    unconditional_constant_folding,
+)
 from theon.rewriting.pattern import PatternNodeRewriter
-from theon.rewriting.walkers import EquilibriumGraphRewriter, WalkingGraphRewriter, in2out, out2in
+from theon.rewriting.walkers import (
+    EquilibriumGraphRewriter,
+    WalkingGraphRewriter,
+    dfs_rewriter,
+    in2out,
+    out2in,
+)
 
 __all__ = [
     "ConstantFolding",
@@ -45,16 +60,23 @@ __all__ = [
     "RewriteError",
     "RewriteStats",
     "SequentialGraphRewriter",
+    "SequentialNodeRewriter",
+    "SubstitutionNodeRewriter",
     "WalkingGraphRewriter",
+    "constant_folding",
     "copy_stack_trace",
+    "dfs_rewriter",
     "graph_rewriter",
     "in2out",
+    "merge_optimizer",
     "node_rewriter",
     "out2in",
+    "unconditional_constant_folding",
 ]
 
-#: PyTensor's (and Theano's) name of the merge rewriter
+#: PyTensor's (and Theano's) name of the merge rewriter class, and of its instance
 MergeOptimizer = MergeRewriter
+merge_optimizer = merge_rewriter
 
 
 def copy_stack_trace(

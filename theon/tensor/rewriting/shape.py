@@ -27,13 +27,19 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.features import AlreadyThere, Feature
 from theon.graph.fg import FunctionGraph
 from theon.graph.op import OpContractError
-from theon.rewriting.basic import node_rewriter
+from theon.rewriting.basic import GraphRewriter, node_rewriter
 from theon.rewriting.db import register_canonicalize, register_specialize
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.shape import MakeVector, Shape, Shape_i, int64_constant
 from theon.tensor.type import TensorType, tensor_type
 
-__all__ = ["ShapeFeature", "local_shape_i_inferred", "local_shape_to_vector", "shape_feature"]
+__all__ = [
+    "ShapeFeature",
+    "ShapeOptimizer",
+    "local_shape_i_inferred",
+    "local_shape_to_vector",
+    "shape_feature",
+]
 
 ShapeT = tuple[Variable, ...]
 
@@ -193,6 +199,27 @@ def shape_feature(fgraph: FunctionGraph) -> ShapeFeature:
         sf = ShapeFeature()
         fgraph.attach_feature(sf)
     return sf
+
+
+class ShapeOptimizer(GraphRewriter):
+    """A graph rewriter that only attaches a :class:`ShapeFeature` (PyTensor's), so
+    the rewriters after it in a sequence can read shapes.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> fg = FunctionGraph([x], [tt.exp(x)])
+    >>> _ = ShapeOptimizer().rewrite(fg)
+    >>> fg.find_feature(ShapeFeature) is not None
+    True
+    """
+
+    name = "ShapeOpt"
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        shape_feature(fgraph)
+
+    def apply(self, fgraph: FunctionGraph) -> None:
+        return None
 
 
 def _depends_on(expr: Sequence[Variable], var: Variable) -> bool:
