@@ -145,8 +145,8 @@ CASES: dict[str, Case] = {
     "weibull": Case((1.5,), (V3,), _np("weibull"), _ks(stats.weibull_min(1.5))),
     "vonmises": Case((0.0, 2.0), (V3, V3), _np("vonmises"), _ks(stats.vonmises(2.0))),
     "halfnormal": Case((1.0, 2.0), (V3, V3), _sp("halfnorm"), _ks(stats.halfnorm(1.0, 2.0))),
-    "invgamma": Case((3.0, 2.0), (V3 + 1, V3), lambda g, ps, size: stats.invgamma.rvs(
-        ps[0], scale=ps[1], size=size, random_state=g), _ks(stats.invgamma(3.0, scale=2.0))),
+    "invgamma": Case((3.0, 2.0), (V3 + 1, V3), lambda g, ps, size: 1.0 / g.gamma(
+        ps[0], 1.0 / np.asarray(ps[1]), size=size), _ks(stats.invgamma(3.0, scale=2.0))),
     "gengamma": Case((3.0, 2.0, 1.5), (V3 + 1, V3, V3), lambda g, ps, size: stats.gengamma.rvs(
         np.true_divide(ps[0], ps[1]), ps[1], scale=ps[2], size=size, random_state=g),
         _ks(stats.gengamma(1.5, 2.0, scale=1.5))),

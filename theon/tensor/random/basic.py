@@ -7,8 +7,7 @@ return_next_rng=False)`` gives a draw (``(next_rng, draw)`` with
 computation its class names: the ``numpy.random.Generator`` method of the same name
 and parameters, or ``scipy.stats``' ``rvs`` with the generator as ``random_state``
 where PyTensor draws with SciPy (``pareto``, ``gumbel``, ``cauchy``, ``halfcauchy``,
-``invgamma``, ``truncexpon``, ``gengamma``); so a program gets PyTensor's numbers from
-the same seed.  Float draws are computed in float64, as NumPy does, and cast to the
+``truncexpon``, ``gengamma``); so a program gets PyTensor's numbers from the same seed.  Float draws are computed in float64, as NumPy does, and cast to the
 Op's ``dtype`` (``config.floatX`` unless ``dtype`` says).
 
 Without ``rng`` a draw reads a new shared generator seeded by the operating system,
@@ -326,7 +325,7 @@ class HalfCauchyRV(ScipyRandomVariable):
 
 
 class InvGammaRV(RandomVariable):
-    """``invgamma(shape, scale)``: SciPy's ``invgamma.rvs(shape, scale=scale)``."""
+    """``invgamma(shape, scale)``: ``1 / Generator.gamma(shape, 1 / scale)``."""
 
     name = "invgamma"
     signature = "(),()->()"
@@ -336,7 +335,7 @@ class InvGammaRV(RandomVariable):
 
     @classmethod
     def rng_fn(cls, rng: Any, shape: Any, scale: Any, size: Any) -> Any:
-        return _stats().invgamma.rvs(shape, scale=scale, size=size, random_state=rng)
+        return 1.0 / rng.gamma(shape, 1.0 / np.asarray(scale, dtype=np.float64), size=size)
 
 
 class WaldRV(RandomVariable):
