@@ -9,8 +9,9 @@ TensorType(int64, shape=(2, 2))
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -24,6 +25,7 @@ __all__ = [
     "NotScalarConstantError",
     "ScalarFromTensor",
     "TensorFromScalar",
+    "TensorOp",
     "as_tensor",
     "as_tensor_variable",
     "cast",
@@ -35,6 +37,45 @@ __all__ = [
     "value",
     "weak_constant_dtype",
 ]
+
+
+class TensorOp(Op):
+    """An Op whose call gives one TensorVariable: its only output, or its ``default_output``.
+
+    It adds nothing at run time; it tells type checkers what ``op(x)`` returns
+    (``Op.__call__`` itself can only say ``Any``), so tensor code reads ``op(x).dtype``
+    with a checked type.  ``op(x, return_list=True)`` gives the list of outputs.
+
+    >>> import theon.tensor as tt
+    >>> from theon.tensor.elemwise import DimShuffle
+    >>> isinstance(DimShuffle(1, ("x", 0)), TensorOp)
+    True
+    """
+
+    if TYPE_CHECKING:
+
+        @overload
+        def __call__(
+            self,
+            *inputs: Any,
+            return_list: Literal[False] = False,
+            name: str | None = None,
+            **kwargs: Any,
+        ) -> TensorVariable: ...
+
+        @overload
+        def __call__(
+            self, *inputs: Any, return_list: Literal[True], name: str | None = None, **kwargs: Any
+        ) -> list[TensorVariable]: ...
+
+        @overload
+        def __call__(
+            self, *inputs: Any, return_list: bool = False, name: str | None = None, **kwargs: Any
+        ) -> TensorVariable | list[TensorVariable]: ...
+
+        def __call__(
+            self, *inputs: Any, return_list: bool = False, name: str | None = None, **kwargs: Any
+        ) -> TensorVariable | list[TensorVariable]: ...
 
 
 def is_weak_scalar(x: Any) -> bool:
@@ -75,7 +116,7 @@ def weak_constant_dtype(value: Any, strong_dtypes: Sequence[str], overflow_ok: b
             _WEAK_RULES[key] = rule
     target, keeps_default, lo, hi = rule
     if tv is int:
-        if lo is not None and not lo <= value <= hi:  # type: ignore[operator]
+        if lo is not None and not lo <= value <= hi:
             if overflow_ok:
                 return str(np.asarray(value).dtype) if -(2**63) <= value < 2**63 else "uint64"
             raise OverflowError(
@@ -236,8 +277,9 @@ def as_tensor_variable(
     """
     if isinstance(x, Apply):
         outs = x.outputs
-        if getattr(x.op, "default_output", None) is not None:
-            x = outs[x.op.default_output]
+        d = getattr(x.op, "default_output", None)
+        if d is not None:
+            x = outs[d]
         elif len(outs) == 1:
             x = outs[0]
         else:
@@ -246,7 +288,7 @@ def as_tensor_variable(
             )
     if isinstance(x, Variable):
         if isinstance(x.type, TensorType):
-            v: TensorVariable = x  # type: ignore[assignment]
+            v = typing.cast(TensorVariable, x)
         elif _is_scalar_type(x.type):
             v = tensor_from_scalar(x)
         else:
@@ -261,7 +303,9 @@ def as_tensor_variable(
     if isinstance(x, (list, tuple)) and _contains_variable(x):
         stacked = _stack_values(x)
         return as_tensor_variable(stacked, name=name, ndim=ndim, dtype=dtype)
-    return constant(x, name=name, ndim=ndim, dtype=dtype)
+    # a TensorConstant has the attributes and operators of a TensorVariable (in PyTensor it
+    # is one); it is typed as one
+    return typing.cast(TensorVariable, constant(x, name=name, ndim=ndim, dtype=dtype))
 
 
 as_tensor = as_tensor_variable
@@ -283,10 +327,10 @@ def _variable_to_ndim(v: TensorVariable, ndim: int) -> TensorVariable:
 
     if v.type.ndim < ndim:
         order: list[Any] = ["x"] * (ndim - v.type.ndim) + list(range(v.type.ndim))
-        return DimShuffle(v.type.ndim, order)(v)  # type: ignore[no-any-return]
+        return DimShuffle(v.type.ndim, order)(v)
     extra = v.type.ndim - ndim
     if all(s == 1 for s in v.type.shape[:extra]):
-        return DimShuffle(v.type.ndim, list(range(extra, v.type.ndim)))(v)  # type: ignore[no-any-return]
+        return DimShuffle(v.type.ndim, list(range(extra, v.type.ndim)))(v)
     raise ValueError(
         f"cannot make {v} of {v.type} into a {ndim}-d tensor: its leading dimensions "
         "are not known to have length 1"
@@ -324,7 +368,7 @@ def cast(x: Any, dtype: Any) -> TensorVariable:
                 f"cast: casting the complex value {x!r} to {dt} would drop the imaginary "
                 "part; take its real part, imaginary part or absolute value first"
             )
-        return constant(x, dtype=dt)
+        return typing.cast(TensorVariable, constant(x, dtype=dt))  # (see as_tensor_variable)
     v = as_tensor_variable(x)
     if v.type.dtype == dt:
         return v
@@ -336,11 +380,11 @@ def cast(x: Any, dtype: Any) -> TensorVariable:
     from theon.scalar.basic import _cast_op
     from theon.tensor.elemwise import Elemwise
 
-    return Elemwise(_cast_op(dt))(v)  # type: ignore[no-any-return]
+    return Elemwise(_cast_op(dt))(v)
 
 
 # scalar <-> tensor ---------------------------------------------------------------
-class TensorFromScalar(Op):
+class TensorFromScalar(TensorOp):
     """A 0-d tensor holding a scalar variable's value.
 
     >>> from theon.scalar.type import float64
@@ -358,7 +402,8 @@ class TensorFromScalar(Op):
         return Apply(self, [s], [TensorType(s.type.dtype, ())()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        output_storage[0][0] = np.asarray(inputs[0], dtype=node.outputs[0].type.numpy_dtype)
+        dtype = tensor_type(node.outputs[0]).numpy_dtype
+        output_storage[0][0] = np.asarray(inputs[0], dtype=dtype)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Variable]]) -> list[Any]:
         return [()]
@@ -426,7 +471,7 @@ def tensor_from_scalar(s: Any) -> TensorVariable:
     >>> tensor_from_scalar(ts.float32("s")).type
     TensorType(float32, shape=())
     """
-    return _tensor_from_scalar(s)  # type: ignore[no-any-return]
+    return _tensor_from_scalar(s)
 
 
 def scalar_from_tensor(t: Any) -> Variable:
@@ -436,7 +481,8 @@ def scalar_from_tensor(t: Any) -> Variable:
     >>> scalar_from_tensor(tt.dscalar("x")).type
     ScalarType(float64)
     """
-    return _scalar_from_tensor(t)  # type: ignore[no-any-return]
+    out: Variable = _scalar_from_tensor(t)
+    return out
 
 
 # constant values -----------------------------------------------------------------
@@ -479,18 +525,19 @@ def get_scalar_constant_value(v: Any, elemwise: bool = True) -> np.ndarray:
         if isinstance(v, Constant):
             v = v.data
             continue
-        if not isinstance(v, Variable) or v.owner is None:
+        owner = v.owner if isinstance(v, Variable) else None
+        if owner is None:
             break
-        op = v.owner.op
+        op = owner.op
         if isinstance(op, DimShuffle) or isinstance(op, (TensorFromScalar, ScalarFromTensor)):
-            v = v.owner.inputs[0]
+            v = owner.inputs[0]
             continue
         if elemwise and isinstance(op, Elemwise) and str(op.scalar_op) == "second":
-            v = v.owner.inputs[1]  # fill(x, c) holds c everywhere
+            v = owner.inputs[1]  # fill(x, c) holds c everywhere
             continue
         if elemwise and isinstance(op, Elemwise) and type(op.scalar_op).__name__ == "Cast":
-            inner = get_scalar_constant_value(v.owner.inputs[0], elemwise)
-            return inner.astype(v.type.dtype)  # type: ignore[attr-defined, no-any-return]
+            inner = get_scalar_constant_value(owner.inputs[0], elemwise)
+            return inner.astype(tensor_type(v).dtype)
         break
     raise NotScalarConstantError(f"{v} is not a constant scalar")
 

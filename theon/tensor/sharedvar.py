@@ -33,6 +33,8 @@ class TensorSharedVariable(_tensor_py_operators, SharedVariable):
     (True, TensorType(float64, shape=(None,)))
     """
 
+    type: TensorType
+
 
 @shared_constructor
 def tensor_constructor(

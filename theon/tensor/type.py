@@ -38,6 +38,7 @@ __all__ = [
     "int_dtypes",
     "integer_dtypes",
     "tensor_type",
+    "tensor_vars",
     "uint_dtypes",
 ]
 
@@ -77,7 +78,7 @@ def _normalize_dtype(dtype: Any) -> str:
 def _dtype_name(dtype: Any) -> str:
     """Validated canonical dtype name (uncached)."""
     try:
-        name = np.dtype(dtype).name
+        name: str = np.dtype(dtype).name
     except TypeError:
         raise TypeError(f"TensorType: {dtype!r} is not a NumPy dtype") from None
     if name not in all_dtypes:
@@ -177,7 +178,7 @@ class _TensorTypeMeta(type):
     ``__init__`` or other ``__props__`` is not interned.
     """
 
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+    def __call__(cls: Any, *args: Any, **kwargs: Any) -> Any:
         if cls.__init__ is not _TENSOR_TYPE_INIT or cls.__props__ != ("dtype", "shape"):
             return super().__call__(*args, **kwargs)  # a subclass with more to it
         return cls._interned(*args, **kwargs)
@@ -434,11 +435,12 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
                     )
                 )
             x = conv
-        if x.ndim != self.ndim:
-            raise TypeError(self._mismatch(x, "wrong number of dimensions"))
-        if self._static and not self._shape_ok(x.shape):
-            raise TypeError(self._mismatch(x, "the shape does not match the static shape"))
-        return x
+        arr: np.ndarray = x
+        if arr.ndim != self.ndim:
+            raise TypeError(self._mismatch(arr, "wrong number of dimensions"))
+        if self._static and not self._shape_ok(arr.shape):
+            raise TypeError(self._mismatch(arr, "the shape does not match the static shape"))
+        return arr
 
     def is_valid_value(self, x: Any) -> bool:
         """Whether ``x`` is already an ndarray of this dtype, ndim and static shape."""
@@ -546,7 +548,7 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
         if vt.is_super(self):
             from theon.tensor.shape import specify_shape  # (shape imports this module)
 
-            return specify_shape(var, self.shape)  # type: ignore[no-any-return]
+            return specify_shape(var, self.shape)
         return None
 
     # making variables -----------------------------------------------------------
@@ -554,7 +556,7 @@ class TensorType(Type, metaclass=_TensorTypeMeta):
         """A new TensorVariable of this type."""
         return TensorVariable(self, None, None, name)
 
-    def __call__(  # type: ignore[override]
+    def __call__(
         self, name: str | None = None, shape: Sequence[int | None] | None = None
     ) -> TensorVariable:
         """A new TensorVariable of this type (the seeds' ``dmatrix('x')``).
@@ -610,6 +612,20 @@ def tensor_type(v: Variable) -> TensorType:
     1
     """
     return v.type  # type: ignore[return-value]
+
+
+def tensor_vars(vs: Sequence[Variable]) -> Sequence[TensorVariable]:
+    """``vs`` as TensorVariables, for code that knows they are tensors (the inputs,
+    outputs and output gradients of a tensor Op's node, whose ``make_node`` converted
+    them).  Like :func:`tensor_type`, a view for the type checker: ``vs`` itself, no
+    run-time test.
+
+    >>> from theon.tensor.shortcuts import dvector
+    >>> x, y = tensor_vars([dvector("x"), dvector("y")])
+    >>> (x * y).ndim
+    1
+    """
+    return vs  # type: ignore[return-value]
 
 
 def __getattr__(name: str) -> Any:

@@ -15,29 +15,53 @@ from __future__ import annotations
 
 import importlib
 import sys
-from types import ModuleType
-from typing import Any
+from collections.abc import Iterator
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
 from theon.graph.basic import Constant, Variable
 
+if TYPE_CHECKING:
+    import theon.tensor.basic as _basic
+    import theon.tensor.extra_ops as _extra_ops
+    import theon.tensor.math as _math
+    import theon.tensor.reshaping as _reshaping
+    import theon.tensor.shape as _shape
+    import theon.tensor.sort as _sort
+    import theon.tensor.subtensor as _subtensor
+    from theon.tensor.sort import SortKind
+    from theon.tensor.type import TensorType
+
 __all__ = ["TensorConstant", "TensorValue", "TensorVariable"]
 
-_modules: dict[str, ModuleType] = {}
+
+class _LazyModule:
+    """``theon.tensor.<name>`` (which imports this module), imported on the first attribute
+    read.  That read also puts the module itself in this module's global ``var``, so later
+    reads cost what reading a module's attribute costs."""
+
+    __slots__ = ("_name", "_var")
+
+    def __init__(self, name: str, var: str) -> None:
+        self._name = name
+        self._var = var
+
+    def __getattr__(self, attr: str) -> Any:
+        module = importlib.import_module("theon.tensor." + self._name)
+        globals()[self._var] = module
+        return getattr(module, attr)
 
 
-def _mod(name: str) -> Any:
-    """A theon.tensor submodule, imported on first use (breaks import cycles)."""
-    m = _modules.get(name)
-    if m is None:
-        m = importlib.import_module("theon.tensor." + name)
-        _modules[name] = m
-    return m
-
-
-def _m() -> Any:
-    return _mod("math")
+if not TYPE_CHECKING:
+    _basic = _LazyModule("basic", "_basic")
+    _extra_ops = _LazyModule("extra_ops", "_extra_ops")
+    _math = _LazyModule("math", "_math")
+    _reshaping = _LazyModule("reshaping", "_reshaping")
+    _shape = _LazyModule("shape", "_shape")
+    _sort = _LazyModule("sort", "_sort")
+    _subtensor = _LazyModule("subtensor", "_subtensor")
 
 
 def _no_out(out: Any, what: str) -> None:
@@ -49,11 +73,11 @@ def _no_out(out: Any, what: str) -> None:
 
 def _numpy_caller() -> str | None:
     """The name of the NumPy Python function converting its arguments, if one is."""
-    frame = sys._getframe(2)  # the caller of __array__
+    frame: FrameType | None = sys._getframe(2)  # the caller of __array__
     name = None
     while frame is not None and frame.f_globals.get("__name__", "").startswith("numpy."):
         name = frame.f_code.co_name
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     if name is not None and name.startswith("_"):  # a helper: report the public function
         return name.lstrip("_") or None
     return name
@@ -82,7 +106,7 @@ class _tensor_py_operators:
     # dispatch to theon's through __array_ufunc__.
     __array_priority__ = 1000
 
-    type: Any
+    type: TensorType
 
     # Python protocol ------------------------------------------------------------
     def __bool__(self) -> bool:
@@ -107,7 +131,7 @@ class _tensor_py_operators:
             "use x.shape[0] for a symbolic length"
         )
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[TensorVariable]:
         shape = self.type.shape
         if shape and shape[0] is not None:
             # ``n, m = x.shape``: the length is static, so unpacking is well defined
@@ -137,133 +161,133 @@ class _tensor_py_operators:
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if method != "__call__" or kwargs:
             return NotImplemented
-        fn = getattr(_m(), "_UFUNC_TO_OP", {}).get(ufunc.__name__)
+        fn = getattr(_math, "_UFUNC_TO_OP", {}).get(ufunc.__name__)
         if fn is None:
             return NotImplemented
         return fn(*inputs)
 
     # arithmetic ---------------------------------------------------------------
-    def __neg__(self) -> Any:
-        return _m().neg(self)
+    def __neg__(self) -> TensorVariable:
+        return _math.neg(self)
 
-    def __pos__(self) -> Any:
+    def __pos__(self) -> Self:
         return self
 
-    def __abs__(self) -> Any:
-        return _m().abs(self)
+    def __abs__(self) -> TensorVariable:
+        return _math.abs(self)
 
-    def __invert__(self) -> Any:
-        return _m().invert(self)
+    def __invert__(self) -> TensorVariable:
+        return _math.invert(self)
 
-    def __add__(self, other: Any) -> Any:
+    def __add__(self, other: Any) -> TensorVariable:
         if getattr(other, "_theon_defers_tensor_operators", False):
             return NotImplemented  # e.g. a sparse variable: its reflected operator decides
-        return _m().add(self, other)
+        return _math.add(self, other)
 
-    def __radd__(self, other: Any) -> Any:
-        return _m().add(other, self)
+    def __radd__(self, other: Any) -> TensorVariable:
+        return _math.add(other, self)
 
-    def __sub__(self, other: Any) -> Any:
+    def __sub__(self, other: Any) -> TensorVariable:
         if getattr(other, "_theon_defers_tensor_operators", False):
             return NotImplemented  # e.g. a sparse variable: its reflected operator decides
-        return _m().sub(self, other)
+        return _math.sub(self, other)
 
-    def __rsub__(self, other: Any) -> Any:
-        return _m().sub(other, self)
+    def __rsub__(self, other: Any) -> TensorVariable:
+        return _math.sub(other, self)
 
-    def __mul__(self, other: Any) -> Any:
+    def __mul__(self, other: Any) -> TensorVariable:
         if getattr(other, "_theon_defers_tensor_operators", False):
             return NotImplemented  # e.g. a sparse variable: its reflected operator decides
-        return _m().mul(self, other)
+        return _math.mul(self, other)
 
-    def __rmul__(self, other: Any) -> Any:
-        return _m().mul(other, self)
+    def __rmul__(self, other: Any) -> TensorVariable:
+        return _math.mul(other, self)
 
-    def __truediv__(self, other: Any) -> Any:
-        return _m().true_div(self, other)
+    def __truediv__(self, other: Any) -> TensorVariable:
+        return _math.true_div(self, other)
 
-    def __rtruediv__(self, other: Any) -> Any:
-        return _m().true_div(other, self)
+    def __rtruediv__(self, other: Any) -> TensorVariable:
+        return _math.true_div(other, self)
 
-    def __floordiv__(self, other: Any) -> Any:
-        return _m().floor_div(self, other)
+    def __floordiv__(self, other: Any) -> TensorVariable:
+        return _math.floor_div(self, other)
 
-    def __rfloordiv__(self, other: Any) -> Any:
-        return _m().floor_div(other, self)
+    def __rfloordiv__(self, other: Any) -> TensorVariable:
+        return _math.floor_div(other, self)
 
-    def __mod__(self, other: Any) -> Any:
-        return _m().mod(self, other)
+    def __mod__(self, other: Any) -> TensorVariable:
+        return _math.mod(self, other)
 
-    def __rmod__(self, other: Any) -> Any:
-        return _m().mod(other, self)
+    def __rmod__(self, other: Any) -> TensorVariable:
+        return _math.mod(other, self)
 
-    def __divmod__(self, other: Any) -> Any:
-        return _m().floor_div(self, other), _m().mod(self, other)
+    def __divmod__(self, other: Any) -> tuple[TensorVariable, TensorVariable]:
+        return _math.floor_div(self, other), _math.mod(self, other)
 
-    def __rdivmod__(self, other: Any) -> Any:
-        return _m().floor_div(other, self), _m().mod(other, self)
+    def __rdivmod__(self, other: Any) -> tuple[TensorVariable, TensorVariable]:
+        return _math.floor_div(other, self), _math.mod(other, self)
 
-    def __pow__(self, other: Any) -> Any:
-        return _m().pow(self, other)
+    def __pow__(self, other: Any) -> TensorVariable:
+        return _math.pow(self, other)
 
-    def __rpow__(self, other: Any) -> Any:
-        return _m().pow(other, self)
+    def __rpow__(self, other: Any) -> TensorVariable:
+        return _math.pow(other, self)
 
-    def __matmul__(self, other: Any) -> Any:
+    def __matmul__(self, other: Any) -> TensorVariable:
         if getattr(other, "_theon_defers_tensor_operators", False):
             return NotImplemented  # e.g. a sparse variable: its reflected operator decides
-        return _m().matmul(self, other)
+        return _math.matmul(self, other)
 
-    def __rmatmul__(self, other: Any) -> Any:
-        return _m().matmul(other, self)
+    def __rmatmul__(self, other: Any) -> TensorVariable:
+        return _math.matmul(other, self)
 
     # comparisons (== and != keep identity semantics: variables are graph nodes) ------
-    def __lt__(self, other: Any) -> Any:
-        return _m().lt(self, other)
+    def __lt__(self, other: Any) -> TensorVariable:
+        return _math.lt(self, other)
 
-    def __le__(self, other: Any) -> Any:
-        return _m().le(self, other)
+    def __le__(self, other: Any) -> TensorVariable:
+        return _math.le(self, other)
 
-    def __gt__(self, other: Any) -> Any:
-        return _m().gt(self, other)
+    def __gt__(self, other: Any) -> TensorVariable:
+        return _math.gt(self, other)
 
-    def __ge__(self, other: Any) -> Any:
-        return _m().ge(self, other)
+    def __ge__(self, other: Any) -> TensorVariable:
+        return _math.ge(self, other)
 
     # bitwise -------------------------------------------------------------------
-    def __and__(self, other: Any) -> Any:
-        return _m().and_(self, other)
+    def __and__(self, other: Any) -> TensorVariable:
+        return _math.and_(self, other)
 
-    def __rand__(self, other: Any) -> Any:
-        return _m().and_(other, self)
+    def __rand__(self, other: Any) -> TensorVariable:
+        return _math.and_(other, self)
 
-    def __or__(self, other: Any) -> Any:
-        return _m().or_(self, other)
+    def __or__(self, other: Any) -> TensorVariable:
+        return _math.or_(self, other)
 
-    def __ror__(self, other: Any) -> Any:
-        return _m().or_(other, self)
+    def __ror__(self, other: Any) -> TensorVariable:
+        return _math.or_(other, self)
 
-    def __xor__(self, other: Any) -> Any:
-        return _m().xor(self, other)
+    def __xor__(self, other: Any) -> TensorVariable:
+        return _math.xor(self, other)
 
-    def __rxor__(self, other: Any) -> Any:
-        return _m().xor(other, self)
+    def __rxor__(self, other: Any) -> TensorVariable:
+        return _math.xor(other, self)
 
-    def __lshift__(self, other: Any) -> Any:
-        return _m().left_shift(self, other)
+    def __lshift__(self, other: Any) -> TensorVariable:
+        return _math.left_shift(self, other)
 
-    def __rlshift__(self, other: Any) -> Any:
-        return _m().left_shift(other, self)
+    def __rlshift__(self, other: Any) -> TensorVariable:
+        return _math.left_shift(other, self)
 
-    def __rshift__(self, other: Any) -> Any:
-        return _m().right_shift(self, other)
+    def __rshift__(self, other: Any) -> TensorVariable:
+        return _math.right_shift(self, other)
 
-    def __rrshift__(self, other: Any) -> Any:
-        return _m().right_shift(other, self)
+    def __rrshift__(self, other: Any) -> TensorVariable:
+        return _math.right_shift(other, self)
 
     # indexing ----------------------------------------------------------------------
-    def __getitem__(self, key: Any) -> Any:
-        return _mod("subtensor").getitem(self, key)
+    def __getitem__(self, key: Any) -> TensorVariable:
+        return _subtensor.getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         raise TypeError(
@@ -289,32 +313,32 @@ class _tensor_py_operators:
         return tuple(self.type.broadcastable)
 
     @property
-    def shape(self) -> Any:
+    def shape(self) -> TensorVariable:
         """The symbolic shape (an int64 vector)."""
-        return _mod("shape").shape(self)
+        return _shape.shape(self)
 
     @property
-    def size(self) -> Any:
+    def size(self) -> TensorVariable:
         """The symbolic number of elements."""
-        return _m().prod(self.shape)
+        return _math.prod(self.shape)
 
     @property
-    def T(self) -> Any:
+    def T(self) -> TensorVariable:
         """The transpose (all axes reversed)."""
         return self.transpose()
 
     @property
-    def real(self) -> Any:
+    def real(self) -> TensorVariable:
         """The real part."""
-        return _m().real(self)
+        return _math.real(self)
 
     @property
-    def imag(self) -> Any:
+    def imag(self) -> TensorVariable:
         """The imaginary part."""
-        return _m().imag(self)
+        return _math.imag(self)
 
     # shape methods ---------------------------------------------------------------------
-    def dimshuffle(self, *pattern: Any) -> Any:
+    def dimshuffle(self, *pattern: Any) -> TensorVariable:
         """Reorder, drop (length-1) or insert (``'x'``) dimensions.
 
         >>> import theon.tensor as tt
@@ -327,157 +351,157 @@ class _tensor_py_operators:
             pattern = tuple(pattern[0])
         return DimShuffle(self.ndim, pattern)(self)
 
-    def transpose(self, *axes: Any) -> Any:
+    def transpose(self, *axes: Any) -> TensorVariable:
         """Permute the axes (reverse them by default)."""
-        return _mod("shape").transpose(self, _axes_args(axes))
+        return _reshaping.transpose(self, _axes_args(axes))
 
-    def reshape(self, *shape: Any, ndim: int | None = None) -> Any:
+    def reshape(self, *shape: Any, ndim: int | None = None) -> TensorVariable:
         """Array of the same data with a new shape (one entry may be -1)."""
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = shape[0]
-        return _mod("shape").reshape(self, shape, ndim=ndim)
+        return _reshaping.reshape(self, shape, ndim=ndim)
 
-    def flatten(self, ndim: int = 1) -> Any:
+    def flatten(self, ndim: int = 1) -> TensorVariable:
         """Collapse the trailing dimensions so the result has ``ndim`` dimensions."""
-        return _mod("shape").flatten(self, ndim)
+        return _reshaping.flatten(self, ndim)
 
-    def ravel(self) -> Any:
+    def ravel(self) -> TensorVariable:
         """The data as a vector."""
-        return _mod("shape").flatten(self, 1)
+        return _reshaping.flatten(self, 1)
 
-    def squeeze(self, axis: Any = None) -> Any:
+    def squeeze(self, axis: Any = None) -> TensorVariable:
         """Drop length-1 dimensions (all broadcastable ones by default)."""
-        return _mod("shape").squeeze(self, axis)
+        return _reshaping.squeeze(self, axis)
 
-    def swapaxes(self, axis1: int, axis2: int) -> Any:
+    def swapaxes(self, axis1: int, axis2: int) -> TensorVariable:
         """Exchange two axes."""
         order = list(range(self.ndim))
         order[axis1], order[axis2] = order[axis2], order[axis1]
         return self.transpose(order)
 
     # dtype and copies ----------------------------------------------------------------
-    def astype(self, dtype: Any) -> Any:
+    def astype(self, dtype: Any) -> TensorVariable:
         """Cast to ``dtype`` (no node when the dtype already matches)."""
-        return _mod("basic").cast(self, dtype)
+        return _basic.cast(self, dtype)
 
-    def copy(self, name: str | None = None) -> Any:
+    def copy(self, name: str | None = None) -> TensorVariable:
         """A copy of this array as a new variable."""
-        out = _m().tensor_copy(self)
+        out = _math.tensor_copy(self)
         if name is not None:
             out.name = name
         return out
 
-    def conj(self) -> Any:
+    def conj(self) -> TensorVariable:
         """The complex conjugate."""
-        return _m().conj(self)
+        return _math.conj(self)
 
     conjugate = conj
 
     # reductions ------------------------------------------------------------------------
     def sum(self, axis: Any = None, dtype: Any = None, keepdims: bool = False,
-            acc_dtype: Any = None, out: None = None) -> Any:
+            acc_dtype: Any = None, out: None = None) -> TensorVariable:
         """Sum over ``axis`` (all axes by default)."""
         _no_out(out, "sum")
-        return _m().sum(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+        return _math.sum(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
 
     def prod(self, axis: Any = None, dtype: Any = None, keepdims: bool = False,
-             acc_dtype: Any = None, out: None = None) -> Any:
+             acc_dtype: Any = None, out: None = None) -> TensorVariable:
         """Product over ``axis``."""
         _no_out(out, "prod")
-        return _m().prod(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+        return _math.prod(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
 
     def mean(self, axis: Any = None, dtype: Any = None, keepdims: bool = False,
-             out: None = None) -> Any:
+             out: None = None) -> TensorVariable:
         """Arithmetic mean over ``axis``."""
         _no_out(out, "mean")
-        return _m().mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
+        return _math.mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def var(self, axis: Any = None, ddof: int = 0, keepdims: bool = False,
-            corrected: bool = False) -> Any:
+            corrected: bool = False) -> TensorVariable:
         """Variance over ``axis`` with ``ddof`` delta degrees of freedom."""
-        return _m().var(self, axis=axis, ddof=ddof, keepdims=keepdims, corrected=corrected)
+        return _math.var(self, axis=axis, ddof=ddof, keepdims=keepdims, corrected=corrected)
 
     def std(self, axis: Any = None, ddof: int = 0, keepdims: bool = False,
-            corrected: bool = False) -> Any:
+            corrected: bool = False) -> TensorVariable:
         """Standard deviation over ``axis``."""
-        return _m().std(self, axis=axis, ddof=ddof, keepdims=keepdims, corrected=corrected)
+        return _math.std(self, axis=axis, ddof=ddof, keepdims=keepdims, corrected=corrected)
 
-    def max(self, axis: Any = None, keepdims: bool = False, out: None = None) -> Any:
+    def max(self, axis: Any = None, keepdims: bool = False, out: None = None) -> TensorVariable:
         """Maximum over ``axis``."""
         _no_out(out, "max")
-        return _m().max(self, axis=axis, keepdims=keepdims)
+        return _math.max(self, axis=axis, keepdims=keepdims)
 
-    def min(self, axis: Any = None, keepdims: bool = False, out: None = None) -> Any:
+    def min(self, axis: Any = None, keepdims: bool = False, out: None = None) -> TensorVariable:
         """Minimum over ``axis``."""
         _no_out(out, "min")
-        return _m().min(self, axis=axis, keepdims=keepdims)
+        return _math.min(self, axis=axis, keepdims=keepdims)
 
-    def argmax(self, axis: Any = None, keepdims: bool = False, out: None = None) -> Any:
+    def argmax(self, axis: Any = None, keepdims: bool = False, out: None = None) -> TensorVariable:
         """Index of the maximum along ``axis``."""
         _no_out(out, "argmax")
-        return _m().argmax(self, axis=axis, keepdims=keepdims)
+        return _math.argmax(self, axis=axis, keepdims=keepdims)
 
-    def argmin(self, axis: Any = None, keepdims: bool = False, out: None = None) -> Any:
+    def argmin(self, axis: Any = None, keepdims: bool = False, out: None = None) -> TensorVariable:
         """Index of the minimum along ``axis``."""
         _no_out(out, "argmin")
-        return _m().argmin(self, axis=axis, keepdims=keepdims)
+        return _math.argmin(self, axis=axis, keepdims=keepdims)
 
-    def any(self, axis: Any = None, keepdims: bool = False, out: None = None) -> Any:
+    def any(self, axis: Any = None, keepdims: bool = False, out: None = None) -> TensorVariable:
         """Whether any element along ``axis`` is true."""
         _no_out(out, "any")
-        return _m().any(self, axis=axis, keepdims=keepdims)
+        return _math.any(self, axis=axis, keepdims=keepdims)
 
-    def all(self, axis: Any = None, keepdims: bool = False, out: None = None) -> Any:
+    def all(self, axis: Any = None, keepdims: bool = False, out: None = None) -> TensorVariable:
         """Whether all elements along ``axis`` are true."""
         _no_out(out, "all")
-        return _m().all(self, axis=axis, keepdims=keepdims)
+        return _math.all(self, axis=axis, keepdims=keepdims)
 
     # elementwise methods -----------------------------------------------------------------
-    def clip(self, a_min: Any, a_max: Any) -> Any:
+    def clip(self, a_min: Any, a_max: Any) -> TensorVariable:
         """Limit the values to ``[a_min, a_max]``."""
-        return _m().clip(self, a_min, a_max)
+        return _math.clip(self, a_min, a_max)
 
-    def round(self, decimals: int = 0) -> Any:
+    def round(self, decimals: int = 0) -> TensorVariable:
         """Round half to even, like ``numpy.round``."""
-        return _m().round(self, decimals)
+        return _math.round(self, decimals)
 
-    def __round__(self, ndigits: int | None = None) -> Any:
-        return _m().round(self, ndigits or 0)
+    def __round__(self, ndigits: int | None = None) -> TensorVariable:
+        return _math.round(self, ndigits or 0)
 
-    def dot(self, other: Any) -> Any:
+    def dot(self, other: Any) -> TensorVariable:
         """Matrix/vector product, like ``numpy.dot``."""
-        return _m().dot(self, other)
+        return _math.dot(self, other)
 
     # delegated to other modules ----------------------------------------------------------
-    def cumsum(self, axis: int | None = None) -> Any:
+    def cumsum(self, axis: int | None = None) -> TensorVariable:
         """Cumulative sum along ``axis`` (flattened when None)."""
-        return _mod("extra_ops").cumsum(self, axis=axis)
+        return _extra_ops.cumsum(self, axis=axis)
 
-    def cumprod(self, axis: int | None = None) -> Any:
+    def cumprod(self, axis: int | None = None) -> TensorVariable:
         """Cumulative product along ``axis``."""
-        return _mod("extra_ops").cumprod(self, axis=axis)
+        return _extra_ops.cumprod(self, axis=axis)
 
-    def repeat(self, repeats: Any, axis: int | None = None) -> Any:
+    def repeat(self, repeats: Any, axis: int | None = None) -> TensorVariable:
         """Repeat elements, like ``numpy.repeat``."""
-        return _mod("extra_ops").repeat(self, repeats, axis=axis)
+        return _extra_ops.repeat(self, repeats, axis=axis)
 
-    def nonzero(self, return_matrix: bool = False) -> Any:
+    def nonzero(self, return_matrix: bool = False) -> tuple[TensorVariable, ...] | TensorVariable:
         """Indices of the non-zero elements, one vector per dimension (or the rows of
         one matrix, with Theano's ``return_matrix=True``)."""
-        return _mod("extra_ops").nonzero(self, return_matrix=return_matrix)
+        return _extra_ops.nonzero(self, return_matrix=return_matrix)
 
-    def sort(self, axis: int = -1, kind: str = "quicksort") -> Any:
+    def sort(self, axis: int = -1, kind: SortKind = "quicksort") -> TensorVariable:
         """Sorted copy along ``axis``."""
-        return _mod("sort").sort(self, axis=axis, kind=kind)
+        return _sort.sort(self, axis=axis, kind=kind)
 
-    def argsort(self, axis: int = -1, kind: str = "quicksort") -> Any:
+    def argsort(self, axis: int = -1, kind: SortKind = "quicksort") -> TensorVariable:
         """Indices that sort along ``axis``."""
-        return _mod("sort").argsort(self, axis=axis, kind=kind)
+        return _sort.argsort(self, axis=axis, kind=kind)
 
-    def take(self, indices: Any, axis: int | None = None, mode: str = "raise") -> Any:
+    def take(self, indices: Any, axis: int | None = None, mode: str = "raise") -> TensorVariable:
         """Elements at ``indices`` along ``axis`` (flattened when None); ``mode`` is
         ``numpy.take``'s: ``'raise'``, ``'wrap'`` or ``'clip'``."""
-        return _mod("subtensor").take(self, indices, axis=axis, mode=mode)
+        return _subtensor.take(self, indices, axis=axis, mode=mode)
 
 
 class TensorVariable(_tensor_py_operators, Variable):
@@ -490,6 +514,7 @@ class TensorVariable(_tensor_py_operators, Variable):
     """
 
     __slots__ = ()
+    type: TensorType
 
 
 class TensorValue(TensorVariable):
@@ -541,6 +566,7 @@ class TensorConstant(_tensor_py_operators, Constant):
     """
 
     __slots__ = ()
+    type: TensorType
 
     def __str__(self) -> str:
         if self.name is not None:
