@@ -26,9 +26,9 @@ import numpy as np
 
 from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
-from theon.graph.op import Op
-from theon.tensor.basic import as_tensor_variable
+from theon.tensor.basic import TensorOp, as_tensor_variable
 from theon.tensor.type import TensorType, tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = ["AddDiag", "AllocDiag", "add_diag"]
 
@@ -54,13 +54,13 @@ def add_diag(x: np.ndarray, v: np.ndarray, inplace: bool) -> np.ndarray:
     return out
 
 
-def _diagonal(g: Variable) -> Variable:
+def _diagonal(g: Variable) -> TensorVariable:
     from theon.tensor.extra_ops import diagonal
 
     return diagonal(g)
 
 
-class AllocDiag(Op):
+class AllocDiag(TensorOp):
     """The square matrix with the vector ``v`` on its diagonal and zeros elsewhere."""
 
     __props__ = ()
@@ -75,7 +75,7 @@ class AllocDiag(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         v = inputs[0]
         n = v.shape[0]
-        out = np.zeros((n, n), dtype=node.outputs[0].type.dtype)  # type: ignore[attr-defined]
+        out = np.zeros((n, n), dtype=tensor_type(node.outputs[0]).dtype)
         np.einsum("ii->i", out)[...] = v
         output_storage[0][0] = out
 
@@ -90,7 +90,7 @@ class AllocDiag(Op):
         return [None if eval_points[0] is None else self(eval_points[0])]
 
 
-class AddDiag(Op):
+class AddDiag(TensorOp):
     """``x + diag(v)`` for a square matrix ``x`` and a vector ``v`` of its dtype.
 
     With ``inplace``, ``x``'s buffer receives the result (set by the inplace phase).

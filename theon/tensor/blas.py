@@ -22,11 +22,11 @@ import numpy as np
 from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, grad_not_implemented
-from theon.graph.op import Op
 from theon.scalar.type import upcast
 from theon.tensor.arguments import as_int_tuple, int_value
-from theon.tensor.basic import as_tensor_variable, cast
-from theon.tensor.type import TensorType, tensor_type
+from theon.tensor.basic import TensorOp, as_tensor_variable, cast
+from theon.tensor.type import TensorType, tensor_type, tensor_vars
+from theon.tensor.variable import TensorVariable
 
 __all__ = ["Dot", "Einsum", "MatMul", "dot", "einsum", "matmul", "outer", "tensordot"]
 
@@ -72,7 +72,7 @@ def _bilinear_rop(
     return [terms[0] if len(terms) == 1 else terms[0] + terms[1]]
 
 
-class Dot(Op):
+class Dot(TensorOp):
     """``numpy.dot`` for vectors and matrices (inputs of 1 or 2 dimensions).
 
     >>> import theon.tensor as tt
@@ -105,8 +105,8 @@ class Dot(Op):
         return [tuple(sa[:-1]) + tuple(sb[1:])]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        x, y = inputs
-        (gz,) = output_grads
+        x, y = tensor_vars(inputs)
+        (gz,) = tensor_vars(output_grads)
         from theon.tensor.reshaping import transpose
 
         xd, yd = tensor_type(x).ndim, tensor_type(y).ndim
@@ -130,7 +130,7 @@ class Dot(Op):
 _dot = Dot()
 
 
-def dot(a: Any, b: Any) -> Variable:
+def dot(a: Any, b: Any) -> TensorVariable:
     """Dot product with NumPy's semantics (``numpy.dot``).
 
     Vectors and matrices use BLAS; higher ranks contract the last axis of ``a``
@@ -140,15 +140,15 @@ def dot(a: Any, b: Any) -> Variable:
     >>> dot(tt.dmatrix("a"), tt.dvector("b")).type.shape
     (None,)
     """
-    a, b = as_tensor_variable(a), as_tensor_variable(b)
-    if a.type.ndim == 0 or b.type.ndim == 0:
-        return a * b  # type: ignore[no-any-return]
-    if a.type.ndim <= 2 and b.type.ndim <= 2:
-        return _dot(a, b)  # type: ignore[no-any-return]
-    return tensordot(a, b, [[a.type.ndim - 1], [max(0, b.type.ndim - 2)]])
+    av, bv = as_tensor_variable(a), as_tensor_variable(b)
+    if av.type.ndim == 0 or bv.type.ndim == 0:
+        return av * bv
+    if av.type.ndim <= 2 and bv.type.ndim <= 2:
+        return _dot(av, bv)
+    return tensordot(av, bv, [[av.type.ndim - 1], [max(0, bv.type.ndim - 2)]])
 
 
-class MatMul(Op):
+class MatMul(TensorOp):
     """``numpy.matmul`` of two arrays of at least 2 dimensions (batch dims broadcast).
 
     >>> import theon.tensor as tt
@@ -193,12 +193,14 @@ class MatMul(Op):
 
         a, b = node.inputs
         sa, sb = list(input_shapes[0]), list(input_shapes[1])
-        ba, bb = sa[:-2], sb[:-2]
-        n = max(len(ba), len(bb))
-        sta = (1,) * (n - len(ba)) + tensor_type(a).shape[:-2]
-        stb = (1,) * (n - len(bb)) + tensor_type(b).shape[:-2]
-        ba = [None] * (n - len(ba)) + ba
-        bb = [None] * (n - len(bb)) + bb
+        ba0, bb0 = sa[:-2], sb[:-2]
+        n = max(len(ba0), len(bb0))
+        sta = (1,) * (n - len(ba0)) + tensor_type(a).shape[:-2]
+        stb = (1,) * (n - len(bb0)) + tensor_type(b).shape[:-2]
+        ba: list[Variable | None] = [None] * (n - len(ba0))
+        bb: list[Variable | None] = [None] * (n - len(bb0))
+        ba += ba0
+        bb += bb0
         batch = []
         for x, y, s1, s2 in zip(ba, bb, sta, stb):
             if x is None or s1 == 1:
@@ -229,7 +231,7 @@ class MatMul(Op):
 _matmul = MatMul()
 
 
-def matmul(a: Any, b: Any) -> Variable:
+def matmul(a: Any, b: Any) -> TensorVariable:
     """Matrix product with batching, like ``numpy.matmul`` and the ``@`` operator.
 
     A vector operand is promoted to a matrix and the added axis removed after.
@@ -246,7 +248,7 @@ def matmul(a: Any, b: Any) -> Variable:
             f"matmul: scalar operands are not allowed ({describe(a)}, {describe(b)}); use *"
         )
     if a.type.ndim <= 2 and b.type.ndim <= 2:
-        return _dot(a, b)  # type: ignore[no-any-return]
+        return _dot(a, b)
     squeeze_axes = []
     if a.type.ndim == 1:
         a = expand_dims(a, 0)
@@ -258,7 +260,7 @@ def matmul(a: Any, b: Any) -> Variable:
     if squeeze_axes:
         nd = out.type.ndim
         out = squeeze(out, axis=tuple(nd + ax for ax in squeeze_axes))
-    return out  # type: ignore[no-any-return]
+    return out
 
 
 def _normalize_tensordot_axes(
@@ -287,7 +289,7 @@ def _normalize_tensordot_axes(
     return [i % na for i in ax_a], [i % nb for i in ax_b]
 
 
-def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
+def tensordot(a: Any, b: Any, axes: Any = 2) -> TensorVariable:
     """Sum products over the given axes, like ``numpy.tensordot``.
 
     >>> import theon.tensor as tt
@@ -325,11 +327,11 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
     out_dims = [shape_i(a, d) if a.type.shape[d] is None else a.type.shape[d] for d in free_a]
     out_dims += [shape_i(b, d) if b.type.shape[d] is None else b.type.shape[d] for d in free_b]
     if len(free_a) == 1 and len(free_b) == 1:
-        return out  # type: ignore[no-any-return]
+        return out
     return reshape(out, tuple(out_dims) if out_dims else (), ndim=len(out_dims))
 
 
-def outer(a: Any, b: Any) -> Variable:
+def outer(a: Any, b: Any) -> TensorVariable:
     """Outer product of the flattened inputs, like ``numpy.outer``.
 
     >>> import theon.tensor as tt
@@ -338,12 +340,12 @@ def outer(a: Any, b: Any) -> Variable:
     """
     from theon.tensor.reshaping import flatten
 
-    a, b = as_tensor_variable(a), as_tensor_variable(b)
-    if a.type.ndim != 1:
-        a = flatten(a)
-    if b.type.ndim != 1:
-        b = flatten(b)
-    return a.dimshuffle(0, "x") * b.dimshuffle("x", 0)  # type: ignore[attr-defined, no-any-return]
+    av, bv = as_tensor_variable(a), as_tensor_variable(b)
+    if av.type.ndim != 1:
+        av = flatten(av)
+    if bv.type.ndim != 1:
+        bv = flatten(bv)
+    return av.dimshuffle(0, "x") * bv.dimshuffle("x", 0)
 
 
 def _parse_einsum(subscripts: str, ndims: Sequence[int]) -> tuple[list[str], str]:
@@ -371,7 +373,7 @@ def _parse_einsum(subscripts: str, ndims: Sequence[int]) -> tuple[list[str], str
     return specs, out
 
 
-class Einsum(Op):
+class Einsum(TensorOp):
     """``numpy.einsum`` with explicit subscripts (``"ij,jk->ik"``).
 
     >>> import theon.tensor as tt
@@ -455,11 +457,11 @@ class Einsum(Op):
         return f"Einsum{{{self.subscripts}}}"
 
 
-def einsum(subscripts: str, *operands: Any) -> Variable:
+def einsum(subscripts: str, *operands: Any) -> TensorVariable:
     """Einstein summation, like ``numpy.einsum`` (explicit or implicit output, no ``...``).
 
     >>> import theon.tensor as tt
     >>> einsum("ij,jk->ik", tt.dmatrix("a"), tt.dmatrix("b")).type.ndim
     2
     """
-    return Einsum(subscripts.replace(" ", ""))(*operands)  # type: ignore[no-any-return]
+    return Einsum(subscripts.replace(" ", ""))(*operands)

@@ -32,14 +32,14 @@ import numpy as np
 
 from theon.graph.basic import Apply, Variable
 from theon.graph.null_type import disconnected_type
-from theon.graph.op import Op
-from theon.tensor.basic import as_tensor_variable
+from theon.tensor.basic import TensorOp, as_tensor_variable
 from theon.tensor.type import TensorType, tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = ["BroadcastGrad", "broadcast_grad", "may_broadcast", "resolve_broadcast_grads"]
 
 
-class BroadcastGrad(Op):
+class BroadcastGrad(TensorOp):
     """``g`` summed to the shape of ``x`` (leading axes, and the axes where ``x`` has
     length 1 and ``g`` not), in ``x``'s dtype: the gradient of broadcasting ``x``.
 
@@ -156,15 +156,14 @@ def may_broadcast(x: Variable, others: Sequence[Variable], out_ndim: int) -> boo
     return False
 
 
-def broadcast_grad(g: Variable, x: Variable) -> Variable:
+def broadcast_grad(g: Variable, x: Variable) -> TensorVariable:
     """``BroadcastGrad()(g, x)``: the gradient ``g`` of a broadcast, summed to ``x``.
 
     >>> import theon.tensor as tt
     >>> broadcast_grad(tt.dmatrix("g"), tt.dvector("x")).type
     TensorType(float64, shape=(None,))
     """
-    out: Variable = BroadcastGrad()(g, x)
-    return out
+    return BroadcastGrad()(g, x)
 
 
 def resolve_broadcast_grads(outputs: Sequence[Variable]) -> list[Variable]:
@@ -181,13 +180,13 @@ def resolve_broadcast_grads(outputs: Sequence[Variable]) -> list[Variable]:
     from theon.graph.replace import clone_replace
     from theon.graph.traversal import toposort
 
-    found = [n for n in toposort(list(outputs)) if isinstance(n.op, BroadcastGrad)]
+    found = [(n, n.op) for n in toposort(list(outputs)) if isinstance(n.op, BroadcastGrad)]
     if not found:
         return list(outputs)
     memo: dict[Any, Any] = {}
-    for n in found:  # in graph order: a node's g may itself hold earlier ones
+    for n, op in found:  # in graph order: a node's g may itself hold earlier ones
         g, x = clone_replace([n.inputs[0], n.inputs[1]], memo=memo)
-        new = n.op.static(n.op.make_node(g, x))  # type: ignore[attr-defined]
+        new = op.static(op.make_node(g, x))
         if new is not None:
             memo[n.outputs[0]] = new
     return list(clone_replace(list(outputs), memo=memo))

@@ -23,10 +23,10 @@ import numpy as np
 from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import DisconnectedType, NullType, disconnected_type
-from theon.graph.op import Op
 from theon.scalar.type import get_scalar_type
 from theon.tensor.arguments import as_int_tuple, int_value, reduction_axes
 from theon.tensor.basic import (
+    TensorOp,
     _floatx,
     as_tensor_variable,
     constant,
@@ -36,12 +36,12 @@ from theon.tensor.basic import (
 from theon.tensor.elemwise_grad import grad_template, plain_elemwise
 from theon.tensor.type import TensorType, discrete_dtypes, tensor_type
 from theon.tensor.ufunc_safety import out_ok
-from theon.tensor.variable import TensorConstant
+from theon.tensor.variable import TensorConstant, TensorVariable
 
 __all__ = ["DimShuffle", "Elemwise", "FrozenDict", "fill_like", "plain_elemwise", "sum_to_type"]
 
 
-class FrozenDict(dict):  # type: ignore[type-arg]
+class FrozenDict(dict[Any, Any]):
     """An immutable, hashable dict (for Op props such as ``inplace_pattern``).
 
     >>> d = FrozenDict({0: 1})
@@ -61,10 +61,10 @@ class FrozenDict(dict):  # type: ignore[type-arg]
         return (FrozenDict, (dict(self),))
 
 
-_INT_CONSTS: dict[int, Variable] = {}
+_INT_CONSTS: dict[int, TensorConstant] = {}
 
 
-def int_constant(k: int) -> Variable:
+def int_constant(k: int) -> TensorConstant:
     """A cached int64 0-d constant (for shapes).
 
     >>> int_constant(3).data
@@ -79,7 +79,7 @@ def int_constant(k: int) -> Variable:
 
 
 # DimShuffle --------------------------------------------------------------------------
-class DimShuffle(Op):
+class DimShuffle(TensorOp):
     """Reorder dimensions, insert broadcastable ones (``'x'``) and drop length-1 ones.
 
     Parameters
@@ -154,7 +154,7 @@ class DimShuffle(Op):
                     f"{self} drops dimension {d} of {describe(x)}, but its static length is "
                     f"{t.shape[d]}, not 1"
                 )
-        shape = tuple(1 if o == "x" else t.shape[o] for o in self.new_order)  # type: ignore[index]
+        shape = tuple(1 if o == "x" else t.shape[o] for o in self.new_order)
         return Apply(self, [x], [TensorType(t.dtype, shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
@@ -169,7 +169,8 @@ class DimShuffle(Op):
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
         (ish,) = input_shapes
-        return [tuple(int_constant(1) if o == "x" else ish[o] for o in self.new_order)]  # type: ignore[index]
+        one = int_constant(1)
+        return [tuple(ish[o] if isinstance(o, int) else one for o in self.new_order)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         (x,) = inputs
@@ -183,8 +184,8 @@ class DimShuffle(Op):
             gz = _sum(gz, axis=loose, keepdims=True)
         order: list[int | str] = ["x"] * self.input_ndim
         for pos, o in enumerate(self.new_order):
-            if o != "x":
-                order[o] = pos  # type: ignore[index]
+            if isinstance(o, int):  # (not "x")
+                order[o] = pos
         g = DimShuffle(gz.type.ndim, order)(gz)
         return [_cast_like(g, x)]
 
@@ -216,13 +217,13 @@ def _expand_to(x: Variable, ndim: int) -> Variable:
     op = _EXPAND_OPS.get((n, ndim))
     if op is None:
         op = _EXPAND_OPS[(n, ndim)] = DimShuffle(n, ("x",) * (ndim - n) + tuple(range(n)))
-    return op(x)  # type: ignore[no-any-return]
+    return op(x)
 
 
 _EXPAND_OPS: dict[tuple[int, int], DimShuffle] = {}
 
 
-def fill_like(model: Variable, value: Any) -> Variable:
+def fill_like(model: Variable, value: Any) -> TensorVariable:
     """``value`` broadcast to the shape of ``model`` (keeping ``value``'s dtype).
 
     >>> import theon.tensor as tt
@@ -231,7 +232,7 @@ def fill_like(model: Variable, value: Any) -> Variable:
     """
     from theon.tensor.math import second
 
-    return second(model, value)  # type: ignore[no-any-return]
+    return second(model, value)
 
 
 def sum_to_type(g: Variable, x: Variable) -> Variable:
@@ -273,7 +274,7 @@ def sum_to_type(g: Variable, x: Variable) -> Variable:
 _scalar_type = get_scalar_type
 
 
-def _weak_constant(x: Any, dtype: str) -> Variable:
+def _weak_constant(x: Any, dtype: str) -> TensorConstant:
     """``constant(x, dtype=dtype)`` for a Python number, without the general checks."""
     try:
         data = np.array(x, dtype=dtype)
@@ -287,7 +288,7 @@ def _weak_constant(x: Any, dtype: str) -> Variable:
 _OUT_TYPES_LIMIT = 1024
 
 
-class Elemwise(Op):
+class Elemwise(TensorOp):
     """A scalar op applied elementwise to arrays, with broadcasting.
 
     Parameters
@@ -332,7 +333,7 @@ class Elemwise(Op):
         # perform calls only an exact ufunc: not reading another one leaves SciPy's
         # (theon.scalar.table.scipy_ufunc) unloaded until the op computes
         ufunc = getattr(scalar_op, "ufunc", None) if exact else None
-        self._ufunc = ufunc
+        self._ufunc: Any = ufunc  # a ufunc (NumPy's or SciPy's) or None; set when _direct
         self._ufunc_nin = getattr(ufunc, "nin", None) if isinstance(ufunc, np.ufunc) else None
         self._is_np_ufunc = isinstance(ufunc, np.ufunc) and exact
         # a plain ufunc of fixed arity: perform calls it directly
@@ -432,9 +433,10 @@ class Elemwise(Op):
             try:
                 dt = weak_constant_dtype(x, ctx, overflow_ok)
             except OverflowError as e:
-                dt = self._loop_dtype(inputs, tens, i)
-                if dt is None:
+                loop_dt = self._loop_dtype(inputs, tens, i)
+                if loop_dt is None:
                     raise OverflowError(f"{self}: {e}") from None
+                dt = loop_dt
             if not ctx and type(x) is float:
                 dt = _floatx()
             tens[i] = _weak_constant(x, dt)
@@ -459,9 +461,9 @@ class Elemwise(Op):
 
     def _broadcast_shape(self, tens: Sequence[Any], nd: int) -> tuple[int | None, ...]:
         """Static output shape; raises ``ValueError`` naming both shapes when incompatible."""
-        shapes = [t.type.shape for t in tens]
+        shapes: list[tuple[int | None, ...]] = [t.type.shape for t in tens]
         if len(shapes) == 1 or all(s == shapes[0] for s in shapes):
-            return shapes[0]  # type: ignore[no-any-return]
+            return shapes[0]
         out: list[int | None] = []
         for d in range(nd):
             known: int | None = None
@@ -494,14 +496,14 @@ class Elemwise(Op):
         ):
             outs = tuple(inputs[pattern[o]] if o in pattern else None for o in range(self.nout))
             try:
-                res = self._ufunc(*inputs, out=outs)  # type: ignore[misc]
+                res = self._ufunc(*inputs, out=outs)
             except ValueError:
                 self.refuse_runtime_broadcast(node, inputs)
                 raise
         elif self._direct:
             # (also an inplace ufunc not proven safe on a strided buffer: the result is
             # computed out of place and copied into the buffer below)
-            res = self._ufunc(*inputs)  # type: ignore[misc]
+            res = self._ufunc(*inputs)
         elif self._ufunc is not None and len(inputs) == self._ufunc_nin:
             res = self._ufunc(*inputs)
         else:
@@ -679,7 +681,7 @@ def _sum_dtype(dtype: str) -> str:
     return dtype
 
 
-def _restore_axes(out: Variable, ndim: int, axes: Sequence[int] | None) -> Variable:
+def _restore_axes(out: Variable, ndim: int, axes: Sequence[int] | None) -> TensorVariable:
     """``out`` (reduced over ``axes`` of an ``ndim``-d input; None: all) with them back as 1s."""
     red = range(ndim) if axes is None else axes
     order: list[int | str] = []
@@ -690,10 +692,10 @@ def _restore_axes(out: Variable, ndim: int, axes: Sequence[int] | None) -> Varia
         else:
             order.append(k)
             k += 1
-    return DimShuffle(out.type.ndim, order)(out)  # type: ignore[attr-defined, no-any-return]
+    return DimShuffle(tensor_type(out).ndim, order)(out)
 
 
-class CAReduce(Op):
+class CAReduce(TensorOp):
     """Reduce along ``axis`` with a commutative, associative binary scalar op.
 
     Parameters
@@ -712,7 +714,7 @@ class CAReduce(Op):
     TensorType(float64, shape=(None,))
     """
 
-    __props__ = ("scalar_op", "axis", "dtype")
+    __props__: tuple[str, ...] = ("scalar_op", "axis", "dtype")
     #: the result over no elements (NumPy's ``initial=``); None: reduce as NumPy does
     #: without one (Max and Min make it a parameter)
     initial: float | None = None
@@ -722,7 +724,7 @@ class CAReduce(Op):
         if axis is not None:
             axis = as_int_tuple(axis, f"{type(self).__name__}: axis")
         self.axis: tuple[int, ...] | None = axis
-        self.dtype = None if dtype is None else np.dtype(dtype).name
+        self.dtype: str | None = None if dtype is None else np.dtype(dtype).name
         ufunc = getattr(scalar_op, "ufunc", None)
         if not isinstance(ufunc, np.ufunc):
             raise TypeError(f"CAReduce needs a scalar op with a NumPy ufunc, got {scalar_op}")
@@ -787,7 +789,7 @@ class CAReduce(Op):
     def _axes(self, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim)) if self.axis is None else self.axis
 
-    def _restore_dims(self, gz: Variable, ndim: int) -> Variable:
+    def _restore_dims(self, gz: Variable, ndim: int) -> TensorVariable:
         """``gz`` with the reduced axes put back as broadcastable dimensions."""
         return _restore_axes(gz, ndim, self._axes(ndim))
 

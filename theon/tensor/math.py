@@ -26,7 +26,7 @@ from theon.graph.basic import Variable
 from theon.graph.null_type import disconnected_type
 from theon.scalar import table
 from theon.scalar.basic import BinaryScalarOp, _discrete
-from theon.scalar.type import ScalarType
+from theon.scalar.type import ScalarType, scalar_type
 from theon.tensor import blas, extra_ops
 from theon.tensor.basic import as_tensor_variable, cast, constant
 from theon.tensor.elemwise import Elemwise
@@ -44,6 +44,7 @@ from theon.tensor.reduction import (
     sum,
     var,
 )
+from theon.tensor.variable import TensorVariable
 
 
 class Second(BinaryScalarOp):
@@ -60,7 +61,7 @@ class Second(BinaryScalarOp):
     def output_types(self, *types: ScalarType) -> list[ScalarType]:
         return [types[1]]
 
-    def impl(self, a: Any, b: Any) -> Any:  # type: ignore[override]
+    def impl(self, a: Any, b: Any) -> Any:
         shape = np.broadcast_shapes(np.shape(a), np.shape(b))
         b = np.asarray(b)
         if b.shape == shape:
@@ -69,12 +70,12 @@ class Second(BinaryScalarOp):
         out[...] = b
         return out
 
-    def py_expr(self, a: str, b: str) -> str:  # type: ignore[override]
-        return b
+    def py_expr(self, *names: str) -> str | None:
+        return names[1]  # (a, b) -> b
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         a, b = inputs
-        ga = disconnected_type() if _discrete(a) else ts.constant(0, dtype=a.type.dtype)  # type: ignore[attr-defined]
+        ga = disconnected_type() if _discrete(a) else ts.constant(0, dtype=scalar_type(a).dtype)
         gb = disconnected_type() if _discrete(b) else output_grads[0]
         return [ga, gb]
 
@@ -329,7 +330,7 @@ __all__ += [
 
 
 # functions with extra arguments ---------------------------------------------------------------
-def round(x: Any, decimals: int = 0, mode: str = "half_to_even") -> Variable:
+def round(x: Any, decimals: int = 0, mode: str = "half_to_even") -> TensorVariable:
     """Round to ``decimals`` decimals, half to even, like ``numpy.round``.
 
     >>> import theon.tensor as tt
@@ -339,20 +340,20 @@ def round(x: Any, decimals: int = 0, mode: str = "half_to_even") -> Variable:
     """
     if mode not in ("half_to_even", "half_even"):
         raise ValueError(f"round: only mode='half_to_even' (NumPy's) is supported, got {mode!r}")
-    x = as_tensor_variable(x)
-    dt = x.type.dtype
+    v = as_tensor_variable(x)
+    dt = v.type.dtype
     if dt.startswith(("float", "complex")):
         if decimals == 0:
-            return round_half_to_even(x)  # type: ignore[no-any-return]
+            return round_half_to_even(v)
         f = 10.0**decimals
-        return true_div(round_half_to_even(mul(x, f)), f)  # type: ignore[no-any-return]
+        return true_div(round_half_to_even(mul(v, f)), f)
     if decimals >= 0:
-        return x
+        return v
     k = 10 ** (-decimals)
-    return cast(mul(round_half_to_even(true_div(x, k)), k), dt)
+    return cast(mul(round_half_to_even(true_div(v, k)), k), dt)
 
 
-def clip(x: Any, a_min: Any, a_max: Any) -> Variable:
+def clip(x: Any, a_min: Any, a_max: Any) -> TensorVariable:
     """Limit ``x`` to ``[a_min, a_max]`` (``None`` for no bound), like ``numpy.clip``.
 
     >>> import theon.tensor as tt
@@ -363,10 +364,10 @@ def clip(x: Any, a_min: Any, a_max: Any) -> Variable:
     if a_min is None and a_max is None:
         raise ValueError("clip: a_min and a_max cannot both be None")
     if a_min is None:
-        return minimum(x, a_max)  # type: ignore[no-any-return]
+        return minimum(x, a_max)
     if a_max is None:
-        return maximum(x, a_min)  # type: ignore[no-any-return]
-    return _clip(x, a_min, a_max)  # type: ignore[no-any-return]
+        return maximum(x, a_min)
+    return _clip(x, a_min, a_max)
 
 
 _clip = _ew(ts.clip, "Clip with both bounds.", "clip")
@@ -389,7 +390,7 @@ def where(cond: Any, x: Any = None, y: Any = None) -> Any:
     return switch(cond, x, y)
 
 
-def zeros_like(x: Any, dtype: Any = None) -> Variable:
+def zeros_like(x: Any, dtype: Any = None) -> TensorVariable:
     """Zeros with the shape (and by default the dtype) of ``x``.
 
     >>> import theon.tensor as tt
@@ -397,10 +398,10 @@ def zeros_like(x: Any, dtype: Any = None) -> Variable:
     TensorType(float32, shape=(None, None))
     """
     x = as_tensor_variable(x)
-    return second(x, constant(0, dtype=dtype or x.type.dtype))  # type: ignore[no-any-return]
+    return second(x, constant(0, dtype=dtype or x.type.dtype))
 
 
-def ones_like(x: Any, dtype: Any = None) -> Variable:
+def ones_like(x: Any, dtype: Any = None) -> TensorVariable:
     """Ones with the shape (and by default the dtype) of ``x``.
 
     >>> import theon.tensor as tt
@@ -408,29 +409,29 @@ def ones_like(x: Any, dtype: Any = None) -> Variable:
     'int32'
     """
     x = as_tensor_variable(x)
-    return second(x, constant(1, dtype=dtype or x.type.dtype))  # type: ignore[no-any-return]
+    return second(x, constant(1, dtype=dtype or x.type.dtype))
 
 
-def deg2rad(x: Any) -> Variable:
+def deg2rad(x: Any) -> TensorVariable:
     """Degrees to radians, like ``numpy.deg2rad``.
 
     >>> import theon.tensor as tt
     >>> y = deg2rad(tt.dvector("d"))
     """
-    return mul(x, np.pi / 180.0)  # type: ignore[no-any-return]
+    return mul(x, np.pi / 180.0)
 
 
-def rad2deg(x: Any) -> Variable:
+def rad2deg(x: Any) -> TensorVariable:
     """Radians to degrees, like ``numpy.rad2deg``.
 
     >>> import theon.tensor as tt
     >>> y = rad2deg(tt.dvector("r"))
     """
-    return mul(x, 180.0 / np.pi)  # type: ignore[no-any-return]
+    return mul(x, 180.0 / np.pi)
 
 
 def isclose(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-8,
-            equal_nan: bool = False) -> Variable:
+            equal_nan: bool = False) -> TensorVariable:
     """Whether ``a`` and ``b`` are equal within tolerance, like ``numpy.isclose``.
 
     ``|a - b| <= atol + rtol * |b|`` where ``b`` is finite, or ``a == b`` (equal
@@ -450,17 +451,17 @@ def isclose(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-8,
         b = float(b)
     elif not isinstance(b, (float, complex)):
         b = as_tensor_variable(b)
-        if b.type.dtype[0] in "biu":  # type: ignore[attr-defined]
+        if b.type.dtype[0] in "biu":
             b = cast(b, "float64")
     close = and_(le(abs(sub(a, b)), add(atol, mul(rtol, abs(b)))), isfinite(b))
     close = or_(close, eq(a, b))  # equal infinities
     if equal_nan:
         close = or_(close, and_(isnan(a), isnan(b)))
-    return close  # type: ignore[no-any-return]
+    return close
 
 
 def allclose(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-8,
-             equal_nan: bool = False) -> Variable:
+             equal_nan: bool = False) -> TensorVariable:
     """Whether all elements of ``a`` and ``b`` are close (:func:`isclose`), like
     ``numpy.allclose`` (a 0-d boolean tensor).
 
@@ -474,7 +475,7 @@ def allclose(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-8,
 
 
 # products (theon.tensor.blas) ------------------------------------------------------------------
-def dot(a: Any, b: Any) -> Variable:
+def dot(a: Any, b: Any) -> TensorVariable:
     """Dot product, like ``numpy.dot``.
 
     >>> import theon.tensor as tt
@@ -483,7 +484,7 @@ def dot(a: Any, b: Any) -> Variable:
     return blas.dot(a, b)
 
 
-def matmul(a: Any, b: Any) -> Variable:
+def matmul(a: Any, b: Any) -> TensorVariable:
     """Matrix product with batching, like ``numpy.matmul`` (the ``@`` operator).
 
     >>> import theon.tensor as tt
@@ -492,7 +493,7 @@ def matmul(a: Any, b: Any) -> Variable:
     return blas.matmul(a, b)
 
 
-def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
+def tensordot(a: Any, b: Any, axes: Any = 2) -> TensorVariable:
     """Tensor dot product over ``axes``, like ``numpy.tensordot``.
 
     >>> import theon.tensor as tt
@@ -501,7 +502,7 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
     return blas.tensordot(a, b, axes)
 
 
-def outer(a: Any, b: Any) -> Variable:
+def outer(a: Any, b: Any) -> TensorVariable:
     """Outer product of two vectors, like ``numpy.outer``.
 
     >>> import theon.tensor as tt
@@ -525,7 +526,7 @@ def max_and_argmax(x: Any, axis: Any = None, keepdims: bool = False) -> list[Var
     return [max(x, axis=axis, keepdims=keepdims), argmax(x, axis=axis, keepdims=keepdims)]
 
 
-def matvec(x1: Any, x2: Any, dtype: Any = None) -> Variable:
+def matvec(x1: Any, x2: Any, dtype: Any = None) -> TensorVariable:
     """Matrix-vector product over the last two axes of ``x1`` and the last of ``x2``,
     the others broadcast as batch axes, like ``numpy.matvec`` (NumPy 2.2).
 
@@ -544,7 +545,7 @@ def matvec(x1: Any, x2: Any, dtype: Any = None) -> Variable:
     return cast(out, dtype) if dtype is not None else out
 
 
-def vecmat(x1: Any, x2: Any, dtype: Any = None) -> Variable:
+def vecmat(x1: Any, x2: Any, dtype: Any = None) -> TensorVariable:
     """Vector-matrix product ``x1 @ x2`` over the last axis of ``x1`` and the last two
     of ``x2`` (batched; ``x1`` is conjugated), like ``numpy.vecmat`` (NumPy 2.2).
 
@@ -565,7 +566,7 @@ def vecmat(x1: Any, x2: Any, dtype: Any = None) -> Variable:
     return cast(out, dtype) if dtype is not None else out
 
 
-def vecdot(x1: Any, x2: Any, axis: int = -1, dtype: Any = None) -> Variable:
+def vecdot(x1: Any, x2: Any, axis: int = -1, dtype: Any = None) -> TensorVariable:
     """Dot product of vectors along ``axis`` (``x1`` conjugated), the other axes
     broadcast, like ``numpy.vecdot``.
 
@@ -581,7 +582,7 @@ def vecdot(x1: Any, x2: Any, axis: int = -1, dtype: Any = None) -> Variable:
     return cast(out, dtype) if dtype is not None else out
 
 
-def median(x: Any, axis: Any = None) -> Variable:
+def median(x: Any, axis: Any = None) -> TensorVariable:
     """Median over ``axis`` (an int, a tuple of ints, or None for all), like
     ``numpy.median``: the mean of the two middle values for an even count.
 
@@ -618,7 +619,7 @@ def median(x: Any, axis: Any = None) -> Variable:
 
 
 def nan_to_num(x: Any, nan: float = 0.0, posinf: float | None = None,
-               neginf: float | None = None) -> Variable:
+               neginf: float | None = None) -> TensorVariable:
     """``x`` with NaN replaced by ``nan`` and infinities by ``posinf``/``neginf`` (the
     largest finite values of the dtype by default), like ``numpy.nan_to_num``.
 
@@ -627,21 +628,21 @@ def nan_to_num(x: Any, nan: float = 0.0, posinf: float | None = None,
     >>> nan_to_num(x, posinf=9.0).eval({x: [np.nan, np.inf, 1.0]})
     array([0., 9., 1.])
     """
-    x = as_tensor_variable(x)
-    dt = x.type.dtype
+    v = as_tensor_variable(x)
+    dt = v.type.dtype
     if not (dt.startswith("float") or dt.startswith("complex")):
-        return x
+        return v
     if dt.startswith("complex"):
-        re = nan_to_num(_ELEMWISE["real"](x), nan, posinf, neginf)
-        im = nan_to_num(_ELEMWISE["imag"](x), nan, posinf, neginf)
+        re = nan_to_num(_ELEMWISE["real"](v), nan, posinf, neginf)
+        im = nan_to_num(_ELEMWISE["imag"](v), nan, posinf, neginf)
         return add(cast(re, dt), mul(cast(im, dt), constant(1j, dtype=dt)))
     info = np.finfo(dt)
     hi = constant(info.max if posinf is None else posinf, dtype=dt)
     lo = constant(info.min if neginf is None else neginf, dtype=dt)
     isinf = _ELEMWISE["isinf"]
-    out = switch(isnan(x), constant(nan, dtype=dt), x)
-    out = switch(and_(isinf(x), _ELEMWISE["gt"](x, 0)), hi, out)
-    return switch(and_(isinf(x), _ELEMWISE["lt"](x, 0)), lo, out)
+    out = switch(isnan(v), constant(nan, dtype=dt), v)
+    out = switch(and_(isinf(v), _ELEMWISE["gt"](v, 0)), hi, out)
+    return switch(and_(isinf(v), _ELEMWISE["lt"](v, 0)), lo, out)
 
 
 # NumPy ufuncs applied to tensor variables (np.exp(x)) dispatch here ----------------------------

@@ -31,16 +31,16 @@ import numpy as np
 
 from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
-from theon.graph.op import Op
-from theon.tensor.basic import as_tensor_variable
-from theon.tensor.type import TensorType, tensor_type
+from theon.tensor.basic import TensorOp, as_tensor_variable
+from theon.tensor.type import TensorType, tensor_type, tensor_vars
+from theon.tensor.variable import TensorVariable
 
 __all__ = ["LinearRecurrence", "shift_along"]
 
 
 def _mul0(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """``p * q`` where an exact zero factor gives 0 even against inf (``0 * inf``)."""
-    r = p * q
+    r: np.ndarray = p * q
     bad = np.isnan(r)
     if bad.any():
         bad &= ~(np.isnan(p) | np.isnan(q)) & ((p == 0) | (q == 0))
@@ -77,7 +77,7 @@ def solve_recurrence(a: np.ndarray, b: np.ndarray, axis: int, reverse: bool) -> 
     return np.ascontiguousarray(np.moveaxis(big, 0, axis))
 
 
-def shift_along(v: Variable, axis: int, fill: Any) -> Variable:
+def shift_along(v: TensorVariable, axis: int, fill: Any) -> TensorVariable:
     """``v`` moved one step along ``axis`` (``out[i] = v[i-1]``), ``fill`` at index 0.
 
     >>> import theon.tensor as tt
@@ -91,11 +91,11 @@ def shift_along(v: Variable, axis: int, fill: Any) -> Variable:
 
     head = tuple([slice(None)] * axis + [slice(None, 1)])
     body = tuple([slice(None)] * axis + [slice(None, -1)])
-    first = mul(ones_like(v[head]), constant(np.asarray(fill, dtype=v.type.dtype)))  # type: ignore[attr-defined, index]
-    return concatenate([first, v[body]], axis=axis)  # type: ignore[index]
+    first = mul(ones_like(v[head]), constant(np.asarray(fill, dtype=v.type.dtype)))
+    return concatenate([first, v[body]], axis=axis)
 
 
-class LinearRecurrence(Op):
+class LinearRecurrence(TensorOp):
     """``s[i] = b[i] + a[i] * s[i-1]`` along ``axis`` (``reverse``: ``b[i] + a[i+1] * s[i+1]``).
 
     ``a`` and ``b`` are float (or complex) tensors of one shape and dtype.  An
@@ -143,7 +143,7 @@ class LinearRecurrence(Op):
         the other direction on ``(a, c)``; for ``a``, ``gb[i] * s[i-1]`` (forward) or
         ``gb[i-1] * s[i]`` (reverse), 0 at ``i = 0``."""
         a, _ = inputs
-        (s,) = outputs
+        (s,) = tensor_vars(outputs)
         (c,) = output_grads
         gb = LinearRecurrence(self.axis, not self.reverse)(a, c)
         if self.reverse:

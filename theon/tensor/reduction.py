@@ -22,9 +22,8 @@ import numpy as np
 
 from theon.graph.basic import Apply, Variable
 from theon.graph.null_type import disconnected_type
-from theon.graph.op import Op
 from theon.tensor.arguments import as_int_tuple, reduction_axes
-from theon.tensor.basic import as_tensor_variable, cast, constant
+from theon.tensor.basic import TensorOp, as_tensor_variable, cast, constant
 from theon.tensor.elemwise import (
     CAReduce,
     DimShuffle,
@@ -34,6 +33,7 @@ from theon.tensor.elemwise import (
 )
 from theon.tensor.elemwise import _restore_axes as _keepdims  # put reduced axes back as 1s
 from theon.tensor.type import TensorType, discrete_dtypes, float_dtypes, tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "All",
@@ -124,9 +124,9 @@ class Prod(_FixedReduce):
     def out_dtype(self, in_dtype: str) -> str:
         return self.dtype or _sum_dtype(in_dtype)
 
-    def _partial(self, x: Variable, prod_out: Variable) -> Variable:
+    def _partial(self, x: Variable, prod_out: Variable) -> TensorVariable:
         """d prod / d x, elementwise, with 0, 1 or several zeros per reduced group."""
-        m = _m()
+        import theon.tensor.math as m
         nd = tensor_type(x).ndim
         is_zero = m.eq(x, 0)
         n_zeros = self._restore_dims(Sum(self.axis)(cast(is_zero, "int64")), nd)
@@ -135,7 +135,7 @@ class Prod(_FixedReduce):
         zero = constant(0, dtype=tensor_type(prod_out).dtype)
         at_zero = m.switch(m.eq(n_zeros, 1), prod_nz, zero)
         elsewhere = m.switch(m.eq(n_zeros, 0), m.true_div(prod_nz, x_nz), zero)
-        return m.switch(is_zero, at_zero, elsewhere)  # type: ignore[no-any-return]
+        return m.switch(is_zero, at_zero, elsewhere)
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[AnyT]:
@@ -185,19 +185,19 @@ class _MaxMin(_FixedReduce):
         text = super().__str__()
         return text if self.initial is None else f"{text[:-1]}, initial={self.initial}}}"
 
-    def _share(self, x: Variable, out: Variable) -> Variable:
+    def _share(self, x: Variable, out: Variable) -> TensorVariable:
         """Each element's share of the extremum: ``1/k`` at each of ``k`` tied positions.
 
         Ties split the gradient evenly, as JAX does, so that ``max(concatenate([x, x]))``
         has gradient 1 (not 2) at the maximum.  A group without a match (a NaN
         extremum) gets 0 everywhere.
         """
-        m = _m()
+        import theon.tensor.math as m
         nd = tensor_type(x).ndim
         mask = cast(m.eq(x, self._restore_dims(out, nd)), tensor_type(x).dtype)
         count = self._restore_dims(Sum(self.axis)(mask), nd)
         one = constant(1, dtype=tensor_type(x).dtype)
-        return m.true_div(mask, m.maximum(count, one))  # type: ignore[no-any-return]
+        return m.true_div(mask, m.maximum(count, one))
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[AnyT]:
@@ -294,7 +294,7 @@ class Any(_Logical):
     _np_fn = np.any
 
 
-class Argmax(Op):
+class Argmax(TensorOp):
     """Index of the maximum along ``axis`` (int64); ``Argmax(axis, 'min')`` gives argmin.
 
     Several axes are treated as one flattened axis (C order), ``None`` as all.
@@ -375,7 +375,7 @@ def normalize_axis(
 
 
 # functions --------------------------------------------------------------------------------
-def _reduce(op_cls: AnyT, x: AnyT, axis: AnyT, keepdims: bool, **kw: AnyT) -> Variable:
+def _reduce(op_cls: AnyT, x: AnyT, axis: AnyT, keepdims: bool, **kw: AnyT) -> TensorVariable:
     x = as_tensor_variable(x)
     axes = normalize_axis(axis, x.type.ndim, f"{op_cls.__name__.lower()}: axis", x)
     out = op_cls(axes, **kw)(x)
@@ -384,7 +384,7 @@ def _reduce(op_cls: AnyT, x: AnyT, axis: AnyT, keepdims: bool, **kw: AnyT) -> Va
 
 def sum(
     x: AnyT, axis: AnyT = None, dtype: AnyT = None, keepdims: bool = False, acc_dtype: AnyT = None
-) -> Variable:
+) -> TensorVariable:
     """Sum of array elements over ``axis``, like ``numpy.sum``.
 
     Parameters
@@ -413,7 +413,7 @@ def sum(
 
 def prod(
     x: AnyT, axis: AnyT = None, dtype: AnyT = None, keepdims: bool = False, acc_dtype: AnyT = None
-) -> Variable:
+) -> TensorVariable:
     """Product of array elements over ``axis``, like ``numpy.prod``.
 
     >>> import theon.tensor as tt
@@ -427,7 +427,7 @@ def prod(
     return _reduce(Prod, x, axis, keepdims, dtype=dtype)
 
 
-def max(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
+def max(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> TensorVariable:
     """Maximum over ``axis``, like ``numpy.max`` (an empty reduction is an error).
 
     >>> import theon.tensor as tt
@@ -438,7 +438,7 @@ def max(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
     return _reduce(Max, x, axis, keepdims)
 
 
-def min(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
+def min(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> TensorVariable:
     """Minimum over ``axis``, like ``numpy.min``.
 
     >>> import theon.tensor as tt
@@ -449,7 +449,7 @@ def min(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
     return _reduce(Min, x, axis, keepdims)
 
 
-def all(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
+def all(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> TensorVariable:
     """Whether all elements along ``axis`` are true, like ``numpy.all``.
 
     >>> import theon.tensor as tt
@@ -460,7 +460,7 @@ def all(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
     return _reduce(All, x, axis, keepdims)
 
 
-def any(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
+def any(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> TensorVariable:
     """Whether any element along ``axis`` is true, like ``numpy.any``.
 
     >>> import theon.tensor as tt
@@ -471,7 +471,7 @@ def any(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
     return _reduce(Any, x, axis, keepdims)
 
 
-def _argext(kind: str, x: AnyT, axis: AnyT, keepdims: bool) -> Variable:
+def _argext(kind: str, x: AnyT, axis: AnyT, keepdims: bool) -> TensorVariable:
     x = as_tensor_variable(x)
     nd = x.type.ndim
     axes = normalize_axis(axis, nd, f"arg{kind}: axis", x)
@@ -479,7 +479,7 @@ def _argext(kind: str, x: AnyT, axis: AnyT, keepdims: bool) -> Variable:
     return _keepdims(out, nd, axes) if keepdims else out
 
 
-def argmax(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
+def argmax(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> TensorVariable:
     """Index of the maximum along ``axis`` (flattened when None), like ``numpy.argmax``.
 
     >>> import theon.tensor as tt
@@ -490,7 +490,7 @@ def argmax(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
     return _argext("max", x, axis, keepdims)
 
 
-def argmin(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
+def argmin(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> TensorVariable:
     """Index of the minimum along ``axis``, like ``numpy.argmin``.
 
     >>> import theon.tensor as tt
@@ -537,14 +537,14 @@ def _mean_dtypes(dtype: str) -> tuple[str, str]:
     return _WIDER.get(dtype, dtype), dtype
 
 
-def _divide_by_count(s: Variable, n: AnyT) -> Variable:
-    m = _m()
+def _divide_by_count(s: Variable, n: AnyT) -> TensorVariable:
+    import theon.tensor.math as m
     if isinstance(n, int):
-        return m.true_div(s, float(n))  # type: ignore[no-any-return]
-    return m.true_div(s, cast(n, s.type.dtype))  # type: ignore[attr-defined, no-any-return]
+        return m.true_div(s, float(n))
+    return m.true_div(s, cast(n, tensor_type(s).dtype))
 
 
-def mean(x: AnyT, axis: AnyT = None, dtype: AnyT = None, keepdims: bool = False) -> Variable:
+def mean(x: AnyT, axis: AnyT = None, dtype: AnyT = None, keepdims: bool = False) -> TensorVariable:
     """Arithmetic mean over ``axis``, like ``numpy.mean`` (ints give float64).
 
     float16 and float32 (complex64) are summed in a wider dtype (float32, float64,
@@ -574,7 +574,7 @@ def _variance(
     ``corrected`` uses the corrected two-pass algorithm (Chan, Golub and LeVeque): the
     sum of the deviations, zero in exact arithmetic, corrects the rounding of the mean.
     """
-    m = _m()
+    import theon.tensor.math as m
     x = as_tensor_variable(x)
     nd = x.type.ndim
     axes = normalize_axis(axis, nd)
@@ -611,7 +611,7 @@ def _variance(
 
 def var(
     x: AnyT, axis: AnyT = None, ddof: int = 0, keepdims: bool = False, corrected: bool = False
-) -> Variable:
+) -> TensorVariable:
     """Variance over ``axis`` with ``ddof`` delta degrees of freedom, like ``numpy.var``
     (float32 and complex64 accumulate in double precision, as in :func:`mean`).
 
@@ -630,7 +630,7 @@ def var(
 
 def std(
     x: AnyT, axis: AnyT = None, ddof: int = 0, keepdims: bool = False, corrected: bool = False
-) -> Variable:
+) -> TensorVariable:
     """Standard deviation over ``axis``, like ``numpy.std`` (the square root is taken
     before the cast to the result dtype, so a float16 variance beyond float16's range
     still gives the right deviation).
@@ -645,7 +645,7 @@ def std(
     return _keepdims(out, as_tensor_variable(x).type.ndim, axes) if keepdims else out
 
 
-def logsumexp(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
+def logsumexp(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> TensorVariable:
     """``log(sum(exp(x), axis))``, max-subtracted for stability, like ``scipy.special.logsumexp``
     (integers and booleans give float64, as there).
 
@@ -654,7 +654,7 @@ def logsumexp(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
     >>> round(float(logsumexp(x).eval({x: [1000.0, 1000.0]})), 6)
     1000.693147
     """
-    m = _m()
+    import theon.tensor.math as m
     x = as_tensor_variable(x)
     if x.type.dtype in discrete_dtypes:
         # as SciPy: in float64, whose max and -inf shift (int64's do not: 5 - (-2**63)
@@ -669,6 +669,6 @@ def logsumexp(x: AnyT, axis: AnyT = None, keepdims: bool = False) -> Variable:
     inner = m.exp(m.sub(x, safe))
     out = m.add(m.log(_keepdims(Sum(axes)(inner), nd, axes)), safe)
     if keepdims:
-        return out  # type: ignore[no-any-return]
+        return out
     red = range(nd) if axes is None else axes
-    return DimShuffle(nd, [d for d in range(nd) if d not in red])(out)  # type: ignore[no-any-return]
+    return DimShuffle(nd, [d for d in range(nd) if d not in red])(out)

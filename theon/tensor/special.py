@@ -19,8 +19,7 @@ import numpy as np
 
 from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
-from theon.graph.op import Op
-from theon.tensor.basic import as_tensor_variable
+from theon.tensor.basic import TensorOp, as_tensor_variable
 from theon.tensor.math import (
     digamma,
     erf,
@@ -39,7 +38,8 @@ from theon.tensor.math import (
     softplus,
 )
 from theon.tensor.reduction import logsumexp
-from theon.tensor.type import TensorType
+from theon.tensor.type import TensorType, tensor_vars
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "LogSoftmax",
@@ -64,15 +64,15 @@ __all__ = [
     "softplus",
 ]
 
-def _float_input(x: Any, what: str) -> Variable:
-    x = as_tensor_variable(x)
-    if not x.type.dtype.startswith(("float", "complex")):
+def _float_input(x: Any, what: str) -> TensorVariable:
+    v = as_tensor_variable(x)
+    if not v.type.dtype.startswith(("float", "complex")):
         from theon.tensor.basic import cast
 
-        x = cast(x, exp(x).type.dtype)  # the float dtype NumPy's exp would give
-    if x.type.ndim == 0:
-        raise ValueError(f"{what} needs at least one dimension, got {describe(x)}")
-    return x
+        v = cast(v, exp(v).type.dtype)  # the float dtype NumPy's exp would give
+    if v.type.ndim == 0:
+        raise ValueError(f"{what} needs at least one dimension, got {describe(v)}")
+    return v
 
 
 def _norm_axis(axis: int | None, ndim: int, what: str) -> int | None:
@@ -91,13 +91,13 @@ def _finite_max(x: np.ndarray, axis: int | None) -> np.ndarray:
     is ``[0, nan]``, as ``exp(x) / sum(exp(x))``; shifting by ``inf`` would make
     every entry nan).  ``logsumexp`` shifts the same way.
     """
-    m = np.max(x, axis=axis, keepdims=True)
+    m: np.ndarray = np.max(x, axis=axis, keepdims=True)
     if not np.isfinite(m).all():
         m = np.where(np.isfinite(m), m, np.zeros((), m.dtype))
     return m
 
 
-class _AlongAxis(Op):
+class _AlongAxis(TensorOp):
     """Base of softmax-like ops: one float input, an output of its type, one ``axis``."""
 
     __props__ = ("axis",)
@@ -144,9 +144,9 @@ class Softmax(_AlongAxis):
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
-        (sm,) = outputs
-        (gz,) = output_grads
-        s = (gz * sm).sum(axis=self.axis, keepdims=True)  # type: ignore[attr-defined]
+        (sm,) = tensor_vars(outputs)
+        (gz,) = tensor_vars(output_grads)
+        s = (gz * sm).sum(axis=self.axis, keepdims=True)
         return [(gz - s) * sm]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
@@ -184,8 +184,8 @@ class LogSoftmax(_AlongAxis):
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
         (out,) = outputs
-        (gz,) = output_grads
-        return [gz - exp(out) * gz.sum(axis=self.axis, keepdims=True)]  # type: ignore[attr-defined]
+        (gz,) = tensor_vars(output_grads)
+        return [gz - exp(out) * gz.sum(axis=self.axis, keepdims=True)]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
         (ev,) = eval_points
@@ -195,7 +195,7 @@ class LogSoftmax(_AlongAxis):
         return [ev - (sm * ev).sum(axis=self.axis, keepdims=True)]
 
 
-def softmax(x: Any, axis: int | None = -1) -> Variable:
+def softmax(x: Any, axis: int | None = -1) -> TensorVariable:
     """Softmax along ``axis`` (default last; None over all), max-subtracted for stability.
 
     >>> import theon.tensor as tt
@@ -204,10 +204,10 @@ def softmax(x: Any, axis: int | None = -1) -> Variable:
     (None, None)
     """
     x = _float_input(x, "softmax")
-    return Softmax(_norm_axis(axis, x.type.ndim, "softmax"))(x)  # type: ignore[no-any-return]
+    return Softmax(_norm_axis(axis, x.type.ndim, "softmax"))(x)
 
 
-def log_softmax(x: Any, axis: int | None = -1) -> Variable:
+def log_softmax(x: Any, axis: int | None = -1) -> TensorVariable:
     """``log(softmax(x))`` computed stably along ``axis``.
 
     >>> import theon, theon.tensor as tt
@@ -216,10 +216,10 @@ def log_softmax(x: Any, axis: int | None = -1) -> Variable:
     [0.0, -1000.0]
     """
     x = _float_input(x, "log_softmax")
-    return LogSoftmax(_norm_axis(axis, x.type.ndim, "log_softmax"))(x)  # type: ignore[no-any-return]
+    return LogSoftmax(_norm_axis(axis, x.type.ndim, "log_softmax"))(x)
 
 
-def logit(x: Any) -> Variable:
+def logit(x: Any) -> TensorVariable:
     """``log(x / (1 - x))``, the inverse of sigmoid.
 
     >>> import theon.tensor as tt
@@ -229,4 +229,4 @@ def logit(x: Any) -> Variable:
     from theon.tensor.math import log, log1p
 
     x = as_tensor_variable(x)
-    return log(x) - log1p(-x)  # type: ignore[no-any-return]
+    return log(x) - log1p(-x)
