@@ -10,6 +10,7 @@ array([0, 1, 2])
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,8 +19,7 @@ import numpy as np
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
-from theon.graph.op import Op
-from theon.tensor.basic import as_tensor_variable, cast, constant, is_weak_scalar
+from theon.tensor.basic import TensorOp, as_tensor_variable, cast, constant, is_weak_scalar
 from theon.tensor.math import zeros_like
 from theon.tensor.shape import (
     _as_int64_scalar,
@@ -31,7 +31,8 @@ from theon.tensor.shape import (
     static_int,
     static_vector_entries,
 )
-from theon.tensor.type import TensorType
+from theon.tensor.type import TensorType, tensor_type, tensor_vars
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "ARange",
@@ -60,18 +61,19 @@ def _floatx() -> str:
 
 
 def _is_float(v: Variable) -> bool:
-    return np.dtype(v.type.dtype).kind in "fc"
+    return np.dtype(tensor_type(v).dtype).kind in "fc"
 
 
 def _grad_like(g: Variable, x: Variable) -> Variable:
     """``g`` with ``x``'s dtype (gradients keep their input's dtype)."""
-    return g if g.type.dtype == x.type.dtype else cast(g, x.type.dtype)
+    dtype = tensor_type(x).dtype
+    return g if tensor_type(g).dtype == dtype else cast(g, dtype)
 
 
 
 
 # --------------------------------------------------------------------------- SumToShape
-class SumToShape(Op):
+class SumToShape(TensorOp):
     """Sum ``g`` down to the shape ``shp`` it was broadcast from (leading axes, and axes
     where ``shp`` is 1); the gradient of broadcasting when static shapes cannot tell.
 
@@ -98,7 +100,7 @@ class SumToShape(Op):
         g, shp = inputs
         target = tuple(int(s) for s in shp)
         lead = g.ndim - len(target)
-        dtype = node.outputs[0].type.dtype
+        dtype = tensor_type(node.outputs[0]).dtype
         if lead:
             g = g.sum(axis=tuple(range(lead)), dtype=dtype)
         axes = tuple(d for d, s in enumerate(target) if s == 1 and g.shape[d] != 1)
@@ -120,7 +122,7 @@ class SumToShape(Op):
         return [self(eval_points[0], inputs[1])]
 
 
-def sum_to_shape(g: Any, like: Any) -> Variable:
+def sum_to_shape(g: Any, like: Any) -> TensorVariable:
     """Sum ``g`` over the axes along which ``like`` was broadcast to reach ``g``'s shape.
 
     >>> import theon.tensor as tt
@@ -130,19 +132,19 @@ def sum_to_shape(g: Any, like: Any) -> Variable:
     """
     from theon.tensor import sum as tsum
 
-    g = as_tensor_variable(g)
+    gv = as_tensor_variable(g)
     like = as_tensor_variable(like)
-    lead = g.type.ndim - like.type.ndim
+    lead = gv.type.ndim - like.type.ndim
     if lead < 0:
-        raise ValueError(f"sum_to_shape: {describe(g)} has fewer dims than {describe(like)}")
+        raise ValueError(f"sum_to_shape: {describe(gv)} has fewer dims than {describe(like)}")
     keep = []
     for d, ls in enumerate(like.type.shape):
-        gs = g.type.shape[lead + d]
+        gs = gv.type.shape[lead + d]
         if ls == 1 and gs != 1:
             keep.append(lead + d)
         elif ls is None and gs != 1:
-            return SumToShape()(g, shape(like))
-    out = g
+            return SumToShape()(gv, shape(like))
+    out = gv
     if keep:
         out = tsum(out, axis=tuple(keep), keepdims=True)
     if lead:
@@ -151,7 +153,7 @@ def sum_to_shape(g: Any, like: Any) -> Variable:
 
 
 # --------------------------------------------------------------------------- Alloc
-class Alloc(Op):
+class Alloc(TensorOp):
     """A new array of shape ``dims`` filled with ``value`` (broadcast).
 
     >>> Alloc()(0.5, 2, 3).type.shape
@@ -187,7 +189,7 @@ class Alloc(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         v = inputs[0]
         shp = tuple(int(s) for s in inputs[1:])
-        dtype = node.outputs[0].type.dtype
+        dtype = tensor_type(node.outputs[0]).dtype
         if v.ndim == 0 and not v:
             out = np.zeros(shp, dtype=dtype)
         else:
@@ -223,7 +225,7 @@ class Alloc(Op):
 _alloc = Alloc()
 
 
-def alloc(value: Any, *shape: Any) -> Variable:
+def alloc(value: Any, *shape: Any) -> TensorVariable:
     """An array of the given shape filled with ``value`` (which broadcasts to it).
 
     >>> alloc(1.5, 2, 2).eval()
@@ -231,13 +233,13 @@ def alloc(value: Any, *shape: Any) -> Variable:
            [1.5, 1.5]])
     """
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)) and not (
-        isinstance(shape[0], Variable) and shape[0].type.ndim == 0
+        isinstance(shape[0], Variable) and tensor_type(shape[0]).ndim == 0
     ):
         shape = tuple(shape_scalars(shape[0]))
     return _alloc(value, *shape)
 
 
-def broadcast_to(x: Any, shape: Any) -> Variable:
+def broadcast_to(x: Any, shape: Any) -> TensorVariable:
     """``x`` broadcast to ``shape`` (a new array, unlike NumPy's read-only view).
 
     >>> import theon.tensor as tt
@@ -247,17 +249,18 @@ def broadcast_to(x: Any, shape: Any) -> Variable:
     return _alloc(x, *shape_scalars(shape))
 
 
-def _fill_value(value: Any, dtype: str | None) -> Variable:
+def _fill_value(value: Any, dtype: str | None) -> TensorVariable:
     if isinstance(value, Variable):
         v = as_tensor_variable(value)
         return v if dtype is None or v.type.dtype == dtype else cast(v, dtype)
     arr = np.asarray(value)
     if dtype is None and is_weak_scalar(value) and type(value) is float:
         dtype = "float64"
-    return constant(arr if dtype is None else arr.astype(dtype))
+    # (a TensorConstant typed as the TensorVariable it stands for: see as_tensor_variable)
+    return typing.cast(TensorVariable, constant(arr if dtype is None else arr.astype(dtype)))
 
 
-def full(shape: Any, fill_value: Any, dtype: Any = None) -> Variable:
+def full(shape: Any, fill_value: Any, dtype: Any = None) -> TensorVariable:
     """An array of ``shape`` filled with ``fill_value`` (dtype as ``np.full``).
 
     >>> full((2,), 7).eval()
@@ -267,7 +270,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Variable:
                  *shape_scalars(shape))
 
 
-def zeros(shape: Any, dtype: Any = None) -> Variable:
+def zeros(shape: Any, dtype: Any = None) -> TensorVariable:
     """An array of zeros (``dtype`` defaults to ``floatX``).
 
     >>> zeros(3).eval()
@@ -276,7 +279,7 @@ def zeros(shape: Any, dtype: Any = None) -> Variable:
     return alloc(np.zeros((), dtype=dtype or _floatx()), *shape_scalars(shape))
 
 
-def ones(shape: Any, dtype: Any = None) -> Variable:
+def ones(shape: Any, dtype: Any = None) -> TensorVariable:
     """An array of ones (``dtype`` defaults to ``floatX``).
 
     >>> ones((1, 2), dtype="int8").eval()
@@ -285,7 +288,7 @@ def ones(shape: Any, dtype: Any = None) -> Variable:
     return alloc(np.ones((), dtype=dtype or _floatx()), *shape_scalars(shape))
 
 
-def full_like(x: Any, fill_value: Any, dtype: Any = None) -> Variable:
+def full_like(x: Any, fill_value: Any, dtype: Any = None) -> TensorVariable:
     """An array shaped like ``x`` filled with ``fill_value`` (dtype: ``x``'s by default).
 
     >>> import theon.tensor as tt
@@ -302,20 +305,20 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None) -> Variable:
 def _sample(v: Any) -> Any:
     """A representative value for NumPy's dtype rules: Python numbers stay weak."""
     if isinstance(v, Variable):
-        return np.dtype(v.type.dtype).type(1)
+        return np.dtype(tensor_type(v).dtype).type(1)
     if is_weak_scalar(v):
         return type(v)(1)
     return np.asarray(v).dtype.type(1)
 
 
-def _scalar_input(v: Any, what: str) -> Variable:
+def _scalar_input(v: Any, what: str) -> TensorVariable:
     var = as_tensor_variable(v)
     if var.type.ndim != 0:
         raise TypeError(f"{what} must be a scalar, got {describe(var)}")
     return var
 
 
-class ARange(Op):
+class ARange(TensorOp):
     """``np.arange(start, stop, step)`` of a fixed dtype.
 
     >>> ARange("int32")(0, 6, 2).eval()
@@ -330,7 +333,8 @@ class ARange(Op):
     def make_node(self, start: Any, stop: Any, step: Any) -> Apply:
         ins = [_scalar_input(v, f"arange's {n}") for v, n in
                ((start, "start"), (stop, "stop"), (step, "step"))]
-        vals = [np.asarray(v.data)[()] if isinstance(v, Constant) else None for v in ins]
+        vals: list[Any] = [np.asarray(v.data)[()] if isinstance(v, Constant) else None
+                           for v in ins]
         length: int | None = None
         if all(v is not None for v in vals):
             if vals[2] == 0:
@@ -339,7 +343,8 @@ class ARange(Op):
         return Apply(self, ins, [TensorType(self.dtype, shape=(length,))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        start, stop, step = (np.asarray(v)[()] for v in inputs)
+        vals: list[Any] = [np.asarray(v)[()] for v in inputs]
+        start, stop, step = vals
         if step == 0:
             raise ZeroDivisionError(
                 f"arange: the step {describe(node.inputs[2])} is 0 at run time (start "
@@ -350,7 +355,7 @@ class ARange(Op):
     def infer_shape(self, node: Apply, input_shapes: Sequence[Any]) -> list[tuple[Any, ...]]:
         from theon import tensor as tt
 
-        n = node.outputs[0].type.shape[0]
+        n = tensor_type(node.outputs[0]).shape[0]
         if n is not None:
             return [(int64_constant(n),)]
         start, stop, step = (cast(v, "float64") for v in node.inputs)
@@ -360,7 +365,7 @@ class ARange(Op):
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         from theon import tensor as tt
 
-        (gz,) = output_grads
+        (gz,) = tensor_vars(output_grads)
         if np.dtype(self.dtype).kind not in "fc":
             return [disconnected_type() for _ in inputs]
         start, stop, step = inputs
@@ -375,7 +380,7 @@ class ARange(Op):
         return out
 
 
-def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Variable:
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> TensorVariable:
     """Evenly spaced values in ``[start, stop)``, as ``np.arange`` (same dtype rules).
 
     >>> arange(3).eval()
@@ -390,7 +395,7 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Va
     return ARange(str(np.dtype(dtype)))(start, stop, step)
 
 
-class Linspace(Op):
+class Linspace(TensorOp):
     """``np.linspace(start, stop, num, endpoint)`` for scalar bounds, of a fixed dtype.
 
     >>> Linspace(False, "float64")(0.0, 1.0, 4).eval()
@@ -424,8 +429,8 @@ class Linspace(Op):
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         from theon import tensor as tt
 
-        (gz,) = output_grads
-        a, b, n = inputs
+        (gz,) = tensor_vars(output_grads)
+        a, b, n = tensor_vars(inputs)
         if np.dtype(self.dtype).kind not in "fc":
             return [disconnected_type() for _ in inputs]
         div = n - 1 if self.endpoint else n
@@ -437,7 +442,7 @@ class Linspace(Op):
 
 def linspace(
     start: Any, stop: Any, num: Any = 50, endpoint: bool = True, dtype: Any = None
-) -> Variable:
+) -> TensorVariable:
     """``num`` evenly spaced samples from ``start`` to ``stop`` (scalar bounds), as
     ``np.linspace``.
 
@@ -449,7 +454,7 @@ def linspace(
     return Linspace(endpoint, str(np.dtype(dtype)))(start, stop, num)
 
 
-class Eye(Op):
+class Eye(TensorOp):
     """``np.eye(n, m, k)`` of a fixed dtype.
 
     >>> Eye("int8")(2, 2, 0).eval()
@@ -481,7 +486,7 @@ class Eye(Op):
         return [disconnected_type() for _ in inputs]
 
 
-def eye(n: Any, m: Any = None, k: Any = 0, dtype: Any = None) -> Variable:
+def eye(n: Any, m: Any = None, k: Any = 0, dtype: Any = None) -> TensorVariable:
     """A 2-d array with ones on diagonal ``k`` (``dtype`` defaults to ``floatX``).
 
     >>> eye(2, 3, 1, dtype="int8").eval()
@@ -491,7 +496,7 @@ def eye(n: Any, m: Any = None, k: Any = 0, dtype: Any = None) -> Variable:
     return Eye(str(np.dtype(dtype or _floatx())))(n, n if m is None else m, k)
 
 
-def identity(n: Any, dtype: Any = None) -> Variable:
+def identity(n: Any, dtype: Any = None) -> TensorVariable:
     """The ``n`` by ``n`` identity matrix.
 
     >>> identity(2).eval()

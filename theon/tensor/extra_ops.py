@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -20,8 +20,9 @@ from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
 from theon.tensor.arguments import as_int
-from theon.tensor.basic import as_tensor_variable, cast
-from theon.tensor.type import TensorType, integer_dtypes, tensor_type
+from theon.tensor.basic import TensorOp, as_tensor_variable, cast
+from theon.tensor.type import TensorType, integer_dtypes, tensor_type, tensor_vars
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "CumOp",
@@ -50,7 +51,7 @@ def _is_float(dtype: str) -> bool:
     return dtype.startswith(("float", "complex"))
 
 
-class CumOp(Op):
+class CumOp(TensorOp):
     """Cumulative sum (``mode='add'``) or product (``'mul'``) along ``axis`` (None: flattened).
 
     >>> import theon.tensor as tt
@@ -102,14 +103,14 @@ class CumOp(Op):
         from theon.tensor.shape import shape
 
         (x,) = inputs
-        (out,) = outputs
+        (out,) = tensor_vars(outputs)
         (gz,) = output_grads
         if not _is_float(tensor_type(x).dtype):
             return [disconnected_type()]
         axis = 0 if self.axis is None else self.axis
 
-        def rev_cumsum(g: Variable) -> Variable:
-            return flip(CumOp(axis, "add")(flip(g, axis)), axis)  # type: ignore[no-any-return]
+        def rev_cumsum(g: Variable) -> TensorVariable:
+            return flip(CumOp(axis, "add")(flip(g, axis)), axis)
 
         if self.mode == "add":
             g = rev_cumsum(gz)
@@ -139,8 +140,9 @@ class CumOp(Op):
             from theon.tensor.reshaping import flatten
 
             axis = 0 if self.axis is None else self.axis
-            out = self(inputs[0])
-            xf = flatten(inputs[0]) if self.axis is None else inputs[0]
+            (x,) = tensor_vars(inputs)
+            out = self(x)
+            xf = flatten(x) if self.axis is None else x
             evf = flatten(ev) if self.axis is None else as_tensor_variable(ev)
             dt = tensor_type(out).dtype
             xf, evf = (cast(v, dt) if tensor_type(v).dtype != dt else v for v in (xf, evf))
@@ -151,7 +153,7 @@ class CumOp(Op):
         return f"Cum{self.mode}{{axis={self.axis}}}"
 
 
-def _cum(x: Any, axis: int | None, mode: str) -> Variable:
+def _cum(x: Any, axis: int | None, mode: str) -> TensorVariable:
     x = as_tensor_variable(x)
     if axis is not None:
         nd = max(x.type.ndim, 1)
@@ -161,10 +163,10 @@ def _cum(x: Any, axis: int | None, mode: str) -> Variable:
         axis %= nd
         if x.type.ndim == 0:
             axis = None
-    return CumOp(axis, mode)(x)  # type: ignore[no-any-return]
+    return CumOp(axis, mode)(x)
 
 
-def cumsum(x: Any, axis: int | None = None) -> Variable:
+def cumsum(x: Any, axis: int | None = None) -> TensorVariable:
     """Cumulative sum along ``axis`` (flattened when None), like ``numpy.cumsum``.
 
     >>> import theon.tensor as tt
@@ -174,7 +176,7 @@ def cumsum(x: Any, axis: int | None = None) -> Variable:
     return _cum(x, axis, "add")
 
 
-def cumprod(x: Any, axis: int | None = None) -> Variable:
+def cumprod(x: Any, axis: int | None = None) -> TensorVariable:
     """Cumulative product along ``axis`` (flattened when None), like ``numpy.cumprod``.
 
     The gradient divides by nothing: zeros in ``x`` give the exact gradient.
@@ -186,31 +188,31 @@ def cumprod(x: Any, axis: int | None = None) -> Variable:
     return _cum(x, axis, "mul")
 
 
-def diff(x: Any, n: int = 1, axis: int = -1) -> Variable:
+def diff(x: Any, n: int = 1, axis: int = -1) -> TensorVariable:
     """``n``-th discrete difference along ``axis``, like ``numpy.diff``.
 
     >>> import theon.tensor as tt
     >>> diff(tt.dvector("v"), n=2).type.ndim
     1
     """
-    x = as_tensor_variable(x)
+    v = as_tensor_variable(x)
     if n < 0:
         raise ValueError(f"diff: order n must be non-negative, got {n}")
-    nd = x.type.ndim
+    nd = v.type.ndim
     if nd == 0:
-        raise ValueError(f"diff needs at least one dimension, got {describe(x)}")
+        raise ValueError(f"diff needs at least one dimension, got {describe(v)}")
     axis = as_int(axis, "diff: axis")
     if not -nd <= axis < nd:
-        raise ValueError(f"diff: axis {axis} out of range for {describe(x)}")
+        raise ValueError(f"diff: axis {axis} out of range for {describe(v)}")
     axis %= nd
     for _ in range(n):
         hi = tuple([slice(None)] * axis + [slice(1, None)])
         lo = tuple([slice(None)] * axis + [slice(None, -1)])
-        x = x[hi] - x[lo]  # type: ignore[index]
-    return x
+        v = v[hi] - v[lo]
+    return v
 
 
-class Repeat(Op):
+class Repeat(TensorOp):
     """``numpy.repeat(x, repeats, axis)`` with a scalar or vector of int ``repeats``.
 
     >>> import theon.tensor as tt
@@ -250,7 +252,7 @@ class Repeat(Op):
         from theon.tensor.reduction import sum as tsum
         from theon.tensor.shape import make_vector
 
-        x, r = node.inputs
+        x, r = tensor_vars(node.inputs)
         sx = list(input_shapes[0])
         if self.axis is None:
             n = prod(make_vector(*sx)) if sx else 1
@@ -287,7 +289,7 @@ class Repeat(Op):
         return f"Repeat{{axis={self.axis}}}"
 
 
-def repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
+def repeat(x: Any, repeats: Any, axis: int | None = None) -> TensorVariable:
     """Repeat elements of ``x``, like ``numpy.repeat``.
 
     >>> import theon.tensor as tt
@@ -301,7 +303,7 @@ def repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
         if not -nd <= axis < nd:
             raise ValueError(f"repeat: axis {axis} out of range for {describe(x)}")
         axis %= nd
-    return Repeat(axis)(x, repeats)  # type: ignore[no-any-return]
+    return Repeat(axis)(x, repeats)
 
 
 class Nonzero(Op):
@@ -341,7 +343,17 @@ class Nonzero(Op):
         return [[False] * len(node.outputs)]
 
 
-def nonzero(x: Any, return_matrix: bool = False) -> Any:
+@overload
+def nonzero(x: Any, return_matrix: Literal[False] = False) -> tuple[TensorVariable, ...]: ...
+@overload
+def nonzero(x: Any, return_matrix: Literal[True]) -> TensorVariable: ...
+@overload
+def nonzero(
+    x: Any, return_matrix: bool = False
+) -> tuple[TensorVariable, ...] | TensorVariable: ...
+def nonzero(
+    x: Any, return_matrix: bool = False
+) -> tuple[TensorVariable, ...] | TensorVariable:
     """Indices of the non-zero elements, one vector per dimension, like ``numpy.nonzero``;
     with Theano's ``return_matrix=True``, one int64 matrix whose row ``d`` holds the
     indices along dimension ``d``.
@@ -353,7 +365,7 @@ def nonzero(x: Any, return_matrix: bool = False) -> Any:
     >>> nonzero(v, return_matrix=True).eval({v: [0.0, 2.0, 3.0]})
     array([[1, 2]])
     """
-    parts = tuple(Nonzero()(x, return_list=True))
+    parts: tuple[TensorVariable, ...] = tuple(Nonzero()(x, return_list=True))
     if not return_matrix:
         return parts
     from theon.tensor.joining import stack
@@ -361,7 +373,7 @@ def nonzero(x: Any, return_matrix: bool = False) -> Any:
     return stack(list(parts))
 
 
-def to_one_hot(y: Any, nb_class: Any, dtype: Any = None) -> Variable:
+def to_one_hot(y: Any, nb_class: Any, dtype: Any = None) -> TensorVariable:
     """One row per entry of the integer vector ``y``, with a 1 in column ``y[i]`` of
     ``nb_class`` columns (Theano's ``extra_ops.to_one_hot``; ``dtype`` defaults to floatX).
 
@@ -381,7 +393,7 @@ def to_one_hot(y: Any, nb_class: Any, dtype: Any = None) -> Variable:
     return cast(eq(y[:, None], arange(nb_class)[None, :]), dtype or config.floatX)
 
 
-def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variable:
+def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> TensorVariable:
     """The diagonal ``offset`` of the 2-d slices along ``axis1`` and ``axis2``, as a
     new last axis, like ``numpy.diagonal`` (a copy, not a view).
 
@@ -395,24 +407,24 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variabl
     from theon.tensor.reduction import normalize_axis
     from theon.tensor.reshaping import transpose
 
-    a = as_tensor_variable(a)
-    nd = a.type.ndim
+    t = as_tensor_variable(a)
+    nd = t.type.ndim
     if nd < 2:
-        raise ValueError(f"diagonal: needs at least 2 dimensions, got {describe(a)}")
-    (ax1,) = normalize_axis(axis1, nd, "diagonal: axis1", a) or (0,)
-    (ax2,) = normalize_axis(axis2, nd, "diagonal: axis2", a) or (1,)
+        raise ValueError(f"diagonal: needs at least 2 dimensions, got {describe(t)}")
+    (ax1,) = normalize_axis(axis1, nd, "diagonal: axis1", t) or (0,)
+    (ax2,) = normalize_axis(axis2, nd, "diagonal: axis2", t) or (1,)
     if ax1 == ax2:
         raise ValueError(f"diagonal: axis1 and axis2 are both {ax1}")
     k = int(offset)
     rest = [d for d in range(nd) if d not in (ax1, ax2)]
-    a = transpose(a, (*rest, ax1, ax2))
-    n1, n2 = a.shape[-2], a.shape[-1]
+    t = transpose(t, (*rest, ax1, ax2))
+    n1, n2 = t.shape[-2], t.shape[-1]
     n = maximum(minimum(n1 + min(k, 0), n2 - max(k, 0)), 0)
     i = arange(n)
-    return a[..., i - min(k, 0), i + max(k, 0)]  # type: ignore[no-any-return]
+    return t[..., i - min(k, 0), i + max(k, 0)]
 
 
-def diag(v: Any, k: int = 0) -> Variable:
+def diag(v: Any, k: int = 0) -> TensorVariable:
     """The diagonal ``k`` of a matrix, or a square matrix with the vector ``v`` on
     diagonal ``k``, like ``numpy.diag``.
 
@@ -438,7 +450,7 @@ def diag(v: Any, k: int = 0) -> Variable:
     return set_subtensor(out[i - min(k, 0), i + max(k, 0)], v)
 
 
-def choose(a: Any, choices: Any, mode: str = "raise") -> Variable:
+def choose(a: Any, choices: Any, mode: str = "raise") -> TensorVariable:
     """``choices[a[i]][i]`` for every position ``i`` (all broadcast together), like
     ``numpy.choose``; ``mode`` ``'raise'``, ``'wrap'`` or ``'clip'`` handles indices out
     of ``range(len(choices))``.
@@ -473,10 +485,10 @@ def choose(a: Any, choices: Any, mode: str = "raise") -> Variable:
     a = a[(None,) * (nd - a.type.ndim)]
     cb = c + zeros_like(a, dtype=c.type.dtype)[None]  # both broadcast to one shape
     ab = a + zeros_like(cb[0], dtype=a.type.dtype)
-    return take_along_axis(cb, ab[None], 0)[0]  # type: ignore[no-any-return]
+    return take_along_axis(cb, ab[None], 0)[0]
 
 
-def flatnonzero(x: Any) -> Variable:
+def flatnonzero(x: Any) -> TensorVariable:
     """Indices of the non-zero elements of the flattened array, like ``numpy.flatnonzero``.
 
     >>> import theon.tensor as tt

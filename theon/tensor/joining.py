@@ -18,7 +18,7 @@ from theon.graph.fg import describe
 from theon.graph.null_type import DisconnectedType, disconnected_type
 from theon.graph.op import Op
 from theon.tensor.arguments import as_int_tuple
-from theon.tensor.basic import as_tensor_variable, cast
+from theon.tensor.basic import TensorOp, as_tensor_variable, cast
 from theon.tensor.creation import _grad_like, _is_float, alloc
 from theon.tensor.math import zeros_like
 from theon.tensor.reshaping import _dimshuffle, expand_dims, reshape, shape_padleft
@@ -35,7 +35,8 @@ from theon.tensor.shape import (
     static_int,
     static_vector_entries,
 )
-from theon.tensor.type import TensorType
+from theon.tensor.type import TensorType, tensor_type, tensor_vars
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "Join",
@@ -53,7 +54,7 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- Join / Split
-class Join(Op):
+class Join(TensorOp):
     """``np.concatenate(tensors, axis)`` for tensors of equal ndim.
 
     >>> import theon.tensor as tt
@@ -83,7 +84,8 @@ class Join(Op):
         for d in range(nd):
             dims = [t.type.shape[d] for t in ts]
             if d == self.axis:
-                out.append(None if None in dims else sum(dims))  # type: ignore[arg-type]
+                sizes = [s for s in dims if s is not None]
+                out.append(sum(sizes) if len(sizes) == len(dims) else None)
                 continue
             known = {s for s in dims if s is not None}
             if len(known) > 1:
@@ -96,12 +98,12 @@ class Join(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         output_storage[0][0] = np.concatenate(
-            inputs, axis=self.axis, dtype=node.outputs[0].type.dtype
+            inputs, axis=self.axis, dtype=tensor_type(node.outputs[0]).dtype
         )
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Any]) -> list[tuple[Any, ...]]:
         out = []
-        for d in range(node.inputs[0].type.ndim):
+        for d in range(tensor_type(node.inputs[0]).ndim):
             dims = [s[d] for s in input_shapes]
             if d == self.axis:
                 total = dims[0]
@@ -134,7 +136,7 @@ def _axis_int(axis: Any) -> int:
     return k
 
 
-def join(axis: Any, *tensors: Any) -> Variable:
+def join(axis: Any, *tensors: Any) -> TensorVariable:
     """Concatenate ``tensors`` along ``axis`` (PyTensor's argument order).
 
     >>> import theon.tensor as tt
@@ -149,10 +151,10 @@ def join(axis: Any, *tensors: Any) -> Variable:
     ax = normalize_axis(_axis_int(axis), ts[0].type.ndim, "join: axis", ts[0])
     if len(ts) == 1:
         return ts[0]
-    return Join(ax)(*ts)  # type: ignore[no-any-return]
+    return Join(ax)(*ts)
 
 
-def concatenate(tensor_list: Sequence[Any], axis: Any = 0) -> Variable:
+def concatenate(tensor_list: Sequence[Any], axis: Any = 0) -> TensorVariable:
     """Concatenate tensors along ``axis`` (flattened first when ``axis`` is None).
 
     >>> import theon.tensor as tt
@@ -166,7 +168,7 @@ def concatenate(tensor_list: Sequence[Any], axis: Any = 0) -> Variable:
     return join(axis, *tensor_list)
 
 
-def stack(*tensors: Any, axis: int = 0) -> Variable:
+def stack(*tensors: Any, axis: int = 0) -> TensorVariable:
     """Join tensors of one shape along a new axis: ``stack([a, b], axis)``, or
     Theano's ``stack(a, b, c)`` with the tensors as separate arguments.
 
@@ -202,7 +204,7 @@ def stack(*tensors: Any, axis: int = 0) -> Variable:
     return join(ax, *[expand_dims(t, ax) for t in ts])
 
 
-def hstack(tensors: Sequence[Any]) -> Variable:
+def hstack(tensors: Sequence[Any]) -> TensorVariable:
     """Stack horizontally: along axis 1, or axis 0 for vectors (as ``np.hstack``).
 
     >>> import theon.tensor as tt
@@ -214,7 +216,7 @@ def hstack(tensors: Sequence[Any]) -> Variable:
     return join(0 if ts[0].type.ndim == 1 else 1, *ts)
 
 
-def vstack(tensors: Sequence[Any]) -> Variable:
+def vstack(tensors: Sequence[Any]) -> TensorVariable:
     """Stack vertically, vectors becoming rows (as ``np.vstack``).
 
     >>> import theon.tensor as tt
@@ -260,7 +262,8 @@ class Split(Op):
                 f"split: {self.len_splits} pieces wanted but {len(entries)} sizes given"
             )
         n = x.type.shape[self.axis]
-        if n is not None and None not in entries and sum(entries) != n:  # type: ignore[arg-type]
+        sizes = [s for s in entries if s is not None]
+        if n is not None and len(sizes) == len(entries) and sum(sizes) != n:
             raise ValueError(
                 f"split: the sizes {tuple(entries)} do not add up to dimension {self.axis} "
                 f"of {describe(x)} (static shape {tuple(x.type.shape)})"
@@ -289,8 +292,9 @@ class Split(Op):
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Any]) -> list[tuple[Any, ...]]:
         xs = list(input_shapes[0])
-        sizes = shape_scalars(node.inputs[1]) if node.inputs[1].type.shape[0] is not None else [
-            _as_int64_scalar(node.inputs[1][i], "split size") for i in range(self.len_splits)
+        sp = tensor_vars(node.inputs)[1]
+        sizes = shape_scalars(sp) if sp.type.shape[0] is not None else [
+            _as_int64_scalar(sp[i], "split size") for i in range(self.len_splits)
         ]
         out = []
         for s in sizes:
@@ -304,7 +308,7 @@ class Split(Op):
         if not _is_float(x):
             return [disconnected_type(), disconnected_type()]
         outs = self(*inputs, return_list=True)
-        gs = []
+        gs: list[Variable] = []
         for g, o in zip(output_grads, outs):
             if isinstance(g.type, DisconnectedType):
                 gs.append(zeros_like(o))
@@ -318,7 +322,9 @@ class Split(Op):
         return list(self(eval_points[0], inputs[1], return_list=True))
 
 
-def split(x: Any, splits_size: Any, n_splits: int | None = None, axis: int = 0) -> list[Variable]:
+def split(
+    x: Any, splits_size: Any, n_splits: int | None = None, axis: int = 0
+) -> list[TensorVariable]:
     """Cut ``x`` along ``axis`` into pieces of sizes ``splits_size`` (PyTensor's signature).
 
     >>> import theon.tensor as tt
@@ -337,7 +343,8 @@ def split(x: Any, splits_size: Any, n_splits: int | None = None, axis: int = 0) 
     ax = normalize_axis(axis, x.type.ndim, "split: axis", x)
     if sp.type.dtype != "int64":
         sp = cast(sp, "int64")
-    return Split(n_splits, ax)(x, sp, return_list=True)  # type: ignore[no-any-return]
+    parts: list[TensorVariable] = Split(n_splits, ax)(x, sp, return_list=True)
+    return parts
 
 
 # --------------------------------------------------------------------------- tile / roll / flip
@@ -352,7 +359,7 @@ def _mul_dims(a: Any, b: Any) -> Any:
     return a * b
 
 
-def tile(x: Any, reps: Any) -> Variable:
+def tile(x: Any, reps: Any) -> TensorVariable:
     """``x`` repeated ``reps`` times along each axis, as ``np.tile``.
 
     >>> import theon.tensor as tt
@@ -361,23 +368,23 @@ def tile(x: Any, reps: Any) -> Variable:
     array([[1., 2., 1., 2.],
            [1., 2., 1., 2.]])
     """
-    x = as_tensor_variable(x)
+    t = as_tensor_variable(x)
     rs: list[Any] = list(shape_scalars(reps, "tile reps"))
-    d = max(len(rs), x.type.ndim)
+    d = max(len(rs), t.type.ndim)
     rs = [int64_constant(1)] * (d - len(rs)) + rs
-    if x.type.ndim < d:
-        x = shape_padleft(x, d - x.type.ndim)
+    if t.type.ndim < d:
+        t = shape_padleft(t, d - t.type.ndim)
     if all(static_int(r) == 1 for r in rs):
-        return x
+        return t
     order: list[Any] = []
     for i in range(d):
         order += ["x", i]
-    dims = shape_tuple(x)
-    big = alloc(_dimshuffle(x, order), *[v for i in range(d) for v in (rs[i], dims[i])])
+    dims = shape_tuple(t)
+    big = alloc(_dimshuffle(t, order), *[v for i in range(d) for v in (rs[i], dims[i])])
     return reshape(big, [_mul_dims(rs[i], dims[i]) for i in range(d)])
 
 
-def roll(x: Any, shift: Any, axis: Any = None) -> Variable:
+def roll(x: Any, shift: Any, axis: Any = None) -> TensorVariable:
     """Roll ``x`` by ``shift`` along ``axis`` (over the flattened array when None).
 
     >>> import theon.tensor as tt
@@ -389,9 +396,9 @@ def roll(x: Any, shift: Any, axis: Any = None) -> Variable:
     from theon.tensor.reshaping import flatten
     from theon.tensor.subtensor import getitem
 
-    x = as_tensor_variable(x)
+    v = as_tensor_variable(x)
     if axis is None:
-        return reshape(roll(flatten(x), shift, 0), shape(x), ndim=x.type.ndim)
+        return reshape(roll(flatten(v), shift, 0), shape(v), ndim=v.type.ndim)
     axes = as_int_tuple(axis, "roll: axis")
     many = isinstance(shift, (tuple, list)) or (isinstance(shift, np.ndarray) and shift.ndim)
     shifts = tuple(shift) if many else (shift,)
@@ -401,9 +408,9 @@ def roll(x: Any, shift: Any, axis: Any = None) -> Variable:
         axes = axes * len(shifts)
     if len(shifts) != len(axes):
         raise ValueError("roll: shift and axis must have the same length")
-    out = x
+    out = v
     for s, a in zip(shifts, axes):
-        ax = normalize_axis(a, x.type.ndim, "roll: axis", x)
+        ax = normalize_axis(a, v.type.ndim, "roll: axis", v)
         n = shape_i(out, ax)
         kn, ks = static_int(n), static_int(s)
         if kn is not None and ks is not None:
@@ -420,7 +427,7 @@ def roll(x: Any, shift: Any, axis: Any = None) -> Variable:
     return out
 
 
-def flip(x: Any, axis: Any = None) -> Variable:
+def flip(x: Any, axis: Any = None) -> TensorVariable:
     """``x`` with the order of elements reversed along ``axis`` (all axes when None).
 
     >>> import theon.tensor as tt
@@ -430,10 +437,10 @@ def flip(x: Any, axis: Any = None) -> Variable:
     """
     from theon.tensor.subtensor import getitem
 
-    x = as_tensor_variable(x)
-    axes = range(x.type.ndim) if axis is None else normalize_axes(axis, x.type.ndim,
-                                                                  "flip: axis", x)
-    idx = tuple(slice(None, None, -1) if d in axes else slice(None) for d in range(x.type.ndim))
+    v = as_tensor_variable(x)
+    axes = range(v.type.ndim) if axis is None else normalize_axes(axis, v.type.ndim,
+                                                                  "flip: axis", v)
+    idx = tuple(slice(None, None, -1) if d in axes else slice(None) for d in range(v.type.ndim))
     if not idx:
-        return x
-    return getitem(x, idx)
+        return v
+    return getitem(v, idx)

@@ -20,9 +20,8 @@ import numpy as np
 from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
-from theon.graph.op import Op
 from theon.tensor.arguments import as_int, as_int_tuple
-from theon.tensor.basic import as_tensor_variable, constant
+from theon.tensor.basic import TensorOp, as_tensor_variable, constant
 from theon.tensor.elemwise import DimShuffle
 from theon.tensor.shape import (
     MakeVector,
@@ -40,7 +39,8 @@ from theon.tensor.shape import (
     static_int,
     static_vector_entries,
 )
-from theon.tensor.type import TensorType
+from theon.tensor.type import TensorType, tensor_type, tensor_vars
+from theon.tensor.variable import TensorConstant, TensorVariable
 
 __all__ = [
     "expand_dims",
@@ -71,7 +71,8 @@ def _reshape_static(
     if len(neg) > 1:
         raise ValueError(f"{where}: can only specify one unknown dimension (-1)")
     out = [e if e is not None and e >= 0 else None for e in entries]
-    size = None if any(s is None for s in in_shape) else int(np.prod(in_shape, dtype=np.int64))
+    in_known = [s for s in in_shape if s is not None]
+    size = None if len(in_known) < len(in_shape) else int(np.prod(in_known, dtype=np.int64))
     known = [e for e in entries if e is not None and e >= 0]
     if size is not None and len(known) == len(entries):
         if int(np.prod(known, dtype=np.int64)) != size:
@@ -90,7 +91,7 @@ def _reshape_static(
     return tuple(out)
 
 
-class Reshape(Op):
+class Reshape(TensorOp):
     """Reshape to the int vector ``shp`` (of static length ``ndim``; one entry may be -1).
 
     >>> import theon.tensor as tt
@@ -130,14 +131,15 @@ class Reshape(Op):
         from theon import tensor as tt
         from theon.tensor.subtensor import getitem
 
-        x, shp = node.inputs
-        static_out = node.outputs[0].type.shape
+        x, shp = tensor_vars(node.inputs)
+        static_out = tensor_type(node.outputs[0]).shape
         entries = static_vector_entries(shp) or (None,) * self.ndim
         owner = shp.owner
         scal: list[Any] = []
         for k in range(self.ndim):
-            if static_out[k] is not None:
-                scal.append(int64_constant(static_out[k]))
+            sk = static_out[k]
+            if sk is not None:
+                scal.append(int64_constant(sk))
             elif owner is not None and isinstance(owner.op, MakeVector):
                 scal.append(_as_int64_scalar(owner.inputs[k], "shape"))
             else:
@@ -166,7 +168,8 @@ class Reshape(Op):
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         x, _ = inputs
-        return [reshape(output_grads[0], shape(x), ndim=x.type.ndim), disconnected_type()]
+        ndim = tensor_type(x).ndim
+        return [reshape(output_grads[0], shape(x), ndim=ndim), disconnected_type()]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
         if eval_points[0] is None:
@@ -174,7 +177,7 @@ class Reshape(Op):
         return [self(eval_points[0], inputs[1])]
 
 
-def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
+def reshape(x: Any, newshape: Any, ndim: int | None = None) -> TensorVariable:
     """``x`` with a new shape; one entry of ``newshape`` may be ``-1``.
 
     ``newshape`` is an int, a sequence of ints and int scalars, or an int vector
@@ -189,10 +192,11 @@ def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
     x = as_tensor_variable(x)
     if ndim is not None:
         ndim = as_int(ndim, "reshape: ndim")
-    if isinstance(newshape, Variable) and newshape.type.ndim == 1 and newshape.type.shape[0] != 0:
-        if not _is_int_dtype(newshape.type.dtype):
+    st = tensor_type(newshape) if isinstance(newshape, Variable) else None
+    if st is not None and st.ndim == 1 and st.shape[0] != 0:
+        if not _is_int_dtype(st.dtype):
             raise TypeError(f"reshape: the new shape must be integers, got {describe(newshape)}")
-        n = newshape.type.shape[0]
+        n = st.shape[0]
         if n is None:
             if ndim is None:
                 raise ValueError(
@@ -202,7 +206,7 @@ def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
             n = ndim
         if ndim is not None and ndim != n:
             raise ValueError(f"reshape: ndim={ndim} but the new shape has length {n}")
-        shp = newshape if newshape.type.dtype == "int64" else _cast_vec(newshape)
+        shp = newshape if st.dtype == "int64" else _cast_vec(newshape)
         return Reshape(n)(x, shp)
     scal = shape_scalars(newshape, "new shape")
     if ndim is not None and ndim != len(scal):
@@ -210,13 +214,13 @@ def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
     return Reshape(len(scal))(x, make_vector(*scal))
 
 
-def _cast_vec(v: Variable) -> Variable:
+def _cast_vec(v: Variable) -> TensorVariable:
     from theon.tensor.basic import cast
 
     return cast(v, "int64")
 
 
-def flatten(x: Any, ndim: int = 1) -> Variable:
+def flatten(x: Any, ndim: int = 1) -> TensorVariable:
     """Collapse the trailing dimensions of ``x`` so that it has ``ndim`` dimensions.
 
     >>> import theon.tensor as tt
@@ -233,8 +237,8 @@ def flatten(x: Any, ndim: int = 1) -> Variable:
     dims = list(shape_tuple(x))
     lead = dims[: ndim - 1]
     rest = dims[ndim - 1 :]
-    known = [static_int(d) for d in rest]
-    if all(k is not None for k in known):
+    known = [k for k in (static_int(d) for d in rest) if k is not None]
+    if len(known) == len(rest):
         last: Any = int(np.prod(known, dtype=np.int64))
     else:
         last = rest[0]
@@ -243,7 +247,7 @@ def flatten(x: Any, ndim: int = 1) -> Variable:
     return Reshape(ndim)(x, make_vector(*lead, last))
 
 
-def int64_constant_vec(v: Sequence[int]) -> Variable:
+def int64_constant_vec(v: Sequence[int]) -> TensorConstant:
     """A constant int64 vector.
 
     >>> int64_constant_vec([2, 3]).data
@@ -252,7 +256,7 @@ def int64_constant_vec(v: Sequence[int]) -> Variable:
     return constant(np.array(v, dtype=np.int64).reshape(len(v)))
 
 
-def ravel(x: Any) -> Variable:
+def ravel(x: Any) -> TensorVariable:
     """``x`` as a vector (same as ``flatten(x)``).
 
     >>> import theon.tensor as tt
@@ -263,14 +267,14 @@ def ravel(x: Any) -> Variable:
 
 
 # --------------------------------------------------------------------------- DimShuffle-based
-def _dimshuffle(x: Variable, new_order: Sequence[Any]) -> Variable:
+def _dimshuffle(x: TensorVariable, new_order: Sequence[Any]) -> TensorVariable:
     new_order = tuple(new_order)
     if new_order == tuple(range(x.type.ndim)):
         return x
     return DimShuffle(x.type.ndim, new_order)(x)
 
 
-def transpose(x: Any, axes: Sequence[int] | None = None) -> Variable:
+def transpose(x: Any, axes: Sequence[int] | None = None) -> TensorVariable:
     """Permute the dimensions of ``x`` (reverse them when ``axes`` is None).
 
     >>> import theon.tensor as tt
@@ -288,7 +292,7 @@ def transpose(x: Any, axes: Sequence[int] | None = None) -> Variable:
     return _dimshuffle(x, perm)
 
 
-def swapaxes(x: Any, axis1: int, axis2: int) -> Variable:
+def swapaxes(x: Any, axis1: int, axis2: int) -> TensorVariable:
     """``x`` with two axes interchanged.
 
     >>> import theon.tensor as tt
@@ -303,7 +307,7 @@ def swapaxes(x: Any, axis1: int, axis2: int) -> Variable:
     return _dimshuffle(x, perm)
 
 
-def moveaxis(x: Any, source: Any, destination: Any) -> Variable:
+def moveaxis(x: Any, source: Any, destination: Any) -> TensorVariable:
     """Move axes of ``x`` to new positions, the others keeping their order.
 
     >>> import theon.tensor as tt
@@ -322,7 +326,7 @@ def moveaxis(x: Any, source: Any, destination: Any) -> Variable:
     return _dimshuffle(x, order)
 
 
-def squeeze(x: Any, axis: Any = None) -> Variable:
+def squeeze(x: Any, axis: Any = None) -> TensorVariable:
     """Remove dimensions of size 1.
 
     With ``axis=None`` only dimensions whose static size is 1 are removed;
@@ -350,7 +354,7 @@ def squeeze(x: Any, axis: Any = None) -> Variable:
     return _dimshuffle(x, [d for d in range(nd) if d not in axes])
 
 
-def expand_dims(x: Any, axis: Any) -> Variable:
+def expand_dims(x: Any, axis: Any) -> TensorVariable:
     """Insert new dimensions of size 1 at the positions ``axis`` of the result.
 
     >>> import theon.tensor as tt
@@ -366,7 +370,7 @@ def expand_dims(x: Any, axis: Any) -> Variable:
     return _dimshuffle(x, order)
 
 
-def shape_padleft(x: Any, n_ones: int = 1) -> Variable:
+def shape_padleft(x: Any, n_ones: int = 1) -> TensorVariable:
     """``x`` with ``n_ones`` new leading dimensions of size 1.
 
     >>> import theon.tensor as tt
@@ -377,7 +381,7 @@ def shape_padleft(x: Any, n_ones: int = 1) -> Variable:
     return _dimshuffle(x, ["x"] * n_ones + list(range(x.type.ndim)))
 
 
-def shape_padright(x: Any, n_ones: int = 1) -> Variable:
+def shape_padright(x: Any, n_ones: int = 1) -> TensorVariable:
     """``x`` with ``n_ones`` new trailing dimensions of size 1.
 
     >>> import theon.tensor as tt
@@ -388,7 +392,7 @@ def shape_padright(x: Any, n_ones: int = 1) -> Variable:
     return _dimshuffle(x, list(range(x.type.ndim)) + ["x"] * n_ones)
 
 
-def shape_padaxis(x: Any, axis: int) -> Variable:
+def shape_padaxis(x: Any, axis: int) -> TensorVariable:
     """``x`` with a new dimension of size 1 at position ``axis`` (``expand_dims``).
 
     >>> import theon.tensor as tt

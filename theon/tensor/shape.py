@@ -14,6 +14,7 @@ array(3)
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -22,10 +23,10 @@ import numpy as np
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
-from theon.graph.op import Op
 from theon.tensor.arguments import as_int_tuple, axis_index, int_value
-from theon.tensor.basic import as_tensor_variable, constant
-from theon.tensor.type import TensorType
+from theon.tensor.basic import TensorOp, as_tensor_variable, constant
+from theon.tensor.type import TensorType, tensor_type, tensor_vars
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "MakeVector",
@@ -52,14 +53,15 @@ def _is_int_dtype(dtype: Any) -> bool:
     return np.dtype(dtype).kind in "iu"
 
 
-def int64_constant(v: int) -> Variable:
-    """A 0-d int64 constant.
+def int64_constant(v: int) -> TensorVariable:
+    """A 0-d int64 constant (a TensorConstant, typed as a TensorVariable: see
+    :func:`~theon.tensor.basic.as_tensor_variable`).
 
     >>> c = int64_constant(3)
     >>> c.type, c.data
     (TensorType(int64, shape=()), array(3))
     """
-    return constant(np.asarray(v, dtype=np.int64))
+    return typing.cast(TensorVariable, constant(np.asarray(v, dtype=np.int64)))
 
 
 def static_int(v: Any) -> int | None:
@@ -75,11 +77,11 @@ def static_int(v: Any) -> int | None:
     if isinstance(v, Variable) and v.owner is not None:
         op = v.owner.op
         if isinstance(op, Shape_i):
-            return v.owner.inputs[0].type.shape[op.i]
+            return tensor_type(v.owner.inputs[0]).shape[op.i]
     return None
 
 
-def as_int_scalar(v: Any, what: str = "value") -> Variable:
+def as_int_scalar(v: Any, what: str = "value") -> TensorVariable:
     """``v`` as a 0-d integer tensor variable (Python ints become int64 constants).
 
     >>> as_int_scalar(3).type
@@ -100,7 +102,7 @@ def as_int_scalar(v: Any, what: str = "value") -> Variable:
     return var
 
 
-def _as_int64_scalar(v: Any, what: str) -> Variable:
+def _as_int64_scalar(v: Any, what: str) -> TensorVariable:
     var = as_int_scalar(v, what)
     if var.type.dtype != "int64":
         from theon.tensor.basic import cast
@@ -109,7 +111,7 @@ def _as_int64_scalar(v: Any, what: str) -> Variable:
     return var
 
 
-def static_vector_entries(v: Variable) -> tuple[int | None, ...] | None:
+def static_vector_entries(v: TensorVariable) -> tuple[int | None, ...] | None:
     """The entries of an integer vector known at build time (``None`` where unknown).
 
     Returns ``None`` when even the vector's length is unknown.
@@ -126,7 +128,7 @@ def static_vector_entries(v: Variable) -> tuple[int | None, ...] | None:
         if isinstance(owner.op, MakeVector):
             return tuple(static_int(i) for i in owner.inputs)
         if isinstance(owner.op, Shape):
-            return tuple(owner.inputs[0].type.shape)
+            return tuple(tensor_type(owner.inputs[0]).shape)
     if n is None:
         return None
     return (None,) * n
@@ -147,11 +149,12 @@ def shape_scalars(shape: Any, what: str = "shape") -> list[Variable]:
     if int_value(shape) is not None and not isinstance(shape, Variable):
         return [_as_int64_scalar(shape, what)]
     if isinstance(shape, Variable):
-        if shape.type.ndim == 0:
+        st = tensor_type(shape)
+        if st.ndim == 0:
             return [_as_int64_scalar(shape, what)]
-        if shape.type.ndim == 1 and shape.type.shape[0] == 0:
+        if st.ndim == 1 and st.shape[0] == 0:
             return []
-        if shape.type.ndim != 1 or not _is_int_dtype(shape.type.dtype):
+        if st.ndim != 1 or not _is_int_dtype(st.dtype):
             raise TypeError(f"{what} must be an integer vector, got {describe(shape)}")
         owner = shape.owner
         if owner is not None and isinstance(owner.op, MakeVector):
@@ -160,7 +163,7 @@ def shape_scalars(shape: Any, what: str = "shape") -> list[Variable]:
             return list(shape_tuple(owner.inputs[0]))
         if isinstance(shape, Constant):
             return [int64_constant(int(e)) for e in np.asarray(shape.data)]
-        n = shape.type.shape[0]
+        n = st.shape[0]
         if n is None:
             raise ValueError(
                 f"the length of the {what} vector {describe(shape)} must be known statically"
@@ -202,11 +205,11 @@ def normalize_axes(axes: Any, ndim: int, what: str = "axis", of: Variable | None
 
 
 def _shape_text(v: Variable) -> str:
-    return str(tuple(v.type.shape))
+    return str(tuple(tensor_type(v).shape))
 
 
 # --------------------------------------------------------------------------- MakeVector
-class MakeVector(Op):
+class MakeVector(TensorOp):
     """Scalars to a vector of ``dtype``: ``make_vector(a, b)`` is ``[a, b]``.
 
     >>> import theon.tensor as tt
@@ -243,7 +246,7 @@ class MakeVector(Op):
 
         (gz,) = output_grads
         out: list[Any] = []
-        for k, i in enumerate(inputs):
+        for k, i in enumerate(tensor_vars(inputs)):
             if np.dtype(i.type.dtype).kind not in "fc":
                 out.append(disconnected_type())
             else:
@@ -257,22 +260,26 @@ class MakeVector(Op):
         return [self(*eval_points)]
 
 
-def make_vector(*scalars: Any, dtype: str = "int64") -> Variable:
+def make_vector(*scalars: Any, dtype: str = "int64") -> TensorVariable:
     """A vector from scalars; a constant when all are known.
 
     >>> make_vector(2, 3).data
     array([2, 3])
     """
-    known = [static_int(s) if not isinstance(s, Variable) or _is_int_dtype(s.type.dtype) else None
-             for s in scalars]
+    known = [
+        None if isinstance(s, Variable) and not _is_int_dtype(tensor_type(s).dtype)
+        else static_int(s)
+        for s in scalars
+    ]
     if all(k is not None for k in known) and _is_int_dtype(dtype):
-        return constant(np.array(known, dtype=dtype).reshape(len(known)))
+        vec = constant(np.array(known, dtype=dtype).reshape(len(known)))
+        return typing.cast(TensorVariable, vec)  # (see as_tensor_variable)
     return MakeVector(dtype)(*[as_tensor_variable(s) if isinstance(s, Variable) else
                                constant(np.asarray(s, dtype=dtype)) for s in scalars])
 
 
 # --------------------------------------------------------------------------- Shape
-class Shape(Op):
+class Shape(TensorOp):
     """The shape of a tensor, as an int64 vector.
 
     >>> import theon.tensor as tt
@@ -291,7 +298,7 @@ class Shape(Op):
         output_storage[0][0] = np.array(inputs[0].shape, dtype=np.int64).reshape(-1)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Any]) -> list[tuple[Any, ...]]:
-        return [(int64_constant(node.inputs[0].type.ndim),)]
+        return [(int64_constant(tensor_type(node.inputs[0]).ndim),)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         return [disconnected_type()]
@@ -303,7 +310,7 @@ class Shape(Op):
 _shape = Shape()
 
 
-def shape(x: Any) -> Variable:
+def shape(x: Any) -> TensorVariable:
     """The symbolic shape of ``x``: an int64 vector of length ``x.ndim``.
 
     >>> import theon.tensor as tt
@@ -314,7 +321,7 @@ def shape(x: Any) -> Variable:
     return _shape(as_tensor_variable(x))
 
 
-class Shape_i(Op):
+class Shape_i(TensorOp):
     """One dimension of a tensor's shape, as an int64 scalar.
 
     >>> import theon.tensor as tt
@@ -350,7 +357,7 @@ class Shape_i(Op):
         return [None]
 
 
-def shape_i(x: Any, i: int) -> Variable:
+def shape_i(x: Any, i: int) -> TensorVariable:
     """Dimension ``i`` of ``x`` as an int64 scalar (a constant when statically known).
 
     >>> import theon.tensor as tt
@@ -379,7 +386,7 @@ def shape_tuple(x: Any) -> tuple[Variable, ...]:
 
 
 # --------------------------------------------------------------------------- SpecifyShape
-class SpecifyShape(Op):
+class SpecifyShape(TensorOp):
     """Asserts (at run time) and records (in the type) some dimensions of a tensor.
 
     ``specified[d]`` says whether dimension ``d`` is given; its size is the next
@@ -456,7 +463,7 @@ class SpecifyShape(Op):
         return [self(eval_points[0], *inputs[1:])]
 
 
-def specify_shape(x: Any, shape: Any) -> Variable:
+def specify_shape(x: Any, shape: Any) -> TensorVariable:
     """``x`` with some dimensions fixed: ``None`` entries leave a dimension free.
 
     The sizes are checked when the graph runs.
@@ -465,9 +472,9 @@ def specify_shape(x: Any, shape: Any) -> Variable:
     >>> specify_shape(tt.dmatrix("x"), (None, 3)).type.shape
     (None, 3)
     """
-    x = as_tensor_variable(x)
+    v = as_tensor_variable(x)
     if (int_value(shape) is not None and not isinstance(shape, Variable)) or (
-        isinstance(shape, Variable) and shape.type.ndim == 0
+        isinstance(shape, Variable) and tensor_type(shape).ndim == 0
     ):
         shape = (shape,)
     if isinstance(shape, (Variable, np.ndarray)):
@@ -475,31 +482,31 @@ def specify_shape(x: Any, shape: Any) -> Variable:
     else:
         entries = list(shape)
     specified = [e is not None for e in entries]
-    if len(entries) != x.type.ndim:
+    if len(entries) != v.type.ndim:
         raise ValueError(
-            f"specify_shape: {describe(x)} has {x.type.ndim} dims, but the shape "
+            f"specify_shape: {describe(v)} has {v.type.ndim} dims, but the shape "
             f"given has {len(entries)}"
         )
     if not any(specified):
-        return x
-    return SpecifyShape(specified)(x, *[e for e in entries if e is not None])
+        return v
+    return SpecifyShape(specified)(v, *[e for e in entries if e is not None])
 
 
-def specify_broadcastable(x: Any, *axes: int) -> Variable:
+def specify_broadcastable(x: Any, *axes: int) -> TensorVariable:
     """``x`` with the given axes declared to have size 1 (checked at run time).
 
     >>> import theon.tensor as tt
     >>> specify_broadcastable(tt.dmatrix("x"), 0).type.shape
     (1, None)
     """
-    x = as_tensor_variable(x)
+    v = as_tensor_variable(x)
     if not axes:
-        return x
-    ax = normalize_axes(axes, x.type.ndim)
-    return specify_shape(x, [1 if d in ax else None for d in range(x.type.ndim)])
+        return v
+    ax = normalize_axes(axes, v.type.ndim)
+    return specify_shape(v, [1 if d in ax else None for d in range(v.type.ndim)])
 
 
-def addbroadcast(x: Any, *axes: int) -> Variable:
+def addbroadcast(x: Any, *axes: int) -> TensorVariable:
     """Theano's name of :func:`specify_broadcastable`: the ``axes`` have length 1.
 
     >>> import theon.tensor as tt
@@ -509,7 +516,7 @@ def addbroadcast(x: Any, *axes: int) -> Variable:
     return specify_broadcastable(x, *axes)
 
 
-class Unbroadcast(Op):
+class Unbroadcast(TensorOp):
     """The input with the static length 1 of some axes forgotten (a view, no check).
 
     Theano's ``Rebroadcast`` with ``False`` flags: the output may no longer be
@@ -540,29 +547,30 @@ class Unbroadcast(Op):
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         g = as_tensor_variable(output_grads[0])
-        if g.type.shape == inputs[0].type.shape:
+        x_shape = tensor_type(inputs[0]).shape
+        if g.type.shape == x_shape:
             return [g]
-        return [specify_shape(g, inputs[0].type.shape)]
+        return [specify_shape(g, x_shape)]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
         return [None if eval_points[0] is None else self(eval_points[0])]
 
 
-def unbroadcast(x: Any, *axes: int) -> Variable:
+def unbroadcast(x: Any, *axes: int) -> TensorVariable:
     """``x`` with the given axes no longer statically of length 1 (Theano's spelling).
 
     >>> import theon.tensor as tt
     >>> tt.unbroadcast(tt.row("r"), 0).broadcastable
     (False, False)
     """
-    x = as_tensor_variable(x)
-    ax = normalize_axes(axes, x.type.ndim) if axes else ()
-    if not any(x.type.shape[a] == 1 for a in ax):
-        return x
-    return Unbroadcast(ax)(x)  # type: ignore[no-any-return]
+    v = as_tensor_variable(x)
+    ax = normalize_axes(axes, v.type.ndim) if axes else ()
+    if not any(v.type.shape[a] == 1 for a in ax):
+        return v
+    return Unbroadcast(ax)(v)
 
 
-def patternbroadcast(x: Any, broadcastable: Sequence[bool]) -> Variable:
+def patternbroadcast(x: Any, broadcastable: Sequence[bool]) -> TensorVariable:
     """``x`` with the broadcastable pattern ``broadcastable`` (Theano's spelling): a
     True axis has length 1 (checked at run time), a False one is free.
 

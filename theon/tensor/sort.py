@@ -13,17 +13,17 @@ element came from: ``scatter(gz, argsort(x))``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from theon.graph.basic import Apply, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
-from theon.graph.op import Op
 from theon.tensor.arguments import as_int
-from theon.tensor.basic import as_tensor_variable
+from theon.tensor.basic import TensorOp, as_tensor_variable
 from theon.tensor.type import TensorType, tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "ArgSort",
@@ -35,10 +35,12 @@ __all__ = [
     "take_along_axis",
 ]
 
+#: the sorting algorithms, as NumPy names them
+SortKind = Literal["quicksort", "mergesort", "heapsort", "stable"]
 _KINDS = ("quicksort", "mergesort", "heapsort", "stable")
 
 
-def _axis(axis: int | None, x: Variable, what: str) -> int | None:
+def _axis(axis: int | None, x: TensorVariable, what: str) -> int | None:
     if axis is None:
         return None
     k, ndim = as_int(axis, f"{what}: axis"), x.type.ndim
@@ -47,7 +49,9 @@ def _axis(axis: int | None, x: Variable, what: str) -> int | None:
     return k % max(ndim, 1)
 
 
-def _prepare(x: Any, axis: int | None, kind: str, what: str) -> tuple[Variable, int | None]:
+def _prepare(
+    x: Any, axis: int | None, kind: str, what: str
+) -> tuple[TensorVariable, int | None]:
     x = as_tensor_variable(x)
     if kind not in _KINDS:
         raise ValueError(f"{what}: kind must be one of {_KINDS}, got {kind!r}")
@@ -56,12 +60,12 @@ def _prepare(x: Any, axis: int | None, kind: str, what: str) -> tuple[Variable, 
     return x, _axis(axis, x, what)
 
 
-class _SortBase(Op):
+class _SortBase(TensorOp):
     """Sort and ArgSort: ``x``'s shape along ``axis``, or the flattened length when None."""
 
     __props__ = ("axis", "kind")
 
-    def __init__(self, axis: int | None = -1, kind: str = "quicksort") -> None:
+    def __init__(self, axis: int | None = -1, kind: SortKind = "quicksort") -> None:
         self.axis = axis
         self.kind = kind
 
@@ -154,7 +158,7 @@ class ArgSort(_SortBase):
         return [[False]]
 
 
-def sort(a: Any, axis: int | None = -1, kind: str = "quicksort") -> Variable:
+def sort(a: Any, axis: int | None = -1, kind: SortKind = "quicksort") -> TensorVariable:
     """A sorted copy of ``a`` along ``axis`` (flattened when None), like ``numpy.sort``.
 
     >>> import theon.tensor as tt
@@ -162,10 +166,10 @@ def sort(a: Any, axis: int | None = -1, kind: str = "quicksort") -> Variable:
     2
     """
     x, ax = _prepare(a, axis, kind, "sort")
-    return Sort(ax, kind)(x)  # type: ignore[no-any-return]
+    return Sort(ax, kind)(x)
 
 
-def argsort(a: Any, axis: int | None = -1, kind: str = "quicksort") -> Variable:
+def argsort(a: Any, axis: int | None = -1, kind: SortKind = "quicksort") -> TensorVariable:
     """Indices that sort ``a`` along ``axis``, like ``numpy.argsort``.
 
     >>> import theon.tensor as tt
@@ -173,7 +177,7 @@ def argsort(a: Any, axis: int | None = -1, kind: str = "quicksort") -> Variable:
     'int64'
     """
     x, ax = _prepare(a, axis, kind, "argsort")
-    return ArgSort(ax, kind)(x)  # type: ignore[no-any-return]
+    return ArgSort(ax, kind)(x)
 
 
 def _along_axis_index(idx: np.ndarray, axis: int) -> tuple[Any, ...]:
@@ -195,7 +199,7 @@ def _check_along(x: Variable, idx: Variable, axis: int, what: str) -> None:
         raise ValueError(f"{what}: axis {axis} is out of range for {describe(x)}")
 
 
-class TakeAlongAxis(Op):
+class TakeAlongAxis(TensorOp):
     """``numpy.take_along_axis(x, indices, axis)``.
 
     >>> import theon.tensor as tt
@@ -234,7 +238,7 @@ class TakeAlongAxis(Op):
         return [None if ev is None else self(ev, inputs[1])]
 
 
-class PutAlongAxis(Op):
+class PutAlongAxis(TensorOp):
     """Scatter along an axis: ``out = base.copy(); out[idx along axis] (+)= values``.
 
     With two inputs ``(values, idx)`` it scatters into zeros shaped like ``values``
@@ -300,7 +304,7 @@ class PutAlongAxis(Op):
         return [g_base, disconnected_type(), g_values]
 
 
-def take_along_axis(arr: Any, indices: Any, axis: int) -> Variable:
+def take_along_axis(arr: Any, indices: Any, axis: int) -> TensorVariable:
     """Pick values along ``axis`` at ``indices``, like ``numpy.take_along_axis``.
 
     >>> import theon.tensor as tt
@@ -308,4 +312,4 @@ def take_along_axis(arr: Any, indices: Any, axis: int) -> Variable:
     2
     """
     x = as_tensor_variable(arr)
-    return TakeAlongAxis(axis % max(x.type.ndim, 1))(x, indices)  # type: ignore[no-any-return]
+    return TakeAlongAxis(axis % max(x.type.ndim, 1))(x, indices)
