@@ -21,8 +21,7 @@ import numpy as np
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
-from theon.graph.op import Op
-from theon.tensor.basic import as_tensor_variable
+from theon.tensor.basic import TensorOp, as_tensor_variable
 from theon.tensor.shape import int64_constant, static_int
 from theon.tensor.subtensor import (
     FULL,
@@ -40,13 +39,14 @@ from theon.tensor.subtensor import (
     idx_text,
     slice_length,
 )
-from theon.tensor.type import TensorType
+from theon.tensor.type import TensorType, tensor_type, tensor_vars
+from theon.tensor.variable import TensorVariable
 
 __all__ = ["AdvancedIncSubtensor", "AdvancedSubtensor"]
 
 
 def _adv_kinds(
-    x: Variable, idx_list: Sequence[Entry], inputs: Sequence[Variable]
+    x: TensorVariable, idx_list: Sequence[Entry], inputs: Sequence[TensorVariable]
 ) -> list[tuple[Any, ...]]:
     """Walk an advanced index: a list of ``("basic", dim, slc, parts)``, ``("new",)``,
     ``("adv", value, dims)`` items, ``value`` an int or an index Variable."""
@@ -116,7 +116,9 @@ def _static_bcast(shapes: Sequence[Sequence[int | None]], where: str) -> list[in
     return out
 
 
-def _adv_index_static(x: Variable, item: tuple[Any, ...], where: str) -> tuple[int | None, ...]:
+def _adv_index_static(
+    x: TensorVariable, item: tuple[Any, ...], where: str
+) -> tuple[int | None, ...]:
     """Static broadcast shape of one advanced index (masks: the count of True values)."""
     _, v, dims = item
     if isinstance(v, int):
@@ -142,7 +144,7 @@ def _adv_index_static(x: Variable, item: tuple[Any, ...], where: str) -> tuple[i
 
 
 def _adv_static_shape(
-    x: Variable, idx_list: Sequence[Entry], inputs: Sequence[Variable]
+    x: TensorVariable, idx_list: Sequence[Entry], inputs: Sequence[TensorVariable]
 ) -> tuple[int | None, ...]:
     """NumPy's output shape of an advanced index, with ``None`` where not known."""
     where = f"indexing {describe(x)} with [{idx_text(idx_list)}]"
@@ -152,7 +154,7 @@ def _adv_static_shape(
     return tuple(_arrange(items, bshape, lambda it: _static_basic_dim(x, it)))
 
 
-def _static_basic_dim(x: Variable, item: tuple[Any, ...]) -> int | None:
+def _static_basic_dim(x: TensorVariable, item: tuple[Any, ...]) -> int | None:
     if item[0] == "new":
         return 1
     _, d, slc, parts = item
@@ -205,7 +207,7 @@ def _sym_bcast(shapes: Sequence[Sequence[Any]]) -> list[Any]:
     return out
 
 
-class AdvancedSubtensor(Op):
+class AdvancedSubtensor(TensorOp):
     """Advanced indexing ``x[idx]`` (integer arrays, boolean masks, with slices, ints and
     new axes), following NumPy's rules; the output is a copy.
 
@@ -238,11 +240,11 @@ class AdvancedSubtensor(Op):
         from theon.tensor import sum as tsum
         from theon.tensor.basic import cast
 
-        x = node.inputs[0]
+        x, *idx = tensor_vars(node.inputs)
         xshp = input_shapes[0]
-        items = _adv_kinds(x, self.idx_list, node.inputs[1:])
+        items = _adv_kinds(x, self.idx_list, idx)
         in_shape = {id(v): s for v, s in zip(node.inputs, input_shapes)}
-        ishapes = []
+        ishapes: list[list[Any]] = []
         for it in items:
             if it[0] != "adv":
                 continue
@@ -271,7 +273,7 @@ class AdvancedSubtensor(Op):
 
         x, *idx = inputs
         rest = [disconnected_type() for _ in idx]
-        if np.dtype(x.type.dtype).kind not in "fc":
+        if np.dtype(tensor_type(x).dtype).kind not in "fc":
             return [disconnected_type(), *rest]
         gx = AdvancedIncSubtensor(self.idx_list)(zeros_like(x), output_grads[0], *idx)
         return [gx, *rest]
@@ -286,12 +288,13 @@ def _sub_ndim(node: Apply, idx_list: Sequence[Entry]) -> int:
     """The number of dims of ``x[idx]`` for an AdvancedIncSubtensor ``node`` (cached)."""
     nd = getattr(node.tag, "sub_ndim", None)
     if nd is None:
-        nd = len(_adv_static_shape(node.inputs[0], idx_list, node.inputs[2:]))
+        ins = tensor_vars(node.inputs)
+        nd = len(_adv_static_shape(ins[0], idx_list, ins[2:]))
         node.tag.sub_ndim = nd
     return int(nd)
 
 
-class AdvancedIncSubtensor(Op):
+class AdvancedIncSubtensor(TensorOp):
     """``x`` with ``y`` added to (or written into) ``x[idx]`` for an advanced ``idx``.
 
     Repeated indices accumulate (``np.add.at``) unless ``ignore_duplicates``;
@@ -363,7 +366,9 @@ class AdvancedIncSubtensor(Op):
         sub = AdvancedSubtensor(self.idx_list)
         mk_set = AdvancedIncSubtensor(self.idx_list, set_instead_of_inc=True)
         # any integer array may name an element twice (masks never do)
-        may_repeat = any(v.type.ndim > 0 and v.type.dtype != "bool" for v in inputs[2:])
+        may_repeat = any(
+            v.type.ndim > 0 and v.type.dtype != "bool" for v in tensor_vars(inputs)[2:]
+        )
         return _inc_grads(self, inputs, output_grads[0], sub, mk_set, may_repeat)
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:

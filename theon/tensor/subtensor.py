@@ -30,10 +30,11 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
-from theon.tensor.basic import as_tensor_variable
+from theon.tensor.basic import TensorOp, as_tensor_variable
 from theon.tensor.reshaping import _dimshuffle, shape_padleft
 from theon.tensor.shape import Shape, int64_constant, shape_i, static_int
-from theon.tensor.type import TensorType
+from theon.tensor.type import TensorType, tensor_type, tensor_vars
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "AdvancedIncSubtensor",
@@ -82,6 +83,10 @@ def _is_int_dtype(dtype: Any) -> bool:
     return np.dtype(dtype).kind in "iu"
 
 
+def _is_int_scalar(t: TensorType) -> bool:
+    return t.ndim == 0 and _is_int_dtype(t.dtype)
+
+
 def _n_sym(idx_list: Sequence[Entry]) -> int:
     n = 0
     for e in idx_list:
@@ -92,13 +97,15 @@ def _n_sym(idx_list: Sequence[Entry]) -> int:
     return n
 
 
-def _check_scalar_index(v: Variable, what: str) -> None:
+def _check_scalar_index(v: TensorVariable, what: str) -> None:
     if v.type.ndim != 0 or not _is_int_dtype(v.type.dtype):
         raise TypeError(f"{what} must be an integer scalar, got {describe(v)}")
 
 
 # --------------------------------------------------------------------------- runtime
-def _build_index(idx_list: Sequence[Entry], inputs: Sequence[Any], advanced: bool) -> tuple:
+def _build_index(
+    idx_list: Sequence[Entry], inputs: Sequence[Any], advanced: bool
+) -> tuple[Any, ...]:
     """The NumPy index tuple for an index description and the index values."""
     it = iter(inputs)
     out: list[Any] = []
@@ -118,7 +125,9 @@ def _build_index(idx_list: Sequence[Entry], inputs: Sequence[Any], advanced: boo
 
 
 # --------------------------------------------------------------------------- slice lengths
-def _static_slice_len(n: int | None, slc: tuple, vals: Sequence[int | None]) -> int | None:
+def _static_slice_len(
+    n: int | None, slc: tuple[Any, ...], vals: Sequence[int | None]
+) -> int | None:
     """Length of ``slice`` on a dimension of size ``n`` when known at build time."""
     parts = list(vals)
     step = parts[2]
@@ -132,7 +141,7 @@ def _static_slice_len(n: int | None, slc: tuple, vals: Sequence[int | None]) -> 
     return len(range(*slice(*parts).indices(n)))
 
 
-class SliceLength(Op):
+class SliceLength(TensorOp):
     """The length of ``slice(start, stop, step)`` on a dimension of size ``n`` (int64 scalar).
 
     >>> import theon.tensor as tt
@@ -143,7 +152,7 @@ class SliceLength(Op):
 
     __props__ = ("slc",)
 
-    def __init__(self, slc: tuple) -> None:
+    def __init__(self, slc: tuple[Any, ...]) -> None:
         self.slc = tuple(slc)
 
     def __str__(self) -> str:
@@ -168,7 +177,9 @@ class SliceLength(Op):
         return [disconnected_type() for _ in inputs]
 
 
-def slice_length(n: Variable, slc: tuple, parts: Sequence[Variable]) -> Variable:
+def slice_length(
+    n: TensorVariable, slc: tuple[Any, ...], parts: Sequence[Variable]
+) -> TensorVariable:
     """Symbolic length of a slice (a constant when everything is known).
 
     >>> static_int(slice_length(int64_constant(10), (2, None, None), []))
@@ -186,13 +197,13 @@ def slice_length(n: Variable, slc: tuple, parts: Sequence[Variable]) -> Variable
     return SliceLength(slc)(n, *parts)
 
 
-def _take_parts(slc: tuple, it: Any) -> list[Variable]:
+def _take_parts(slc: tuple[Any, ...], it: Any) -> list[TensorVariable]:
     return [next(it) for p in slc if p == SYM]
 
 
 # --------------------------------------------------------------------------- Subtensor
 def _basic_static_shape(
-    x: Variable, idx_list: Sequence[Entry], inputs: Sequence[Variable]
+    x: TensorVariable, idx_list: Sequence[Entry], inputs: Sequence[Variable]
 ) -> tuple[int | None, ...]:
     """Static shape of ``x[idx]`` for basic indexing, with bounds checks of constant ints."""
     xs = x.type.shape
@@ -219,7 +230,9 @@ def _basic_static_shape(
     return tuple(out)
 
 
-def _check_index_inputs(idx_list: Sequence[Entry], inputs: Sequence[Any]) -> list[Variable]:
+def _check_index_inputs(
+    idx_list: Sequence[Entry], inputs: Sequence[Any]
+) -> list[TensorVariable]:
     ins = [as_tensor_variable(i) for i in inputs]
     if len(ins) != _n_sym(idx_list):
         raise ValueError(
@@ -229,7 +242,7 @@ def _check_index_inputs(idx_list: Sequence[Entry], inputs: Sequence[Any]) -> lis
     return ins
 
 
-class Subtensor(Op):
+class Subtensor(TensorOp):
     """Basic indexing ``x[idx]`` with ints and slices: a view of ``x``.
 
     >>> import theon.tensor as tt
@@ -278,7 +291,7 @@ class Subtensor(Op):
 
         x, *idx = inputs
         rest = [disconnected_type() for _ in idx]
-        if np.dtype(x.type.dtype).kind not in "fc":
+        if np.dtype(tensor_type(x).dtype).kind not in "fc":
             return [disconnected_type(), *rest]
         gz = output_grads[0]
         gx = IncSubtensor(self.idx_list)(zeros_like(x), gz, *idx)
@@ -291,7 +304,7 @@ class Subtensor(Op):
 
 
 def _check_y(
-    op: Op, x: Variable, y: Variable, sub_shape: Sequence[int | None], set_: bool
+    op: Op, x: TensorVariable, y: TensorVariable, sub_shape: Sequence[int | None], set_: bool
 ) -> None:
     """Build-time checks that ``y`` can be written into ``x[idx]`` of static shape ``sub_shape``."""
     if y.type.ndim > len(sub_shape):
@@ -329,12 +342,12 @@ def _inc_grads(
     from theon.tensor.basic import cast
     from theon.tensor.creation import sum_to_shape
 
-    x, y, *idx = inputs
+    x, y, *idx = tensor_vars(inputs)
     rest = [disconnected_type() for _ in idx]
     if np.dtype(x.type.dtype).kind not in "fc":
         gx: Any = disconnected_type()
     elif op.set_instead_of_inc:
-        gx = mk_set(gz, np.zeros((), dtype=gz.type.dtype), *idx)
+        gx = mk_set(gz, np.zeros((), dtype=tensor_type(gz).dtype), *idx)
     else:
         gx = gz
     if np.dtype(y.type.dtype).kind not in "fc":
@@ -350,8 +363,8 @@ def _inc_grads(
 
 
 def _last_writes(
-    x: Variable, gsub: Variable, idx: Sequence[Variable], sub: Any, mk_set: Any
-) -> Variable:
+    x: TensorVariable, gsub: TensorVariable, idx: Sequence[Variable], sub: Any, mk_set: Any
+) -> TensorVariable:
     """A 0/1 mask over ``x[idx]``: 1 where that write is the one that stays in ``x``.
 
     Each element of ``x[idx]`` writes its own id; reading the ids back shows which
@@ -367,7 +380,7 @@ def _last_writes(
     return tt.cast(tt.eq(sub(written, *idx), ids), gsub.type.dtype)
 
 
-class IncSubtensor(Op):
+class IncSubtensor(TensorOp):
     """``x`` with ``y`` added to (or written into) ``x[idx]``, for basic ``idx``.
 
     With ``inplace`` the output overwrites ``x`` (``destroy_map``); the default copies.
@@ -442,7 +455,7 @@ def _inc_rop(op: Any, inputs: Sequence[Variable], eval_points: Sequence[Any]) ->
 
 
 # --------------------------------------------------------------------------- getitem
-def _index_var(v: Any) -> Variable:
+def _index_var(v: Any) -> TensorVariable:
     if isinstance(v, (list, tuple)) and len(v) == 0:
         return as_tensor_variable(np.zeros(0, dtype=np.int64))
     var = as_tensor_variable(v)
@@ -468,7 +481,7 @@ def _slice_part(p: Any) -> Any:
     return var if k is None else k
 
 
-def _parse(x: Variable, idx: Any) -> list[tuple[Any, ...]]:
+def _parse(x: TensorVariable, idx: Any) -> list[tuple[Any, ...]]:
     """Index entries as ``("new",)``, ``("int", v)``, ``("slice", a, b, c)``, ``("arr", var)``,
     with the Ellipsis expanded."""
     if isinstance(idx, list) and any(e is None or e is Ellipsis or isinstance(e, slice)
@@ -488,7 +501,7 @@ def _parse(x: Variable, idx: Any) -> list[tuple[Any, ...]]:
             raw.append(("arr", as_tensor_variable(np.asarray(e))))
         elif isinstance(e, (int, np.integer)):
             raw.append(("int", int(e)))
-        elif isinstance(e, Variable) and e.type.ndim == 0 and _is_int_dtype(e.type.dtype):
+        elif isinstance(e, Variable) and _is_int_scalar(tensor_type(e)):
             k = static_int(e) if isinstance(e, Constant) else None
             raw.append(("int", e if k is None else k))
         else:
@@ -528,7 +541,7 @@ def _encode_part(p: Any, ins: list[Variable]) -> Any:
     return p
 
 
-def getitem(x: Any, idx: Any) -> Variable:
+def getitem(x: Any, idx: Any) -> TensorVariable:
     """NumPy indexing of a symbolic tensor: ``x[idx]``.
 
     Ints, slices (with symbolic bounds), ``None`` and ``...`` give a view
@@ -593,7 +606,7 @@ def getitem(x: Any, idx: Any) -> Variable:
     return _dimshuffle(out, new_order)
 
 
-def take(a: Any, indices: Any, axis: int | None = None, mode: str = "raise") -> Variable:
+def take(a: Any, indices: Any, axis: int | None = None, mode: str = "raise") -> TensorVariable:
     """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` when None).
 
     ``mode`` is ``numpy.take``'s: ``'raise'`` (an index out of range is an error; negative
@@ -619,7 +632,7 @@ def take(a: Any, indices: Any, axis: int | None = None, mode: str = "raise") -> 
     ax = normalize_axis(axis, a.type.ndim, "take: axis", a)
     if not isinstance(indices, (int, np.integer, Variable)):
         indices = _index_var(indices)
-    if isinstance(indices, Variable) and indices.type.dtype == "bool":
+    if isinstance(indices, Variable) and tensor_type(indices).dtype == "bool":
         raise IndexError(f"take: indices must be integers, got {describe(indices)}")
     if mode != "raise":
         from theon.tensor.math import clip, mod
@@ -659,7 +672,7 @@ def inc_subtensor(
     inplace: bool = False,
     set_instead_of_inc: bool = False,
     ignore_duplicates: bool = False,
-) -> Variable:
+) -> TensorVariable:
     """The tensor indexed by ``x`` (which is ``t[idx]``) with ``y`` added at ``idx``.
 
     Returns a new ``t``; ``y`` broadcasts to ``t[idx]``.  Repeated advanced
@@ -683,13 +696,14 @@ def inc_subtensor(
     base, *idx = node.inputs
     op = node.op
     if isinstance(op, Subtensor):
-        new_op: Op = IncSubtensor(op.idx_list, inplace, set_instead_of_inc)
+        new_op: TensorOp = IncSubtensor(op.idx_list, inplace, set_instead_of_inc)
     else:
+        assert isinstance(op, AdvancedSubtensor)  # (what _base_of finds)
         new_op = AdvancedIncSubtensor(op.idx_list, inplace, set_instead_of_inc, ignore_duplicates)
     return new_op(base, y, *idx)
 
 
-def set_subtensor(x: Any, y: Any, inplace: bool = False) -> Variable:
+def set_subtensor(x: Any, y: Any, inplace: bool = False) -> TensorVariable:
     """The tensor indexed by ``x`` (which is ``t[idx]``) with ``t[idx]`` replaced by ``y``.
 
     >>> import theon.tensor as tt
