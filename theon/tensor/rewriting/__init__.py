@@ -22,10 +22,12 @@ Elemwise nodes are indexed by their scalar op too, so a rewrite tracking
 True
 """
 
+from operator import attrgetter as _attrgetter
+
 from theon.rewriting import register_track_key as _register_track_key
 from theon.tensor.elemwise import Elemwise as _Elemwise
 
-_register_track_key(_Elemwise, lambda op: op.scalar_op)
+_register_track_key(_Elemwise, _attrgetter("scalar_op"))
 
 # The import order is the registration order, which orders the rewrites within a phase.
 # isort: off

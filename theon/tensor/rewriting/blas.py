@@ -27,10 +27,9 @@ import numpy as np
 import theon.scalar as ts
 from theon.graph.basic import Apply, Variable
 from theon.graph.fg import Output, describe
-from theon.graph.op import Op
 from theon.rewriting import node_rewriter, register_specialize
 from theon.tensor import math as tm
-from theon.tensor.basic import as_tensor_variable, cast, constant
+from theon.tensor.basic import TensorOp, as_tensor_variable, cast, constant
 from theon.tensor.blas import Dot
 from theon.tensor.elemwise import DimShuffle
 from theon.tensor.rewriting.canonicalize import rebuild_sum
@@ -43,7 +42,7 @@ from theon.tensor.rewriting.utils import (
     fit,
     size1_constant,
 )
-from theon.tensor.type import TensorType, tensor_type
+from theon.tensor.type import TensorType, tensor_type, tensor_vars
 
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
@@ -57,7 +56,7 @@ def _merge_dim(a: int | None, b: int | None) -> int | None:
     return a if a is not None else b
 
 
-class _BlasOp(Op):
+class _BlasOp(TensorOp):
     """Shared checks of Gemm and Gemv: ``beta * z + alpha * dot(x, y)``."""
 
     __props__ = ()
@@ -108,8 +107,8 @@ class _BlasOp(Op):
         from theon.tensor.blas import dot, outer
         from theon.tensor.reshaping import transpose
 
-        z, a, x, y, b = inputs
-        (g,) = output_grads
+        z, a, x, y, b = tensor_vars(inputs)
+        (g,) = tensor_vars(output_grads)
         gz = g * b
         prod = dot(x, y)
         ga = tm.sum(g * prod)
@@ -187,7 +186,7 @@ def _as_0d(s: Any, dtype: str) -> Variable:
     nd = s.type.ndim
     if nd:
         s = DimShuffle(nd, ())(s)
-    return s if s.type.dtype == dtype else cast(s, dtype)  # type: ignore[no-any-return]
+    return s if s.type.dtype == dtype else cast(s, dtype)
 
 
 @register_specialize
@@ -286,7 +285,6 @@ def _outer(fgraph: FunctionGraph, v: Variable) -> tuple[Variable, Variable] | No
     return col, row
 
 
-@register_specialize("native_blas")
 @node_rewriter([ts.add, ts.sub, ts.neg])
 def local_outer_products_to_dot(fgraph: FunctionGraph, node: Apply) -> Any:
     """``±a_1 b_1^T ± ... ± a_k b_k^T + rest -> [±a_1 ... ±a_k] @ [b_1 ... b_k]^T + rest``
@@ -340,3 +338,6 @@ def local_outer_products_to_dot(fgraph: FunctionGraph, node: Apply) -> Any:
 
     prod = dot(stack(*cols, axis=1), stack(*rows, axis=0))
     return [fit(rebuild_sum([prod, *rest[0]], rest[1], c, out), out, node.inputs)]
+
+
+register_specialize(local_outer_products_to_dot, "native_blas")

@@ -413,7 +413,8 @@ def local_dimshuffle_lift(fgraph: FunctionGraph, node: Apply) -> Any:
         return None
     if len(e.outputs) != 1 or client_count(fgraph, inp) != 1:
         return None
-    op: DimShuffle = node.op
+    op = node.op
+    assert isinstance(op, DimShuffle)  # (the rewrite tracks DimShuffle)
     new_inputs = [op(i) for i in e.inputs]
     new = e.op(*new_inputs)
     return [fit(new, node.outputs[0])]
@@ -431,7 +432,12 @@ def local_reduce_of_reduce(fgraph: FunctionGraph, node: Apply) -> Any:
     (inp,) = node.inputs
     inner = inp.owner
     op = node.op
-    if inner is None or type(inner.op) is not type(op) or inner.op.scalar_op != op.scalar_op:
+    assert isinstance(op, CAReduce)  # (the rewrite tracks CAReduce)
+    if inner is None or type(inner.op) is not type(op):
+        return None
+    inner_op = inner.op
+    assert isinstance(inner_op, CAReduce)  # (of op's class)
+    if inner_op.scalar_op != op.scalar_op:
         return None
     if client_count(fgraph, inp) != 1:
         return None
@@ -440,13 +446,13 @@ def local_reduce_of_reduce(fgraph: FunctionGraph, node: Apply) -> Any:
         return None
     (x,) = inner.inputs
     nd = tensor_type(x).ndim
-    a = tuple(range(nd)) if inner.op.axis is None else inner.op.axis
+    a = tuple(range(nd)) if inner_op.axis is None else inner_op.axis
     left = [d for d in range(nd) if d not in a]
     b = tuple(range(len(left))) if op.axis is None else op.axis
     axes = tuple(sorted(set(a) | {left[k] for k in b}))
-    new_op = inner.op._with_axis(None if len(axes) == nd else axes)
+    new_op = inner_op._with_axis(None if len(axes) == nd else axes)
     new = new_op(x)
-    if new.type.dtype != out.type.dtype:
+    if new.type.dtype != tensor_type(out).dtype:
         return None
     return [fit(new, out)]
 
@@ -463,7 +469,9 @@ def local_broadcast_grad(fgraph: FunctionGraph, node: Apply) -> Any:
     ``x`` has static length 1 (the gradient built for this graph's types).  A batched
     one (a vectorized gradient) keeps its batch axes.
     """
-    new = node.op.static(node)
+    op = node.op
+    assert isinstance(op, BroadcastGrad)  # (the rewrite tracks BroadcastGrad)
+    new = op.static(node)
     return None if new is None else [new]
 
 

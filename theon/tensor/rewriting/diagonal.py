@@ -89,15 +89,15 @@ def _as_vector(f: Variable) -> Variable | None:
     shape = tensor_type(f).shape
     node = f.owner
     if shape[0] == 1 and shape[1] == 1:
-        return DimShuffle(2, ())(f)  # type: ignore[no-any-return]
+        return DimShuffle(2, ())(f)
     if shape[0] == 1:
         if node is not None and isinstance(node.op, DimShuffle) and node.op.new_order == ("x", 0):
             return node.inputs[0]
-        return DimShuffle(2, (1,))(f)  # type: ignore[no-any-return]
+        return DimShuffle(2, (1,))(f)
     if shape[1] == 1:
         if node is not None and isinstance(node.op, DimShuffle) and node.op.new_order == (0, "x"):
             return node.inputs[0]
-        return DimShuffle(2, (0,))(f)  # type: ignore[no-any-return]
+        return DimShuffle(2, (0,))(f)
     return None
 
 
@@ -160,7 +160,9 @@ def local_sum_of_diagonal_product(fgraph: FunctionGraph | None, node: Apply) -> 
     m = elemwise_node(prod, ts.mul)
     if m is None or len(m.inputs) != 2 or tensor_type(prod).ndim != 2:
         return None
-    if node.op.axis is not None and sorted(node.op.axis) != [0, 1]:
+    op = node.op
+    assert isinstance(op, Sum)  # (the rewrite tracks Sum)
+    if op.axis is not None and sorted(op.axis) != [0, 1]:
         return None
     from theon.tensor.extra_ops import diagonal
 
@@ -172,7 +174,7 @@ def local_sum_of_diagonal_product(fgraph: FunctionGraph | None, node: Apply) -> 
         if d is None and not is_identity(e):
             continue
         terms = diagonal(x) if d is None else tm.mul(diagonal(x), d)
-        res = fit(Sum(axis=None, dtype=node.op.dtype)(terms), node.outputs[0])
+        res = fit(Sum(axis=None, dtype=op.dtype)(terms), node.outputs[0])
         return None if res is None else [res]
     return None
 

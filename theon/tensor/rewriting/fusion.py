@@ -209,7 +209,7 @@ class FusionRewriter(GraphRewriter):
             for j, n in enumerate(members)
             if any(c not in group for c, _ in clients[n.outputs[0]])
         ]
-        key = (
+        key: tuple[Any, ...] | None = (
             tuple(tensor_type(v).dtype for v in outer_inputs),
             tuple(member_keys),
             tuple(out_pos),

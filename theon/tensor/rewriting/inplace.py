@@ -25,6 +25,7 @@ from theon.graph.fg import FunctionGraph
 from theon.rewriting.basic import GraphRewriter, apply_replacements
 from theon.rewriting.db import rewrite_db
 from theon.tensor.elemwise import Elemwise
+from theon.tensor.type import tensor_type
 
 __all__ = ["InplaceElemwise", "InplaceFlag"]
 
@@ -52,7 +53,7 @@ class InplaceElemwise(GraphRewriter):
             op = node.op
             if not isinstance(op, Elemwise) or op.inplace_pattern or len(node.outputs) != 1:
                 continue
-            out_t = node.outputs[0].type
+            out_t = tensor_type(node.outputs[0])
             if out_t.ndim == 0:
                 continue  # a 0-d result costs nothing to allocate
             earlier: set[Any] = set()  # (a set: a sum may have 10^4 inputs)
@@ -91,7 +92,7 @@ class InplaceFlag(GraphRewriter):
             if node not in fgraph.apply_nodes:
                 continue
             op = node.op
-            if not getattr(type(op), "inplace_flag", False) or op.inplace:  # type: ignore[attr-defined]
+            if not getattr(type(op), "inplace_flag", False) or getattr(op, "inplace", False):
                 continue
             k = getattr(type(op), "inplace_input", 0)
             if isinstance(node.inputs[k], Constant) or not can_destroy(fgraph, node, k):

@@ -34,7 +34,8 @@ from theon.tensor.joining import Join
 from theon.tensor.rewriting.utils import client_count, fit
 from theon.tensor.shape import specify_shape
 from theon.tensor.subtensor import IncSubtensor, Subtensor
-from theon.tensor.type import tensor_type
+from theon.tensor.type import tensor_type, tensor_vars
+from theon.tensor.variable import TensorVariable
 
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
@@ -67,7 +68,9 @@ def local_join_of_elemwise(fgraph: FunctionGraph | None, node: Apply) -> Any:
     Only for small pieces (static sizes up to ``MAX_PIECE_SIZE``) used by nothing else.
     """
     pieces = list(node.inputs)
-    axis = node.op.axis
+    op = node.op
+    assert isinstance(op, Join)  # (the rewrite tracks Join)
+    axis = op.axis
     if len(pieces) < 2 or not _single_use(fgraph, pieces):
         return None
     owners = [p.owner for p in pieces]
@@ -100,7 +103,7 @@ def local_join_of_elemwise(fgraph: FunctionGraph | None, node: Apply) -> Any:
     return None if res is None else [res]
 
 
-def _entry(p: Variable) -> tuple[Variable, int] | None:
+def _entry(p: Variable) -> tuple[TensorVariable, int] | None:
     """``(v, i)`` when ``p`` is ``v[i]`` (a constant integer ``i``) given length-1 axes."""
     node = p.owner
     if node is None or not isinstance(node.op, DimShuffle) or node.op.input_ndim != 0:
@@ -109,7 +112,7 @@ def _entry(p: Variable) -> tuple[Variable, int] | None:
     if e is None or not isinstance(e.op, Subtensor) or len(e.inputs) != 1:
         return None
     idx = e.op.idx_list
-    v = e.inputs[0]
+    (v,) = tensor_vars(e.inputs)
     if len(idx) != 1 or tensor_type(v).ndim != 1 or not isinstance(idx[0], int):
         return None
     return v, idx[0]
@@ -128,19 +131,20 @@ def local_join_of_entries(fgraph: FunctionGraph | None, node: Apply) -> Any:
     pieces = list(node.inputs)
     if len(pieces) < 2:
         return None
-    found = [_entry(p) for p in pieces]
-    if any(f is None for f in found):
+    found = [f for f in [_entry(p) for p in pieces] if f is not None]
+    if len(found) < len(pieces):
         return None
-    v = found[0][0]  # type: ignore[index]
-    c = found[0][1]  # type: ignore[index]
+    v, c = found[0]
     n = len(pieces)
-    if c < 0 or any(f[0] is not v or f[1] != c + k for k, f in enumerate(found)):  # type: ignore[index]
+    if c < 0 or any(f[0] is not v or f[1] != c + k for k, f in enumerate(found)):
         return None
     out = node.outputs[0]
     nd = tensor_type(out).ndim
     part = specify_shape(v[c:c + n], (n,))
     order: list[int | str] = ["x"] * nd
-    order[node.op.axis] = 0
+    op = node.op
+    assert isinstance(op, Join)  # (the rewrite tracks Join)
+    order[op.axis] = 0
     res = fit(DimShuffle(1, order)(part), out)
     return None if res is None else [res]
 
@@ -157,7 +161,9 @@ def local_join_of_diagonal_incs(fgraph: FunctionGraph | None, node: Apply) -> An
     """
     pieces = list(node.inputs)
     n = len(pieces)
-    if node.op.axis != 0 or n < 2 or not _single_use(fgraph, pieces):
+    op = node.op
+    assert isinstance(op, Join)  # (the rewrite tracks Join)
+    if op.axis != 0 or n < 2 or not _single_use(fgraph, pieces):
         return None
     rows: list[Variable] = []
     vals: list[Variable] = []

@@ -47,7 +47,8 @@ from theon.tensor.blas import Dot
 from theon.tensor.creation import Alloc
 from theon.tensor.rewriting.utils import elemwise_node, fit
 from theon.tensor.subtensor import SYM, IncSubtensor, Subtensor
-from theon.tensor.type import tensor_type
+from theon.tensor.type import tensor_type, tensor_vars
+from theon.tensor.variable import TensorVariable
 
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
@@ -78,7 +79,7 @@ class OneHot:
         self.idx_list = idx_list
         self.idx_inputs = idx_inputs
 
-    def at(self, v: Variable) -> Variable:
+    def at(self, v: Variable) -> TensorVariable:
         """``v``'s entry at this index (index 0 along ``v``'s static-length-1 axes)."""
         shape = tensor_type(v).shape
         nd = len(shape)
@@ -97,12 +98,12 @@ class OneHot:
                 inputs.append(sym)
             else:
                 entries.append(e)
-        return Subtensor(tuple(entries))(v, *inputs)  # type: ignore[no-any-return]
+        return Subtensor(tuple(entries))(v, *inputs)
 
-    def with_value(self, base: Variable, value: Variable) -> Variable:
+    def with_value(self, base: Variable, value: Variable) -> TensorVariable:
         """``base`` with ``value`` added at this entry."""
         op = IncSubtensor(self.idx_list)
-        return op(base, value, *self.idx_inputs)  # type: ignore[no-any-return]
+        return op(base, value, *self.idx_inputs)
 
 
 def _is_zero(v: Variable) -> bool:
@@ -266,7 +267,7 @@ def local_onehot_dot(fgraph: FunctionGraph | None, node: Apply) -> Any:
     ``M[r, j] * c`` (plus zeros); the same for a row of ``M``.  For a vector ``M``
     both give ``c * M[j]``.  For a constant ``M`` the row or column is folded.
     """
-    a, b = node.inputs
+    a, b = tensor_vars(node.inputs)
     out = node.outputs[0]
     ot = tensor_type(out)
     ha, hb = as_onehot(a), as_onehot(b)

@@ -45,12 +45,12 @@ ShapeT = tuple[Variable, ...]
 
 
 def _scalar_int64(v: Any) -> Variable:
-    v = as_tensor_variable(v)
-    if tensor_type(v).ndim != 0:
-        raise TypeError(f"infer_shape returned a non-scalar shape entry {v}")
-    if tensor_type(v).dtype != "int64":
-        v = cast(v, "int64")
-    return v
+    t = as_tensor_variable(v)
+    if t.type.ndim != 0:
+        raise TypeError(f"infer_shape returned a non-scalar shape entry {t}")
+    if t.type.dtype != "int64":
+        t = cast(t, "int64")
+    return t
 
 
 class ShapeFeature(Feature):
@@ -237,9 +237,12 @@ def _depends_on(expr: Sequence[Variable], var: Variable) -> bool:
     return False
 
 
-@register_canonicalize("fast_compile", "shape")
-@register_specialize("shape")
-@node_rewriter([Shape], requirements=[shape_feature])
+def _require_shapes(fgraph: FunctionGraph) -> None:
+    """Attach the graph's ShapeFeature (the requirement of the rewrites below)."""
+    shape_feature(fgraph)
+
+
+@node_rewriter([Shape], requirements=[_require_shapes])
 def local_shape_to_vector(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """shape(x) -> make_vector(s_0, ..., s_n), the shapes inferred without computing x."""
     (x,) = node.inputs
@@ -251,9 +254,14 @@ def local_shape_to_vector(fgraph: FunctionGraph, node: Apply) -> list[Variable] 
         return None
     if not shp:
         return [int64_constant_vector(())]
-    if all(isinstance(s, Constant) for s in shp):
-        return [int64_constant_vector(tuple(int(s.data) for s in shp))]
+    consts = [s for s in shp if isinstance(s, Constant)]
+    if len(consts) == len(shp):
+        return [int64_constant_vector(tuple(int(s.data) for s in consts))]
     return [MakeVector("int64")(*shp)]
+
+
+register_specialize(local_shape_to_vector, "shape")
+register_canonicalize(local_shape_to_vector, "fast_compile", "shape")
 
 
 def int64_constant_vector(values: tuple[int, ...]) -> Variable:
@@ -265,9 +273,7 @@ def int64_constant_vector(values: tuple[int, ...]) -> Variable:
     return constant(np.array(values, dtype=np.int64).reshape(len(values)))
 
 
-@register_canonicalize("fast_compile", "shape")
-@register_specialize("shape")
-@node_rewriter([Shape_i], requirements=[shape_feature])
+@node_rewriter([Shape_i], requirements=[_require_shapes])
 def local_shape_i_inferred(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """Shape_i{i}(x) -> s_i, the i-th inferred shape of x (x itself is not computed)."""
     (x,) = node.inputs
@@ -281,3 +287,7 @@ def local_shape_i_inferred(fgraph: FunctionGraph, node: Apply) -> list[Variable]
     if _depends_on((s,), node.outputs[0]):
         return None
     return [s]
+
+
+register_specialize(local_shape_i_inferred, "shape")
+register_canonicalize(local_shape_i_inferred, "fast_compile", "shape")

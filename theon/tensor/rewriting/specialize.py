@@ -36,7 +36,7 @@ from theon.tensor.rewriting.utils import (
     fit,
     size1_constant,
 )
-from theon.tensor.type import tensor_type
+from theon.tensor.type import tensor_type, tensor_vars
 
 if TYPE_CHECKING:
     from theon.graph.fg import FunctionGraph
@@ -212,14 +212,17 @@ def local_column_op_constant_matrix(fgraph: FunctionGraph, node: Apply) -> Any:
     made once, here; the result is a transposed (Fortran-ordered) view.
     """
     op = node.op
+    assert isinstance(op, Elemwise)  # (the rewrite tracks Elemwise)
     out = node.outputs[0]
     if len(node.inputs) != 2 or op.inplace_pattern or tensor_type(out).ndim != 2:
         return None
     k = next((i for i, v in enumerate(node.inputs) if isinstance(v, Constant)), None)
     if k is None:
         return None
-    data = node.inputs[k].data
-    col = node.inputs[1 - k]
+    const = node.inputs[k]
+    assert isinstance(const, Constant)
+    data = const.data
+    col = tensor_vars(node.inputs)[1 - k]
     ct = tensor_type(col)
     if (not isinstance(data, np.ndarray) or data.ndim != 2 or 1 in data.shape
             or not data.flags.c_contiguous or ct.ndim != 2 or ct.shape[1] != 1
@@ -247,6 +250,7 @@ def local_elemwise_sink_expand_dims(fgraph: FunctionGraph, node: Apply) -> Any:
     squeezing DimShuffle (a view; constant-folded for constants).
     """
     op = node.op
+    assert isinstance(op, Elemwise)  # (the rewrite tracks Elemwise)
     if op.inplace_pattern:
         return None
     ins = node.inputs
@@ -349,7 +353,9 @@ def local_share_logistic(fgraph: FunctionGraph, node: Apply) -> Any:
     zero = tt_constant(np.zeros((), dtype=ot.dtype))
     one = tt_constant(np.ones((), dtype=ot.dtype))
     e = tm.exp(tm.neg(tm.abs(z)))
-    if node.op.scalar_op == ts.softplus:
+    op = node.op
+    assert isinstance(op, Elemwise)  # (the rewrite tracks Elemwise)
+    if op.scalar_op == ts.softplus:
         new = tm.add(tm.maximum(w, zero), tm.log1p(e))
     else:
         q = tm.reciprocal(tm.add(one, e))

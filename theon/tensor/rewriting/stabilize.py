@@ -24,6 +24,7 @@ import numpy as np
 
 import theon.scalar as ts
 from theon.graph.basic import Apply, Variable
+from theon.graph.op import Op
 from theon.rewriting import node_rewriter, register_stabilize
 from theon.tensor import math as tm
 from theon.tensor.advanced_subtensor import AdvancedSubtensor
@@ -77,11 +78,11 @@ def negate(v: Variable, dtype: str) -> Variable:
     255 in uint8, and the most negative int32 is its own negation).
     """
     if tensor_type(v).dtype != dtype:
-        return tm.neg(as_dtype(v, dtype))  # type: ignore[no-any-return]
+        return tm.neg(as_dtype(v, dtype))
     inner = elemwise_node(v, ts.neg)
     if inner is not None:
         return inner.inputs[0]
-    return tm.neg(v)  # type: ignore[no-any-return]
+    return tm.neg(v)
 
 
 def _sum_parts(fgraph: FunctionGraph | None, v: Variable) -> tuple[Terms, Any] | None:
@@ -95,7 +96,8 @@ def _sum_parts(fgraph: FunctionGraph | None, v: Variable) -> tuple[Terms, Any] |
     count = fgraph.change_count
     memo = fgraph.memo.get("sum_parts")
     if memo is not None and memo[0] is v and memo[1] == count:
-        return memo[2]  # type: ignore[no-any-return]
+        parts: tuple[Terms, Any] | None = memo[2]
+        return parts
     got = _compute_sum_parts(fgraph, v)
     fgraph.memo["sum_parts"] = (v, count, got)
     return got
@@ -178,7 +180,7 @@ def log_softmax_as(sm: Variable, x: Variable) -> Variable:
     op = sm.owner.op if sm.owner is not None else None
     if not isinstance(op, Softmax):
         raise TypeError(f"log_softmax_as: {sm} is not a softmax output")
-    return LogSoftmax(op.axis)(x)  # type: ignore[no-any-return]
+    return LogSoftmax(op.axis)(x)
 
 
 def _real(pattern: Any) -> dict[str, Any]:
@@ -242,15 +244,16 @@ def local_one_minus_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
     return None
 
 
-def _one_plus_exp(fgraph: FunctionGraph, v: Variable) -> Variable | None:
-    """``exp(y)`` when ``v`` is ``1 + exp(y)`` (a float sum), else None."""
+def _one_plus_exp(fgraph: FunctionGraph, v: Variable) -> tuple[Variable, Apply] | None:
+    """``exp(y)`` and its node when ``v`` is ``1 + exp(y)`` (a float sum), else None."""
     got = _sum_parts(fgraph, v)
     if got is None:
         return None
     t, c = got
-    if c != 1 or t.neg or len(t.pos) != 1 or elemwise_node(t.pos[0], ts.exp) is None:
+    if c != 1 or t.neg or len(t.pos) != 1:
         return None
-    return t.pos[0]
+    node = elemwise_node(t.pos[0], ts.exp)
+    return None if node is None else (t.pos[0], node)
 
 
 @register_stabilize
@@ -267,13 +270,14 @@ def local_sigmoid_from_exp(fgraph: FunctionGraph, node: Apply) -> Any:
     if t is None:
         return None
     for j, d in enumerate(t.neg):
-        e = _one_plus_exp(fgraph, d)
-        if e is None:
+        got = _one_plus_exp(fgraph, d)
+        if got is None:
             continue
+        e, e_node = got
         c = combined_const(t, additive=False)
         if c is None:
             return None
-        y = e.owner.inputs[0]  # type: ignore[union-attr]
+        y = e_node.inputs[0]
         dtype = tensor_type(e).dtype
         pos = list(t.pos)
         for k, p in enumerate(pos):
@@ -291,8 +295,9 @@ def local_sigmoid_from_exp(fgraph: FunctionGraph, node: Apply) -> Any:
 
 
 # ----------------------------------------------------------------------------- softmax
-def _softmax_axis(red: CAReduce, ds: DimShuffle | None, nd: int) -> tuple[bool, int | None]:
+def _softmax_axis(red: Op, ds: DimShuffle | None, nd: int) -> tuple[bool, int | None]:
     """Whether a reduction (re-expanded by ``ds``) is over one axis or all; and which."""
+    assert isinstance(red, CAReduce)  # (as _expanded_reduce finds it)
     axes = tuple(range(nd)) if red.axis is None else red.axis
     if ds is not None:
         k = 0
@@ -359,7 +364,8 @@ def local_softmax_manual(fgraph: FunctionGraph, node: Apply) -> Any:
             continue
         red, ds = got
         e = red.inputs[0]
-        if e not in t.pos or elemwise_node(e, ts.exp) is None:
+        e_node = elemwise_node(e, ts.exp)
+        if e not in t.pos or e_node is None:
             continue
         if ds is None and nd != tensor_type(red.outputs[0]).ndim:
             continue
@@ -368,7 +374,7 @@ def local_softmax_manual(fgraph: FunctionGraph, node: Apply) -> Any:
         ok, axis = _softmax_axis(red.op, ds, nd)
         if not ok:
             continue
-        sm = Softmax(axis)(e.owner.inputs[0])  # type: ignore[union-attr]
+        sm = Softmax(axis)(e_node.inputs[0])
         if tensor_type(sm).dtype != tensor_type(e).dtype:
             continue
         pos = list(t.pos)
@@ -400,9 +406,11 @@ def local_softmax_drop_max(fgraph: FunctionGraph, node: Apply) -> Any:
     red, ds = got
     nd = tensor_type(x).ndim
     ok, axis = _softmax_axis(red.op, ds, nd)
-    if not ok or (axis != node.op.axis and not (nd == 1 and {axis, node.op.axis} <= {0, None})):
+    op = node.op
+    assert isinstance(op, (Softmax, LogSoftmax))  # (the rewrite tracks them)
+    if not ok or (axis != op.axis and not (nd == 1 and {axis, op.axis} <= {0, None})):
         return None
-    return [fit(type(node.op)(node.op.axis)(x), node.outputs[0])]
+    return [fit(type(op)(op.axis)(x), node.outputs[0])]
 
 
 @register_stabilize
@@ -436,13 +444,14 @@ def _is_max_shifted(v: Variable) -> bool:
         return False
     m = s.inputs[1]
     for _ in range(4):
-        if m.owner is None:
+        owner = m.owner
+        if owner is None:
             return False
-        op = m.owner.op
+        op = owner.op
         if isinstance(op, DimShuffle):
-            m = m.owner.inputs[0]
+            m = owner.inputs[0]
         elif elemwise_node(m, ts.switch) is not None:
-            m = m.owner.inputs[2]
+            m = owner.inputs[2]
         elif isinstance(op, CAReduce) and op.scalar_op == ts.maximum:
             return True
         else:

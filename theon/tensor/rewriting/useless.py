@@ -213,14 +213,15 @@ def local_useless_switch(fgraph: FunctionGraph, node: Apply) -> Any:
 
 # ------------------------------------------------------------------------ dimshuffles
 def _compose(outer: DimShuffle, inner: DimShuffle) -> tuple[int | str, ...]:
-    return tuple("x" if o == "x" else inner.new_order[o] for o in outer.new_order)  # type: ignore[index]
+    return tuple(inner.new_order[o] if isinstance(o, int) else "x" for o in outer.new_order)
 
 
 @register_useless
 @node_rewriter([DimShuffle])
 def local_useless_dimshuffle(fgraph: FunctionGraph, node: Apply) -> Any:
     """``dimshuffle(x, (0, 1, ..., n-1)) -> x``."""
-    op: DimShuffle = node.op
+    op = node.op
+    assert isinstance(op, DimShuffle)  # (the rewrite tracks DimShuffle)
     if op.new_order != tuple(range(op.input_ndim)):
         return None
     return [fit(node.inputs[0], node.outputs[0])]
@@ -232,9 +233,11 @@ def local_dimshuffle_dimshuffle(fgraph: FunctionGraph, node: Apply) -> Any:
     """``dimshuffle(dimshuffle(x, a), b) -> dimshuffle(x, a[b])`` (``x.T.T -> x``)."""
     (inp,) = node.inputs
     inner = inp.owner
+    op = node.op
+    assert isinstance(op, DimShuffle)  # (the rewrite tracks DimShuffle)
     if inner is None or not isinstance(inner.op, DimShuffle):
         return None
-    order = _compose(node.op, inner.op)
+    order = _compose(op, inner.op)
     x = inner.inputs[0]
     nd = inner.op.input_ndim
     if order == tuple(range(nd)):
@@ -249,6 +252,7 @@ def local_useless_reduce(fgraph: FunctionGraph, node: Apply) -> Any:
     """``reduce(x, axes) -> dimshuffle(x)`` (cast) when every axis in ``axes`` has length 1."""
     (x,) = node.inputs
     op = node.op
+    assert isinstance(op, CAReduce)  # (the rewrite tracks CAReduce)
     nd = tensor_type(x).ndim
     axes = tuple(range(nd)) if op.axis is None else op.axis
     if any(tensor_type(x).shape[d] != 1 for d in axes):
@@ -277,7 +281,9 @@ def local_useless_reshape(fgraph: FunctionGraph, node: Apply) -> Any:
     x, shp = node.inputs
     out = node.outputs[0]
     nd = tensor_type(x).ndim
-    if node.op.ndim != nd:
+    op = node.op
+    assert isinstance(op, Reshape)  # (the rewrite tracks Reshape)
+    if op.ndim != nd:
         return None
     n = shp.owner
     if n is not None and isinstance(n.op, Shape) and n.inputs[0] is x:
@@ -307,7 +313,9 @@ def local_useless_specify_shape(fgraph: FunctionGraph, node: Apply) -> Any:
     """``specify_shape(x, s) -> x`` when ``x``'s static shape (or ``shape(x)``) says ``s``."""
     x, *dims = node.inputs
     it = iter(dims)
-    for d, spec in enumerate(node.op.specified):
+    op = node.op
+    assert isinstance(op, SpecifyShape)  # (the rewrite tracks SpecifyShape)
+    for d, spec in enumerate(op.specified):
         if spec and not _entry_matches(next(it), x, d):
             return None
     return [fit(x, node.outputs[0])]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import cmath
 import math
+import typing
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -106,11 +107,10 @@ def size1_constant(v: Variable) -> np.ndarray | None:
     if not isinstance(v, Constant):
         return None
     data = v.data
-    if type(data) is not np.ndarray:
-        data = np.asarray(data)
-    if data.size != 1 or data.dtype == object:
+    arr: np.ndarray = data if type(data) is np.ndarray else np.asarray(data)
+    if arr.size != 1 or arr.dtype == object:
         return None
-    return data.reshape(())
+    return arr.reshape(())
 
 
 def scalar_const(v: Variable) -> np.ndarray | None:
@@ -239,7 +239,8 @@ def _walk(
             ):
                 if depth:
                     t.nested += 1
-                kind = _KIND[type(op.scalar_op)]
+                # (an Elemwise: at depth 0 too, where the caller's root is one)
+                kind = _KIND[type(typing.cast(Elemwise, op).scalar_op)]
                 ins = node.inputs
                 d = depth + 1
                 if kind == "all":
@@ -533,12 +534,14 @@ def spec_const(value: Any, like: Variable) -> tuple[Any, ...]:
 def spec_dtype(spec: Any) -> str:
     """The dtype of what ``spec`` builds."""
     if isinstance(spec, Variable):
-        return spec.type.dtype  # type: ignore[attr-defined, no-any-return]
+        return tensor_type(spec).dtype
     if spec[0] == "const":
-        return spec[2]  # type: ignore[no-any-return]
+        dt: str = spec[2]
+        return dt
     op = spec[0]
     if op.scalar_op.__props__ and hasattr(op.scalar_op, "o_type"):  # a cast
-        return op.scalar_op.o_type.dtype  # type: ignore[no-any-return]
+        cast_dt: str = op.scalar_op.o_type.dtype
+        return cast_dt
     raise TypeError(f"spec_dtype: cannot tell the dtype of {spec!r}")
 
 
@@ -638,7 +641,8 @@ def materialize(spec: Any) -> Variable:
     if spec[0] == "const":
         _, value, dt, nd = spec
         return constant(np.full((1,) * nd, value, dtype=dt))
-    return spec[0](*[materialize(c) for c in spec[1:]])  # type: ignore[no-any-return]
+    out: Variable = spec[0](*[materialize(c) for c in spec[1:]])
+    return out
 
 
 _KINDS: dict[str, str] = {}
