@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -62,20 +63,20 @@ def user_trace(limit: int = 1) -> tuple[tuple[str, int, str], ...]:
     >>> function
     '<module>'
     """
-    f = sys._getframe(1)
+    f: FrameType | None = sys._getframe(1)
     if limit == 1:  # the common case (Op.__call__), without the list
         while f is not None:
             code = f.f_code
             if not code.co_filename.startswith(_THEON_CODE):
                 return ((code.co_filename, f.f_lineno, code.co_name),)
-            f = f.f_back  # type: ignore[assignment]
+            f = f.f_back
         return ()
     out: list[tuple[str, int, str]] = []
     while f is not None and len(out) < limit:
         fn = f.f_code.co_filename
         if not fn.startswith(_THEON_CODE):
             out.append((fn, f.f_lineno, f.f_code.co_name))
-        f = f.f_back  # type: ignore[assignment]
+        f = f.f_back
     return tuple(out)
 
 
@@ -91,14 +92,14 @@ def caller_trace(depth: int = 3) -> tuple[tuple[str, int, str], ...] | None:
     >>> make()[0][2]  # the frame that called make
     '<module>'
     """
-    f = sys._getframe(2)
+    f: FrameType | None = sys._getframe(2)
     for _ in range(depth):
         if f is None:
             return None
         code = f.f_code
         if not code.co_filename.startswith(_THEON_CODE):
             return ((code.co_filename, f.f_lineno, code.co_name),)
-        f = f.f_back  # type: ignore[assignment]
+        f = f.f_back
     return None
 
 
@@ -143,9 +144,17 @@ class Variable(Node):
     >>> x = Variable(Generic(), name="x")
     >>> str(x)
     'x'
+
+    Other attributes may be set on a variable, as on PyTensor's (PyMC gives random
+    variables a ``str_repr`` method); the five above are slots.
+
+    >>> x.note = "mine"
+    >>> x.note
+    'mine'
     """
 
-    __slots__ = ("type", "owner", "index", "name", "tag", "__weakref__")
+    # (``__dict__``: the dictionary exists only once something else is set)
+    __slots__ = ("type", "owner", "index", "name", "tag", "__weakref__", "__dict__")
 
     def __init__(
         self,

@@ -54,7 +54,7 @@ class ReplaceAll(Protocol):
     ) -> None: ...
 
 
-class Clients(dict):  # type: ignore[type-arg]
+class Clients(dict[Client, None]):
     """The ``(node, index)`` pairs reading a variable, in the order they were added.
 
     An insertion-ordered set (a dict with ``None`` values) that reads like a list:

@@ -112,10 +112,12 @@ class Op:
             fn = own.get(name)
             if callable(fn) and _arity(fn) == seed_arity + 1:
                 setattr(cls, name, _drop_fgraph(fn))
-        if callable(own.get("pullback")) and "L_op" not in own:
-            cls.L_op = _L_op_from_pullback  # type: ignore[method-assign]
-        if callable(own.get("pushforward")) and "R_op" not in own:
-            cls.R_op = _R_op_from_pushforward  # type: ignore[method-assign]
+        for name, pytensor_name, adapter in (
+            ("L_op", "pullback", _L_op_from_pullback),
+            ("R_op", "pushforward", _R_op_from_pushforward),
+        ):
+            if callable(own.get(pytensor_name)) and name not in own:
+                setattr(cls, name, adapter)
 
     # identity ----------------------------------------------------------------
     def _props(self) -> tuple[Any, ...]:
@@ -132,9 +134,9 @@ class Op:
         return type(self) is type(other) and self._props() == other._props()
 
     def __hash__(self) -> int:
-        h = self.__dict__.get("_cached_hash")
+        h: int | None = self.__dict__.get("_cached_hash")
         if h is not None:
-            return h  # type: ignore[no-any-return]
+            return h
         if self.__props__ is None:
             return id(self)
         h = hash((type(self), self._props()))
@@ -264,7 +266,7 @@ def _drop_fgraph(fn: Any) -> Any:
     def method(self: Any, *rest: Any) -> Any:
         return fn(self, None, *rest)
 
-    method.pytensor_signature = True  # type: ignore[attr-defined]
+    method.__dict__["pytensor_signature"] = True
     return method
 
 
@@ -363,12 +365,14 @@ class HasInnerGraph(ABC):
         """The inner graph's outputs."""
 
     @classmethod
-    def __subclasshook__(cls, other: type) -> bool:
+    def __subclasshook__(cls, other: type) -> Any:
+        """True for a class defining both attributes, else NotImplemented (the ABC's own
+        check: subclasses and registered classes)."""
         if cls is HasInnerGraph:
             names = set().union(*(vars(k) for k in other.__mro__))
             if "inner_inputs" in names and "inner_outputs" in names:
                 return True
-        return NotImplemented  # type: ignore[no-any-return]
+        return NotImplemented
 
 
 class TestValueError(ValueError):

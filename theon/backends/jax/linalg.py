@@ -46,12 +46,13 @@ from theon.tensor.linalg.solvers import (
     TriMatMul,
 )
 from theon.tensor.linalg.spectral import SVD, Eigh, Eigvalsh, Lstsq, QRFull
+from theon.tensor.type import tensor_type
 
 __all__ = ["guard_batch"]
 
 
 def _dtypes(node: Apply) -> list[str]:
-    return [o.type.dtype for o in node.outputs]  # type: ignore[attr-defined]
+    return [tensor_type(o).dtype for o in node.outputs]
 
 
 def _finite(values: Sequence[Any]) -> Any:
@@ -115,7 +116,7 @@ def _rule(node: Apply, compute: Callable[..., Any], guard: str | None = None
             res = guard_batch(guard, ins, batched, outs, nb)
             return res[0] if single else tuple(res)
 
-        fn.batched_parts = (cast, guard_whole)  # type: ignore[attr-defined]
+        fn.__dict__["batched_parts"] = (cast, guard_whole)  # (read by the Blockwise rule)
     return fn
 
 

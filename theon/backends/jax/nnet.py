@@ -37,6 +37,7 @@ from theon.tensor.nnet.abstract_conv import (
     _ConvBase,
 )
 from theon.tensor.signal.pool import AveragePoolGrad, MaxPoolGrad, MaxPoolGradGrad, Pool, _PoolBase
+from theon.tensor.type import tensor_type
 
 __all__: list[str] = []
 
@@ -64,9 +65,10 @@ def _forward(op: _ConvBase) -> Callable[[Any, Any], Any]:
 
 def _static_shape(node: Apply, value: Any, nd: int) -> tuple[int, ...]:
     """The spatial shape input (2) of a gradient node, known when tracing."""
-    out = node.outputs[0].type.shape[2:]  # type: ignore[attr-defined]
-    if all(s is not None for s in out):
-        return tuple(int(s) for s in out)
+    out = tensor_type(node.outputs[0]).shape[2:]
+    known = [int(s) for s in out if s is not None]
+    if len(known) == len(out):
+        return tuple(known)
     v = node.inputs[2]
     data = v.data if isinstance(v, Constant) else value
     try:
@@ -81,7 +83,7 @@ def _static_shape(node: Apply, value: Any, nd: int) -> tuple[int, ...]:
 @jax_funcify.register(AbstractConv)
 def _conv(op: AbstractConv, node: Apply, **kw: Any) -> Callable[..., Any]:
     conv = _forward(op)
-    dtype = node.outputs[0].type.dtype  # type: ignore[attr-defined]
+    dtype = tensor_type(node.outputs[0]).dtype
     return lambda x, w: conv(x, w).astype(dtype)
 
 
@@ -89,7 +91,7 @@ def _conv(op: AbstractConv, node: Apply, **kw: Any) -> Callable[..., Any]:
 def _conv_grad_weights(op: AbstractConv_gradWeights, node: Apply, **kw: Any
                        ) -> Callable[..., Any]:
     conv = _forward(op)
-    dtype = node.outputs[0].type.dtype  # type: ignore[attr-defined]
+    dtype = tensor_type(node.outputs[0]).dtype
 
     def grad_weights(x: Any, gz: Any, shape: Any) -> Any:
         import jax
@@ -107,7 +109,7 @@ def _conv_grad_weights(op: AbstractConv_gradWeights, node: Apply, **kw: Any
 def _conv_grad_inputs(op: AbstractConv_gradInputs, node: Apply, **kw: Any
                       ) -> Callable[..., Any]:
     conv = _forward(op)
-    dtype = node.outputs[0].type.dtype  # type: ignore[attr-defined]
+    dtype = tensor_type(node.outputs[0]).dtype
 
     def grad_inputs(w: Any, gz: Any, shape: Any) -> Any:
         import jax
@@ -195,7 +197,7 @@ def _tiled(op: _PoolBase, x: Any, out: tuple[int, ...], fill: Callable[[Any, Any
 
 @jax_funcify.register(MaxPoolGrad)
 def _max_pool_grad(op: MaxPoolGrad, node: Apply, **kw: Any) -> Callable[..., Any]:
-    dtype = node.outputs[0].type.dtype  # type: ignore[attr-defined]
+    dtype = tensor_type(node.outputs[0]).dtype
 
     def max_pool_grad(x: Any, maxout: Any, gz: Any) -> Any:
         import jax.numpy as jnp
@@ -216,7 +218,7 @@ def _max_pool_grad(op: MaxPoolGrad, node: Apply, **kw: Any) -> Callable[..., Any
 
 @jax_funcify.register(MaxPoolGradGrad)
 def _max_pool_grad_grad(op: MaxPoolGradGrad, node: Apply, **kw: Any) -> Callable[..., Any]:
-    dtype = node.outputs[0].type.dtype  # type: ignore[attr-defined]
+    dtype = tensor_type(node.outputs[0]).dtype
 
     def max_pool_grad_grad(x: Any, maxout: Any, ggx: Any) -> Any:
         import jax.numpy as jnp
@@ -234,7 +236,7 @@ def _max_pool_grad_grad(op: MaxPoolGradGrad, node: Apply, **kw: Any) -> Callable
 
 @jax_funcify.register(AveragePoolGrad)
 def _average_pool_grad(op: AveragePoolGrad, node: Apply, **kw: Any) -> Callable[..., Any]:
-    dtype = node.outputs[0].type.dtype  # type: ignore[attr-defined]
+    dtype = tensor_type(node.outputs[0]).dtype
 
     def average_pool_grad(x: Any, gz: Any) -> Any:
         import jax.numpy as jnp

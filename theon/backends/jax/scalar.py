@@ -35,6 +35,8 @@ from theon.scalar.composite import Composite
 from theon.scalar.logic import Switch
 from theon.scalar.special import PolyGamma
 from theon.scalar.table import OPS, ROW, ROWS, OpRow
+from theon.scalar.type import ScalarType
+from theon.tensor.type import TensorType
 
 _MUL = type(OPS["mul"])
 
@@ -52,7 +54,8 @@ def _special(name: str) -> Callable[[], Callable[..., Any]]:
     def get() -> Callable[..., Any]:
         import jax.scipy.special as jss
 
-        return getattr(jss, name)  # type: ignore[no-any-return]
+        fn: Callable[..., Any] = getattr(jss, name)
+        return fn
 
     return get
 
@@ -249,11 +252,18 @@ def _polygamma(op: PolyGamma) -> Callable[..., Any]:
     return lambda n, x: jss.polygamma(n, x)
 
 
+def _dtype(v: Variable) -> str:
+    """The dtype of ``v``: a scalar (inside a Composite) or a tensor (under Elemwise)."""
+    t = v.type
+    assert isinstance(t, (ScalarType, TensorType)), f"{v} is neither a scalar nor a tensor"
+    return t.dtype
+
+
 def _cast_to(values: list[Any], outs: list[Variable]) -> list[Any]:
     _, jnp = _jax()
     res = []
     for v, o in zip(values, outs):
-        dt = o.type.dtype  # type: ignore[attr-defined]
+        dt = _dtype(o)
         v = jnp.asarray(v)
         if v.dtype != dt:
             v = v.astype(dt)
@@ -267,7 +277,7 @@ def _promote(op: Any, args: tuple[Any, ...], outputs: list[Variable]) -> tuple[A
     function of integers (``exp(int8)``, ``sigmoid(int64)``) the output's float type."""
     dts = [np.dtype(a.dtype) if hasattr(a, "dtype") else np.asarray(a).dtype for a in args]
     skip = set(getattr(op, "no_promote_inputs", ()))
-    outs = {o.type.dtype for o in outputs}  # type: ignore[attr-defined]
+    outs = {_dtype(o) for o in outputs}
     if len(outs) == 1:
         od = np.dtype(next(iter(outs)))
         if od.kind in "fc" and any(d.kind in "iub" for k, d in enumerate(dts) if k not in skip):

@@ -50,12 +50,15 @@ from theon.sparse.ops import (
     Transpose,
 )
 from theon.sparse.type import SparseTensorType
+from theon.tensor.type import TensorType
 
 __all__ = ["Layout", "from_jax", "to_jax"]
 
 
 def _fmt(v: Variable) -> str:
-    return v.type.format  # type: ignore[attr-defined,no-any-return]
+    t = v.type
+    assert isinstance(t, SparseTensorType), f"{v} is not a sparse matrix"
+    return t.format
 
 
 def _is_sparse(v: Variable) -> bool:
@@ -239,7 +242,9 @@ def _with_data(v: Any, data: Any) -> Any:
 
 
 def _out_dtype(node: Apply) -> str:
-    return node.outputs[0].type.dtype  # type: ignore[attr-defined,no-any-return]
+    t = node.outputs[0].type
+    assert isinstance(t, (SparseTensorType, TensorType)), f"{node} gives a {t}"
+    return t.dtype
 
 
 # -- parts and construction -------------------------------------------------------------

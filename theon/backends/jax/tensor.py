@@ -27,7 +27,12 @@ import numpy as np
 from theon.backends.jax.diagonal import eye_mask, is_diagonal_index
 from theon.backends.jax.scalar import scalar_node_fn, sigmoid_of, softplus_of
 from theon.graph.basic import Apply
-from theon.link.jax.dispatch import DynamicShapeError, jax_funcify, jax_scalar_funcify
+from theon.link.jax.dispatch import (
+    DynamicShapeError,
+    jax_funcify,
+    jax_scalar_funcify,
+    set_jax_inputs,
+)
 from theon.tensor.advanced_subtensor import AdvancedIncSubtensor, AdvancedSubtensor
 from theon.tensor.alloc_diag import AddDiag, AllocDiag
 from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
@@ -45,6 +50,7 @@ from theon.tensor.shape import MakeVector, Shape, Shape_i, SpecifyShape, Unbroad
 from theon.tensor.sort import ArgSort, PutAlongAxis, Sort, TakeAlongAxis
 from theon.tensor.special import LogSoftmax, Softmax
 from theon.tensor.subtensor import SYM, IncSubtensor, SliceLength, Subtensor
+from theon.tensor.type import tensor_type
 
 __all__ = ["DynamicShapeError"]
 
@@ -58,12 +64,13 @@ def _jnp() -> Any:
 
 
 def _out_dtype(node: Apply, k: int = 0) -> str:
-    return node.outputs[k].type.dtype  # type: ignore[attr-defined, no-any-return]
+    return tensor_type(node.outputs[k]).dtype
 
 
 def _static_shape(node: Apply, k: int = 0) -> tuple[int, ...] | None:
-    shape = node.outputs[k].type.shape  # type: ignore[attr-defined]
-    return None if any(s is None for s in shape) else tuple(shape)
+    shape = tensor_type(node.outputs[k]).shape
+    known = [s for s in shape if s is not None]
+    return tuple(known) if len(known) == len(shape) else None
 
 
 def _as_int(v: Any, node: Apply, what: str) -> int:
@@ -107,13 +114,13 @@ def _of_negation(op: Elemwise, node: Apply) -> Fn | None:
         return None
     z = owner.inputs[0]
     dt = _out_dtype(node)
-    if z.type.dtype != dt:  # type: ignore[attr-defined]
+    if tensor_type(z).dtype != dt:
         return None
 
     def f(zv: Any) -> Any:
         return _cast(core(zv, -1), dt)
 
-    f.jax_inputs = [z]  # type: ignore[attr-defined]
+    set_jax_inputs(f, [z])
     return f
 
 
@@ -171,7 +178,7 @@ def _careduce(op: CAReduce, node: Apply, **kw: Any) -> Fn:
     dt = _out_dtype(node)
     axis = op.axis
     initial = op.initial
-    in_dtype = node.inputs[0].type.dtype  # type: ignore[attr-defined]
+    in_dtype = tensor_type(node.inputs[0]).dtype
     if name in ("and_", "or_", "xor") and in_dtype != "bool":
         red = {"and_": jnp.bitwise_and, "or_": jnp.bitwise_or, "xor": jnp.bitwise_xor}[name]
         import jax
@@ -217,7 +224,7 @@ def _argmax(op: Argmax, node: Apply, **kw: Any) -> Fn:
     jnp = _jnp()
     fn = jnp.argmax if op.kind == "max" else jnp.argmin
     axis = op.axis
-    nd = node.inputs[0].type.ndim  # type: ignore[attr-defined]
+    nd = tensor_type(node.inputs[0]).ndim
 
     def f(x: Any) -> Any:
         if axis is None or len(axis) == nd:
@@ -481,15 +488,15 @@ def _dot_rule(node: Apply, a_pos: int, b_pos: int) -> tuple[list[Any], Fn]:
     reads = list(node.inputs)
     a_var, b_var = node.inputs[a_pos], node.inputs[b_pos]
     ta = _transposed(a_var)
-    tb = _transposed(b_var) if b_var.type.ndim == 2 else None  # type: ignore[attr-defined]
+    tb = _transposed(b_var) if tensor_type(b_var).ndim == 2 else None
     if ta is not None:
         reads[a_pos] = ta
     if tb is not None:
         reads[b_pos] = tb
     if ta is None and tb is None:
         return reads, lambda a, b: _cast(jnp.dot(a, b), dt)
-    a_nd = a_var.type.ndim  # type: ignore[attr-defined]
-    if ta is not None and tb is None and b_var.type.ndim == 1:  # type: ignore[attr-defined]
+    a_nd = tensor_type(a_var).ndim
+    if ta is not None and tb is None and tensor_type(b_var).ndim == 1:
         # A^T v as v^T A: XLA's CPU kernel reads A by rows for this form (by columns
         # for A^T v, about 10% slower on a 1000 x 100 matrix)
         def vec_mat(a: Any, b: Any) -> Any:
@@ -514,7 +521,7 @@ def _dot(op: Dot, node: Apply, **kw: Any) -> Fn:
     def f(a: Any, b: Any) -> Any:
         return dot(a, b)
 
-    f.jax_inputs = reads  # type: ignore[attr-defined]
+    set_jax_inputs(f, reads)
     return f
 
 
@@ -780,7 +787,7 @@ def _blas() -> None:
         def f(z: Any, a: Any, x: Any, y: Any, b: Any) -> Any:
             return _cast(b * z + a * dot(x, y), dt)
 
-        f.jax_inputs = reads  # type: ignore[attr-defined]
+        set_jax_inputs(f, reads)
         return f
 
 

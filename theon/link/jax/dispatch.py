@@ -40,7 +40,7 @@ Nop
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -54,6 +54,7 @@ __all__ = [
     "jax_scalar_funcify",
     "jax_typify",
     "jax_untypify",
+    "set_jax_inputs",
     "typify_is_default",
     "untypify_is_default",
 ]
@@ -100,6 +101,13 @@ def jax_untypify(type: Any, value: Any) -> Any:
     if hasattr(value, "__array__") and not isinstance(value, np.ndarray):
         return np.asarray(value)
     return value
+
+
+def set_jax_inputs(fn: Callable[..., Any], variables: Sequence[Any]) -> None:
+    """Declare that the rule's function ``fn`` takes the values of ``variables`` instead of
+    its node's inputs (the source of a transposed operand, say, to contract it without a
+    copy); the linker passes those (``fn.jax_inputs``)."""
+    fn.__dict__["jax_inputs"] = list(variables)
 
 
 def typify_is_default(t: Any) -> bool:

@@ -40,6 +40,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -61,7 +62,7 @@ from theon.link.lazy import Branch, lazy_schedule
 from theon.link.registry import load_linker_backends
 from theon.rewriting.provenance import error_context
 
-__all__ = ["JAXLinkError", "JAXLinker", "import_jax"]
+__all__ = ["JAXLinkError", "JAXLinker", "JAXRunner", "import_jax"]
 
 #: a traced graph kept per shape signature: at most this many by default
 DEFAULT_MAX_TRACES = 32
@@ -76,6 +77,15 @@ def import_jax() -> Any:
             "mode='JAX' needs jax: pip install 'theon[jax]' (or pip install jax)"
         ) from e
     return jax
+
+
+@dataclass(eq=False)
+class JAXRunner(Runner):
+    """The JAX linker's Runner; it also keeps the input packing plan (None when the
+    inputs are passed one by one) and the jitted call (tests read its trace cache)."""
+
+    pack_plan: PackPlan | None = None
+    jax_call: Any = None
 
 
 class JAXLinkError(NotImplementedError):
@@ -342,10 +352,8 @@ class JAXLinker(Linker):
                 return [u(o) for u, o in zip(untyp, outs)]
 
         float_inputs = plan.float64_inputs if plan is not None else frozenset()
-        runner = Runner(run, fgraph.toposort(), float_inputs=float_inputs, reentrant=True)
-        runner.pack_plan = plan  # type: ignore[attr-defined]
-        runner.jax_call = call  # type: ignore[attr-defined]  # (tests read the trace cache)
-        return runner
+        return JAXRunner(run, fgraph.toposort(), float_inputs=float_inputs, reentrant=True,
+                         pack_plan=plan, jax_call=call)
 
 
 def _plain(value: Any) -> Any:

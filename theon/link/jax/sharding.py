@@ -68,7 +68,7 @@ def input_shardings(fgraph: FunctionGraph, specs: Mapping[int, Any], mesh: Any =
     if mesh is None:  # every value is a Sharding already: its mesh replicates the rest
         first = next(iter(specs.values()))
         mesh = getattr(first, "mesh", None)
-    replicated = NamedSharding(mesh, PartitionSpec())  # type: ignore[no-untyped-call]
+    replicated = NamedSharding(mesh, PartitionSpec())
     out = []
     for k, v in enumerate(fgraph.inputs):
         s = specs.get(k)

@@ -32,7 +32,7 @@ import numpy as np
 
 from theon.link.pyfunc.kernel import Kernel, _get_pool, broadcast_shape
 from theon.link.tier1 import accepts, available, compiler
-from theon.link.tier1.nbelem import input_kinds
+from theon.link.tier1.nbelem import WholeKernel, input_kinds
 from theon.link.tier1.worker import (
     DROPPED,
     FAILED,
@@ -238,7 +238,7 @@ class Tier1Kernel:
                 flat.append(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1))
         return flat
 
-    def _run_whole(self, impl: Any, inputs: Sequence[Any]) -> list[np.ndarray] | None:
+    def _run_whole(self, impl: WholeKernel, inputs: Sequence[Any]) -> list[np.ndarray] | None:
         """Run a whole-array kernel (numba) on one thread, when the inputs are of the
         kinds it was compiled for (else None: tier 0 serves the call).  (A strided
         input is copied by ``reshape``; the checks are kept few: this path serves
@@ -247,7 +247,7 @@ class Tier1Kernel:
         if len(inputs) != len(kinds):
             return None
         lead = inputs[impl.lead]
-        if type(lead) is not np.ndarray or lead.size < self.small_threshold:  # type: ignore[operator]
+        if type(lead) is not np.ndarray or lead.size < (self.small_threshold or 0):
             return None
         shape = lead.shape
         n = lead.size
@@ -258,7 +258,7 @@ class Tier1Kernel:
                     return None
             args = [a.reshape(-1) for a in inputs]
             STATS["tier1_calls"] += 1
-            return impl.run(args, shape, n)  # type: ignore[no-any-return]
+            return impl.run(args, shape, n)
         last = shape[-1:]
         args = []
         for a, k in zip(inputs, kinds):
@@ -280,11 +280,11 @@ class Tier1Kernel:
                     return None
                 args.append(a.reshape(-1))
         STATS["tier1_calls"] += 1  # (a statistic: no lock on this path)
-        return impl.run(args, shape, n)  # type: ignore[no-any-return]
+        return impl.run(args, shape, n)
 
     def _run(self, impl: Any, inputs: Sequence[Any]) -> list[np.ndarray] | None:
         """Run the compiled chunks (and the tier-0 tail) over the thread pool."""
-        if getattr(impl, "whole", False):
+        if isinstance(impl, WholeKernel):  # (numba's, ``whole = True``)
             return self._run_whole(impl, inputs)
         arrays = [np.asarray(a) for a in inputs]
         shape = broadcast_shape([a.shape for a in arrays])

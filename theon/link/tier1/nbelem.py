@@ -32,8 +32,8 @@ import numpy as np
 
 from theon.link.pyfunc.kernel import KConst, KernelSpec, KStep
 
-__all__ = ["KINDS", "STEPS", "NumbaElemwiseCompiler", "input_kinds", "kernel_source",
-           "make_compiler", "min_size", "supports"]
+__all__ = ["KINDS", "STEPS", "NumbaElemwiseCompiler", "WholeKernel", "input_kinds",
+           "kernel_source", "make_compiler", "min_size", "supports"]
 
 #: The float64 ufunc steps a kernel may have, by name (:class:`KStep`'s ``name``, the
 #: scalar op's one name in NumPy's namespaces), as Python expressions of their operands.
@@ -205,7 +205,7 @@ def input_kinds(inputs: Sequence[Any], shape: tuple[int, ...]) -> tuple[str, ...
     return tuple(kinds) if "f" in kinds else None
 
 
-class _Whole:
+class WholeKernel:
     """A compiled whole-array kernel: :meth:`run` gives the outputs of a shape from
     the inputs as the loop takes them (flat arrays and numbers, of the kinds it was
     compiled for: the caller, :class:`~theon.link.tier1.elemwise.Tier1Kernel`,
@@ -248,7 +248,7 @@ class NumbaElemwiseCompiler:
                        '_vtanh = numba.njit(inline="always", error_model="numpy")(_vtanh_py)']
 
     def compile_elemwise(self, spec: KernelSpec, sig: Sequence[tuple[str, str]],
-                         size: int = 0) -> _Whole:
+                         size: int = 0) -> WholeKernel:
         """The loop kernel of ``spec`` for inputs of ``sig`` (``(dtype, kind)`` each;
         ``size`` is not needed)."""
         _check(spec, sig)
@@ -259,7 +259,7 @@ class NumbaElemwiseCompiler:
                   *[np.zeros(0) for _ in spec.outputs]]
         fn = self.loops.compile_loop(self.header, kernel_source(spec, kinds), "kernel", sample,
                                      options="cache=True, nogil=True, error_model='numpy'")
-        return _Whole(fn, kinds, len(spec.outputs))
+        return WholeKernel(fn, kinds, len(spec.outputs))
 
 
 def make_compiler() -> NumbaElemwiseCompiler:
