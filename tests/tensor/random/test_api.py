@@ -182,3 +182,79 @@ def test_runtime_shape_error_names_the_draw() -> None:
     np.testing.assert_array_equal(f(np.zeros(3)), np.random.default_rng(0).normal(size=3))
     with pytest.raises(ValueError, match="normal: cannot draw 'noise'.*size=\\(3,\\)"):
         f(np.zeros(4))
+
+
+def test_generator_variable_methods_thread_the_generator() -> None:
+    """PyTensor 3's form: a generator variable's methods return ``(next_rng, draw)``."""
+    r = tr.rng("r")
+    r1, x = r.normal(1.0, 2.0, size=(3,))
+    r2, y = r1.integers(0, 10, size=(2,))
+    r3, z = r2.gamma(2.0, scale=3.0)
+    f = theon.function([In(r, mutable=True)], [r3, x, y, z])
+    g = np.random.default_rng(4)
+    g_next, a, b, c = f(g)
+    ref = np.random.default_rng(4)
+    np.testing.assert_array_equal(a, ref.normal(1.0, 2.0, size=3))
+    np.testing.assert_array_equal(b, ref.integers(0, 10, size=2))
+    assert c == ref.gamma(2.0, 3.0)
+    assert g_next.bit_generator.state == ref.bit_generator.state
+    with pytest.raises(TypeError, match="argument 'rng' is implied"):
+        r.normal(rng=r)
+
+
+def test_shared_rng_forms_and_reseeding() -> None:
+    g = np.random.default_rng(8)
+    a, b = tr.shared_rng(g), tr.shared_rng(g, borrow=True)
+    assert a.get_value(borrow=True) is not g and b.get_value(borrow=True) is g
+    c, d = tr.shared_rng(seed=8, name="d"), tr.shared_rng(8)
+    assert d.get_value().random() == c.get_value().random() == np.random.default_rng(8).random()
+    nxt, x = c.normal(size=(2,))
+    f = theon.function([], x, updates={c: nxt})
+    first = f()
+    assert not np.array_equal(f(), first)
+    c.set_value(np.random.default_rng(8))  # reseed with a generator
+    np.testing.assert_array_equal(f(), first)
+    c.set_value(seed=8)  # or with a seed
+    np.testing.assert_array_equal(f(), first)
+    with pytest.raises(ValueError, match="give a generator or seed="):
+        c.set_value()
+    with pytest.raises(ValueError, match="not both"):
+        tr.shared_rng(g, seed=1)
+    with pytest.raises(ValueError, match="RandomState is not supported"):
+        theon.shared(np.random.RandomState(0))
+
+
+def test_normalize_size_param_forms() -> None:
+    from theon.tensor.random.utils import normalize_size_param
+    from theon.tensor.type_other import NoneConst
+
+    assert normalize_size_param(None) is NoneConst
+    assert normalize_size_param(NoneConst) is NoneConst
+    n = tt.lscalar("n")
+    s = normalize_size_param((n, np.int32(2)))
+    assert s.type.shape == (2,) and s.type.dtype == "int64"
+    np.testing.assert_array_equal(s.eval({n: 5}), [5, 2])
+    m = tt.dmatrix("m")
+    assert normalize_size_param(m.shape).type.shape == (2,)
+    x = tr.normal(size=m.shape, rng=tr.shared_rng(0))
+    assert theon.function([m], x)(np.zeros((2, 3))).shape == (2, 3)
+    with pytest.raises(TypeError, match="known length"):
+        normalize_size_param(tt.lvector("v"))
+
+
+def test_vectorize_graph_batches_a_draw() -> None:
+    """A batching rule, not a looping Blockwise: the batched parameter gives the draw a
+    leading axis (a given size grows by it), drawn as NumPy would."""
+    import warnings
+
+    from theon.graph.replace import vectorize_graph
+
+    mu, mus = tt.dscalar("mu"), tt.dvector("mus")
+    x = tr.normal(mu, 1.0, size=(3,), rng=tr.shared_rng(0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        xb = vectorize_graph(x, {mu: mus})
+    assert isinstance(xb.owner.op, RandomVariable) and xb.type.shape == (None, 3)
+    v = np.array([0.0, 100.0])
+    np.testing.assert_array_equal(theon.function([mus], xb)(v), np.random.default_rng(0).normal(
+        v[:, None], 1.0, size=(2, 3)))

@@ -287,7 +287,8 @@ def generator_constructor(
 ) -> RandomGeneratorSharedVariable:
     """``theon.shared`` of a ``numpy.random.Generator`` (a copy unless ``borrow=True``).
 
-    Declines (``TypeError``) any other value.
+    Declines (``TypeError``) any other value, and refuses (``ValueError``) a
+    ``numpy.random.RandomState``.
 
     >>> g = np.random.default_rng(3)
     >>> s = generator_constructor(g)
@@ -296,8 +297,9 @@ def generator_constructor(
     """
     if not isinstance(value, np.random.Generator):
         if isinstance(value, np.random.RandomState):
-            raise TypeError("numpy.random.RandomState is not supported as a shared random "
-                            "generator; use numpy.random.default_rng(seed)")
+            # refused, not declined (a TypeError would let the generic constructor take it)
+            raise ValueError("numpy.random.RandomState is not supported as a shared random "
+                             "generator; use numpy.random.default_rng(seed)")
         raise TypeError(f"not a numpy.random.Generator: {type(value).__name__}")
     if kwargs or shape is not None:
         raise TypeError("a shared random generator takes no shape or other arguments, got "
