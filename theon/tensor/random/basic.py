@@ -7,8 +7,10 @@ return_next_rng=False)`` gives a draw (``(next_rng, draw)`` with
 computation its class names: the ``numpy.random.Generator`` method of the same name
 and parameters, or ``scipy.stats``' ``rvs`` with the generator as ``random_state``
 where PyTensor draws with SciPy (``pareto``, ``gumbel``, ``cauchy``, ``halfcauchy``,
-``truncexpon``, ``gengamma``); so a program gets PyTensor's numbers from the same seed.  Float draws are computed in float64, as NumPy does, and cast to the
-Op's ``dtype`` (``config.floatX`` unless ``dtype`` says).
+``truncexpon``, ``gengamma``), or the NumPy computation PyTensor makes (``invgamma``:
+``1 / gamma(shape, 1 / scale)``); so a program gets PyTensor's numbers from the same
+seed.  Float draws are computed in float64, as NumPy does, and cast to the Op's
+``dtype`` (``config.floatX`` unless ``dtype`` says).
 
 Without ``rng`` a draw reads a new shared generator seeded by the operating system,
 which nothing updates.  For reproducible draws pass ``rng=shared_rng(seed)``, and for
