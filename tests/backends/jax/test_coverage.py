@@ -23,7 +23,7 @@ from theon.scalar.table import ROWS
 ABSTRACT = {
     "theon.scalar.basic.ScalarOp", "theon.scalar.basic.UnaryScalarOp",
     "theon.scalar.basic.BinaryScalarOp", "theon.scalar.table._Variadic",
-    "theon.tensor.reduction._FixedReduce",
+    "theon.tensor.basic.TensorOp", "theon.tensor.reduction._FixedReduce",
     "theon.tensor.reduction._MaxMin", "theon.tensor.reduction._Logical",
     "theon.tensor.sort._SortBase", "theon.tensor.special._AlongAxis",
     "theon.tensor.rewriting.blas._BlasOp", "theon.gradient.ops.GradModifier",
