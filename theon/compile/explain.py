@@ -114,10 +114,12 @@ def explain(
     else:
         lines = _node_lines(_find_node(f, fgraph, order, node), ids, fgraph, source)
     text = "\n".join(lines) + "\n"
-    if file == "str":
+    if isinstance(file, str):
+        if file != "str":
+            raise ValueError(f"explain: file must be a stream, None or 'str', got {file!r}")
         return text
     out = sys.stdout if file is None else file
-    out.write(text)  # type: ignore[union-attr]
+    out.write(text)
     return None
 
 

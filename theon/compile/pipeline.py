@@ -422,7 +422,7 @@ class _LinkJob:
                     f"sharding= needs mode='JAX': the {linker.name!r} linker of mode "
                     f"{m.name or m} runs on one device"
                 )
-            linker = linker.with_input_sharding(self.sharding)  # type: ignore[attr-defined]
+            linker = linker.with_input_sharding(self.sharding)
         runner = linker.make_function(fgraph, profile=prof)
         t3 = time.perf_counter()
         if prof is not None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from theon.d3viz.layout import layout
 from theon.graph.basic import Apply, Constant, Variable, format_trace
@@ -77,6 +77,13 @@ def _where(*things: Any) -> str:
     return ""
 
 
+@runtime_checkable
+class _HasValue(Protocol):
+    """What a shared variable is to this module (``theon.compile`` is a layer above)."""
+
+    def get_value(self, borrow: bool = False) -> Any: ...
+
+
 def _is_shared(var: Variable) -> bool:
     # duck-typed: SharedVariable lives in theon.compile, a layer above this one
     return var.owner is None and callable(getattr(var, "get_value", None)) \
@@ -87,8 +94,10 @@ def _value_text(var: Variable) -> str:
     try:
         if isinstance(var, Constant):
             value = var.data
+        elif isinstance(var, _HasValue):  # a shared variable (_is_shared)
+            value = var.get_value(borrow=True)
         else:
-            value = var.get_value(borrow=True)  # type: ignore[attr-defined]
+            raise AttributeError(f"{var} has no value")
     except Exception as exc:  # a value we cannot show must not stop the drawing
         return f"<unavailable: {type(exc).__name__}>"
     shape = getattr(value, "shape", None)

@@ -69,10 +69,17 @@ class Linker:
     """Turns a FunctionGraph into a callable ``run(*input_values) -> list of outputs``."""
 
     name = "linker"
+    #: whether :meth:`with_input_sharding` gives a linker (``theon.function(sharding=...)``)
+    accepts_sharding = False
 
     def make_function(self, fgraph: FunctionGraph, profile: Any = None) -> Runner:
         """Build the runner for ``fgraph``."""
         raise NotImplementedError(f"{type(self).__name__} does not define make_function")
+
+    def with_input_sharding(self, specs: dict[int, Any], mesh: Any = None) -> Linker:
+        """This linker, placing the inputs ``specs`` names over the devices of ``mesh``
+        (only a linker that ``accepts_sharding``: the JAX linker's)."""
+        raise NotImplementedError(f"the {self.name!r} linker runs on one device")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -161,10 +161,12 @@ def dprint(
         for out in outs:
             tree(out, " >")
     text = "\n".join(lines) + "\n"
-    if file == "str":
+    if isinstance(file, str):
+        if file != "str":
+            raise ValueError(f"dprint: file must be a stream, None or 'str', got {file!r}")
         return text
     stream = sys.stdout if file is None else file
-    stream.write(text)  # type: ignore[union-attr]
+    stream.write(text)
     return obj
 
 

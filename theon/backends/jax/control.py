@@ -34,6 +34,7 @@ from theon.ifelse import IfElse
 from theon.link.jax.dispatch import jax_funcify
 from theon.opfromgraph import OpFromGraph
 from theon.scan.op import Scan
+from theon.tensor.type import tensor_type
 
 __all__ = ["inner_function"]
 
@@ -137,8 +138,8 @@ def _scan(op: Scan, node: Apply, **kw: Any) -> Callable[..., Any]:
     lags = info.lags
     taps = info.state_taps
     n_st, n_nit, n_car = info.n_states, info.n_nit, info.n_carried
-    state_dtypes = [o.type.dtype for o in node.outputs[:n_st]]  # type: ignore[attr-defined]
-    nit_dtypes = [o.type.dtype for o in node.outputs[n_st:n_st + n_nit]]  # type: ignore[attr-defined]
+    state_dtypes = [tensor_type(o).dtype for o in node.outputs[:n_st]]
+    nit_dtypes = [tensor_type(o).dtype for o in node.outputs[n_st:n_st + n_nit]]
 
     def step_args(xs: Sequence[Any], windows: Sequence[Any], nonseqs: Sequence[Any],
                   carried: Sequence[Any]) -> list[Any]:
