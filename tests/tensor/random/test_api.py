@@ -258,3 +258,15 @@ def test_vectorize_graph_batches_a_draw() -> None:
     v = np.array([0.0, 100.0])
     np.testing.assert_array_equal(theon.function([mus], xb)(v), np.random.default_rng(0).normal(
         v[:, None], 1.0, size=(2, 3)))
+
+
+def test_a_size_built_from_a_stack_of_scalars_keeps_its_known_lengths() -> None:
+    """PyMC resizes a draw with ``pt.as_tensor([4, *old_shape])``: the lengths known when
+    building stay in the draw's static shape."""
+    m = tt.tensor("float64", shape=(None, 7), name="m")
+    size = tt.as_tensor_variable([4, m.shape[0], m.shape[1], tt.lscalar("n")])
+    x = tr.normal(size=size, rng=tr.shared_rng(0))
+    assert x.type.shape == (4, None, 7, None)
+    y = tr.normal(size=tt.cast(tt.as_tensor_variable([2, 5]), "int32"), rng=tr.shared_rng(0))
+    assert y.type.shape == (2, 5)
+    np.testing.assert_array_equal(y.eval(), np.random.default_rng(0).normal(size=(2, 5)))

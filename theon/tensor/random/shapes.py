@@ -25,6 +25,7 @@ import numpy as np
 
 from theon.graph.basic import Constant, Variable
 from theon.graph.fg import describe
+from theon.scalar.basic import Cast
 from theon.tensor.arguments import as_int_tuple, int_value
 from theon.tensor.basic import (
     NotScalarConstantError,
@@ -33,8 +34,17 @@ from theon.tensor.basic import (
     get_scalar_constant_value,
 )
 from theon.tensor.basic import cast as tcast
+from theon.tensor.elemwise import DimShuffle, Elemwise
+from theon.tensor.joining import Join
 from theon.tensor.reshaping import shape_padleft
-from theon.tensor.shape import make_vector, shape_scalars, static_int
+from theon.tensor.shape import (
+    MakeVector,
+    Shape,
+    SpecifyShape,
+    make_vector,
+    shape_scalars,
+    static_int,
+)
 from theon.tensor.type_other import NoneConst, NoneTypeT
 from theon.tensor.variable import TensorVariable
 
@@ -125,6 +135,35 @@ def _static_scalar(v: Variable) -> int | None:
         return None
 
 
+def _static_entries(v: Variable, n: int) -> tuple[int | None, ...]:
+    """The entries of an integer vector of length ``n`` known when building, looking
+    through the graphs that build sizes (stacks of scalars, casts, shapes)."""
+    if isinstance(v, Constant):
+        return tuple(int(s) for s in np.asarray(v.data).reshape(-1))
+    owner = v.owner
+    if owner is not None:
+        op = owner.op
+        if isinstance(op, MakeVector):
+            return tuple(_static_scalar(i) for i in owner.inputs)
+        if isinstance(op, Shape):
+            return tuple(cast(TensorVariable, owner.inputs[0]).type.shape)
+        if isinstance(op, SpecifyShape) or (
+                isinstance(op, Elemwise) and isinstance(op.scalar_op, Cast)):
+            return _static_entries(owner.inputs[0], n)
+        if isinstance(op, Join) and getattr(op, "axis", None) == 0:
+            parts: list[int | None] = []
+            for i in owner.inputs:
+                ti = cast(TensorVariable, i)
+                if ti.type.ndim == 1 and ti.type.shape[0] is not None:
+                    parts.extend(_static_entries(ti, ti.type.shape[0]))
+                else:
+                    return (None,) * n
+            return tuple(parts) if len(parts) == n else (None,) * n
+        if isinstance(op, DimShuffle) and op.new_order == ("x",):
+            return (_static_scalar(owner.inputs[0]),)
+    return (None,) * n
+
+
 def static_size(size: Variable) -> tuple[int | None, ...] | None:
     """The lengths of a normalized ``size`` known when building (``None`` where unknown);
     ``None`` for ``NoneConst``.
@@ -132,18 +171,15 @@ def static_size(size: Variable) -> tuple[int | None, ...] | None:
     >>> import theon.tensor as tt
     >>> static_size(normalize_size_param((tt.lscalar("n"), 3)))
     (None, 3)
+    >>> static_size(normalize_size_param(tt.as_tensor_variable([4, tt.dmatrix("m").shape[1]])))
+    (4, None)
     """
     if is_none_size(size):
         return None
-    if isinstance(size, Constant):
-        return tuple(int(s) for s in np.asarray(size.data).reshape(-1))
     n = cast(TensorVariable, size).type.shape[0]
     if n is None:
         return None
-    try:
-        return tuple(_static_scalar(s) for s in shape_scalars(size))
-    except (TypeError, ValueError):
-        return (None,) * n
+    return _static_entries(size, n)
 
 
 def broadcast_static(shapes: Sequence[tuple[int | None, ...]]) -> tuple[int | None, ...] | None:
