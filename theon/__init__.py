@@ -29,6 +29,7 @@ from theon.gradient import Lop, Rop, grad, hessian, jacobian, verify_grad
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
 from theon.graph.op import Op
+from theon.graph.replace import clone_replace, graph_replace
 from theon.graph.type import Generic, Type
 from theon.printing import dprint, pp, pprint
 
@@ -49,10 +50,12 @@ __all__ = [
     "Rop",
     "Type",
     "Variable",
+    "clone_replace",
     "config",
     "dprint",
     "function",
     "grad",
+    "graph_replace",
     "hessian",
     "jacobian",
     "pp",

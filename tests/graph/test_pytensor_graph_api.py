@@ -158,3 +158,15 @@ def test_graph_names_from_the_rewriting_layer():
     with pytest.raises(AttributeError, match="no_such_name"):
         theon.graph.no_such_name  # noqa: B018
     assert isinstance(add(ft("x"), ft("y")).owner, Apply)
+
+
+def test_type_is_subscriptable_and_top_level_replace():
+    import theon
+    from theon.graph.type import Type
+
+    class StringType(Type[str]):
+        def filter(self, x, strict=False, allow_downcast=None):
+            return str(x)
+
+    assert StringType().filter(3) == "3"
+    assert theon.graph_replace is graph_replace and theon.clone_replace is clone_replace

@@ -141,3 +141,65 @@ def test_unknown_phase_and_tags():
         OptDB(RewriteDatabase(PHASES))["no_such_phase_or_rewrite"]
     with pytest.raises(ValueError, match="'\\+'"):
         optdb.query("canonicalize")
+
+
+def test_use_db_name_as_tag_false_runs_only_when_named():
+    """PyMC registers its parameter-check rewrites this way: a query of the phase does
+    not run them, a mode naming them does."""
+    optdb["canonicalize"].register("local_twice_to_add", local_twice_to_add,
+                                   use_db_name_as_tag=False)
+    try:
+        x = ft("x")
+        fg = FunctionGraph([x], [twice(x)])
+        optdb.query("+canonicalize").rewrite(fg)
+        assert fg.outputs[0].owner.op == twice
+        assert ops_of(theon.function([x], twice(x))) == ["twice"]
+        mode = theon.compile.mode.get_default_mode()
+        query = mode.provided_optimizer.including("local_twice_to_add")
+        f = theon.function([x], twice(x), mode=theon.Mode(linker=mode.linker, optimizer=query))
+        assert ops_of(f) == ["add"] and f(2.0) == 4.0
+    finally:
+        rewrite_db.unregister("local_twice_to_add")
+
+
+def test_mode_register_adds_graph_rewriters():
+    import theon.compile.mode as mode_module
+
+    x, y = ft("x"), ft("y")
+    mode = mode_module.FAST_COMPILE.register((Simplify(), -1))
+    assert mode.extra_rewriters[0][1] == -1 and mode_module.FAST_COMPILE.extra_rewriters == ()
+    f = theon.function([x, y], true_div(mul(x, y), y), mode=mode)
+    assert ops_of(f) == [] and f(5.0, 2.0) == 5.0
+    # including/excluding keep the added rewriters
+    assert mode.excluding("merge").extra_rewriters == mode.extra_rewriters
+
+
+def test_track_keys_apply_to_the_exact_class_only():
+    """``register_track_key(Wrap, ...)`` lets a rewrite tracking the wrapped op see
+    ``Wrap`` nodes; a subclass of ``Wrap`` is another op (PyMC's MeasurableElemwise is
+    not an addition for theon's canonicalizer)."""
+    from theon.graph.basic import Apply
+    from theon.graph.op import Op
+    from theon.rewriting import RewriterIndex, register_track_key
+    from theon.rewriting.basic import _TRACK_KEYS, _TRACK_KEYS_VERSION
+
+    class Wrap(Op):
+        __props__ = ("inner",)
+
+        def __init__(self, inner):
+            self.inner = inner
+
+        def make_node(self, x):
+            return Apply(self, [x], [x.type()])
+
+    class SubWrap(Wrap):
+        pass
+
+    register_track_key(Wrap, lambda op: op.inner)
+    try:
+        index = RewriterIndex([local_twice_to_add])
+        assert index.candidates(Wrap(twice)) == (local_twice_to_add,)
+        assert index.candidates(SubWrap(twice)) == ()
+    finally:
+        del _TRACK_KEYS[Wrap]
+        _TRACK_KEYS_VERSION[0] += 1

@@ -112,16 +112,47 @@ class Mode:
         self.optimizer = optimizer
         self.name = name
         self.tier = tier
+        #: graph rewriters added by :meth:`register`, with PyTensor positions
+        self.extra_rewriters: tuple[tuple[Any, float], ...] = ()
 
     def __repr__(self) -> str:
         extra = "" if self.tier is None else f", tier={self.tier!r}"
         return f"Mode(linker={self.linker.name!r}, optimizer={self.optimizer!r}{extra})"
 
+    @property
+    def provided_optimizer(self) -> Any:
+        """The rewrites as a :class:`~theon.rewriting.db.RewriteQuery` when they are one
+        (PyTensor's attribute: ``mode.provided_optimizer.including(...)`` refines it);
+        otherwise what was given (``None``, a rewriter).
+
+        >>> get_mode("FAST_RUN").provided_optimizer.including("my_rewrite").include
+        ('fast_run', 'my_rewrite')
+        """
+        opt = self.optimizer
+        return RewriteQuery.named(opt) if isinstance(opt, str) else opt
+
     def get_rewriter(self) -> Callable[[Any], Any] | None:
         """The callable that rewrites a FunctionGraph in place, or ``None``."""
-        if self.optimizer is None:
-            return None
-        return resolve_rewriter(self.optimizer)
+        base = None if self.optimizer is None else resolve_rewriter(self.optimizer)
+        if not self.extra_rewriters:
+            return base
+        return _WithExtras(base, self.extra_rewriters)
+
+    def register(self, *rewriters: tuple[Any, float]) -> Mode:
+        """This mode with graph rewriters ``(rewriter, position)`` added (PyTensor's): those
+        at PyTensor positions below 1 (before canonicalization) run before this mode's
+        rewrites, the others after them.
+
+        >>> from theon.rewriting import graph_rewriter
+        >>> @graph_rewriter
+        ... def nothing(fgraph):
+        ...     "g -> g"
+        >>> get_mode("FAST_RUN").register((nothing, -1)).extra_rewriters[0][1]
+        -1
+        """
+        new = self.clone()
+        new.extra_rewriters = (*self.extra_rewriters, *rewriters)
+        return new
 
     def _with_query(self, how: str, tags: tuple[str, ...]) -> Mode:
         if how in ("including", "excluding"):
@@ -132,6 +163,7 @@ class Mode:
         if not isinstance(query, RewriteQuery):
             query = RewriteQuery.named(query)
         new = Mode(self.linker, getattr(query, how)(*tags), name=None, tier=self.tier)
+        new.extra_rewriters = self.extra_rewriters
         return new
 
     def including(self, *tags: str) -> Mode:
@@ -153,8 +185,29 @@ class Mode:
 
     def clone(self, link_kwargs: dict[str, Any] | None = None, **kw: Any) -> Mode:
         """A copy, optionally with another linker or optimizer."""
-        return Mode(kw.get("linker", self.linker), kw.get("optimizer", self.optimizer), self.name,
-                    tier=kw.get("tier", self.tier))
+        new = Mode(kw.get("linker", self.linker), kw.get("optimizer", self.optimizer), self.name,
+                   tier=kw.get("tier", self.tier))
+        new.extra_rewriters = self.extra_rewriters
+        return new
+
+
+class _WithExtras:
+    """A mode's rewriter with the graph rewriters of :meth:`Mode.register` around it."""
+
+    def __init__(self, base: Callable[[Any], Any] | None,
+                 extras: tuple[tuple[Any, float], ...]) -> None:
+        self.base = base
+        order = sorted(extras, key=lambda rp: rp[1])
+        self.before = [r for r, p in order if p < 1]
+        self.after = [r for r, p in order if p >= 1]
+
+    def __call__(self, fgraph: Any) -> Any:
+        for r in self.before:
+            r.rewrite(fgraph)
+        got = self.base(fgraph) if self.base is not None else None
+        for r in self.after:
+            r.rewrite(fgraph)
+        return got
 
 
 _WARNED_TAGS: set[str] = set()
@@ -234,3 +287,15 @@ def get_mode(mode: str | Mode | None) -> Mode:
     if mode not in _MODES:
         raise ValueError(f"unknown mode {mode!r}; known modes: {', '.join(sorted(_MODES))}")
     return _MODES[mode]()
+
+
+def __getattr__(name: str) -> Mode:
+    """PyTensor's module-level modes ``FAST_RUN`` and ``FAST_COMPILE`` (built on first use).
+
+    >>> from theon.compile import mode
+    >>> mode.FAST_COMPILE.optimizer
+    'fast_compile'
+    """
+    if name in ("FAST_RUN", "FAST_COMPILE"):
+        return get_mode(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -33,11 +33,21 @@ class Type:
     ...         return x
     >>> Even().filter(4), Even().is_valid_value(3)
     (4, False)
+
+    ``Type[str]`` (PyTensor's Types are generic in their values) is ``Type`` itself, so
+    ``class StringType(Type[str])`` works; theon's Types do not declare their values'
+    type.
+
+    >>> Type[str] is Type
+    True
     """
 
     __props__: tuple[str, ...] = ()
     variable_type: type[Variable] = Variable
     constant_type: type[Constant] = Constant
+
+    def __class_getitem__(cls, item: Any) -> type[Type]:
+        return cls
 
     # identity ----------------------------------------------------------------
     def _props(self) -> tuple[Any, ...]:

@@ -473,6 +473,9 @@ def register_track_key(op_class: type, key: Callable[[Op], Any]) -> None:
 
     For instance ``register_track_key(Elemwise, lambda op: op.scalar_op)`` makes a
     rewrite that tracks the scalar ``add`` (or its class) see ``Elemwise(add)`` nodes.
+    Only ops of exactly ``op_class`` get the key: a subclass is another kind of op
+    (PyMC's ``MeasurableElemwise(add)`` is not an addition for theon's rewrites), seen
+    by the rewrites that track it or a class it derives from.
 
     >>> register_track_key(Op, lambda op: None)
     >>> _ = _TRACK_KEYS.pop(Op)
@@ -528,11 +531,11 @@ class RewriterIndex:
     def _compute(self, op: Op) -> tuple[NodeRewriter, ...]:
         idx: set[int] = set(self._all)
         keys: list[Any] = [op]
-        for cls, keyfn in _TRACK_KEYS.items():
-            if isinstance(op, cls):
-                extra = keyfn(op)
-                if extra is not None:
-                    keys.append(extra)
+        keyfn = _TRACK_KEYS.get(type(op))
+        if keyfn is not None:
+            extra = keyfn(op)
+            if extra is not None:
+                keys.append(extra)
         for key in keys:
             try:
                 idx.update(self._by_op.get(key, ()))

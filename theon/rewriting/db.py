@@ -115,7 +115,9 @@ class Phase:
 class RewriteEntry:
     """A registered rewrite: its name, rewriter, tags (its name included), phases.
 
-    Within each of its phases, an entry also carries the phase's name as a tag.
+    Within each of its phases, an entry also carries the phase's name as a tag, unless
+    ``phase_tag`` is false (PyTensor's ``use_db_name_as_tag=False``: such an entry runs
+    only when a query names it, or one of its own tags).
     """
 
     name: str
@@ -124,6 +126,7 @@ class RewriteEntry:
     phases: tuple[str, ...]
     position: float = 0
     seq: int = field(default=0, compare=False)
+    phase_tag: bool = True
 
 
 class PhasedRewriter(GraphRewriter):
@@ -240,10 +243,13 @@ class RewriteDatabase:
         *tags: str,
         phase: str | Sequence[str] = "canonicalize",
         position: float = 0,
+        phase_tag: bool = True,
     ) -> Any:
         """Register ``rewriter`` as ``name`` with ``tags`` in ``phase`` (a name or names).
 
         Within a phase, entries run by ``position``, then registration order.
+        ``phase_tag``: whether the entry has its phase's name as a tag (see
+        :class:`RewriteEntry`).
         Registering another rewriter under a used name raises ``ValueError``
         (unless it comes from the same module: a reload replaces it).
         A PyTensor-style database (:mod:`theon.rewriting.tagdb`) may be registered: a
@@ -273,7 +279,9 @@ class RewriteDatabase:
         ]
         self._seq += 1
         all_tags = frozenset(tags) | {name}
-        self._entries.append(RewriteEntry(name, rewriter, all_tags, phases, position, self._seq))
+        self._entries.append(
+            RewriteEntry(name, rewriter, all_tags, phases, position, self._seq, phase_tag)
+        )
         self._cache.clear()
         return rewriter
 
@@ -329,7 +337,8 @@ class RewriteDatabase:
         for p in self._phases:
             chosen = [
                 e for e in self._entries
-                if p.name in e.phases and query.selects(e.tags | {p.name})
+                if p.name in e.phases
+                and query.selects(e.tags | {p.name} if e.phase_tag else e.tags)
             ]
             if chosen:
                 chosen.sort(key=lambda e: (e.position, e.seq))

@@ -100,8 +100,12 @@ class PhaseDB(EquilibriumDB):
         self.name = phase
 
     def register(self, name: str, rewriter: Any, *tags: str, **kwargs: Any) -> Any:
+        """Add ``rewriter`` to the phase as ``name`` with ``tags``; with
+        ``use_db_name_as_tag=False`` it does not get the phase's name as a tag, so only a
+        query naming it or one of ``tags`` runs it (as in PyTensor)."""
         position = kwargs.pop("position", 0)
-        for k in ("use_db_name_as_tag", "final_rewriter", "cleanup", "overwrite_existing"):
+        phase_tag = bool(kwargs.pop("use_db_name_as_tag", True))
+        for k in ("final_rewriter", "cleanup", "overwrite_existing"):
             kwargs.pop(k, None)
         if kwargs:
             raise TypeError(f"optdb[{self.name!r}].register: unknown arguments "
@@ -109,7 +113,8 @@ class PhaseDB(EquilibriumDB):
         if position == "last":
             position = 0
         assert self.name is not None
-        return self.db.register(name, rewriter, *tags, phase=self.name, position=position)
+        return self.db.register(name, rewriter, *tags, phase=self.name, position=position,
+                                phase_tag=phase_tag)
 
     def query(self, *tags: Any, **kwtags: Any) -> Any:
         q = parse_query(tags, kwtags)
