@@ -180,3 +180,23 @@ def test_user_graph_untouched_and_ancestors():
     fg.replace(out, x)
     assert out.owner.inputs[0].owner.op == neg  # replacing does not edit nodes it drops
     assert ancestors(fg.outputs) == [x]
+
+
+def test_clone_with_memo_substitutes_and_records():
+    """PyMC's fgraph_from_model gives copies of some inputs in ``memo`` and reads the
+    copies of every model variable from it afterwards."""
+    x, y = ft("x"), ft("y")
+    a = add(x, y)
+    out = neg(a)
+    y2 = ft("y2")
+    memo = {y: y2}
+    fg = FunctionGraph(outputs=[out, a], clone=True, memo=memo)
+    assert fg.inputs[1] is y2 and fg.inputs[0] is memo[x] and memo[x] is not x
+    assert memo[out] is fg.outputs[0] and memo[a] is fg.outputs[1]
+    assert memo[a.owner].inputs == [memo[x], y2] and memo[out.owner] in fg.apply_nodes
+    fg.check_integrity()
+    # a substituted variable with an owner is a leaf: its old graph is not copied
+    z = ft("z")
+    fg2 = FunctionGraph([x, z], [out], clone=True, copy_inputs=False, memo={a: z})
+    assert [n.op for n in fg2.toposort()] == [neg] and fg2.outputs[0].owner.inputs == [z]
+    fg2.check_integrity()

@@ -169,6 +169,14 @@ class FunctionGraph:
         Features to attach.
     clone
         Copy the graph first, so the user's graph is never touched.
+    copy_inputs, copy_orphans
+        When cloning: copy the inputs, and the constants, too (PyTensor's options).
+    memo
+        When cloning: a dict of substitutions to start from (``{variable: its copy}``),
+        filled with every copied variable and node (PyTensor's option).
+
+    With ``inputs=None`` the inputs are the variables without owner the outputs need,
+    constants excepted.
     """
 
     change_count: int = 0  # (see __init__)
@@ -228,6 +236,7 @@ class FunctionGraph:
         *,
         copy_inputs: bool = True,
         copy_orphans: bool = True,
+        memo: dict[Any, Any] | None = None,
     ) -> None:
         if outputs is None:
             raise ValueError("FunctionGraph needs outputs")
@@ -262,7 +271,7 @@ class FunctionGraph:
         self.destroy_handler = None
         self.memo = {}
         if clone:
-            self._import_copy(inputs, outputs, copy_inputs, copy_orphans)
+            self._import_copy(inputs, outputs, copy_inputs, copy_orphans, memo)
         else:
             for i in inputs:
                 self.add_input(i)
@@ -423,15 +432,17 @@ class FunctionGraph:
         outputs: list[Variable],
         copy_inputs: bool = True,
         copy_orphans: bool = True,
+        memo: dict[Any, Any] | None = None,
     ) -> None:
         """Make this graph a copy of the graph between ``inputs`` and ``outputs``.
 
         The same as adding copies of the inputs, then of each output in turn (which
         imports its missing nodes, dependencies first), but in one walk: each
         node is copied when it is imported.  ``copy_inputs=False`` keeps the given
-        inputs themselves, ``copy_orphans=False`` the constants.
+        inputs themselves, ``copy_orphans=False`` the constants; ``memo`` holds given
+        copies and receives the others.
         """
-        equiv: dict[Any, Any] = {}
+        equiv: dict[Any, Any] = {} if memo is None else memo
         for i in inputs:
             if i not in equiv:
                 equiv[i] = i.clone() if copy_inputs else i
@@ -891,7 +902,7 @@ def copy_nodes(
         stack.append((n, True))
         for v in reversed(n.inputs):
             o = v.owner
-            if o is not None and v not in input_set and o not in equiv:
+            if o is not None and v not in input_set and v not in equiv and o not in equiv:
                 if o in visiting:
                     raise ValueError(f"the graph has a cycle through {o}")
                 stack.append((o, False))
