@@ -19,17 +19,18 @@ function and in the graph that :func:`theon.grad` differentiates.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from theon.graph.basic import Variable
 from theon.graph.fg import describe
-from theon.tensor import math as _math
+from theon.tensor import math as tm
 from theon.tensor.basic import as_tensor_variable
 from theon.tensor.creation import arange
 from theon.tensor.reduction import argmax
 from theon.tensor.special import LogSoftmax, Softmax, log_softmax
 from theon.tensor.special import softmax as _softmax
 from theon.tensor.type import tensor_type
+from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "LogSoftmax",
@@ -59,10 +60,6 @@ __all__ = [
     "ultra_fast_sigmoid",
 ]
 
-#: theon.tensor.math, whose elementwise functions are generated from the scalar table
-#: (so a type checker cannot see them)
-tm: Any = _math
-
 sigmoid = tm.sigmoid
 softplus = tm.softplus
 
@@ -72,7 +69,7 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 # ----------------------------------------------------------------------------- activations
-def ultra_fast_sigmoid(x: Any) -> Variable:
+def ultra_fast_sigmoid(x: Any) -> TensorVariable:
     """The logistic sigmoid, computed exactly (Theano's name for a fast approximation).
 
     Theano's version was a piecewise approximation (error up to about 0.02) that
@@ -84,10 +81,10 @@ def ultra_fast_sigmoid(x: Any) -> Variable:
     >>> ultra_fast_sigmoid(x).eval({x: [-1000.0, 0.0, 1000.0]}).tolist()
     [0.0, 0.5, 1.0]
     """
-    return cast(Variable, tm.sigmoid(x))
+    return tm.sigmoid(x)
 
 
-def hard_sigmoid(x: Any) -> Variable:
+def hard_sigmoid(x: Any) -> TensorVariable:
     """Theano's piecewise-linear sigmoid: ``clip(0.2 * x + 0.5, 0, 1)``.
 
     Its gradient is 0.2 inside ``(-2.5, 2.5)`` and 0 outside.
@@ -97,11 +94,11 @@ def hard_sigmoid(x: Any) -> Variable:
     >>> hard_sigmoid(x).eval({x: [-3.0, 0.0, 1.0, 3.0]}).tolist()
     [0.0, 0.5, 0.7, 1.0]
     """
-    x = as_tensor_variable(x)
-    return cast(Variable, tm.clip(0.2 * x + 0.5, 0, 1))
+    v = as_tensor_variable(x)
+    return tm.clip(0.2 * v + 0.5, 0, 1)
 
 
-def softsign(x: Any) -> Variable:
+def softsign(x: Any) -> TensorVariable:
     """``x / (1 + |x|)``: a sigmoid-shaped function with values in ``(-1, 1)``.
 
     Its derivative ``1 / (1 + |x|)**2`` is computed directly (no cancellation at
@@ -112,10 +109,10 @@ def softsign(x: Any) -> Variable:
     >>> softsign(x).eval({x: [-3.0, 0.0, 1.0]}).tolist()
     [-0.75, 0.0, 0.5]
     """
-    return cast(Variable, tm.softsign(x))
+    return tm.softsign(x)
 
 
-def relu(x: Any, alpha: Any = 0) -> Variable:
+def relu(x: Any, alpha: Any = 0) -> TensorVariable:
     """Rectified linear unit: ``x`` where ``x > 0``, ``alpha * x`` elsewhere (leaky if alpha > 0).
 
     Written as Theano writes it, ``0.5 * (1 + alpha) * x + 0.5 * (1 - alpha) * |x|``:
@@ -129,15 +126,18 @@ def relu(x: Any, alpha: Any = 0) -> Variable:
     >>> relu(x, alpha=0.5).eval({x: [-2.0, 3.0]}).tolist()
     [-1.0, 3.0]
     """
-    x = as_tensor_variable(x)
+    v = as_tensor_variable(x)
+    out: TensorVariable
     if isinstance(alpha, (int, float)) and alpha == 0:
-        return cast(Variable, 0.5 * x + 0.5 * tm.abs(x))
+        out = 0.5 * v + 0.5 * tm.abs(v)
+        return out
     f1 = 0.5 * (1 + alpha)
     f2 = 0.5 * (1 - alpha)
-    return cast(Variable, f1 * x + f2 * tm.abs(x))
+    out = f1 * v + f2 * tm.abs(v)
+    return out
 
 
-def elu(x: Any, alpha: Any = 1) -> Variable:
+def elu(x: Any, alpha: Any = 1) -> TensorVariable:
     """Exponential linear unit: ``x`` where ``x > 0``, ``alpha * (exp(x) - 1)`` elsewhere.
 
     The exponential is taken of ``min(x, 0)``, so neither the value nor the
@@ -150,12 +150,12 @@ def elu(x: Any, alpha: Any = 1) -> Variable:
     >>> float(elu(x).eval({x: [-1000.0]})[0])
     -1.0
     """
-    x = as_tensor_variable(x)
-    neg = alpha * tm.expm1(tm.minimum(x, 0))
-    return cast(Variable, tm.switch(tm.gt(x, 0), x, neg))
+    v = as_tensor_variable(x)
+    neg = alpha * tm.expm1(tm.minimum(v, 0))
+    return tm.switch(tm.gt(v, 0), v, neg)
 
 
-def selu(x: Any) -> Variable:
+def selu(x: Any) -> TensorVariable:
     """Scaled exponential linear unit: ``scale * elu(x, alpha)`` with SELU's constants.
 
     ``alpha`` is about 1.6733 and ``scale`` about 1.0507 (:data:`SELU_ALPHA`,
@@ -166,12 +166,12 @@ def selu(x: Any) -> Variable:
     >>> selu(x).eval({x: [0.0, 1.0]}).round(4).tolist()
     [0.0, 1.0507]
     """
-    e: Any = elu(x, SELU_ALPHA)
-    return cast(Variable, SELU_SCALE * e)
+    out: TensorVariable = SELU_SCALE * elu(x, SELU_ALPHA)
+    return out
 
 
 # ----------------------------------------------------------------------------- softmax
-def softmax(c: Any, axis: int | None = -1) -> Variable:
+def softmax(c: Any, axis: int | None = -1) -> TensorVariable:
     """Softmax along ``axis``: row-wise on a matrix, as Theano's ``nnet.softmax``.
 
     ``exp(c) / sum(exp(c), axis)``, computed with the maximum subtracted, so it
@@ -185,7 +185,7 @@ def softmax(c: Any, axis: int | None = -1) -> Variable:
     return _softmax(c, axis=axis)
 
 
-def logsoftmax(c: Any, axis: int | None = -1) -> Variable:
+def logsoftmax(c: Any, axis: int | None = -1) -> TensorVariable:
     """``log(softmax(c, axis))`` computed stably (Theano's spelling of ``log_softmax``).
 
     >>> import theon.tensor as T
@@ -196,7 +196,7 @@ def logsoftmax(c: Any, axis: int | None = -1) -> Variable:
     return log_softmax(c, axis=axis)
 
 
-def softmax_with_bias(x: Any, b: Any) -> Variable:
+def softmax_with_bias(x: Any, b: Any) -> TensorVariable:
     """``softmax(x + b)`` row-wise: ``x`` a matrix, ``b`` a vector (one bias per column).
 
     >>> import theon.tensor as T
@@ -204,11 +204,10 @@ def softmax_with_bias(x: Any, b: Any) -> Variable:
     >>> softmax_with_bias(x, b).eval({x: [[0.0, 0.0]], b: [0.0, 0.0]}).tolist()
     [[0.5, 0.5]]
     """
-    x, b = as_tensor_variable(x), as_tensor_variable(b)
-    return softmax(x + b, axis=-1)
+    return softmax(as_tensor_variable(x) + as_tensor_variable(b), axis=-1)
 
 
-def softmax_graph(c: Any) -> Variable:
+def softmax_graph(c: Any) -> TensorVariable:
     """Softmax written out: ``exp(c) / sum(exp(c), axis=-1, keepdims=True)``.
 
     The compiled function (and :func:`theon.grad`) compute it as a max-subtracted
@@ -219,9 +218,9 @@ def softmax_graph(c: Any) -> Variable:
     >>> theon.function([x], softmax_graph(x))([[1000.0, 0.0]]).tolist()
     [[1.0, 0.0]]
     """
-    c = as_tensor_variable(c)
-    e = tm.exp(c)
-    return cast(Variable, e / tm.sum(e, axis=-1, keepdims=True))
+    e = tm.exp(as_tensor_variable(c))
+    out: TensorVariable = e / tm.sum(e, axis=-1, keepdims=True)
+    return out
 
 
 # ----------------------------------------------------------------------------- cross-entropies
@@ -230,12 +229,14 @@ def _check_int(y: Variable, fn: str, what: str) -> None:
         raise TypeError(f"{fn}: {what} must be integer class indices, got {describe(y)}")
 
 
-def _pick_last_axis(p: Any, y: Variable, fn: str) -> Variable:
+def _pick_last_axis(p: Any, y: Variable, fn: str) -> TensorVariable:
     """``p[..., y]`` entry by entry: ``p[i, j, y[i, j]]`` for ``p`` of one more dimension."""
     _check_int(y, fn, "the true distribution of one dimension fewer")
     nd = tensor_type(p).ndim
+    picked: TensorVariable
     if nd == 1:
-        return cast(Variable, p[y])
+        picked = p[y]
+        return picked
     idx: list[Any] = []
     for d in range(nd - 1):
         order: list[Any] = ["x"] * (nd - 1)
@@ -243,10 +244,11 @@ def _pick_last_axis(p: Any, y: Variable, fn: str) -> Variable:
         r: Any = arange(p.shape[d])
         idx.append(r.dimshuffle(*order))
     idx.append(y)
-    return cast(Variable, p[tuple(idx)])
+    picked = p[tuple(idx)]
+    return picked
 
 
-def crossentropy_categorical_1hot(coding_dist: Any, true_one_of_n: Any) -> Variable:
+def crossentropy_categorical_1hot(coding_dist: Any, true_one_of_n: Any) -> TensorVariable:
     """``-log(coding_dist[i, true_one_of_n[i]])`` for each row ``i``.
 
     ``coding_dist`` holds probabilities along its last axis; ``true_one_of_n``
@@ -267,10 +269,11 @@ def crossentropy_categorical_1hot(coding_dist: Any, true_one_of_n: Any) -> Varia
         raise ValueError(
             "crossentropy_categorical_1hot: the class indices need one dimension fewer "
             f"than the distribution; got {describe(c)} and {describe(y)}")
-    return cast(Variable, -tm.log(_pick_last_axis(c, y, "crossentropy_categorical_1hot")))
+    nll: TensorVariable = -tm.log(_pick_last_axis(c, y, "crossentropy_categorical_1hot"))
+    return nll
 
 
-def categorical_crossentropy(coding_dist: Any, true_dist: Any) -> Variable:
+def categorical_crossentropy(coding_dist: Any, true_dist: Any) -> TensorVariable:
     """Cross-entropy between a predicted distribution and the true one, per row.
 
     Parameters
@@ -285,7 +288,7 @@ def categorical_crossentropy(coding_dist: Any, true_dist: Any) -> Variable:
 
     Returns
     -------
-    Variable
+    TensorVariable
         One value per row (``coding_dist``'s shape without the last axis).
 
     Notes
@@ -311,7 +314,8 @@ def categorical_crossentropy(coding_dist: Any, true_dist: Any) -> Variable:
         raise ValueError(f"categorical_crossentropy: coding_dist needs a class axis, "
                          f"got {describe(c)}")
     if tn == cn:
-        return cast(Variable, -tm.sum(t * tm.log(c), axis=cn - 1))
+        nll: TensorVariable = -tm.sum(t * tm.log(c), axis=cn - 1)
+        return nll
     if tn == cn - 1:
         _check_int(t, "categorical_crossentropy", "true_dist of one dimension fewer")
         return crossentropy_categorical_1hot(c, t)
@@ -320,7 +324,7 @@ def categorical_crossentropy(coding_dist: Any, true_dist: Any) -> Variable:
         f"(probabilities) or one fewer (class indices); got {describe(c)} and {describe(t)}")
 
 
-def binary_crossentropy(output: Any, target: Any) -> Variable:
+def binary_crossentropy(output: Any, target: Any) -> TensorVariable:
     """``-(target * log(output) + (1 - target) * log(1 - output))``, elementwise.
 
     ``output`` holds probabilities.  When it is ``sigmoid(x)``, the compiled
@@ -335,10 +339,11 @@ def binary_crossentropy(output: Any, target: Any) -> Variable:
     [1000.0, 0.0, 0.693147]
     """
     o, t = as_tensor_variable(output), as_tensor_variable(target)
-    return cast(Variable, -(t * tm.log(o) + (1.0 - t) * tm.log(1.0 - o)))
+    out: TensorVariable = -(t * tm.log(o) + (1.0 - t) * tm.log(1.0 - o))
+    return out
 
 
-def sigmoid_binary_crossentropy(output: Any, target: Any) -> Variable:
+def sigmoid_binary_crossentropy(output: Any, target: Any) -> TensorVariable:
     """``binary_crossentropy(sigmoid(output), target)`` computed from the logits ``output``.
 
     Written ``target * softplus(-output) + (1 - target) * softplus(output)``: no
@@ -350,22 +355,24 @@ def sigmoid_binary_crossentropy(output: Any, target: Any) -> Variable:
     >>> sigmoid_binary_crossentropy(x, t).eval({x: [1000.0, -1000.0], t: [0.0, 0.0]}).tolist()
     [1000.0, 0.0]
     """
-    x: Any = as_tensor_variable(output)
-    t: Any = as_tensor_variable(target)
-    return cast(Variable, t * tm.softplus(-x) + (1.0 - t) * tm.softplus(x))
+    x = as_tensor_variable(output)
+    t = as_tensor_variable(target)
+    out: TensorVariable = t * tm.softplus(-x) + (1.0 - t) * tm.softplus(x)
+    return out
 
 
-def _nll_rows(x: Variable, y_idx: Any, fn: str) -> tuple[Variable, Variable]:
+def _nll_rows(x: Variable, y_idx: Any, fn: str) -> tuple[TensorVariable, TensorVariable]:
     y = as_tensor_variable(y_idx)
     if tensor_type(x).ndim != 2 or tensor_type(y).ndim != 1:
         raise ValueError(f"{fn}: needs a matrix of logits and a vector of class indices; "
                          f"got {describe(x)} and {describe(y)}")
     _check_int(y, fn, "y_idx")
-    picked: Any = _pick_last_axis(log_softmax(x, axis=-1), y, fn)
-    return -picked, y
+    nll: TensorVariable = -_pick_last_axis(log_softmax(x, axis=-1), y, fn)
+    return nll, y
 
 
-def crossentropy_softmax_1hot_with_bias(x: Any, b: Any, y_idx: Any) -> tuple[Variable, Variable]:
+def crossentropy_softmax_1hot_with_bias(x: Any, b: Any, y_idx: Any
+                                        ) -> tuple[TensorVariable, TensorVariable]:
     """``(nll, sm)``: ``sm = softmax(x + b)`` row-wise, ``nll[i] = -log(sm[i, y_idx[i]])``.
 
     ``nll`` is computed from ``log_softmax`` (exact for large logits).
@@ -381,7 +388,7 @@ def crossentropy_softmax_1hot_with_bias(x: Any, b: Any, y_idx: Any) -> tuple[Var
     return nll, softmax(z, axis=-1)
 
 
-def crossentropy_softmax_1hot(x: Any, y_idx: Any) -> tuple[Variable, Variable]:
+def crossentropy_softmax_1hot(x: Any, y_idx: Any) -> tuple[TensorVariable, TensorVariable]:
     """``(nll, sm)``: ``sm = softmax(x)`` row-wise and ``nll[i] = -log(sm[i, y_idx[i]])``.
 
     >>> import theon.tensor as T
@@ -390,14 +397,14 @@ def crossentropy_softmax_1hot(x: Any, y_idx: Any) -> tuple[Variable, Variable]:
     >>> [v.tolist() for v in (nll.eval({x: [[0.0, 0.0]], y: [0]}), sm.eval({x: [[0.0, 0.0]]}))]
     [[0.6931471805599453], [[0.5, 0.5]]]
     """
-    x = as_tensor_variable(x)
-    nll, _ = _nll_rows(x, y_idx, "crossentropy_softmax_1hot")
-    return nll, softmax(x, axis=-1)
+    v = as_tensor_variable(x)
+    nll, _ = _nll_rows(v, y_idx, "crossentropy_softmax_1hot")
+    return nll, softmax(v, axis=-1)
 
 
 def crossentropy_softmax_argmax_1hot_with_bias(
     x: Any, b: Any, y_idx: Any
-) -> tuple[Variable, Variable, Variable]:
+) -> tuple[TensorVariable, TensorVariable, TensorVariable]:
     """``(nll, sm, am)``: :func:`crossentropy_softmax_1hot_with_bias` and ``argmax(x + b)`` per row.
 
     >>> import theon.tensor as T
@@ -413,7 +420,7 @@ def crossentropy_softmax_argmax_1hot_with_bias(
 
 def crossentropy_softmax_max_and_argmax_1hot_with_bias(
     x: Any, b: Any, y_idx: Any
-) -> tuple[Variable, Variable, Variable, Variable]:
+) -> tuple[TensorVariable, TensorVariable, TensorVariable, TensorVariable]:
     """``(nll, sm, max(sm), argmax(sm))`` per row, for ``sm = softmax(x + b)``.
 
     >>> import theon.tensor as T
@@ -428,7 +435,7 @@ def crossentropy_softmax_max_and_argmax_1hot_with_bias(
 
 def crossentropy_softmax_max_and_argmax_1hot(
     x: Any, y_idx: Any
-) -> tuple[Variable, Variable, Variable, Variable]:
+) -> tuple[TensorVariable, TensorVariable, TensorVariable, TensorVariable]:
     """``(nll, sm, max(sm), argmax(sm))`` per row, for ``sm = softmax(x)``.
 
     >>> import theon.tensor as T
@@ -437,14 +444,14 @@ def crossentropy_softmax_max_and_argmax_1hot(
     >>> out[3].eval({x: [[0.0, 3.0]]}).tolist()
     [1]
     """
-    x = as_tensor_variable(x)
-    nll, _ = _nll_rows(x, y_idx, "crossentropy_softmax_max_and_argmax_1hot")
-    sm = softmax(x, axis=-1)
-    return nll, sm, tm.max(sm, axis=-1), argmax(x, axis=-1)
+    v = as_tensor_variable(x)
+    nll, _ = _nll_rows(v, y_idx, "crossentropy_softmax_max_and_argmax_1hot")
+    sm = softmax(v, axis=-1)
+    return nll, sm, tm.max(sm, axis=-1), argmax(v, axis=-1)
 
 
 def h_softmax(x: Any, batch_size: Any, n_outputs: int, n_classes: int, n_outputs_per_class: int,
-              W1: Any, b1: Any, W2: Any, b2: Any, target: Any = None) -> Variable:
+              W1: Any, b1: Any, W2: Any, b2: Any, target: Any = None) -> TensorVariable:
     """Two-level hierarchical softmax: a softmax over classes times one within the class.
 
     The ``n_outputs`` outputs are split into ``n_classes`` groups of
@@ -490,22 +497,23 @@ def h_softmax(x: Any, batch_size: Any, n_outputs: int, n_classes: int, n_outputs
     if n_classes * n_outputs_per_class < n_outputs:
         raise ValueError(f"h_softmax: {n_classes} classes of {n_outputs_per_class} outputs "
                          f"hold fewer than n_outputs={n_outputs}")
-    xv: Any = as_tensor_variable(x)
-    w1: Any = as_tensor_variable(W1)
-    w2: Any = as_tensor_variable(W2)
-    bias2: Any = as_tensor_variable(b2)
-    class_probs: Any = softmax(dot(xv, w1) + b1, axis=-1)  # (batch, n_classes)
+    xv = as_tensor_variable(x)
+    w1 = as_tensor_variable(W1)
+    w2 = as_tensor_variable(W2)
+    bias2 = as_tensor_variable(b2)
+    class_probs = softmax(dot(xv, w1) + b1, axis=-1)  # (batch, n_classes)
     if target is None:
         # (batch, n_classes, per): every group's softmax, times its class probability
-        act: Any = einsum("bi,cio->bco", xv, w2) + bias2
-        probs: Any = softmax(act, axis=-1) * class_probs.dimshuffle(0, 1, "x")
+        act = einsum("bi,cio->bco", xv, w2) + bias2
+        probs = softmax(act, axis=-1) * class_probs.dimshuffle(0, 1, "x")
         flat = reshape(probs, (xv.shape[0], n_classes * n_outputs_per_class))
         return getitem(flat, (slice(None), slice(0, n_outputs)))
-    tgt: Any = as_tensor_variable(target)
+    tgt = as_tensor_variable(target)
     _check_int(tgt, "h_softmax", "target")
-    group: Any = tgt // n_outputs_per_class
+    group = tgt // n_outputs_per_class
     place = tgt % n_outputs_per_class
     rows = arange(xv.shape[0])
     act = einsum("bi,bio->bo", xv, w2[group]) + bias2[group]  # (batch, per)
-    within: Any = softmax(act, axis=-1)
-    return cast(Variable, within[rows, place] * class_probs[rows, group])
+    within = softmax(act, axis=-1)
+    out: TensorVariable = within[rows, place] * class_probs[rows, group]
+    return out
