@@ -214,20 +214,20 @@ class Blockwise(Op):
                 f"{self}: the core Op gives {len(core.outputs)} outputs, the signature "
                 f"{len(self.outputs_sig)}"
             )
-        core_types: list[TensorType] = []
+        core_outs: list[TensorType] = []
         for o, c in zip(core.outputs, self.outputs_sig):
             if not isinstance(o.type, TensorType) or o.type.ndim != len(c):
                 raise TypeError(
                     f"{self}: the core output {o} ({o.type}) does not have the core "
                     f"dimensions ({','.join(c)})"
                 )
-            core_types.append(o.type)
+            core_outs.append(o.type)
         batch = _batch_shape(
             [v.type.shape[:b] for v, b in zip(ins, bs) if isinstance(v.type, TensorType)],
             nb,
             self,
         )
-        outs = [TensorType(t.dtype, shape=batch + t.shape)() for t in core_types]
+        outs = [TensorType(t.dtype, shape=batch + t.shape)() for t in core_outs]
         return Apply(self, ins, outs)
 
     # computing --------------------------------------------------------------------

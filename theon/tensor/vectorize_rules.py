@@ -63,13 +63,13 @@ def _pad_batched(x: Variable, ndim: int) -> Variable:
     if k == ndim:
         return x
     order = (0, *("x",) * (ndim - k), *range(1, k + 1))
-    return DimShuffle(k + 1, order)(x)  # type: ignore[no-any-return]
+    return DimShuffle(k + 1, order)(x)
 
 
 def _lead(x: Variable) -> Variable:
     """Unbatched ``x`` with a length-1 batch axis in front."""
     n = _ndim(x)
-    return DimShuffle(n, ("x", *range(n)))(x)  # type: ignore[no-any-return]
+    return DimShuffle(n, ("x", *range(n)))(x)
 
 
 def _tile(x: Variable, n: Variable) -> Variable:
@@ -241,11 +241,11 @@ def _mm_operand(x: Variable, batched: bool, core_ndim: int, is_left: bool) -> Va
     lead = (0,) if batched else ()
     last = nd - 1
     order = (*lead, "x", last) if is_left else (*lead, last, "x")
-    return DimShuffle(nd, order)(x)  # type: ignore[no-any-return]
+    return DimShuffle(nd, order)(x)
 
 
 def _transpose(x: Variable) -> Variable:
-    return DimShuffle(2, (1, 0))(x)  # type: ignore[no-any-return]
+    return DimShuffle(2, (1, 0))(x)
 
 
 @register_vectorize(Dot)
