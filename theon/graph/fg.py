@@ -25,18 +25,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from theon.graph.basic import Apply, Constant, Scratchpad, Variable, format_trace
+from theon.graph.basic import Apply, Constant, Variable, format_trace
+from theon.graph.clients import Client, Clients, Output, output_node
 from theon.graph.features import NOOP_CALLBACKS, AlreadyThere, Feature
-from theon.graph.op import Op
-from theon.graph.replace import clone_get_equiv
-from theon.graph.traversal import io_toposort
+from theon.graph.replace import clone_get_equiv, copy_nodes
+from theon.graph.traversal import dfs_toposort, io_toposort
 
 if TYPE_CHECKING:
     from theon.graph.destroyhandler import DestroyHandler
 
 __all__ = ["Clients", "FunctionGraph", "MissingInputError", "Output"]
 
-Client = tuple[Apply, int]  # (a node reading the variable, the input position)
 F = TypeVar("F", bound=Feature)
 
 
@@ -52,97 +51,6 @@ class ReplaceAll(Protocol):
     def __call__(
         self, pairs: Sequence[tuple[Variable, Variable]], reason: str | None = None
     ) -> None: ...
-
-
-class Clients(dict[Client, None]):
-    """The ``(node, index)`` pairs reading a variable, in the order they were added.
-
-    An insertion-ordered set (a dict with ``None`` values) that reads like a list:
-    iterating gives the pairs, ``len``, ``in``, indexing by position and comparing
-    with a list work.  Adding and removing a pair take constant time, however many
-    clients the variable has (a constant used everywhere can have thousands).
-
-    >>> c = Clients()
-    >>> c.append(("output", 0)); c.append(("output", 1)); c.remove(("output", 0))
-    >>> c == [("output", 1)], c[0], len(c)
-    (True, ('output', 1), 1)
-    """
-
-    __slots__ = ()
-
-    def append(self, client: Client) -> None:
-        """Add ``client`` at the end."""
-        self[client] = None
-
-    def remove(self, client: Client) -> None:
-        """Remove ``client`` (``ValueError`` when absent, as for a list)."""
-        try:
-            del self[client]
-        except KeyError:
-            raise ValueError(f"{client!r} is not a client") from None
-
-    def __getitem__(self, k: Any) -> Any:
-        if isinstance(k, (int, slice)):
-            return list(self)[k]
-        return dict.__getitem__(self, k)
-
-    def __eq__(self, other: object) -> bool:
-        # compared as a list: in order, and unequal to anything but lists
-        return isinstance(other, (list, Clients)) and list(self) == list(other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self.__eq__(other)
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return repr(list(self))
-
-    def __reduce__(self) -> Any:
-        return (Clients, (), None, None, iter(self.items()))
-
-
-class Output(Op):
-    """The Op of the node that reads output ``idx`` of a FunctionGraph.
-
-    It computes nothing and has no outputs; it exists so that every reader of a
-    variable, graph outputs included, is an ``(Apply, input index)`` pair.
-
-    >>> Output(0) == Output(0), Output(0) == Output(1)
-    (True, False)
-    """
-
-    __props__ = ("idx",)
-
-    def __init__(self, idx: int) -> None:
-        self.idx = idx
-
-    def make_node(self, *inputs: Any) -> Apply:
-        (var,) = inputs
-        return Apply(self, [var], [])
-
-    def perform(
-        self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]
-    ) -> None:
-        raise RuntimeError(f"{self} marks a FunctionGraph output and is never computed")
-
-    def __str__(self) -> str:
-        return f"output[{self.idx}]"
-
-
-_OUTPUT_OPS: list[Output] = []
-
-
-def _output_node(idx: int, var: Variable) -> Apply:
-    """A new ``Apply(Output(idx), [var], [])`` (the Ops are shared: they are immutable)."""
-    while len(_OUTPUT_OPS) <= idx:
-        _OUTPUT_OPS.append(Output(len(_OUTPUT_OPS)))
-    node = Apply.__new__(Apply)
-    node.op = _OUTPUT_OPS[idx]
-    node.inputs = [var]
-    node.outputs = []
-    node.tag = Scratchpad()
-    return node
 
 
 class MissingInputError(ValueError):
@@ -306,7 +214,7 @@ class FunctionGraph:
         """Append ``var`` to the outputs (``import_missing``: owner-less variables it
         needs become inputs instead of raising :class:`MissingInputError`)."""
         self.import_var(var, reason=reason, import_missing=import_missing)
-        node = _output_node(len(self.outputs), var)
+        node = output_node(len(self.outputs), var)
         self.outputs.append(var)
         self._output_nodes.append(node)
         self.clients[var][(node, 0)] = None
@@ -579,7 +487,7 @@ class FunctionGraph:
         for k in range(output_idx, len(self.outputs)):
             old_node = self._output_nodes[k]
             v = self.outputs[k]
-            new_node = _output_node(k, v)
+            new_node = output_node(k, v)
             cl = self.clients[v]
             items = [(new_node, 0) if c == (old_node, 0) else c for c in cl]
             cl.clear()
@@ -746,7 +654,7 @@ class FunctionGraph:
             if orderings:
                 order = io_toposort(self.inputs, self.outputs, orderings)
             else:
-                order = _dfs_order(self.outputs)
+                order = dfs_toposort(self.outputs)
             if len(order) != len(self.apply_nodes):
                 # nodes kept alive only as clients of nothing reachable: keep them last
                 seen = set(order)
@@ -820,93 +728,6 @@ class FunctionGraph:
 
     def __contains__(self, item: object) -> bool:
         return item in self.variables or item in self.apply_nodes
-
-
-def _dfs_order(outputs: Sequence[Variable]) -> list[Apply]:
-    """``io_toposort(inputs, outputs)`` for a graph whose inputs have no owner.
-
-    The same depth-first post-order (inputs left to right, outputs in order), with
-    one iterator per node instead of pushing every dependency.
-    """
-    order: list[Apply] = []
-    done: set[Apply] = set()
-    for o in outputs:
-        root = o.owner
-        if root is None or root in done:
-            continue
-        path = {root}
-        stack = [(root, iter(root.inputs))]
-        while stack:
-            node, it = stack[-1]
-            for v in it:
-                d = v.owner
-                if d is not None and d not in done:
-                    if d in path:
-                        raise ValueError(f"the graph has a cycle through {d}")
-                    path.add(d)
-                    stack.append((d, iter(d.inputs)))
-                    break
-            else:
-                stack.pop()
-                path.discard(node)
-                done.add(node)
-                order.append(node)
-    return order
-
-
-def copy_nodes(
-    root: Apply, equiv: dict[Any, Any], input_set: set[Variable], copy_orphans: bool = True
-) -> list[Apply]:
-    """Copies of ``root`` and its ancestors not in ``equiv``, dependencies first.
-
-    Walks like :func:`~theon.graph.traversal.io_toposort` (stopping at ``input_set``),
-    copies each node onto the copies of its inputs, and records every copy in
-    ``equiv``; owner-less variables met on the way (constants) are copied too, unless
-    ``copy_orphans`` is false.
-    """
-    order: list[Apply] = []
-    visiting: set[Apply] = set()
-    stack: list[tuple[Apply, bool]] = [(root, False)]
-    while stack:
-        n, expanded = stack.pop()
-        if expanded:
-            visiting.discard(n)
-            if n in equiv:
-                continue
-            new_inputs = []
-            same_types = True
-            for v in n.inputs:
-                nv = equiv.get(v)
-                if nv is None:
-                    nv = equiv[v] = v.clone() if copy_orphans else v
-                if nv.type is not v.type:
-                    same_types = False
-                new_inputs.append(nv)
-            if same_types:  # what clone_with_new_inputs does then, without re-checking
-                cp = n.clone()
-                cp.inputs = new_inputs
-            else:
-                cp = n.clone_with_new_inputs(new_inputs, strict=False)
-            equiv[n] = cp
-            for old, new in zip(n.outputs, cp.outputs):
-                if old not in equiv:
-                    new.name = old.name
-                    equiv[old] = new
-            order.append(cp)
-            continue
-        if n in equiv:
-            continue
-        if n in visiting:
-            raise ValueError(f"the graph has a cycle through {n}")
-        visiting.add(n)
-        stack.append((n, True))
-        for v in reversed(n.inputs):
-            o = v.owner
-            if o is not None and v not in input_set and v not in equiv and o not in equiv:
-                if o in visiting:
-                    raise ValueError(f"the graph has a cycle through {o}")
-                stack.append((o, False))
-    return order
 
 
 def _has_orderings(feature: Any) -> bool:

@@ -25,6 +25,7 @@ __all__ = [
     "clone",
     "clone_get_equiv",
     "clone_replace",
+    "copy_nodes",
     "equal_computations",
     "graph_replace",
     "is_same_graph",
@@ -70,6 +71,61 @@ def clone_get_equiv(
                 new.name = old.name
                 equiv[old] = new
     return equiv
+
+
+def copy_nodes(
+    root: Apply, equiv: dict[Any, Any], input_set: set[Variable], copy_orphans: bool = True
+) -> list[Apply]:
+    """Copies of ``root`` and its ancestors not in ``equiv``, dependencies first.
+
+    Walks like :func:`~theon.graph.traversal.io_toposort` (stopping at ``input_set``),
+    copies each node onto the copies of its inputs, and records every copy in
+    ``equiv``; owner-less variables met on the way (constants) are copied too, unless
+    ``copy_orphans`` is false.
+    """
+    order: list[Apply] = []
+    visiting: set[Apply] = set()
+    stack: list[tuple[Apply, bool]] = [(root, False)]
+    while stack:
+        n, expanded = stack.pop()
+        if expanded:
+            visiting.discard(n)
+            if n in equiv:
+                continue
+            new_inputs = []
+            same_types = True
+            for v in n.inputs:
+                nv = equiv.get(v)
+                if nv is None:
+                    nv = equiv[v] = v.clone() if copy_orphans else v
+                if nv.type is not v.type:
+                    same_types = False
+                new_inputs.append(nv)
+            if same_types:  # what clone_with_new_inputs does then, without re-checking
+                cp = n.clone()
+                cp.inputs = new_inputs
+            else:
+                cp = n.clone_with_new_inputs(new_inputs, strict=False)
+            equiv[n] = cp
+            for old, new in zip(n.outputs, cp.outputs):
+                if old not in equiv:
+                    new.name = old.name
+                    equiv[old] = new
+            order.append(cp)
+            continue
+        if n in equiv:
+            continue
+        if n in visiting:
+            raise ValueError(f"the graph has a cycle through {n}")
+        visiting.add(n)
+        stack.append((n, True))
+        for v in reversed(n.inputs):
+            o = v.owner
+            if o is not None and v not in input_set and v not in equiv and o not in equiv:
+                if o in visiting:
+                    raise ValueError(f"the graph has a cycle through {o}")
+                stack.append((o, False))
+    return order
 
 
 def clone(

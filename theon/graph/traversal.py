@@ -30,6 +30,7 @@ __all__ = [
     "apply_ancestors",
     "apply_depends_on",
     "applys_between",
+    "dfs_toposort",
     "explicit_graph_inputs",
     "general_toposort",
     "graph_inputs",
@@ -171,6 +172,42 @@ def io_toposort(
                 if d in visiting:
                     raise ValueError(f"the graph has a cycle through {d}")
                 stack.append((d, False))
+    return order
+
+
+def dfs_toposort(outputs: Sequence[Variable]) -> list[Apply]:
+    """``io_toposort(inputs, outputs)`` for a graph whose inputs have no owner.
+
+    The same depth-first post-order (inputs left to right, outputs in order), with
+    one iterator per node instead of pushing every dependency.
+
+    >>> from theon.scalar import exp, float64, neg
+    >>> [str(n.op) for n in dfs_toposort([exp(neg(float64("x")))])]
+    ['neg', 'exp']
+    """
+    order: list[Apply] = []
+    done: set[Apply] = set()
+    for o in outputs:
+        root = o.owner
+        if root is None or root in done:
+            continue
+        path = {root}
+        stack = [(root, iter(root.inputs))]
+        while stack:
+            node, it = stack[-1]
+            for v in it:
+                d = v.owner
+                if d is not None and d not in done:
+                    if d in path:
+                        raise ValueError(f"the graph has a cycle through {d}")
+                    path.add(d)
+                    stack.append((d, iter(d.inputs)))
+                    break
+            else:
+                stack.pop()
+                path.discard(node)
+                done.add(node)
+                order.append(node)
     return order
 
 
