@@ -170,3 +170,16 @@ def test_type_is_subscriptable_and_top_level_replace():
 
     assert StringType().filter(3) == "3"
     assert theon.graph_replace is graph_replace and theon.clone_replace is clone_replace
+
+
+def test_eval_by_the_name_of_a_computed_variable():
+    import theon  # noqa: F401  (registers the compiler eval uses)
+
+    x, y = ft("x"), ft("y")
+    a = add(x, y)
+    a.name = "a"
+    out = neg(a)
+    assert out.eval({"a": 3.0}) == -3.0
+    assert out.eval({"x": 1.0, "y": 2.5}) == -3.5
+    with pytest.raises(ValueError, match="no unique"):
+        out.eval({"nothing": 1.0})

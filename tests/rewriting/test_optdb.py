@@ -203,3 +203,14 @@ def test_track_keys_apply_to_the_exact_class_only():
     finally:
         del _TRACK_KEYS[Wrap]
         _TRACK_KEYS_VERSION[0] += 1
+
+
+def test_pytensor_optimizer_names():
+    """PyTensor's optimizer names as queries: ``minimum_compile`` (PyMC's cheap
+    evaluation mode) runs no rewrite, ``o3`` is fast_run without inplace."""
+    x = ft("x")
+    out = add(mul(x, 1.0), 0.0)
+    f = theon.function([x], out, mode=theon.Mode(optimizer="minimum_compile"))
+    assert ops_of(f) == ["add", "mul"] and f(2.0) == 2.0
+    q = theon.Mode(optimizer="o3").provided_optimizer
+    assert q.include == ("fast_run",) and q.exclude == ("inplace",)

@@ -199,7 +199,10 @@ class Variable(Node):
     def eval(self, inputs_to_values: dict[Variable, Any] | None = None, **kwargs: Any) -> Any:
         """Compile and evaluate this variable.
 
-        Compiled functions are cached per set of inputs on the variable's tag.
+        ``inputs_to_values`` maps variables (graph inputs, or computed variables, whose
+        computation the value then replaces) or their names to values.  A name is
+        looked up among the graph's inputs, then among the other variables.  Compiled
+        functions are cached per set of inputs on the variable's tag.
 
         >>> from theon.graph.type import Generic
         >>> Constant(Generic(), 3).eval()
@@ -210,6 +213,10 @@ class Variable(Node):
         for k in list(inputs_to_values):
             if isinstance(k, str):
                 matches = [v for v in _named_inputs(self) if v.name == k]
+                if not matches:  # a computed variable of that name (PyTensor's rule)
+                    from theon.graph.traversal import ancestors
+
+                    matches = [v for v in ancestors([self]) if v.name == k]
                 if len(matches) != 1:
                     raise ValueError(f"eval: no unique input named {k!r} in the graph of {self}")
                 inputs_to_values[matches[0]] = inputs_to_values.pop(k)

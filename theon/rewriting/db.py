@@ -77,8 +77,15 @@ class RewriteQuery:
 
     @classmethod
     def named(cls, name: str) -> RewriteQuery:
-        """The query behind a preset name (``"fast_run"``, ``"fast_compile"``)."""
-        return cls(include=(name,))
+        """The query behind a preset name (``"fast_run"``, ``"fast_compile"``, and
+        PyTensor's other optimizer names, :data:`PRESETS`); any other name is the query
+        including that tag.
+
+        >>> RewriteQuery.named("o3")
+        RewriteQuery(include=('fast_run',), exclude=('inplace',), require=())
+        """
+        got = PRESETS.get(name)
+        return got if got is not None else cls(include=(name,))
 
     def including(self, *tags: str) -> RewriteQuery:
         """This query also selecting entries tagged with any of ``tags``."""
@@ -99,6 +106,23 @@ class RewriteQuery:
             and not any(t in tags for t in self.exclude)
             and all(t in tags for t in self.require)
         )
+
+
+#: PyTensor's optimizer names (``Mode(optimizer="o3")``) as theon queries.  PyTensor's
+#: ``minimum_compile`` tag marks no rewrite of theon's (a query selecting nothing: only
+#: merging, which the linker needs not); ``fast_run_stable`` is ``fast_run``, whose
+#: rewrites all keep results within the identities docs list
+PRESETS: dict[str, RewriteQuery] = {
+    "o1": RewriteQuery(("fast_compile",)),
+    "o2": RewriteQuery(("fast_compile", "fusion")),
+    "o3": RewriteQuery(("fast_run",), ("inplace",)),
+    "o4": RewriteQuery(("fast_run",)),
+    "unsafe": RewriteQuery(("fast_run",), ("inplace",)),
+    "fast_run_stable": RewriteQuery(("fast_run",)),
+    "stabilize": RewriteQuery(("fast_run",)),
+    "minimum_compile": RewriteQuery(("merge",), ("merge1", "canonicalize", "stabilize",
+                                                  "specialize", "merge2")),
+}
 
 
 @dataclass(frozen=True)
