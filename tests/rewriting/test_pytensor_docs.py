@@ -100,6 +100,10 @@ def test_pattern_and_substitution_rewriters():
     e = FunctionGraph([x, y], [true_div(mul(x, y), y)])
     WalkingGraphRewriter(PatternNodeRewriter((true_div, (mul, "x", "y"), "y"), "x")).rewrite(e)
     assert e.outputs[0] is e.inputs[0]
+    # PyTensor's keyword defaults: tracks=() is the root's op
+    pattern = PatternNodeRewriter((true_div, (mul, "x", "y"), "x"), "y", tracks=(),
+                                  allow_cast=True)
+    assert pattern.tracks() == [true_div]
     e = FunctionGraph([x, y], [add(x, y)])
     WalkingGraphRewriter(SubstitutionNodeRewriter(add, sub)).rewrite(e)
     assert e.outputs[0].owner.op == sub and evaluate(e, x=5.0, y=2.0) == 3.0

@@ -253,8 +253,8 @@ class PatternNodeRewriter(NodeRewriter):
     name
         Defaults to ``"in -> out"``.
     tracks
-        Overrides the ops tracked (default: the head of ``in_pattern``, or the
-        ``tracks`` of an :class:`OpMatcher` head).
+        Overrides the ops tracked (default, also when empty as PyTensor's ``()``: the
+        head of ``in_pattern``, or the ``tracks`` of an :class:`OpMatcher` head).
     fit
         ``fit(new, old)`` gives the built variable ``new`` with exactly the type
         of the matched output ``old``, or None to skip the rewrite (for instance
@@ -262,6 +262,9 @@ class PatternNodeRewriter(NodeRewriter):
         skipped when the types differ and ``old``'s type cannot convert ``new``.
     doc
         The rewrite's docstring (its math); defaults to ``"in -> out"``.
+    values_eq_approx, allow_cast
+        PyTensor's arguments, accepted: a replacement of another type is cast when its
+        type can convert it (see ``fit``), as PyTensor's ``allow_cast=True`` does.
 
     Examples
     --------
@@ -280,7 +283,14 @@ class PatternNodeRewriter(NodeRewriter):
         tracks: Sequence[TrackEntry] | None = None,
         fit: Callable[[Variable, Variable], Variable | None] | None = None,
         doc: str | None = None,
+        *,
+        get_nodes: Any = None,
+        values_eq_approx: Any = None,
+        allow_cast: bool = True,
     ) -> None:
+        if get_nodes is not None:
+            raise TypeError("PatternNodeRewriter: theon has no get_nodes; match the node "
+                            "itself with the in_pattern")
         if not isinstance(in_pattern, (tuple, dict)):
             raise TypeError(f"in_pattern must be a tuple (op, ...) or a dict, got {in_pattern!r}")
         self.in_pattern = in_pattern
@@ -308,7 +318,7 @@ class PatternNodeRewriter(NodeRewriter):
                     sub = sub.pattern
                 if isinstance(sub, _PNode):
                     self._child_tests.append((k, sub.test))
-        if tracks is not None:
+        if tracks:  # (PyTensor's default is (), meaning: the root's op)
             self._tracks = list(tracks)
         elif isinstance(root.head, OpMatcher):
             self._tracks = list(root.head.tracks)
