@@ -251,3 +251,28 @@ def test_constant_operators() -> None:
     c = tt.constant([1.0, 2.0])
     x = tt.dvector("x")
     np.testing.assert_array_equal(run([x], c * x + c.sum(), np.ones(2)), [4.0, 5.0])
+
+
+def test_constant_is_a_tensor_variable_and_a_constant() -> None:
+    """PyTensor's class tree: TensorConstant is both; a constant keeps no owner and the
+    attributes of a variable, and code written for TensorVariable takes it."""
+    from theon.graph.basic import Constant
+
+    c = tt.constant(np.array([1.0, -2.0]), name="c")
+    assert isinstance(c, tt.TensorVariable) and isinstance(c, Constant)
+    assert c.owner is None and c.ndim == 1 and c.type.shape == (2,)
+    np.testing.assert_array_equal((c * 3).eval(), np.array([3.0, -6.0]))
+    assert isinstance(tt.as_tensor_variable(2.5), tt.TensorVariable)
+    clone = c.clone()
+    assert isinstance(clone, tt.TensorConstant) and clone.data is c.data
+
+
+def test_free_attributes_on_variables_and_constants() -> None:
+    """PyMC sets attributes PyTensor does not declare (``rv.str_repr``, ``rv.tag``-like
+    notes) on variables; they stay on the object that got them."""
+    x = tt.dvector("x")
+    c = tt.constant(1.0)
+    x.str_repr = lambda: "x ~ N(0, 1)"
+    c.note = "mine"
+    assert x.str_repr() == "x ~ N(0, 1)" and c.note == "mine"
+    assert not hasattr(tt.dvector("y"), "str_repr")

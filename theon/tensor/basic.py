@@ -303,9 +303,7 @@ def as_tensor_variable(
     if isinstance(x, (list, tuple)) and _contains_variable(x):
         stacked = _stack_values(x)
         return as_tensor_variable(stacked, name=name, ndim=ndim, dtype=dtype)
-    # a TensorConstant has the attributes and operators of a TensorVariable (in PyTensor it
-    # is one); it is typed as one
-    return typing.cast(TensorVariable, constant(x, name=name, ndim=ndim, dtype=dtype))
+    return constant(x, name=name, ndim=ndim, dtype=dtype)
 
 
 as_tensor = as_tensor_variable
@@ -368,7 +366,7 @@ def cast(x: Any, dtype: Any) -> TensorVariable:
                 f"cast: casting the complex value {x!r} to {dt} would drop the imaginary "
                 "part; take its real part, imaginary part or absolute value first"
             )
-        return typing.cast(TensorVariable, constant(x, dtype=dt))  # (see as_tensor_variable)
+        return constant(x, dtype=dt)
     v = as_tensor_variable(x)
     if v.type.dtype == dt:
         return v

@@ -10,7 +10,6 @@ array([0, 1, 2])
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Sequence
 from typing import Any
 
@@ -256,8 +255,7 @@ def _fill_value(value: Any, dtype: str | None) -> TensorVariable:
     arr = np.asarray(value)
     if dtype is None and is_weak_scalar(value) and type(value) is float:
         dtype = "float64"
-    # (a TensorConstant typed as the TensorVariable it stands for: see as_tensor_variable)
-    return typing.cast(TensorVariable, constant(arr if dtype is None else arr.astype(dtype)))
+    return constant(arr if dtype is None else arr.astype(dtype))
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None) -> TensorVariable:

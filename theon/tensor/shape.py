@@ -14,7 +14,6 @@ array(3)
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -26,7 +25,7 @@ from theon.graph.null_type import disconnected_type
 from theon.tensor.arguments import as_int_tuple, axis_index, int_value
 from theon.tensor.basic import TensorOp, as_tensor_variable, constant
 from theon.tensor.type import TensorType, tensor_type, tensor_vars
-from theon.tensor.variable import TensorVariable
+from theon.tensor.variable import TensorConstant, TensorVariable
 
 __all__ = [
     "MakeVector",
@@ -53,15 +52,14 @@ def _is_int_dtype(dtype: Any) -> bool:
     return np.dtype(dtype).kind in "iu"
 
 
-def int64_constant(v: int) -> TensorVariable:
-    """A 0-d int64 constant (a TensorConstant, typed as a TensorVariable: see
-    :func:`~theon.tensor.basic.as_tensor_variable`).
+def int64_constant(v: int) -> TensorConstant:
+    """A 0-d int64 constant.
 
     >>> c = int64_constant(3)
     >>> c.type, c.data
     (TensorType(int64, shape=()), array(3))
     """
-    return typing.cast(TensorVariable, constant(np.asarray(v, dtype=np.int64)))
+    return constant(np.asarray(v, dtype=np.int64))
 
 
 def static_int(v: Any) -> int | None:
@@ -272,8 +270,7 @@ def make_vector(*scalars: Any, dtype: str = "int64") -> TensorVariable:
         for s in scalars
     ]
     if all(k is not None for k in known) and _is_int_dtype(dtype):
-        vec = constant(np.array(known, dtype=dtype).reshape(len(known)))
-        return typing.cast(TensorVariable, vec)  # (see as_tensor_variable)
+        return constant(np.array(known, dtype=dtype).reshape(len(known)))
     return MakeVector(dtype)(*[as_tensor_variable(s) if isinstance(s, Variable) else
                                constant(np.asarray(s, dtype=dtype)) for s in scalars])
 

@@ -556,13 +556,18 @@ class TensorValue(TensorVariable):
         return cp
 
 
-class TensorConstant(_tensor_py_operators, Constant):
+class TensorConstant(TensorVariable, Constant):
     """A Constant holding a (read-only) NumPy array.
+
+    It is a TensorVariable too (as in PyTensor): code that takes tensor variables
+    takes constants.
 
     >>> import theon.tensor as tt
     >>> c = tt.constant([1.0, 2.0])
     >>> c.data.flags.writeable, str(c)
     (False, 'TensorConstant{[1. 2.]}')
+    >>> isinstance(c, tt.TensorVariable), c.owner is None
+    (True, True)
     """
 
     __slots__ = ()
