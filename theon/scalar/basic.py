@@ -322,11 +322,23 @@ class ScalarOp(Op):
             **kwargs: Any,
         ) -> ScalarVariable | list[ScalarVariable]: ...
 
+    def __init__(
+        self, output_types_preference: OutputTypePref | None = None, name: str | None = None
+    ) -> None:
+        """PyTensor's constructor (``I1e(upgrade_to_float_nocomplex, name="i1e")``): the
+        arguments given replace the class's ``output_types_preference`` and ``name``."""
+        if output_types_preference is not None:
+            self.output_types_preference = output_types_preference
+        if name is not None:
+            self.name = name
+        if output_types_preference is not None or name is not None:
+            self._init_args = (output_types_preference, name)
+
     def __str__(self) -> str:
         return self.name
 
     def __reduce__(self) -> Any:
-        return (type(self), ())
+        return (type(self), self.__dict__.get("_init_args", ()))
 
     # building ------------------------------------------------------------------
     def make_node(self, *inputs: Any) -> Apply:
