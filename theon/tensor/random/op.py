@@ -31,7 +31,6 @@ only when they read the same generator, in which case they give the same numbers
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -54,46 +53,13 @@ from theon.tensor.random.shapes import (
 from theon.tensor.random.type import RandomType, copy_generator
 from theon.tensor.shape import shape_scalars
 from theon.tensor.type import TensorType
+from theon.tensor.utils import _parse_gufunc_signature, safe_signature
 from theon.tensor.variable import TensorVariable
 
 __all__ = ["RNGConsumerOp", "RandomVariable", "parse_signature", "safe_signature"]
 
-_CORE = re.compile(r"\(([^()]*)\)")
-_SIGNATURE = re.compile(r"^(\([\w,]*\)(,\([\w,]*\))*)?->(\([\w,]*\)(,\([\w,]*\))*)?$")
-
-
-def parse_signature(signature: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
-    """The core dimension names of each input and output of a gufunc signature.
-
-    >>> parse_signature("(),(n)->(n)")
-    ([(), ('n',)], [('n',)])
-    >>> parse_signature("->()")
-    ([], [()])
-    """
-    sig = signature.replace(" ", "")
-    if not _SIGNATURE.match(sig):
-        raise ValueError(f"not a gufunc signature: {signature!r} (e.g. '(),(n)->(n)')")
-    ins, outs = sig.split("->")
-
-    def cores(text: str) -> list[tuple[str, ...]]:
-        return [tuple(d for d in c.split(",") if d) for c in _CORE.findall(text)]
-
-    return cores(ins), cores(outs)
-
-
-def safe_signature(core_inputs_ndim: Sequence[int], core_outputs_ndim: Sequence[int]) -> str:
-    """A gufunc signature with distinct dimension names for the given numbers of core
-    dimensions.
-
-    >>> safe_signature([0, 1], [1])
-    '(),(i10)->(o00)'
-    """
-    def arg(prefix: str, k: int, nd: int) -> str:
-        return "(" + ",".join(f"{prefix}{k}{j}" for j in range(nd)) + ")"
-
-    ins = ",".join(arg("i", k, nd) for k, nd in enumerate(core_inputs_ndim))
-    outs = ",".join(arg("o", k, nd) for k, nd in enumerate(core_outputs_ndim))
-    return f"{ins}->{outs}"
+#: PyTensor's ``pytensor.tensor.utils`` helpers, kept here under the names this module had
+parse_signature = _parse_gufunc_signature
 
 
 class RNGConsumerOp(Op):
