@@ -47,8 +47,9 @@ def test_row_class(row: table.OpRow) -> None:
     op = getattr(ts, row.name)
     cls = type(op)
     assert op is table.OPS[row.name]
-    assert (cls.__name__, cls.__qualname__, cls.__module__) == (row.cls, row.cls, table.__name__)
-    assert getattr(table, row.cls) is cls and cls.row is row
+    assert (cls.__name__, cls.__qualname__) == (row.cls, row.cls)
+    assert cls.__module__ == "theon.scalar.rowops"
+    assert getattr(ts.rowops, row.cls) is cls and cls.row is row
     assert str(op) == row.name and op.nin == row.nin
     assert cls() == op and hash(cls()) == hash(op)
     assert pickle.loads(pickle.dumps(op)) == op

@@ -191,10 +191,8 @@ def _row_fn(name: str) -> Callable[..., Any]:
 
 
 def _register_rows() -> None:
-    import theon.scalar.table as table
-
     for row in ROWS:
-        cls = getattr(table, row.cls)
+        cls = type(OPS[row.name])
         if row.numpy is None and row.name not in JAX_EXCEPTIONS:  # pragma: no cover
             continue  # a new row without a rule (tests/backends/jax/test_coverage.py fails)
 

@@ -103,7 +103,7 @@ def _of_negation(op: Elemwise, node: Apply) -> Fn | None:
     """``sigmoid(-z)`` or ``softplus(-z)`` as a function of ``z`` (reading ``z``), so that
     XLA shares their ``exp(-|z|)`` with ``sigmoid(z)``/``softplus(z)`` (a logistic
     loss and its gradient have all four); None for other nodes."""
-    from theon.scalar.table import Sigmoid, Softplus
+    from theon.scalar.rowops import Sigmoid, Softplus
 
     core = {Sigmoid: sigmoid_of, Softplus: softplus_of}.get(type(op.scalar_op))
     if core is None or len(node.inputs) != 1:
