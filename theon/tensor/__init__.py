@@ -25,10 +25,12 @@ from theon.link.registry import register_linker_backend as _register_linker_back
 from theon.rewriting.db import register_rewrite_module as _register_rewrite_module
 from theon.scalar.type import register_scalar_conversion as _register_scalar_conversion
 from theon.tensor import blas as _blas
+from theon.tensor import complex as _complex
 from theon.tensor import creation as _creation
 from theon.tensor import extra_ops as _extra_ops
 from theon.tensor import joining as _joining
 from theon.tensor import math as _math
+from theon.tensor import numeric as _numeric
 from theon.tensor import reshaping as _reshaping
 from theon.tensor import shape as _shape
 from theon.tensor import sharedvar
@@ -36,6 +38,7 @@ from theon.tensor import shortcuts as _shortcuts
 from theon.tensor import sort as _sort
 from theon.tensor import special as _special
 from theon.tensor import subtensor as _subtensor
+from theon.tensor import triangular as _triangular
 from theon.tensor import type as _type
 from theon.tensor.basic import (
     NotScalarConstantError,
@@ -71,6 +74,9 @@ from theon.tensor.blas import *  # noqa: F403
 from theon.tensor.creation import *  # noqa: F403
 from theon.tensor.joining import *  # noqa: F403
 from theon.tensor.special import *  # noqa: F403
+from theon.tensor.triangular import *  # noqa: F403
+from theon.tensor.numeric import *  # noqa: F403
+from theon.tensor.complex import *  # noqa: F403
 # isort: on
 
 all, any, max, min = _math.all, _math.any, _math.max, _math.min
@@ -111,7 +117,8 @@ Tensor = TensorType  # noqa: F405  (from the star import of theon.tensor.type)
 __all__ += ["Result", "Tensor"]
 
 _OP_MODULES = (
-    _shape, _reshaping, _subtensor, _extra_ops, _sort, _blas, _creation, _joining, _special
+    _shape, _reshaping, _subtensor, _extra_ops, _sort, _blas, _creation, _joining, _special,
+    _triangular, _numeric, _complex,
 )
 __all__ += [n for m in _OP_MODULES for n in m.__all__ if n not in __all__]
 
