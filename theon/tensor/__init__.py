@@ -28,10 +28,13 @@ from theon.tensor import blas as _blas
 from theon.tensor import complex as _complex
 from theon.tensor import creation as _creation
 from theon.tensor import extra_ops as _extra_ops
+from theon.tensor import grids as _grids
 from theon.tensor import joining as _joining
+from theon.tensor import layout as _layout
 from theon.tensor import math as _math
 from theon.tensor import numeric as _numeric
 from theon.tensor import reshaping as _reshaping
+from theon.tensor import searching as _searching
 from theon.tensor import shape as _shape
 from theon.tensor import sharedvar
 from theon.tensor import shortcuts as _shortcuts
@@ -77,6 +80,9 @@ from theon.tensor.special import *  # noqa: F403
 from theon.tensor.triangular import *  # noqa: F403
 from theon.tensor.numeric import *  # noqa: F403
 from theon.tensor.complex import *  # noqa: F403
+from theon.tensor.searching import *  # noqa: F403
+from theon.tensor.layout import *  # noqa: F403
+from theon.tensor.grids import *  # noqa: F403
 # isort: on
 
 all, any, max, min = _math.all, _math.any, _math.max, _math.min
@@ -118,7 +124,7 @@ __all__ += ["Result", "Tensor"]
 
 _OP_MODULES = (
     _shape, _reshaping, _subtensor, _extra_ops, _sort, _blas, _creation, _joining, _special,
-    _triangular, _numeric, _complex,
+    _triangular, _numeric, _complex, _searching, _layout, _grids,
 )
 __all__ += [n for m in _OP_MODULES for n in m.__all__ if n not in __all__]
 
@@ -133,6 +139,7 @@ def _as_scalar(x: Variable) -> Variable | None:
 _register_rewrite_module("theon.tensor.rewriting")
 _register_linker_backend("py", "theon.backends.py.tensor")
 _register_linker_backend("jax", "theon.backends.jax.tensor")  # (jax loads when a rule runs)
+_register_linker_backend("jax", "theon.backends.jax.searching")
 _register_vectorize_module("theon.tensor.vectorize_rules")
 _register_scalar_conversion(TensorType, _as_scalar)  # noqa: F405
 
@@ -145,7 +152,8 @@ _PROVIDED: dict[str, _Any] = {}
 
 # Theano's ``T.nnet``, ``T.shared_randomstreams``: submodules reachable as attributes
 _LAZY_MODULES = frozenset(
-    {"random", "nnet", "shared_randomstreams", "signal", "linalg", "nlinalg", "slinalg"}
+    {"random", "nnet", "shared_randomstreams", "signal", "linalg", "nlinalg", "slinalg",
+     "fft"}
 )
 
 
