@@ -15,7 +15,10 @@ and ``rop_overrides`` replace the derived ones.
 
 Shared variables used by the inner graph become implicit inputs: the Op is
 applied to the explicit inputs, and the shared variables are appended to each
-node's inputs (so the compiled function reads their current values).
+node's inputs (so the compiled function reads their current values).  A shared
+variable or a constant may also be listed among the inputs, as in PyTensor: it is
+then an explicit input like the others (a placeholder of its type in the inner
+graph), given a value at each application (PyMC passes its random generators so).
 
 With ``inline=True`` the rewrite :func:`inline_ofg_expansion` replaces each
 node by a copy of the inner graph on the node's inputs, so the outer rewrites
@@ -36,12 +39,13 @@ array([2., 5.])
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from theon.compile.compiled import Function
-from theon.compile.inner import InnerCompiler
+from theon.compile.inner import InnerCompiler, InnerFunctionGraph
 from theon.compile.mode import Mode
 from theon.compile.pickling import dump_graph, load_graph
 from theon.compile.pipeline import function
@@ -49,11 +53,12 @@ from theon.compile.sharedvalue import SharedVariable
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph, describe
 from theon.graph.null_type import DisconnectedType, NullType, disconnected_type
-from theon.graph.op import Op
+from theon.graph.op import HasInnerGraph, Op
 from theon.graph.replace import clone_get_equiv, clone_replace
 from theon.graph.traversal import ancestors, graph_inputs, io_toposort
 from theon.link.registry import register_linker_backend as _register_linker_backend
-from theon.rewriting import node_rewriter, register_canonicalize
+from theon.rewriting import node_rewriter
+from theon.rewriting.db import rewrite_db
 
 __all__ = ["OpFromGraph", "inline_ofg_expansion"]
 
@@ -90,14 +95,15 @@ def _as_marker(v: Any) -> Variable:
     return v
 
 
-class OpFromGraph(Op):
+class OpFromGraph(Op, HasInnerGraph):
     """An Op whose computation is the graph from ``inputs`` to ``outputs``.
 
     Parameters
     ----------
     inputs
-        The graph's inputs: Variables without owner (not constants nor shared
-        variables; shared variables the graph uses become implicit inputs).
+        The graph's inputs: Variables without owner, shared variables or constants
+        (each becomes an input of the Op; the shared variables the graph uses that
+        are not listed become implicit inputs).
     outputs
         A Variable or a list of them, computed from ``inputs``.
     inline
@@ -161,12 +167,11 @@ class OpFromGraph(Op):
         for k, v in enumerate(ins):
             if not isinstance(v, Variable):
                 raise TypeError(f"{label}: inputs[{k}] must be a Variable, got {v!r}")
-            if isinstance(v, (Constant, SharedVariable)):
-                kind = "a constant" if isinstance(v, Constant) else "a shared variable"
+            if v.owner is not None:
                 raise TypeError(
-                    f"{label}: inputs[{k}] {describe(v)} is {kind}; an input of an OpFromGraph "
-                    "must be a free variable (shared variables used by the graph become "
-                    "implicit inputs by themselves)")
+                    f"{label}: inputs[{k}] {describe(v)} is computed by {v.owner.op}; an input "
+                    "of an OpFromGraph must be a variable without owner, a shared variable or "
+                    "a constant")
         for k, v in enumerate(outs):
             if not isinstance(v, Variable):
                 raise TypeError(f"{label}: outputs[{k}] must be a Variable, got {v!r}")
@@ -198,8 +203,8 @@ class OpFromGraph(Op):
         memo: dict[Any, Any] = {v: v.type(v.name) for v in [*ins, *shared]}
         equiv = clone_get_equiv([*ins, *shared], outs, copy_inputs=False, copy_orphans=False,
                                 memo=memo)
-        self.inner_inputs: list[Variable] = [memo[v] for v in [*ins, *shared]]
-        self.inner_outputs: list[Variable] = [equiv.get(o, o) for o in outs]
+        self._inner_inputs: list[Variable] = [memo[v] for v in [*ins, *shared]]
+        self._inner_outputs: list[Variable] = [equiv.get(o, o) for o in outs]
         self.shared_inputs: list[Variable] = shared
         self.n_explicit = len(ins)
         self.inline = bool(inline)
@@ -227,6 +232,62 @@ class OpFromGraph(Op):
         self._lop_ops: dict[tuple[bool, ...], _Derived] = {}
         self._rop_ops: dict[tuple[bool, ...], _Derived] = {}
         self._shape_graph: _ShapeGraph | None = None
+        self._fgraph: InnerFunctionGraph | None = None
+
+    # the inner graph (PyTensor's attributes) ------------------------------------------
+    @property
+    def inner_inputs(self) -> list[Variable]:
+        """The inner graph's input placeholders: the explicit inputs, then the implicit
+        shared variables."""
+        return self._inner_inputs
+
+    @property
+    def inner_outputs(self) -> list[Variable]:
+        """The inner graph's outputs."""
+        return self._inner_outputs
+
+    @property
+    def fgraph(self) -> InnerFunctionGraph:
+        """The inner graph as a FunctionGraph over :attr:`inner_inputs` and
+        :attr:`inner_outputs` themselves; its copies keep the input placeholders."""
+        if self._fgraph is None:
+            self._fgraph = InnerFunctionGraph(self._inner_inputs, self._inner_outputs)
+        return self._fgraph
+
+    @property
+    def input_types(self) -> list[Any]:
+        """The type of each input of a node (PyTensor's ``input_types``)."""
+        return [v.type for v in self._inner_inputs]
+
+    @property
+    def output_types(self) -> list[Any]:
+        """The type of each output of a node (PyTensor's ``output_types``)."""
+        return [v.type for v in self._inner_outputs]
+
+    @property
+    def is_inline(self) -> bool:
+        """PyTensor's name of :attr:`inline`."""
+        return self.inline
+
+    def clone(self) -> OpFromGraph:
+        """A copy of this Op whose inner graph's nodes are copies (over the same input
+        placeholders, as PyTensor's); a different Op, with the same settings.
+
+        >>> import theon.tensor as tt
+        >>> x = tt.dscalar("x")
+        >>> op = OpFromGraph([x], [x + 1])
+        >>> c = op.clone()
+        >>> c == op, c.inner_inputs[0] is op.inner_inputs[0]
+        (False, True)
+        >>> c.inner_outputs[0] is op.inner_outputs[0]
+        False
+        """
+        new = copy.copy(self)
+        fg = self.fgraph.clone()
+        new._inner_outputs = list(fg.outputs)
+        new._inner_inputs = list(self._inner_inputs)
+        new._init_caches()
+        return new
 
     def _label(self) -> str:
         return f"OpFromGraph {self.name!r}" if self.name else "OpFromGraph"
@@ -237,17 +298,19 @@ class OpFromGraph(Op):
     # pickling: the inner graph is stored flat, the compiled function and caches are not
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        for k in ("_inner", "_lop_ops", "_rop_ops", "_shape_graph"):
+        for k in ("_inner", "_lop_ops", "_rop_ops", "_shape_graph", "_fgraph"):
             state.pop(k, None)
-        order = io_toposort(self.inner_inputs, self.inner_outputs)
-        state["inner_inputs"] = None
-        state["inner_outputs"] = dump_graph(self.inner_inputs, self.inner_outputs, order)
+        order = io_toposort(self._inner_inputs, self._inner_outputs)
+        state["_inner_inputs"] = None
+        state["_inner_outputs"] = dump_graph(self._inner_inputs, self._inner_outputs, order)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        graph = state.pop("inner_outputs")
+        # (pickles of older versions name the inner graph without the underscore)
+        graph = state.pop("_inner_outputs", None) or state.pop("inner_outputs")
+        state.pop("inner_inputs", None)
         self.__dict__.update(state)
-        self.inner_inputs, self.inner_outputs, _ = load_graph(graph)
+        self._inner_inputs, self._inner_outputs, _ = load_graph(graph)
         self._init_caches()
 
     # building ----------------------------------------------------------------------
@@ -528,8 +591,12 @@ def inline_ofg_expansion(fgraph: FunctionGraph, node: Apply) -> list[Variable] |
     return list(res)
 
 
-# first in canonicalize, so that the other rewrites see the inlined graph
-register_canonicalize(inline_ofg_expansion, "fast_compile", position=-10)
+# first in canonicalize, so that the other rewrites see the inlined graph (PyTensor runs
+# it just before its first merge); without the phase's name as a tag, as PyTensor's is
+# outside its canonicalize database: a query of "canonicalize" alone (PyMC's, on its
+# logprob graphs) keeps the Ops, a mode's "fast_run" or "fast_compile" inlines them
+rewrite_db.register("inline_ofg_expansion", inline_ofg_expansion, "fast_run", "fast_compile",
+                    phase="canonicalize", position=-10, phase_tag=False)
 
 
 # the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link

@@ -17,6 +17,9 @@ mode: the Op's own ``mode`` when it was given one; else the mode of the
   own steps (a private copy of the graph, no input overwritten, the mode's
   rewrites, ``prepare_node`` on the nested Ops, the mode's linker) for an Op that
   calls the runner itself, and for the JAX rules, which trace the rewritten graph.
+- :class:`InnerFunctionGraph`: the inner graph as PyTensor's ``op.fgraph`` attribute, a
+  FunctionGraph over the Op's own variables whose copies keep the Op's input
+  placeholders (PyTensor's inner inputs are "nominal" variables that copying keeps).
 
 >>> import numpy as np, theon.tensor as tt
 >>> from theon.compile.mode import Mode
@@ -34,7 +37,7 @@ import threading
 import weakref
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from theon.compile.compiled import plan_copies
 from theon.compile.mode import Mode, get_mode
@@ -42,9 +45,11 @@ from theon.compile.pipeline import mode_cache_key, prepare_nodes
 from theon.graph.basic import Apply, Variable
 from theon.graph.collector import gc_paused
 from theon.graph.fg import FunctionGraph
+from theon.graph.replace import clone_get_equiv
 from theon.link.basic import Runner
 
-__all__ = ["InnerCompiler", "LinkedInner", "link_inner_graph", "rewrite_inner_graph"]
+__all__ = ["InnerCompiler", "InnerFunctionGraph", "LinkedInner", "link_inner_graph",
+           "rewrite_inner_graph"]
 
 T = TypeVar("T")
 
@@ -154,3 +159,43 @@ def link_inner_graph(
     with gc_paused():
         fg = rewrite_inner_graph(inputs, outputs, mode)
         return LinkedInner(fg, mode.linker.make_function(fg), mode)
+
+
+class InnerFunctionGraph(FunctionGraph):
+    """An Op's inner graph as a FunctionGraph over the Op's own variables (not a copy):
+    PyTensor's ``op.fgraph``.
+
+    Its copies (:meth:`clone`, :meth:`clone_get_equiv`) copy the nodes but keep the
+    inputs, the Op's placeholders, as PyTensor's copies keep its inner graphs' "nominal"
+    inputs: a graph built on ``op.inner_inputs`` can be grafted onto a copy, and
+    ``copy.replace_all(zip(op.inner_inputs, values))`` substitutes values in it.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dscalar("x")
+    >>> fg = InnerFunctionGraph([x], [x * 2])
+    >>> c = fg.clone()
+    >>> c.inputs[0] is x, c.outputs[0] is fg.outputs[0]
+    (True, False)
+    """
+
+    def __init__(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+                 update_mapping: dict[int, int] | None = None) -> None:
+        super().__init__(list(inputs), list(outputs), clone=False, update_mapping=update_mapping)
+
+    def clone_get_equiv(
+        self, check_integrity: bool = True, attach_feature: bool = True
+    ) -> tuple[FunctionGraph, dict[Any, Any]]:
+        """A copy of the nodes over the same inputs, and the map from this graph's
+        variables and nodes to the copy's."""
+        equiv = clone_get_equiv(self.inputs, self.outputs, copy_inputs=False)
+        fg = InnerFunctionGraph(self.inputs, [equiv[o] for o in self.outputs],
+                                update_mapping=self.update_mapping)
+        if check_integrity:
+            fg.check_integrity()
+        if attach_feature:
+            for f in self._features:
+                try:
+                    fg.attach_feature(f.clone())
+                except (TypeError, NotImplementedError):
+                    continue
+        return fg, equiv
