@@ -11,7 +11,7 @@ so an op pickles by its class here.
 
 from __future__ import annotations
 
-from theon.scalar.basic import BinaryScalarOp, UnaryScalarOp
+from theon.scalar.basic import BinaryScalarOp, ScalarOp, UnaryScalarOp
 from theon.scalar.table import _NAMES, _Variadic
 
 __all__ = [
@@ -25,7 +25,12 @@ __all__ = [
     "ArcTan",
     "ArcTan2",
     "ArcTanh",
+    "BetaInc",
+    "BetaIncGradA",
+    "BetaIncGradB",
+    "BetaIncInv",
     "Ceil",
+    "Chi2SF",
     "Conj",
     "Cos",
     "Cosh",
@@ -33,6 +38,7 @@ __all__ = [
     "Erf",
     "Erfc",
     "Erfcinv",
+    "Erfcx",
     "Erfinv",
     "Exp",
     "Exp2",
@@ -41,7 +47,20 @@ __all__ = [
     "GE",
     "GT",
     "Gamma",
+    "GammaInc",
+    "GammaIncC",
+    "GammaIncCInv",
+    "GammaIncGrad",
+    "GammaIncInv",
+    "GammaL",
     "GammaLn",
+    "GammaU",
+    "Hyp2F1",
+    "Hyp2F1GradA",
+    "Hyp2F1GradB",
+    "Hyp2F1GradC",
+    "I0",
+    "I1",
     "Identity",
     "Imag",
     "IntDiv",
@@ -49,6 +68,14 @@ __all__ = [
     "IsFinite",
     "IsInf",
     "IsNan",
+    "Iv",
+    "Ive",
+    "J0",
+    "J1",
+    "Jv",
+    "Kn",
+    "Kv",
+    "Kve",
     "LE",
     "LT",
     "LeftShift",
@@ -68,6 +95,7 @@ __all__ = [
     "NEQ",
     "Neg",
     "OR",
+    "Owens_t",
     "Pow",
     "Psi",
     "Real",
@@ -86,6 +114,8 @@ __all__ = [
     "TrueDiv",
     "Trunc",
     "XOR",
+    "XlogX",
+    "XlogY0",
     "abs",
     "abs_",
     "add",
@@ -97,7 +127,12 @@ __all__ = [
     "arctan",
     "arctan2",
     "arctanh",
+    "betainc",
+    "betainc_grad_a",
+    "betainc_grad_b",
+    "betaincinv",
     "ceil",
+    "chi2sf",
     "conj",
     "cos",
     "cosh",
@@ -105,15 +140,29 @@ __all__ = [
     "erf",
     "erfc",
     "erfcinv",
+    "erfcx",
     "erfinv",
     "exp",
     "exp2",
     "expm1",
     "floor",
     "gamma",
+    "gammainc",
+    "gammainc_grad",
+    "gammaincc",
+    "gammainccinv",
+    "gammaincinv",
+    "gammal",
     "gammaln",
+    "gammau",
     "ge",
     "gt",
+    "hyp2f1",
+    "hyp2f1_grad_a",
+    "hyp2f1_grad_b",
+    "hyp2f1_grad_c",
+    "i0",
+    "i1",
     "identity",
     "imag",
     "int_div",
@@ -121,6 +170,14 @@ __all__ = [
     "isfinite",
     "isinf",
     "isnan",
+    "iv",
+    "ive",
+    "j0",
+    "j1",
+    "jv",
+    "kn",
+    "kv",
+    "kve",
     "le",
     "left_shift",
     "log",
@@ -141,6 +198,7 @@ __all__ = [
     "neg",
     "neq",
     "or_",
+    "owens_t",
     "pow",
     "psi",
     "real",
@@ -158,6 +216,8 @@ __all__ = [
     "tanh",
     "true_div",
     "trunc",
+    "xlogx",
+    "xlogy0",
     "xor",
 ]
 
@@ -255,29 +315,89 @@ FAMILY_ALL: dict[str, list[str]] = {
         "xor",
     ],
     "special": [
+        "BetaInc",
+        "BetaIncGradA",
+        "BetaIncGradB",
+        "BetaIncInv",
+        "Chi2SF",
         "Erf",
         "Erfc",
         "Erfcinv",
+        "Erfcx",
         "Erfinv",
         "Gamma",
+        "GammaInc",
+        "GammaIncC",
+        "GammaIncCInv",
+        "GammaIncGrad",
+        "GammaIncInv",
+        "GammaL",
         "GammaLn",
+        "GammaU",
+        "Hyp2F1",
+        "Hyp2F1GradA",
+        "Hyp2F1GradB",
+        "Hyp2F1GradC",
+        "I0",
+        "I1",
+        "Iv",
+        "Ive",
+        "J0",
+        "J1",
+        "Jv",
+        "Kn",
+        "Kv",
+        "Kve",
         "Log1mexp",
+        "Owens_t",
         "Psi",
         "Sigmoid",
         "Softplus",
         "Softsign",
+        "XlogX",
+        "XlogY0",
+        "betainc",
+        "betainc_grad_a",
+        "betainc_grad_b",
+        "betaincinv",
+        "chi2sf",
         "erf",
         "erfc",
         "erfcinv",
+        "erfcx",
         "erfinv",
         "gamma",
+        "gammainc",
+        "gammainc_grad",
+        "gammaincc",
+        "gammainccinv",
+        "gammaincinv",
+        "gammal",
         "gammaln",
+        "gammau",
+        "hyp2f1",
+        "hyp2f1_grad_a",
+        "hyp2f1_grad_b",
+        "hyp2f1_grad_c",
+        "i0",
+        "i1",
+        "iv",
+        "ive",
+        "j0",
+        "j1",
+        "jv",
+        "kn",
+        "kv",
+        "kve",
         "log1mexp",
         "log1pexp",
+        "owens_t",
         "psi",
         "sigmoid",
         "softplus",
         "softsign",
+        "xlogx",
+        "xlogy0",
     ],
     "transcendental": [
         "ArcCos",
@@ -457,6 +577,66 @@ Log1mexp: type[UnaryScalarOp] = _NAMES["Log1mexp"]
 log1mexp: UnaryScalarOp = _NAMES["log1mexp"]
 Softsign: type[UnaryScalarOp] = _NAMES["Softsign"]
 softsign: UnaryScalarOp = _NAMES["softsign"]
+Erfcx: type[UnaryScalarOp] = _NAMES["Erfcx"]
+erfcx: UnaryScalarOp = _NAMES["erfcx"]
+Owens_t: type[BinaryScalarOp] = _NAMES["Owens_t"]
+owens_t: BinaryScalarOp = _NAMES["owens_t"]
+I0: type[UnaryScalarOp] = _NAMES["I0"]
+i0: UnaryScalarOp = _NAMES["i0"]
+I1: type[UnaryScalarOp] = _NAMES["I1"]
+i1: UnaryScalarOp = _NAMES["i1"]
+Iv: type[BinaryScalarOp] = _NAMES["Iv"]
+iv: BinaryScalarOp = _NAMES["iv"]
+Ive: type[BinaryScalarOp] = _NAMES["Ive"]
+ive: BinaryScalarOp = _NAMES["ive"]
+J0: type[UnaryScalarOp] = _NAMES["J0"]
+j0: UnaryScalarOp = _NAMES["j0"]
+J1: type[UnaryScalarOp] = _NAMES["J1"]
+j1: UnaryScalarOp = _NAMES["j1"]
+Jv: type[BinaryScalarOp] = _NAMES["Jv"]
+jv: BinaryScalarOp = _NAMES["jv"]
+Kv: type[BinaryScalarOp] = _NAMES["Kv"]
+kv: BinaryScalarOp = _NAMES["kv"]
+Kve: type[BinaryScalarOp] = _NAMES["Kve"]
+kve: BinaryScalarOp = _NAMES["kve"]
+Kn: type[BinaryScalarOp] = _NAMES["Kn"]
+kn: BinaryScalarOp = _NAMES["kn"]
+GammaInc: type[BinaryScalarOp] = _NAMES["GammaInc"]
+gammainc: BinaryScalarOp = _NAMES["gammainc"]
+GammaIncC: type[BinaryScalarOp] = _NAMES["GammaIncC"]
+gammaincc: BinaryScalarOp = _NAMES["gammaincc"]
+GammaIncInv: type[BinaryScalarOp] = _NAMES["GammaIncInv"]
+gammaincinv: BinaryScalarOp = _NAMES["gammaincinv"]
+GammaIncCInv: type[BinaryScalarOp] = _NAMES["GammaIncCInv"]
+gammainccinv: BinaryScalarOp = _NAMES["gammainccinv"]
+GammaL: type[BinaryScalarOp] = _NAMES["GammaL"]
+gammal: BinaryScalarOp = _NAMES["gammal"]
+GammaU: type[BinaryScalarOp] = _NAMES["GammaU"]
+gammau: BinaryScalarOp = _NAMES["gammau"]
+Chi2SF: type[BinaryScalarOp] = _NAMES["Chi2SF"]
+chi2sf: BinaryScalarOp = _NAMES["chi2sf"]
+GammaIncGrad: type[BinaryScalarOp] = _NAMES["GammaIncGrad"]
+gammainc_grad: BinaryScalarOp = _NAMES["gammainc_grad"]
+BetaInc: type[ScalarOp] = _NAMES["BetaInc"]
+betainc: ScalarOp = _NAMES["betainc"]
+BetaIncInv: type[ScalarOp] = _NAMES["BetaIncInv"]
+betaincinv: ScalarOp = _NAMES["betaincinv"]
+BetaIncGradA: type[ScalarOp] = _NAMES["BetaIncGradA"]
+betainc_grad_a: ScalarOp = _NAMES["betainc_grad_a"]
+BetaIncGradB: type[ScalarOp] = _NAMES["BetaIncGradB"]
+betainc_grad_b: ScalarOp = _NAMES["betainc_grad_b"]
+Hyp2F1: type[ScalarOp] = _NAMES["Hyp2F1"]
+hyp2f1: ScalarOp = _NAMES["hyp2f1"]
+Hyp2F1GradA: type[ScalarOp] = _NAMES["Hyp2F1GradA"]
+hyp2f1_grad_a: ScalarOp = _NAMES["hyp2f1_grad_a"]
+Hyp2F1GradB: type[ScalarOp] = _NAMES["Hyp2F1GradB"]
+hyp2f1_grad_b: ScalarOp = _NAMES["hyp2f1_grad_b"]
+Hyp2F1GradC: type[ScalarOp] = _NAMES["Hyp2F1GradC"]
+hyp2f1_grad_c: ScalarOp = _NAMES["hyp2f1_grad_c"]
+XlogX: type[UnaryScalarOp] = _NAMES["XlogX"]
+xlogx: UnaryScalarOp = _NAMES["xlogx"]
+XlogY0: type[BinaryScalarOp] = _NAMES["XlogY0"]
+xlogy0: BinaryScalarOp = _NAMES["xlogy0"]
 Real: type[UnaryScalarOp] = _NAMES["Real"]
 real: UnaryScalarOp = _NAMES["real"]
 Imag: type[UnaryScalarOp] = _NAMES["Imag"]

@@ -1,12 +1,16 @@
-"""Special functions: erf family, gamma family, sigmoid, softplus, softsign, log1mexp.
+"""Special functions: erf family, gamma family, sigmoid, softplus, softsign, log1mexp, and
+SciPy's incomplete gamma and beta functions, Bessel functions, ``hyp2f1``, ``owens_t``.
 
 Output dtypes follow ``np.exp``'s rule (float16/32 stay, bool/int8/uint8 ->
 float16, int16/uint16 -> float32, wider integers -> float64).  SciPy's own
 ufuncs would widen float16/float32 to float64 in several cases; ``impl``
 computes in a precision SciPy supports and returns the promised dtype.  All
 but ``polygamma`` (an integer order input) are rows of :mod:`theon.scalar.table`;
-SciPy loads when one of them first computes.  The examples round results to 6
-decimals (the last digits differ between CPUs).
+SciPy loads when one of them first computes.  Their derivative rules are in
+:mod:`theon.scalar.specgrad`; :func:`gammaincc_grad`, :func:`betainc_grad` and
+:func:`hyp2f1_grad` are PyTensor's spellings of the parameter derivatives (the rows
+``gammainc_grad``, ``betainc_grad_a``/``_b`` and ``hyp2f1_grad_a``/``_b``/``_c``).
+The examples round results to 6 decimals (the last digits differ between CPUs).
 
 >>> import numpy as np
 >>> from theon.scalar.type import float32
@@ -40,6 +44,9 @@ from theon.scalar.type import ScalarType
 
 __all__ = [
     "PolyGamma",
+    "betainc_grad",
+    "gammaincc_grad",
+    "hyp2f1_grad",
     "polygamma",
     "tri_gamma",
 ]
@@ -91,3 +98,43 @@ def tri_gamma(x: Any) -> Variable:
     'polygamma'
     """
     return polygamma(1, x)
+
+
+def gammaincc_grad(k: Any, x: Any) -> Variable:
+    """The derivative of ``gammaincc(k, x)`` in ``k``: ``-gammainc_grad(k, x)``.
+
+    >>> import numpy as np
+    >>> from theon.scalar.type import float64
+    >>> str(gammaincc_grad(float64("k"), float64("x")).owner.op)
+    'neg'
+    """
+    return neg(gammainc_grad(k, x))  # noqa: F405  (rows, from theon.scalar.rowops)
+
+
+def betainc_grad(p: Any, q: Any, x: Any, wrtp: bool) -> Variable:
+    """The derivative of ``betainc(p, q, x)`` in ``p`` (``wrtp``) or in ``q`` (PyTensor's
+    spelling of the rows ``betainc_grad_a`` and ``betainc_grad_b``).
+
+    >>> from theon.scalar.type import float64
+    >>> str(betainc_grad(float64("p"), float64("q"), float64("x"), False).owner.op)
+    'betainc_grad_b'
+    """
+    row = betainc_grad_a if wrtp else betainc_grad_b  # noqa: F405
+    return row(p, q, x)
+
+
+def hyp2f1_grad(a: Any, b: Any, c: Any, z: Any, wrt: Sequence[int]) -> list[Variable]:
+    """The derivatives of ``hyp2f1(a, b, c, z)`` in the parameters ``wrt`` (0: ``a``,
+    1: ``b``, 2: ``c``), PyTensor's spelling of the rows ``hyp2f1_grad_a``/``_b``/``_c``.
+
+    >>> from theon.scalar.type import float64
+    >>> args = [float64(n) for n in "abcz"]
+    >>> [str(g.owner.op) for g in hyp2f1_grad(*args, wrt=(0, 2))]
+    ['hyp2f1_grad_a', 'hyp2f1_grad_c']
+    """
+    rows = (hyp2f1_grad_a, hyp2f1_grad_b, hyp2f1_grad_c)  # noqa: F405
+    for i in wrt:
+        if i not in (0, 1, 2):
+            raise ValueError(f"hyp2f1_grad: wrt holds {i}; the parameters are 0 (a), 1 (b), "
+                             "2 (c)")
+    return [rows[i](a, b, c, z) for i in wrt]

@@ -42,6 +42,7 @@ import numpy as np
 import theon.scalar as ts
 from theon.graph.basic import Apply, Variable
 from theon.graph.null_type import disconnected_type
+from theon.scalar import specfun
 from theon.scalar.basic import (
     BinaryScalarOp,
     GradRule,
@@ -59,10 +60,11 @@ from theon.scalar.basic import (
     upgrade_to_float_nocomplex,
     zero_grads,
 )
+from theon.scalar.specgrad import RULES as _SPECIAL_GRADS
 from theon.scalar.type import ScalarType, constant, get_scalar_type, scalar_type
 
-__all__ = ["DECLARED_IN", "FAMILIES", "OPS", "ROW", "ROWS", "SCALAR_ALIASES", "OpRow",
-           "scipy_ufunc"]
+__all__ = ["DECLARED_IN", "FAMILIES", "OPS", "ROW", "ROWS", "SCALAR_ALIASES", "OnHost",
+           "OpRow", "scipy_ufunc"]
 
 #: the family modules of ``theon.scalar`` (``theon.scalar.<family>``) a row can belong to
 FAMILIES = ("basic", "arith", "logic", "special", "transcendental")
@@ -128,8 +130,10 @@ class _Variadic(ScalarOp):
         return "(" + f" {self.py_operator} ".join(names) + ")"
 
 
-def _float_impl(op: ScalarOp, x: Any) -> Any:
-    return apply_float(op.ufunc, x)
+def _float_impl(op: ScalarOp, *xs: Any) -> Any:
+    if len(xs) == 1:
+        return apply_float(op.ufunc, xs[0])
+    return specfun.float_impl(op, *xs)
 
 
 def _copy_impl(op: ScalarOp, x: Any) -> Any:
@@ -227,6 +231,18 @@ _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
 
 # the table ------------------------------------------------------------------------------
 @dataclass(frozen=True)
+class OnHost:
+    """The JAX spelling of a row that jax cannot compute, and ``why``: the row's NumPy
+    function runs on the host (``jax.pure_callback``) inside the traced function.
+
+    >>> OnHost("jax has no gammaincinv").why
+    'jax has no gammaincinv'
+    """
+
+    why: str
+
+
+@dataclass(frozen=True)
 class OpRow:
     """One elementwise scalar op.
 
@@ -239,7 +255,9 @@ class OpRow:
     function it is like, and the op's one name in NumPy's namespaces: the JAX rule
     is ``jax.numpy.<numpy>`` and tier 1 compiles ``jax.numpy.<numpy>`` unless the
     JAX backend's table of exceptions (``theon.backends.jax.scalar.JAX_EXCEPTIONS``)
-    says otherwise; ``aliases``: its other names in ``theon.tensor``
+    says otherwise; ``jax``: the JAX function of a row without a NumPy name, as its
+    path under ``jax`` (``"scipy.special.gammainc"``), or :class:`OnHost` (jax has
+    none: the NumPy function runs on the host); ``aliases``: its other names in ``theon.tensor``
     (NumPy's and Theano's).  ``dtype``: the output-type rule (None: what the
     ufunc gives).  ``impl``/``py_ok``: methods replacing ScalarOp's ``impl`` and
     ``py_expr_ok``.  ``tensor``: the tensor function's name when not ``name``.
@@ -266,6 +284,7 @@ class OpRow:
     weak_overflow_ok: bool = False  # comparisons take out-of-range Python ints, as NumPy 2
     base: type[ScalarOp] | None = None
     tensor: str | None = None
+    jax: str | OnHost | None = None
     family: str = field(default="", kw_only=True)
 
     def __post_init__(self) -> None:
@@ -302,6 +321,78 @@ _ACI: dict[str, Any] = {"commutative": True, "associative": True}
 _SPECIAL: dict[str, Any] = {
     "dtype": upgrade_to_float_nocomplex, "impl": _float_impl, "family": "special"
 }
+
+_HOST_BESSEL = OnHost("jax.scipy.special has no Bessel function of real order")
+_HOST_INV = OnHost("jax.scipy.special has no inverse incomplete gamma or beta function")
+_HOST_SERIES = OnHost("jax has no derivative of betainc or hyp2f1 in a parameter")
+_HOST_HYP = OnHost("jax.scipy.special.hyp2f1 is wrong by orders of magnitude for z < -1")
+_HOST_LOG = OnHost("jax has no unregularized incomplete gamma function; gamma(k) times the "
+                   "regularized one overflows where the value does not (k > 171)")
+_sf = scipy_ufunc
+#: the rows of SciPy's special functions (PyTensor's names): class, op, function, inputs,
+#: JAX spelling (None: an entry of JAX_EXCEPTIONS), the reference, the docstring
+_SCIPY_ROWS: tuple[tuple[str, str, Any, int, str | OnHost | None, str, str], ...] = (
+    ("Erfcx", "erfcx", _sf("erfcx"), 1, "scipy.special.erfcx", "scipy.special.erfcx",
+     "Scaled complementary error function ``exp(x**2) * erfc(x)``"),
+    ("Owens_t", "owens_t", _sf("owens_t"), 2, "scipy.special.owens_t",
+     "scipy.special.owens_t", "Owen's T function ``T(h, a)``"),
+    ("I0", "i0", _sf("i0"), 1, "scipy.special.i0", "scipy.special.i0",
+     "Modified Bessel function of the first kind of order 0"),
+    ("I1", "i1", _sf("i1"), 1, "scipy.special.i1", "scipy.special.i1",
+     "Modified Bessel function of the first kind of order 1"),
+    ("Iv", "iv", _sf("iv"), 2, _HOST_BESSEL, "scipy.special.iv",
+     "Modified Bessel function of the first kind of real order ``v``: ``iv(v, x)``"),
+    ("Ive", "ive", _sf("ive"), 2, _HOST_BESSEL, "scipy.special.ive",
+     "Exponentially scaled ``iv(v, x) * exp(-abs(x))``"),
+    ("J0", "j0", _sf("j0"), 1, _HOST_BESSEL, "scipy.special.j0",
+     "Bessel function of the first kind of order 0"),
+    ("J1", "j1", _sf("j1"), 1, _HOST_BESSEL, "scipy.special.j1",
+     "Bessel function of the first kind of order 1"),
+    ("Jv", "jv", _sf("jv"), 2, _HOST_BESSEL, "scipy.special.jv",
+     "Bessel function of the first kind of real order ``v``: ``jv(v, x)``"),
+    ("Kv", "kv", _sf("kv"), 2, _HOST_BESSEL, "scipy.special.kv",
+     "Modified Bessel function of the second kind of real order ``v``: ``kv(v, x)``"),
+    ("Kve", "kve", _sf("kve"), 2, _HOST_BESSEL, "scipy.special.kve",
+     "Exponentially scaled ``kv(v, x) * exp(x)``"),
+    ("Kn", "kn", specfun.kn, 2, _HOST_BESSEL, "scipy.special.kn",
+     "Modified Bessel function of the second kind of integer order ``n``: ``kn(n, x)``"),
+    ("GammaInc", "gammainc", _sf("gammainc"), 2, "scipy.special.gammainc",
+     "scipy.special.gammainc", "Regularized lower incomplete gamma function ``P(k, x)``"),
+    ("GammaIncC", "gammaincc", _sf("gammaincc"), 2, "scipy.special.gammaincc",
+     "scipy.special.gammaincc", "Regularized upper incomplete gamma function ``Q(k, x)``"),
+    ("GammaIncInv", "gammaincinv", _sf("gammaincinv"), 2, _HOST_INV,
+     "scipy.special.gammaincinv", "The ``x`` with ``gammainc(k, x) == y``"),
+    ("GammaIncCInv", "gammainccinv", _sf("gammainccinv"), 2, _HOST_INV,
+     "scipy.special.gammainccinv", "The ``x`` with ``gammaincc(k, x) == y``"),
+    ("GammaL", "gammal", specfun.gammal, 2, _HOST_LOG, "gamma(k) * scipy.special.gammainc(k, x)",
+     "Lower incomplete gamma function (not regularized)"),
+    ("GammaU", "gammau", specfun.gammau, 2, _HOST_LOG, "gamma(k) * scipy.special.gammaincc(k, x)",
+     "Upper incomplete gamma function (not regularized)"),
+    ("Chi2SF", "chi2sf", specfun.chi2sf, 2, None, "scipy.stats.chi2.sf(x, k)",
+     "Survival function of the chi-squared distribution: ``chi2sf(x, k)``"),
+    ("GammaIncGrad", "gammainc_grad", specfun.gammainc_da, 2, "lax.igamma_grad_a",
+     "d/dk scipy.special.gammainc(k, x)", "Derivative of ``gammainc(k, x)`` in ``k``"),
+    ("BetaInc", "betainc", _sf("betainc"), 3, "scipy.special.betainc",
+     "scipy.special.betainc", "Regularized incomplete beta function ``I_x(a, b)``"),
+    ("BetaIncInv", "betaincinv", _sf("betaincinv"), 3, _HOST_INV,
+     "scipy.special.betaincinv", "The ``x`` with ``betainc(a, b, x) == y``"),
+    ("BetaIncGradA", "betainc_grad_a", specfun.betainc_da, 3, _HOST_SERIES,
+     "d/da scipy.special.betainc(a, b, x)", "Derivative of ``betainc(a, b, x)`` in ``a``"),
+    ("BetaIncGradB", "betainc_grad_b", specfun.betainc_db, 3, _HOST_SERIES,
+     "d/db scipy.special.betainc(a, b, x)", "Derivative of ``betainc(a, b, x)`` in ``b``"),
+    ("Hyp2F1", "hyp2f1", _sf("hyp2f1"), 4, _HOST_HYP, "scipy.special.hyp2f1",
+     "Gauss hypergeometric function ``2F1(a, b; c; z)``"),
+    ("Hyp2F1GradA", "hyp2f1_grad_a", specfun.hyp2f1_da, 4, _HOST_SERIES,
+     "d/da scipy.special.hyp2f1", "Derivative of ``hyp2f1(a, b, c, z)`` in ``a``"),
+    ("Hyp2F1GradB", "hyp2f1_grad_b", specfun.hyp2f1_db, 4, _HOST_SERIES,
+     "d/db scipy.special.hyp2f1", "Derivative of ``hyp2f1(a, b, c, z)`` in ``b``"),
+    ("Hyp2F1GradC", "hyp2f1_grad_c", specfun.hyp2f1_dc, 4, _HOST_SERIES,
+     "d/dc scipy.special.hyp2f1", "Derivative of ``hyp2f1(a, b, c, z)`` in ``c``"),
+    ("XlogX", "xlogx", specfun.xlogx, 1, None, "scipy.special.xlogy(x, x)",
+     "``x * log(x)``, 0 at ``x == 0``"),
+    ("XlogY0", "xlogy0", specfun.xlogy0, 2, "scipy.special.xlogy", "scipy.special.xlogy",
+     "``x * log(y)``, 0 where ``x == 0``"),
+)
 
 ROWS: tuple[OpRow, ...] = (
     # arithmetic
@@ -489,30 +580,31 @@ ROWS: tuple[OpRow, ...] = (
     # special functions (np.exp's dtype rule; SciPy computes in a precision it supports)
     R("Erf", "erf", scipy_ufunc("erf"), "math.erf({0})",
       deriv(lambda x, z: ts.mul(_TWO_OVER_SQRT_PI, ts.exp(ts.neg(ts.sqr(x))))),
-      "The error function.", "Error function.", **_SPECIAL),
+      "The error function.", "Error function.", jax="scipy.special.erf", **_SPECIAL),
     R("Erfc", "erfc", scipy_ufunc("erfc"), "math.erfc({0})",
       deriv(lambda x, z: ts.mul(-_TWO_OVER_SQRT_PI, ts.exp(ts.neg(ts.sqr(x))))),
       "``1 - erf(x)``, accurate for large x.",
-      "Complementary error function ``1 - erf(x)``.", **_SPECIAL),
+      "Complementary error function ``1 - erf(x)``.", jax="scipy.special.erfc", **_SPECIAL),
     R("Erfinv", "erfinv", scipy_ufunc("erfinv"), "_erfinv({0})",
       deriv(lambda x, z: ts.mul(_SQRT_PI_OVER_TWO, ts.exp(ts.sqr(z)))),
       "Inverse of erf on (-1, 1) (+-inf at +-1, nan outside).",
-      "Inverse error function.", **_SPECIAL),
+      "Inverse error function.", jax="scipy.special.erfinv", **_SPECIAL),
     R("Erfcinv", "erfcinv", scipy_ufunc("erfcinv"), "_erfcinv({0})",
       deriv(lambda x, z: ts.mul(-_SQRT_PI_OVER_TWO, ts.exp(ts.sqr(z)))),
       "Inverse of erfc on (0, 2).", "Inverse complementary error function.", **_SPECIAL),
     R("Gamma", "gamma", scipy_ufunc("gamma"), "_gamma({0})",
       deriv(lambda x, z: ts.mul(z, ts.psi(x))),
       "The gamma function (inf at 0, nan at negative integers, as SciPy).",
-      "Gamma function.", **_SPECIAL),
+      "Gamma function.", jax="scipy.special.gamma", **_SPECIAL),
     R("GammaLn", "gammaln", scipy_ufunc("gammaln"), "_gammaln({0})",
       deriv(lambda x, z: ts.psi(x)),
       "``log(|gamma(x)|)``.", "Logarithm of the absolute value of the gamma function.",
-      **_SPECIAL),
+      jax="scipy.special.gammaln", **_SPECIAL),
     R("Psi", "psi", scipy_ufunc("psi"), "_psi({0})",
       deriv(lambda x, z: ts.polygamma(1, x)),
       "The digamma function, ``d/dx log(gamma(x))``.",
-      "Digamma function (derivative of ``gammaln``).", aliases=("digamma",), **_SPECIAL),
+      "Digamma function (derivative of ``gammaln``).", aliases=("digamma",),
+      jax="scipy.special.digamma", **_SPECIAL),
     # sigmoid(x) * sigmoid(-x), not out * (1 - out): 1 - out cancels to 0 for x > 37;
     # scipy.special.expit is 1 / (1 + exp(-a)) bit for bit; exp(-a) overflows below -709.78
     R("Sigmoid", "sigmoid", scipy_ufunc("expit"),
@@ -538,6 +630,10 @@ ROWS: tuple[OpRow, ...] = (
       deriv(lambda x, z: ts.true_div(1, ts.sqr(ts.add(1, ts.abs(x))))),
       "``x / (1 + |x|)``: a sigmoid-shaped function with values in (-1, 1).",
       "Softsign ``x / (1 + |x|)``.", **_SPECIAL),
+    # SciPy's special functions (theon.scalar.specgrad: their derivative rules)
+    *(R(cls, name, uf, None, _SPECIAL_GRADS[name], f"{doc} (``{ref}``).", f"{doc}.", nin=nin,
+        jax=jax, **_SPECIAL)
+      for cls, name, uf, nin, jax, ref, doc in _SCIPY_ROWS),
     # complex numbers
     R("Real", "real", None, None, chain(lambda gz, x, z: gz),
       "Real part (``np.real``; real inputs pass through).", "Real part.", "real",

@@ -205,6 +205,36 @@ softplus: Elemwise = _ELEMWISE["softplus"]
 log1pexp: Elemwise = _ELEMWISE["log1pexp"]
 log1mexp: Elemwise = _ELEMWISE["log1mexp"]
 softsign: Elemwise = _ELEMWISE["softsign"]
+erfcx: Elemwise = _ELEMWISE["erfcx"]
+owens_t: Elemwise = _ELEMWISE["owens_t"]
+i0: Elemwise = _ELEMWISE["i0"]
+i1: Elemwise = _ELEMWISE["i1"]
+iv: Elemwise = _ELEMWISE["iv"]
+ive: Elemwise = _ELEMWISE["ive"]
+j0: Elemwise = _ELEMWISE["j0"]
+j1: Elemwise = _ELEMWISE["j1"]
+jv: Elemwise = _ELEMWISE["jv"]
+kv: Elemwise = _ELEMWISE["kv"]
+kve: Elemwise = _ELEMWISE["kve"]
+kn: Elemwise = _ELEMWISE["kn"]
+gammainc: Elemwise = _ELEMWISE["gammainc"]
+gammaincc: Elemwise = _ELEMWISE["gammaincc"]
+gammaincinv: Elemwise = _ELEMWISE["gammaincinv"]
+gammainccinv: Elemwise = _ELEMWISE["gammainccinv"]
+gammal: Elemwise = _ELEMWISE["gammal"]
+gammau: Elemwise = _ELEMWISE["gammau"]
+chi2sf: Elemwise = _ELEMWISE["chi2sf"]
+gammainc_grad: Elemwise = _ELEMWISE["gammainc_grad"]
+betainc: Elemwise = _ELEMWISE["betainc"]
+betaincinv: Elemwise = _ELEMWISE["betaincinv"]
+betainc_grad_a: Elemwise = _ELEMWISE["betainc_grad_a"]
+betainc_grad_b: Elemwise = _ELEMWISE["betainc_grad_b"]
+hyp2f1: Elemwise = _ELEMWISE["hyp2f1"]
+hyp2f1_grad_a: Elemwise = _ELEMWISE["hyp2f1_grad_a"]
+hyp2f1_grad_b: Elemwise = _ELEMWISE["hyp2f1_grad_b"]
+hyp2f1_grad_c: Elemwise = _ELEMWISE["hyp2f1_grad_c"]
+xlogx: Elemwise = _ELEMWISE["xlogx"]
+xlogy0: Elemwise = _ELEMWISE["xlogy0"]
 real: Elemwise = _ELEMWISE["real"]
 imag: Elemwise = _ELEMWISE["imag"]
 conj: Elemwise = _ELEMWISE["conj"]
@@ -239,11 +269,16 @@ __all__ += [
     "arctan",
     "arctan2",
     "arctanh",
+    "betainc",
+    "betainc_grad_a",
+    "betainc_grad_b",
+    "betaincinv",
     "bitwise_and",
     "bitwise_not",
     "bitwise_or",
     "bitwise_xor",
     "ceil",
+    "chi2sf",
     "conj",
     "conjugate",
     "cos",
@@ -255,6 +290,7 @@ __all__ += [
     "erf",
     "erfc",
     "erfcinv",
+    "erfcx",
     "erfinv",
     "exp",
     "exp2",
@@ -264,17 +300,38 @@ __all__ += [
     "floor_div",
     "floor_divide",
     "gamma",
+    "gammainc",
+    "gammainc_grad",
+    "gammaincc",
+    "gammainccinv",
+    "gammaincinv",
+    "gammal",
     "gammaln",
+    "gammau",
     "ge",
     "greater",
     "greater_equal",
     "gt",
+    "hyp2f1",
+    "hyp2f1_grad_a",
+    "hyp2f1_grad_b",
+    "hyp2f1_grad_c",
+    "i0",
+    "i1",
     "imag",
     "int_div",
     "invert",
     "isfinite",
     "isinf",
     "isnan",
+    "iv",
+    "ive",
+    "j0",
+    "j1",
+    "jv",
+    "kn",
+    "kv",
+    "kve",
     "le",
     "left_shift",
     "less",
@@ -300,6 +357,7 @@ __all__ += [
     "neq",
     "not_equal",
     "or_",
+    "owens_t",
     "pow",
     "power",
     "psi",
@@ -324,6 +382,8 @@ __all__ += [
     "true_div",
     "true_divide",
     "trunc",
+    "xlogx",
+    "xlogy0",
     "xor",
 ]
 # END generated

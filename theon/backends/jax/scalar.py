@@ -1,8 +1,14 @@
 """JAX rules for ``theon.scalar``: every scalar Op as a function of JAX arrays.
 
 The rows of :mod:`theon.scalar.table` are data here too: a row's JAX function is
+``jax.<row.jax>`` where the row names one (``jax.scipy.special.gammainc``), else
 ``jax.numpy.<row.numpy>`` (its one name in NumPy's namespaces), except for the rows of
-:data:`JAX_EXCEPTIONS`, which maps each to a function of the jax modules.  The hand
+:data:`JAX_EXCEPTIONS`, which maps each to a formula of jax functions.  A row whose
+``jax`` is :class:`~theon.scalar.table.OnHost` (a Bessel function of real order, an
+inverse incomplete gamma or beta function, a parameter derivative: jax has none, for
+the reason the row gives) computes its own NumPy function on the host through
+``jax.pure_callback``: it runs in ``mode="JAX"`` and under ``vmap``, but XLA cannot
+fuse or differentiate it (theon differentiates graphs itself).  The hand
 written ops (``Cast``, ``Clip``, ``Switch``, ``Reciprocal``, ``RoundHalfToEven``,
 ``PolyGamma``, ``Composite``) have a rule each.  A scalar function computes on
 arrays, so ``Elemwise`` applies it to whole tensors
@@ -16,7 +22,7 @@ Imported by the JAX linker before its first link (registered by
 imported when a rule is first asked for.
 
 >>> sorted(JAX_EXCEPTIONS)[:3]
-['erf', 'erfc', 'erfcinv']
+['chi2sf', 'erfcinv', 'identity']
 """
 
 from __future__ import annotations
@@ -34,8 +40,8 @@ from theon.scalar.basic import Cast, ScalarOp
 from theon.scalar.composite import Composite
 from theon.scalar.logic import Switch
 from theon.scalar.special import PolyGamma
-from theon.scalar.table import OPS, ROW, ROWS, OpRow
-from theon.scalar.type import ScalarType
+from theon.scalar.table import OPS, ROW, ROWS, OnHost, OpRow
+from theon.scalar.type import ScalarType, get_scalar_type
 from theon.tensor.type import TensorType
 
 _MUL = type(OPS["mul"])
@@ -48,16 +54,6 @@ def _jax() -> tuple[Any, Any]:
     import jax.numpy as jnp
 
     return jax, jnp
-
-
-def _special(name: str) -> Callable[[], Callable[..., Any]]:
-    def get() -> Callable[..., Any]:
-        import jax.scipy.special as jss
-
-        fn: Callable[..., Any] = getattr(jss, name)
-        return fn
-
-    return get
 
 
 def softplus_of(z: Any, sign: int = 1) -> Any:
@@ -140,35 +136,99 @@ def _numpy_division(name: str) -> Callable[[], Callable[..., Any]]:
     return get
 
 
-#: The rows whose JAX function is not ``jax.numpy.<row.numpy>`` (the row's one name in
-#: NumPy's namespaces, :mod:`theon.scalar.table`), by row name: a maker of the function.
-#: Every other row is computed by ``jax.numpy.<row.numpy>``.
+def _jax_path(path: str) -> Callable[[], Callable[..., Any]]:
+    """The maker of ``jax.<path>`` (``"scipy.special.gammainc"``), imported when made."""
+
+    def get() -> Callable[..., Any]:
+        import importlib
+
+        module, _, name = f"jax.{path}".rpartition(".")
+        fn: Callable[..., Any] = getattr(importlib.import_module(module), name)
+        return fn
+
+    get.__qualname__ = f"jax.{path}"
+    return get
+
+
+def _on_host(name: str) -> Callable[[], Callable[..., Any]]:
+    """The maker of the rule of a row jax cannot compute (:class:`OnHost`): the op's own
+    NumPy computation (``impl``) inside the traced function, by ``jax.pure_callback``,
+    on the arguments broadcast together (``vmap`` batches it as a whole)."""
+
+    def get() -> Callable[..., Any]:
+        import jax
+
+        op = OPS[name]
+
+        def host(*values: Any) -> Any:
+            with np.errstate(all="ignore"):
+                res = np.asarray(op.impl(*(np.asarray(v) for v in values)))
+            (out,) = op.output_types(*(get_scalar_type(str(v.dtype)) for v in values))
+            return res.astype(out.dtype)
+
+        def f(*args: Any) -> Any:
+            _, jnp = _jax()
+            args = tuple(jnp.asarray(a) for a in args)
+            (out,) = op.output_types(*(get_scalar_type(str(a.dtype)) for a in args))
+            shape = jnp.broadcast_shapes(*(a.shape for a in args))
+            return jax.pure_callback(host, jax.ShapeDtypeStruct(shape, out.dtype), *args,
+                                     vmap_method="broadcast_all")
+
+        return f
+
+    get.__qualname__ = f"on_host({name})"
+    return get
+
+
+def _chi2sf() -> Callable[..., Any]:
+    import jax.scipy.special as jss
+
+    return lambda x, k: jss.gammaincc(k / 2, x / 2)
+
+
+def _xlogx() -> Callable[..., Any]:
+    import jax.scipy.special as jss
+
+    return lambda x: jss.xlogy(x, x)
+
+
+#: The rows whose JAX function is written here, by row name: a maker of the function.
+#: Every other row is computed by its ``jax`` spelling (a function of the jax modules,
+#: or its NumPy function on the host: :class:`~theon.scalar.table.OnHost`), or else by
+#: ``jax.numpy.<row.numpy>`` (its one name in NumPy's namespaces).
 JAX_EXCEPTIONS: dict[str, Callable[[], Callable[..., Any]]] = {
     # NumPy's values where XLA's differ (integer division by zero, signs of zeros)
     "int_div": _numpy_division("floor_divide"), "mod": _numpy_division("remainder"),
     "identity": _identity,  # (the row's numpy is ``copy``; a traced value needs none)
-    # not NumPy functions
-    "erf": _special("erf"), "erfc": _special("erfc"), "erfinv": _special("erfinv"),
-    "erfcinv": _erfcinv, "gamma": _special("gamma"), "gammaln": _special("gammaln"),
-    "psi": _special("digamma"), "sigmoid": _sigmoid, "softplus": _softplus,
+    # formulas of jax functions
+    "erfcinv": _erfcinv, "sigmoid": _sigmoid, "softplus": _softplus,
     "log1mexp": _log1mexp, "softsign": _softsign,
+    "chi2sf": _chi2sf, "xlogx": _xlogx,
 }
 
 
 def jax_spelling(row: OpRow) -> str | Callable[[], Callable[..., Any]]:
-    """How the JAX backend spells ``row``: the maker of :data:`JAX_EXCEPTIONS`, else the
-    ``jax.numpy`` name (its ``numpy``); a row with neither has no JAX rule.
+    """How the JAX backend spells ``row``: the maker of :data:`JAX_EXCEPTIONS`, else of
+    its ``jax`` spelling, else the ``jax.numpy`` name (its ``numpy``); a row with none of
+    them has no JAX rule.
 
     >>> from theon.scalar.table import ROW
     >>> jax_spelling(ROW["true_div"]), jax_spelling(ROW["psi"]).__qualname__
-    ('true_divide', '_special.<locals>.get')
+    ('true_divide', 'jax.scipy.special.digamma')
+    >>> jax_spelling(ROW["kv"]).__qualname__
+    'on_host(kv)'
     """
     spec = JAX_EXCEPTIONS.get(row.name)
     if spec is not None:
         return spec
+    if isinstance(row.jax, str):
+        return _jax_path(row.jax)
+    if isinstance(row.jax, OnHost):
+        return _on_host(row.name)
     if row.numpy is None:
-        raise KeyError(f"scalar row {row.name} has no JAX rule: it has no NumPy name (numpy=) "
-                       "and no entry in theon.backends.jax.scalar.JAX_EXCEPTIONS")
+        raise KeyError(f"scalar row {row.name} has no JAX rule: it has no NumPy name (numpy=), "
+                       "no jax= spelling and no entry in "
+                       "theon.backends.jax.scalar.JAX_EXCEPTIONS")
     return row.numpy
 
 
@@ -180,7 +240,7 @@ def _row_fn(name: str) -> Callable[..., Any]:
         fn: Callable[..., Any] = getattr(jnp, spec)
     else:
         fn = spec()
-    if row.nin == 1:
+    if row.nin != -1:
         return fn
     binary = fn
 
@@ -193,8 +253,9 @@ def _row_fn(name: str) -> Callable[..., Any]:
 def _register_rows() -> None:
     for row in ROWS:
         cls = type(OPS[row.name])
-        if row.numpy is None and row.name not in JAX_EXCEPTIONS:  # pragma: no cover
-            continue  # a new row without a rule (tests/backends/jax/test_coverage.py fails)
+        # (a new row without a rule: tests/backends/jax/test_coverage.py fails)
+        if row.numpy is None and row.jax is None and row.name not in JAX_EXCEPTIONS:
+            continue  # pragma: no cover
 
         def rule(op: ScalarOp, _name: str = row.name) -> Callable[..., Any]:
             return _row_fn(_name)
