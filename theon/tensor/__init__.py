@@ -29,10 +29,12 @@ from theon.tensor import complex as _complex
 from theon.tensor import creation as _creation
 from theon.tensor import extra_ops as _extra_ops
 from theon.tensor import grids as _grids
+from theon.tensor import interpolate as _interpolate
 from theon.tensor import joining as _joining
 from theon.tensor import layout as _layout
 from theon.tensor import math as _math
 from theon.tensor import numeric as _numeric
+from theon.tensor import pad as _pad
 from theon.tensor import reshaping as _reshaping
 from theon.tensor import searching as _searching
 from theon.tensor import shape as _shape
@@ -40,6 +42,7 @@ from theon.tensor import sharedvar
 from theon.tensor import shortcuts as _shortcuts
 from theon.tensor import sort as _sort
 from theon.tensor import special as _special
+from theon.tensor import statistics as _statistics
 from theon.tensor import subtensor as _subtensor
 from theon.tensor import triangular as _triangular
 from theon.tensor import type as _type
@@ -83,6 +86,9 @@ from theon.tensor.complex import *  # noqa: F403
 from theon.tensor.searching import *  # noqa: F403
 from theon.tensor.layout import *  # noqa: F403
 from theon.tensor.grids import *  # noqa: F403
+from theon.tensor.statistics import *  # noqa: F403
+from theon.tensor.pad import *  # noqa: F403
+from theon.tensor.interpolate import *  # noqa: F403
 # isort: on
 
 all, any, max, min = _math.all, _math.any, _math.max, _math.min
@@ -124,7 +130,8 @@ __all__ += ["Result", "Tensor"]
 
 _OP_MODULES = (
     _shape, _reshaping, _subtensor, _extra_ops, _sort, _blas, _creation, _joining, _special,
-    _triangular, _numeric, _complex, _searching, _layout, _grids,
+    _triangular, _numeric, _complex, _searching, _layout, _grids, _statistics, _pad,
+    _interpolate,
 )
 __all__ += [n for m in _OP_MODULES for n in m.__all__ if n not in __all__]
 
