@@ -110,25 +110,36 @@ def _betainc_d(a: float, b: float, x: float, wrt_a: bool) -> float:
         return 0.0
     pab = float(sps.digamma(a + b))
     lnb = float(sps.betaln(a, b))
+    # g(log t, log(1 - t)), and where it changes sign (the whole integral is 0)
     if wrt_a:
-        pivot = np.exp(float(sps.digamma(a)) - pab)  # where g changes sign
+        shift = float(sps.digamma(a)) - pab
+        pivot = np.exp(shift)
 
-        def g(t: float) -> float:
-            return float(np.log(t) - sps.digamma(a) + pab)
+        def g(log_t: float, log_1mt: float) -> float:
+            return log_t - shift
     else:
-        pivot = 1 - np.exp(float(sps.digamma(b)) - pab)
+        shift = float(sps.digamma(b)) - pab
+        pivot = -np.expm1(shift)
 
-        def g(t: float) -> float:
-            return float(np.log1p(-t) - sps.digamma(b) + pab)
+        def g(log_t: float, log_1mt: float) -> float:
+            return log_1mt - shift
 
     if x <= pivot:  # t = x u^(1/a): t^(a-1) dt = x^a / a du
         scale = np.exp(a * np.log(x) - np.log(a) - lnb)
-        return scale * _quad(lambda u: g(x * u ** (1 / a)) * (1 - x * u ** (1 / a)) ** (b - 1),
-                             0.0, 1.0)
+
+        def lower(u: float) -> float:
+            t = x * u ** (1 / a)
+            return g(np.log(x) + np.log(u) / a, np.log1p(-t)) * np.exp((b - 1) * np.log1p(-t))
+
+        return scale * _quad(lower, 0.0, 1.0)
     y = 1 - x  # s = 1 - t = y w^(1/b): s^(b-1) ds = y^b / b dw
     scale = np.exp(b * np.log(y) - np.log(b) - lnb)
-    return -scale * _quad(lambda w: g(1 - y * w ** (1 / b)) * (1 - y * w ** (1 / b)) ** (a - 1),
-                          0.0, 1.0)
+
+    def upper(w: float) -> float:
+        s = y * w ** (1 / b)
+        return g(np.log1p(-s), np.log(y) + np.log(w) / b) * np.exp((a - 1) * np.log1p(-s))
+
+    return -scale * _quad(upper, 0.0, 1.0)
 
 
 betainc_da_by_quadrature = _elementwise(lambda a, b, x: _betainc_d(a, b, x, True))
