@@ -60,11 +60,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # above gradient because verify_grad_sparse is theon.verify_grad on sparse points.
     # Loaded only by ``import theon.sparse`` (it imports scipy.sparse)
     ("sparse", ("theon.sparse",)),
-    # control flow: Ops holding inner graphs (ifelse, scan, loop, OpFromGraph); they
-    # compile their inner graphs and differentiate through them
+    # control flow: Ops holding inner graphs (ifelse, scan, loop, OpFromGraph, the
+    # solvers of theon.tensor.optimize, which sits under theon.tensor as PyTensor's
+    # does); they compile their inner graphs and differentiate through them
     (
         "control flow",
-        ("theon.ifelse", "theon.scan", "theon.opfromgraph"),
+        ("theon.ifelse", "theon.scan", "theon.opfromgraph", "theon.tensor.optimize"),
     ),
     # how each Op runs on a backend: the py linker's emitters and the JAX rules
     # (theon.backends.py, theon.backends.jax); each imports the Ops it translates, and

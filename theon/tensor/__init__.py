@@ -160,7 +160,7 @@ _PROVIDED: dict[str, _Any] = {}
 # Theano's ``T.nnet``, ``T.shared_randomstreams``: submodules reachable as attributes
 _LAZY_MODULES = frozenset(
     {"random", "nnet", "shared_randomstreams", "signal", "linalg", "nlinalg", "slinalg",
-     "fft"}
+     "fft", "optimize"}
 )
 
 
