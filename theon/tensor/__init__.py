@@ -33,6 +33,7 @@ from theon.tensor import interpolate as _interpolate
 from theon.tensor import joining as _joining
 from theon.tensor import layout as _layout
 from theon.tensor import math as _math
+from theon.tensor import names as _names
 from theon.tensor import numeric as _numeric
 from theon.tensor import pad as _pad
 from theon.tensor import reshaping as _reshaping
@@ -89,6 +90,7 @@ from theon.tensor.grids import *  # noqa: F403
 from theon.tensor.statistics import *  # noqa: F403
 from theon.tensor.pad import *  # noqa: F403
 from theon.tensor.interpolate import *  # noqa: F403
+from theon.tensor.names import *  # noqa: F403
 # isort: on
 
 all, any, max, min = _math.all, _math.any, _math.max, _math.min
@@ -131,7 +133,7 @@ __all__ += ["Result", "Tensor"]
 _OP_MODULES = (
     _shape, _reshaping, _subtensor, _extra_ops, _sort, _blas, _creation, _joining, _special,
     _triangular, _numeric, _complex, _searching, _layout, _grids, _statistics, _pad,
-    _interpolate,
+    _interpolate, _names,
 )
 __all__ += [n for m in _OP_MODULES for n in m.__all__ if n not in __all__]
 
@@ -160,7 +162,7 @@ _PROVIDED: dict[str, _Any] = {}
 # Theano's ``T.nnet``, ``T.shared_randomstreams``: submodules reachable as attributes
 _LAZY_MODULES = frozenset(
     {"random", "nnet", "shared_randomstreams", "signal", "linalg", "nlinalg", "slinalg",
-     "fft", "optimize"}
+     "fft", "optimize", "rewriting", "functional", "utils"}
 )
 
 

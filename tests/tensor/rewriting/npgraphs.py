@@ -17,8 +17,10 @@ Two profiles share the step kinds below:
   finite-difference gradient test.
 
 The slow run's mix (``NUMPY_MIX_LONG``) adds var/std over axes of static length 1
-(or ``axis=()``) of values with inf and nan, and logsumexp of integers with their
-extreme values, sometimes of an empty slice.
+(or ``axis=()``) of values with inf and nan, logsumexp of integers with their
+extreme values, sometimes of an empty slice, and the functions of issue 35 (tril/triu,
+trace, pad, logaddexp, quantile, ptp, nansum/nanmean, isposinf/isneginf,
+round_half_away_from_zero: :mod:`tests.tensor.rewriting.npgraphs_ns`).
 
 Arrays are never empty (an empty slice or mask is redrawn as a full one; the
 empty slice of a logsumexp stays inside its step).
@@ -47,6 +49,7 @@ from tests.tensor.rewriting.graphgen import (
     pow_spec,
     softmax_form,
 )
+from tests.tensor.rewriting.npgraphs_ns import NS_KINDS
 from tests.tensor.rewriting.optable import OpSpec, op
 
 __all__ = ["NUMPY_MIX", "NUMPY_MIX_LONG", "build_numpy_graph", "build_smooth_graph"]
@@ -634,13 +637,15 @@ KINDS: dict[str, Kind] = {
     "reshape": _reshape, "dimshuffle": _dimshuffle, "index": _index, "setinc": _setinc,
     "concat": _concat, "softmax": _softmax, "cast": _cast,
     "unit_var": _unit_var, "int_logsumexp": _int_logsumexp,
+    **NS_KINDS,
 }
 NUMPY_MIX = ["unary", "unary", "pattern", "binary", "binary", "chain", "const", "pow",
              "compare", "where", "reduce", "cum", "dot", "reshape", "dimshuffle", "index", "setinc",
              "concat", "softmax", "cast"]
 # the slow run's mix adds the families of issue 29 (var/std over length-1 axes of
-# non-finite values; logsumexp of extreme and empty integer arrays)
-NUMPY_MIX_LONG = [*NUMPY_MIX, "unit_var", "int_logsumexp"]
+# non-finite values; logsumexp of extreme and empty integer arrays) and issue 35's
+# functions (tests/tensor/rewriting/npgraphs_ns.py)
+NUMPY_MIX_LONG = [*NUMPY_MIX, "unit_var", "int_logsumexp", *NS_KINDS]
 SMOOTH_MIX = ["unary", "unary", "pattern", "binary", "binary", "chain", "const", "pow",
               "where", "reduce", "cum", "dot", "reshape", "dimshuffle", "index", "setinc", "concat",
               "softmax"]
