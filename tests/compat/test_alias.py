@@ -46,14 +46,20 @@ def test_unlisted_paths_are_theon_paths() -> None:
 
 
 def test_namespace_module_names_come_from_its_modules() -> None:
+    import theon.compat.theano_graph as theano_graph
     import theon.gof as gof
     import theon.graph.basic
+    import theon.graph.replace
     import theon.graph.traversal
 
     assert gof.Apply is theon.graph.basic.Apply
-    assert gof.graph.inputs is theon.graph.traversal.graph_inputs
-    assert gof.graph.ops is theon.graph.traversal.applys_between  # Theano's names
-    assert gof.graph.orphans is theon.graph.traversal.orphans_between
+    assert gof.graph.inputs is theano_graph.inputs  # Theano's names and orders
+    assert gof.graph.ancestors is theano_graph.ancestors
+    assert gof.graph.variables is theano_graph.variables
+    assert gof.graph.vars_between is theano_graph.vars_between
+    assert gof.graph.orphans is theano_graph.orphans
+    assert gof.graph.ops is theon.graph.traversal.applys_between
+    assert gof.graph.clone is theon.graph.replace.clone
     assert "Apply" in dir(gof) and "inputs" in gof.graph.__all__
     with pytest.raises(AttributeError, match=r"'no_such_name'.*docs/migration.md"):
         gof.no_such_name  # noqa: B018
@@ -76,7 +82,9 @@ def test_alias_makes_the_old_package_theon() -> None:
         from theano.gof.graph import inputs
         import theano.sandbox.rng_mrg
         assert pytensor is theon and pt is theon.tensor and T is theon.tensor
-        assert graph_inputs is inputs is theon.graph.traversal.graph_inputs
+        import theon.compat.theano_graph
+        assert graph_inputs is theon.graph.traversal.graph_inputs  # PyTensor's order
+        assert inputs is theon.compat.theano_graph.inputs  # Theano's order
         assert pt.__spec__.name == "theon.tensor"  # theon's own spec is kept
         assert theon.compat.aliased() == ("pytensor", "theano")
         x = pt.dvector("x")

@@ -191,7 +191,8 @@ def test_clone_with_memo_substitutes_and_records():
     y2 = ft("y2")
     memo = {y: y2}
     fg = FunctionGraph(outputs=[out, a], clone=True, memo=memo)
-    assert fg.inputs[1] is y2 and fg.inputs[0] is memo[x] and memo[x] is not x
+    # graph_inputs' order (PyTensor's: the last root first, a node's last input first)
+    assert fg.inputs[0] is y2 and fg.inputs[1] is memo[x] and memo[x] is not x
     assert memo[out] is fg.outputs[0] and memo[a] is fg.outputs[1]
     assert memo[a.owner].inputs == [memo[x], y2] and memo[out.owner] in fg.apply_nodes
     fg.check_integrity()

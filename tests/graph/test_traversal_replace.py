@@ -2,6 +2,7 @@ from theon.graph.basic import Constant
 from theon.graph.replace import clone, clone_replace, equal_computations
 from theon.graph.traversal import (
     ancestors,
+    explicit_graph_inputs,
     graph_inputs,
     io_toposort,
     orphans_between,
@@ -25,7 +26,7 @@ def test_ancestors_and_inputs():
     x, y, a, b, c, d = build()
     anc = ancestors([d])
     assert set(anc) == {x, y, a, b, c, d}
-    assert graph_inputs([d]) == [x, y]
+    assert graph_inputs([d]) == [y, x]
     assert graph_inputs([d], blockers=[a]) == [a, x]
 
 
@@ -83,58 +84,69 @@ def test_clone_replace_leaves_user_graph():
     assert nd.eval({x: 2.0, z: 10.0}) == -(10.0 * 2.0) + 10.0
 
 
-# issue 29 item 8: the orders of Theano and PyTensor, worked out by hand ---------------
-# Theano's ``inputs``/``ancestors`` and PyTensor's ``graph_inputs``/``ancestors`` (before
-# pymc-devs/pytensor#1596): a stack seeded with the roots as given (so the LAST root is
-# taken first), and a node's inputs pushed reversed (so its first input is taken next).  Theano's
-# ``variables``: the same stack pushing a node's inputs + outputs reversed.  PyTensor's
-# ``vars_between``: a queue (breadth first) from the roots in order, appending a node's
-# inputs + outputs reversed.  The expected lists below follow those rules step by step.
+# issue 29 item 8: PyTensor 2.38's orders, worked out by hand -------------------------
+# ``ancestors``/``graph_inputs``: one stack, seeded with the roots as given (so the LAST
+# root is taken first); a taken variable's owner's inputs are pushed as they stand (so
+# its LAST input is taken next); a variable is marked when taken.  ``vars_between``: the
+# same stack, pushing a node's inputs then its outputs.  Theano's orders (a node's first
+# input first) are theon.gof.graph's: tests/compat/test_theano_graph.py.  The expected
+# lists follow those rules step by step (and equal what PyTensor 2.38.3 and 3.0.7 give).
 
 
 def test_issue29_item8_inputs_of_three_leaves_come_last_first():
-    """Lasagne's ``get_all_params`` reads this order: ``inputs([x, y, z])`` is ``[z, y, x]``."""
+    """PyMC seeds its generators in ``graph_inputs`` order: ``[x, y, z]`` gives ``[z, y, x]``,
+    and a node's inputs come last first."""
     from theon.compile.sharedvalue import shared
-    from theon.gof.graph import inputs
 
     x, y, z = ft("x"), ft("y"), ft("z")
     assert graph_inputs([x, y, z]) == [z, y, x]
     assert ancestors([x, y, z]) == [z, y, x]
     sx, sy, sz = shared(1.0, name="x"), shared(2.0, name="y"), shared(3.0, name="z")
-    assert inputs([sx, sy, sz]) == [sz, sy, sx]
-    assert inputs([add(sx, sy), sz]) == [sz, sx, sy]
+    assert graph_inputs([sx, sy, sz]) == [sz, sy, sx]
+    # [add, sz] -> sz; add: push sx, sy; sy; sx
+    assert graph_inputs([add(sx, sy), sz]) == [sz, sy, sx]
+    assert explicit_graph_inputs([add(x, y), z]) == [z, y, x]
 
 
 def test_issue29_item8_ancestors_and_graph_inputs_by_hand():
     x, y, a, b, c, d = build()  # a = x + y, b = a * x, c = -b, d = c + a
-    # [d] -> d; push a, c; c; push b; b; push x, a; a; push y, x; x; y
-    assert ancestors([d]) == [d, c, b, a, x, y]
-    assert ancestors([d], blockers=[b]) == [d, c, b, a, x, y]
-    assert ancestors([d], blockers=[a]) == [d, c, b, a, x]
-    assert graph_inputs([d], blockers=[b]) == [b, x, y]
+    # [d] -> d; push c, a; a; push x, y; y; x; c; push b; b; push a, x (both seen)
+    assert ancestors([d]) == [d, a, y, x, c, b]
+    assert ancestors([d], blockers=[b]) == [d, a, y, x, c, b]
+    # a blocked: d; push c, a; a; c; push b; b; push a, x; x
+    assert ancestors([d], blockers=[a]) == [d, a, c, b, x]
+    assert graph_inputs([d]) == [y, x]
+    assert graph_inputs([d], blockers=[b]) == [y, x, b]  # (theon lists a cut blocker)
     # two roots sharing x: the last root (q) first
     p, q = add(x, y), neg(x)
     assert ancestors([p, q]) == [q, x, p, y]
-    assert ancestors([q, p]) == [p, x, y, q]
+    assert ancestors([q, p]) == [p, y, x, q]
     assert graph_inputs([p, q]) == [x, y]
-    # disjoint roots: the last root's inputs first, each node's inputs left to right
+    # disjoint roots: the last root's inputs first, each node's inputs right to left
     z, w = ft("z"), ft("w")
     s, t = add(x, y), mul(z, w)
-    assert ancestors([s, t]) == [t, z, w, s, x, y]
-    assert graph_inputs([s, t]) == [z, w, x, y]
+    assert ancestors([s, t]) == [t, w, z, s, y, x]
+    assert graph_inputs([s, t]) == [w, z, y, x]
+    # theon's order of a function's implicit inputs: roots and inputs left to right
     assert graph_inputs([s, t], in_root_order=True) == [x, y, z, w]
     assert ancestors([s, t], in_root_order=True) == [s, x, y, t, z, w]
 
 
-def test_issue29_item8_variables_theano_order_by_hand():
-    x, y, z = ft("x"), ft("y"), ft("z")
-    q, r = divmod_(x, y)
-    s = add(q, z)
-    # [s] -> s; push s, z, q; q; push r, q, y, x; x; y; (q); r; ...; z
-    assert variables([x], [s]) == [s, q, x, y, r, z]
-    assert variables([], [s, r]) == [r, x, y, q, s, z]
-    X, Y, a, b, c, d = build()
-    assert variables([X], [d]) == [d, c, b, a, X, Y]
+def test_issue29_item8_a_variable_is_marked_when_taken_not_when_pushed():
+    from theon.graph.traversal import apply_ancestors, preorder
+
+    u, v = ft("u"), ft("v")
+    w = neg(u)
+    r = add(add(u, v), w)
+    # r; push add.0, w; w; push u; u; add.0; push u, v; v; (u)
+    assert ancestors([r]) == [r, w, u, r.owner.inputs[0], v]
+    # marking at push time would give [r, w, add.0, v, u]; Theano's order is left to right:
+    # r; push w, add.0 (reversed); add.0; push v, u; u; v; w
+    assert preorder([r], last_input_first=False) == [r, r.owner.inputs[0], u, v, w]
+    assert apply_ancestors([r]) == [r.owner, w.owner, r.owner.inputs[0].owner]
+    # PyTensor lists a blocker's owner (the blocker is an ancestor), not the nodes behind it
+    x, y, a, b, c, d = build()
+    assert apply_ancestors([d], blockers=[b]) == [d.owner, a.owner, c.owner, b.owner]
 
 
 def test_issue29_item8_vars_between_pytensor_order_by_hand():
@@ -143,13 +155,16 @@ def test_issue29_item8_vars_between_pytensor_order_by_hand():
     x, y, z = ft("x"), ft("y"), ft("z")
     q, r = divmod_(x, y)
     s = add(q, z)
-    # queue [s] -> s; append s, z, q; (s); z; q; append r, q, y, x; r; (...); y; x
+    # [s] -> s; push q, z, s; (s); z; q; push x, y, q, r; r; push x, y, q, r; (r, q); y; x
     assert vars_between([x], [s]) == [s, z, q, r, y, x]
-    assert vars_between([], [s, r]) == [s, r, z, q, y, x]
+    # [s, r] -> r; push x, y, q, r; (r); q; push again; (r, q); y; x; ...; s; push q, z, s; z
+    assert vars_between([], [s, r]) == [r, q, y, x, s, z]
     assert orphans_between([x], [s]) == [z, y]
+    assert vars_between([q], [s]) == [s, z, q]  # q is an input: not expanded
     X, Y, a, b, c, d = build()
-    assert vars_between([X], [d]) == [d, a, c, Y, X, b]
-    assert set(vars_between([X], [d])) == set(variables([X], [d]))
+    # d; push c, a, d; (d); a; push X, Y, a; (a); Y; X; c; push b, c; (c); b; push a, X, b
+    assert vars_between([X], [d]) == [d, a, Y, X, c, b]
+    assert variables([X], [d]) == vars_between([X], [d])
 
 
 def test_issue29_item8_walk_breadth_and_depth_first():

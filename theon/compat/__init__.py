@@ -26,8 +26,8 @@ a missing module points to ``docs/migration.md``.
 >>> theon.scan_module is theon.scan
 True
 >>> from theon.gof.graph import inputs
->>> import theon.graph.traversal
->>> inputs is theon.graph.traversal.graph_inputs
+>>> import theon.compat.theano_graph
+>>> inputs is theon.compat.theano_graph.inputs  # Theano's order (a node's first input first)
 True
 """
 

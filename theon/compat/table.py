@@ -40,9 +40,9 @@ ALIASES: dict[str, str | Namespace] = {
     "gof": ns("theon.graph.basic", "theon.graph.op", "theon.graph.type", "theon.graph.fg",
               "theon.graph.features", "theon.compat.theano_opt",
               doc="Theano's gof: the graph core's objects under their old names."),
-    "gof.graph": ns(*_GRAPH, inputs="theon.graph.traversal:graph_inputs",
-                    ops="theon.graph.traversal:applys_between",
-                    orphans="theon.graph.traversal:orphans_between"),
+    # Theano's walks in Theano's order first (theon.graph.traversal has PyTensor's)
+    "gof.graph": ns("theon.compat.theano_graph", *_GRAPH,
+                    ops="theon.graph.traversal:applys_between"),
     "gof.fg": ns("theon.graph.fg", "theon.graph.features"),
     "gof.op": "theon.graph.op",
     "gof.type": "theon.graph.type",

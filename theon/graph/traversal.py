@@ -1,12 +1,16 @@
 """Iterative, deterministic graph walks.
 
 Results depend only on the graph, never on hashing or memory addresses, and no
-walk recurses.  The walks whose order user code reads return Theano's and
-PyTensor's orders (Lasagne's ``get_all_params`` lists parameters in the order of
-``inputs``): :func:`ancestors` and :func:`graph_inputs` (Theano's ``inputs``),
-:func:`variables` (Theano's) and :func:`vars_between` (PyTensor's).  Each
-docstring states its order.  The topological sorts order independent nodes their
-own way.
+walk recurses.  The walks whose order user code reads (:func:`ancestors`,
+:func:`graph_inputs`, :func:`vars_between` and the walks built on them) return
+PyTensor 2.38's orders (those of PyTensor since pymc-devs/pytensor#1596, which PyMC
+reads: it seeds its random generators in ``graph_inputs`` order): a depth-first
+preorder that takes the roots from the last given to the first and each node's inputs
+from the *last* to the first.  Theano's orders, where a node's inputs are taken from
+the first to the last, are those of Theano's paths (``theon.gof.graph.inputs``,
+``ancestors``, ``variables``, ``vars_between``: :mod:`theon.compat.theano_graph`),
+built on :func:`preorder`.  Each docstring states its order.  The topological sorts
+order independent nodes their own way.
 
 >>> from theon.graph.type import Generic
 >>> from theon.graph.op import Op
@@ -33,54 +37,56 @@ __all__ = [
     "dfs_toposort",
     "explicit_graph_inputs",
     "general_toposort",
+    "get_var_by_name",
     "graph_inputs",
     "io_toposort",
     "orphans_between",
+    "preorder",
     "toposort",
+    "toposort_with_orderings",
     "truncated_graph_inputs",
+    "variable_ancestors",
     "variable_depends_on",
     "variables",
     "vars_between",
     "walk",
+    "walk_toposort",
 ]
 
 T = TypeVar("T", bound=Hashable)
 
 
-def ancestors(
+def preorder(
     graphs: Iterable[Variable],
     blockers: Collection[Variable] | None = None,
     *,
-    in_root_order: bool = False,
+    last_root_first: bool = True,
+    last_input_first: bool = True,
 ) -> list[Variable]:
-    """All variables the ``graphs`` depend on, themselves included, in Theano's order.
+    """``graphs`` and every variable they depend on, once each, in a depth-first preorder.
 
-    The order of Theano's and PyTensor's ``ancestors`` (PyTensor's before its
-    traversal rewrite of 2025, pymc-devs/pytensor#1596; PyTensor 3 walks each node's
-    inputs right to left, ``[add.0, y, x]``): a depth-first preorder that takes the
-    roots from the *last* given to the first, and a node's inputs from the first to
-    the last.  So ``ancestors([x, y, z])`` of three leaves is ``[z, y, x]``, and
-    ``ancestors([add(x, y)])`` is ``[add.0, x, y]``.  With ``in_root_order`` the roots
-    are taken from the first to the last instead (theon's order of a function's
-    implicit inputs, which is Theano's too).  The walk stops at ``blockers`` (which are
-    included but not expanded).
+    One stack: the roots are pushed as given and each visited variable's owner's inputs
+    are pushed as they stand, so the last root and a node's last input are taken first
+    (PyTensor's order, the default).  ``last_root_first=False`` takes the roots from the
+    first to the last, ``last_input_first=False`` a node's inputs from the first to the
+    last (Theano's ``ancestors`` is ``last_input_first=False``; both ``False`` is
+    theon's order of a function's implicit inputs).  A variable is marked when it is
+    taken, not when it is pushed.  The walk stops at ``blockers``: each is listed, its
+    owner's inputs are not pushed.
 
-    >>> from theon.scalar import add, float64
-    >>> x, y, z = float64("x"), float64("y"), float64("z")
-    >>> [str(v) for v in ancestors([add(x, y)])]
-    ['add.0', 'x', 'y']
-    >>> [str(v) for v in ancestors([x, y, z])]
-    ['z', 'y', 'x']
-    >>> [str(v) for v in ancestors([x, y, z], in_root_order=True)]
-    ['x', 'y', 'z']
+    >>> from theon.scalar import add, exp, float64
+    >>> u, v = float64("u"), float64("v")
+    >>> w = exp(u)
+    >>> [str(x) for x in preorder([add(add(u, v), w)])]
+    ['add.0', 'exp.0', 'u', 'add.0', 'v']
+    >>> [str(x) for x in preorder([add(add(u, v), w)], last_input_first=False)]
+    ['add.0', 'add.0', 'u', 'v', 'exp.0']
     """
-    blockers = blockers or ()
+    blocked = blockers or ()
     seen: set[Variable] = set()
     out: list[Variable] = []
-    # a stack: the last root is popped first, and each node's inputs are pushed
-    # reversed so that its first input is popped next
     stack = list(graphs)
-    if in_root_order:
+    if not last_root_first:
         stack.reverse()
     while stack:
         v = stack.pop()
@@ -89,9 +95,53 @@ def ancestors(
         seen.add(v)
         out.append(v)
         owner = v.owner
-        if owner is not None and v not in blockers:
-            stack.extend(reversed(owner.inputs))
+        if owner is not None and v not in blocked:
+            stack.extend(owner.inputs if last_input_first else reversed(owner.inputs))
     return out
+
+
+def ancestors(
+    graphs: Iterable[Variable],
+    blockers: Collection[Variable] | None = None,
+    *,
+    in_root_order: bool = False,
+) -> list[Variable]:
+    """All variables the ``graphs`` depend on, themselves included, in PyTensor's order.
+
+    PyTensor 2.38's order (the default of :func:`preorder`): a depth-first preorder that
+    takes the roots from the *last* given to the first, and a node's inputs from the
+    last to the first.  So ``ancestors([x, y, z])`` of three leaves is ``[z, y, x]``,
+    and ``ancestors([add(x, y)])`` is ``[add.0, y, x]`` (Theano's is ``[add.0, x, y]``:
+    ``theon.gof.graph.ancestors``).  With ``in_root_order`` the roots and each node's
+    inputs are taken from the first to the last instead (theon's order of a function's
+    implicit inputs, which is Theano's too).  The walk stops at ``blockers`` (which are
+    included but not expanded).
+
+    >>> from theon.scalar import add, float64
+    >>> x, y, z = float64("x"), float64("y"), float64("z")
+    >>> [str(v) for v in ancestors([add(x, y)])]
+    ['add.0', 'y', 'x']
+    >>> [str(v) for v in ancestors([x, y, z])]
+    ['z', 'y', 'x']
+    >>> [str(v) for v in ancestors([add(x, y), z], in_root_order=True)]
+    ['add.0', 'x', 'y', 'z']
+    """
+    if in_root_order:
+        return preorder(graphs, blockers, last_root_first=False, last_input_first=False)
+    return preorder(graphs, blockers)
+
+
+def variable_ancestors(
+    graphs: Iterable[Variable], blockers: Collection[Variable] | None = None
+) -> list[Variable]:
+    """:func:`ancestors` (PyTensor's other name for it).
+
+    >>> from theon.scalar import float64, neg
+    >>> x = float64("x")
+    >>> [str(v) for v in variable_ancestors([neg(x)])]
+    ['neg.0', 'x']
+    """
+    return preorder(graphs, blockers)
 
 
 def graph_inputs(
@@ -102,17 +152,17 @@ def graph_inputs(
 ) -> list[Variable]:
     """The variables without owner (or in ``blockers``) that ``graphs`` depend on.
 
-    In the order of :func:`ancestors` (Theano's ``inputs`` and PyTensor's
-    ``graph_inputs``): ``graph_inputs([x, y, z])`` of three leaves is ``[z, y, x]``.
-    Unlike PyTensor's, a blocker that has an owner is listed too (it is an input of
-    the graph cut there).
+    In the order of :func:`ancestors` (PyTensor's ``graph_inputs``):
+    ``graph_inputs([x, y, z])`` of three leaves is ``[z, y, x]``, and a node's inputs
+    come last first.  Unlike PyTensor's, a blocker that has an owner is listed too (it
+    is an input of the graph cut there).
 
     >>> from theon.scalar import add, float64
     >>> x, y = float64("x"), float64("y")
     >>> [str(v) for v in graph_inputs([add(x, add(y, 1.0))])]
-    ['x', 'y', '1.0']
+    ['1.0', 'y', 'x']
     >>> [str(v) for v in graph_inputs([add(x, 1.0), y])]
-    ['y', 'x', '1.0']
+    ['y', '1.0', 'x']
     """
     blockers = blockers or ()
     return [
@@ -271,10 +321,62 @@ def general_toposort(
     return order
 
 
+def walk_toposort(graphs: Iterable[T], deps: Callable[[T], Iterable[T] | None]) -> list[T]:
+    """:func:`general_toposort` without its caching arguments (PyTensor's name).
+
+    >>> walk_toposort(["c"], {"c": ["a", "b"], "b": ["a"], "a": []}.get)
+    ['a', 'b', 'c']
+    """
+    return general_toposort(graphs, deps)
+
+
+def toposort_with_orderings(
+    graphs: Iterable[Variable],
+    *,
+    blockers: Iterable[Variable] | None = None,
+    orderings: dict[Apply, list[Apply]] | None = None,
+) -> list[Apply]:
+    """:func:`io_toposort` from ``blockers`` to ``graphs``, with ``orderings``'s extra
+    dependencies (a node maps to the nodes that must run before it).
+
+    >>> from theon.scalar import exp, float64, neg
+    >>> x, y = float64("x"), float64("y")
+    >>> a, b = exp(x), neg(y)
+    >>> [str(n.op) for n in toposort_with_orderings([a, b], orderings={a.owner: [b.owner]})]
+    ['neg', 'exp']
+    """
+    return io_toposort(blockers or [], list(graphs), orderings)
+
+
+def get_var_by_name(graphs: Iterable[Variable], target_var_id: str) -> tuple[Variable, ...]:
+    """The variables of ``graphs`` whose ``name`` or ``auto_name`` is ``target_var_id``,
+    inner graphs (an Op's ``inner_outputs``) included, in breadth-first order.
+
+    >>> from theon.scalar import exp, float64
+    >>> x = float64("x")
+    >>> get_var_by_name([exp(x)], "x") == (x,), get_var_by_name([exp(x)], "z")
+    (True, ())
+    """
+    def expand(v: Variable) -> list[Variable]:
+        owner = v.owner
+        if owner is None:
+            return []
+        inner: list[Variable] = list(getattr(owner.op, "inner_outputs", None) or ())
+        return [*owner.inputs, *inner]
+
+    return tuple(
+        v for v in walk(graphs, expand)
+        if v.name == target_var_id or v.auto_name == target_var_id
+    )
+
+
 def apply_ancestors(
     graphs: Iterable[Variable], blockers: Collection[Variable] | None = None
 ) -> list[Apply]:
-    """The Apply nodes computing :func:`ancestors` of ``graphs`` (each once, in that order).
+    """The owners of :func:`ancestors` of ``graphs`` (each once, in that order).
+
+    As PyTensor's, a blocker's owner is listed too (the blocker is one of the
+    ancestors); only the nodes behind it are not.
 
     >>> from theon.scalar import exp, float64, neg
     >>> [str(n.op) for n in apply_ancestors([exp(neg(float64("x")))])]
@@ -282,7 +384,7 @@ def apply_ancestors(
     """
     out: dict[Apply, None] = {}
     for v in ancestors(graphs, blockers):
-        if v.owner is not None and (blockers is None or v not in blockers):
+        if v.owner is not None:
             out[v.owner] = None
     return list(out)
 
@@ -328,7 +430,7 @@ def explicit_graph_inputs(graph: Variable | Iterable[Variable]) -> list[Variable
     >>> from theon.scalar import add, float64
     >>> x, y = float64("x"), float64("y")
     >>> [str(v) for v in explicit_graph_inputs(add(x, add(y, 1.0)))]
-    ['x', 'y']
+    ['y', 'x']
     """
     graphs = [graph] if isinstance(graph, Variable) else list(graph)
     return [v for v in graph_inputs(graphs) if not isinstance(v, Constant) and not _is_shared(v)]
@@ -413,23 +515,15 @@ def applys_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[Ap
     return io_toposort(ins, outs)
 
 
-def _expand_between(v: Variable, ins: Collection[Variable]) -> list[Variable]:
-    """A node's inputs then outputs, reversed (what the two walks below push)."""
-    owner = v.owner
-    if owner is None or v in ins:
-        return []
-    return [*reversed(owner.outputs), *reversed(owner.inputs)]
-
-
 def vars_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[Variable]:
     """The variables on paths from ``ins`` to ``outs``, ``ins``, orphans and the other
-    outputs of the nodes on the way included, in PyTensor's order.
+    outputs of the nodes on the way included, in PyTensor 2.38's order.
 
-    PyTensor's ``vars_between`` (before pymc-devs/pytensor#1596; PyTensor 3's is
-    depth-first, right to left) is a *breadth*-first walk from ``outs``
-    in their order that, at each variable computed by a node (and not in ``ins``),
-    queues the node's inputs and outputs in reverse (last output first, first input
-    last).
+    A depth-first preorder (:func:`walk` with ``bfs=False``) from ``outs``, the last
+    first, that at each variable computed by a node (and not in ``ins``) pushes the
+    node's inputs, then its outputs: so the node's outputs are taken last first, then
+    its inputs last first.  Theano's order (``variables``) and Aesara's (a breadth-first
+    ``vars_between``) are in :mod:`theon.compat.theano_graph`.
 
     >>> from theon.scalar import add, float64
     >>> x, y = float64("x"), float64("y")
@@ -437,48 +531,26 @@ def vars_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[Vari
     ['add.0', 'y', 'x']
     """
     in_set = set(ins)
-    seen: set[Variable] = set()
-    out: list[Variable] = []
-    queue = list(outs)
-    i = 0
-    while i < len(queue):
-        v = queue[i]
-        i += 1
-        if v in seen:
-            continue
-        seen.add(v)
-        out.append(v)
-        queue.extend(_expand_between(v, in_set))
-    return out
+
+    def expand(v: Variable) -> list[Variable] | None:
+        owner = v.owner
+        if owner is None or v in in_set:
+            return None
+        return [*owner.inputs, *owner.outputs]
+
+    return walk(outs, expand, bfs=False)
 
 
 def variables(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[Variable]:
-    """Every variable of the subgraph between ``ins`` and ``outs``, in Theano's order.
+    """:func:`vars_between` (Theano's name; Theano's own order is
+    ``theon.gof.graph.variables``).
 
-    The same variables as :func:`vars_between`; the order of Theano's ``variables``:
-    a depth-first preorder that takes ``outs`` from the last to the first and, at each
-    variable computed by a node (and not in ``ins``), the node's inputs first to last,
-    then its outputs.
-
-    >>> from theon.scalar import add, float64, neg
+    >>> from theon.scalar import add, float64
     >>> x, y = float64("x"), float64("y")
-    >>> [str(v) for v in variables([x], [neg(x)])]
-    ['neg.0', 'x']
     >>> [str(v) for v in variables([x], [add(x, y)])]
-    ['add.0', 'x', 'y']
+    ['add.0', 'y', 'x']
     """
-    in_set = set(ins)
-    seen: set[Variable] = set()
-    out: list[Variable] = []
-    stack = list(outs)
-    while stack:
-        v = stack.pop()
-        if v in seen:
-            continue
-        seen.add(v)
-        out.append(v)
-        stack.extend(_expand_between(v, in_set))
-    return out
+    return vars_between(ins, outs)
 
 
 def orphans_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> list[Variable]:
