@@ -39,7 +39,9 @@ def test_rfft_irfft(shape, norm, dtype):
         back = back * np.prod(shape[1:])
     check([z], fft.irfft(z, norm, is_odd=odd), [zv], back.astype(dtype), rtol=tol,
           atol=tol * 10)
-    check_infer_shape(out.owner.outputs[0] if norm is None else fft.RFFTOp()(x), [x], [xv])
+    check_infer_shape(fft.RFFTOp()(x), [x], [xv])
+    check_infer_shape(fft.IRFFTOp(odd)(z), [z], [zv])
+    check_infer_shape(fft.IRFFTOp()(z, shape[-1]), [z], [zv])
 
 
 @pytest.mark.parametrize("shape", SHAPES)

@@ -128,3 +128,17 @@ def test_solver_inner_graph_runs_in_the_outer_mode():
         f = theon.function([x, c], xs, mode=mode)
         np.testing.assert_allclose(f(np.zeros(2), np.array([1.0, 2.0])), [1.0, 2.0],
                                    atol=1e-6)
+
+
+def test_solver_functions_pickle_and_infer_shape():
+    import pickle
+
+    x, c = tt.dmatrix("x"), tt.dmatrix("c")
+    xs, ok = optimize.minimize(((x - c) ** 2).sum(), x)
+    f = theon.function([x, c], [xs, theon.grad(xs.sum(), c)])
+    g = pickle.loads(pickle.dumps(f))
+    vals = (np.zeros((2, 3)), rng.normal(size=(2, 3)))
+    for a, b in zip(f(*vals), g(*vals)):
+        np.testing.assert_allclose(a, b)
+    from tests.tensor.core_checks import check_infer_shape
+    check_infer_shape(xs, [x, c], list(vals))

@@ -39,13 +39,14 @@ import numpy as np
 from theon.compile.compiled import Function
 from theon.compile.inner import InnerCompiler
 from theon.compile.mode import Mode
+from theon.compile.pickling import dump_graph, load_graph
 from theon.compile.pipeline import function
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import describe
 from theon.graph.null_type import DisconnectedType, disconnected_type
 from theon.graph.op import Op
 from theon.graph.replace import clone_get_equiv, clone_replace
-from theon.graph.traversal import graph_inputs
+from theon.graph.traversal import graph_inputs, io_toposort
 from theon.link.registry import register_linker_backend as _register_linker_backend
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.type import TensorType, tensor_type
@@ -120,6 +121,25 @@ class ScipyWrapperOp(Op):
 
     def __str__(self) -> str:
         return f"{type(self).__name__}{{method={self.method!r}}}"
+
+    # pickling: the inner graph is stored flat; the compiled forms are not kept
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_inner", None)
+        outs = [*self.inner_outputs, self.condition]
+        state["inner_inputs"] = None
+        state["condition"] = None
+        state["inner_outputs"] = dump_graph(self.inner_inputs, outs,
+                                            io_toposort(self.inner_inputs, outs))
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        graph = state.pop("inner_outputs")
+        self.__dict__.update(state)
+        ins, outs, _ = load_graph(graph)
+        self.inner_inputs = ins
+        self.inner_outputs, self.condition = outs[:-1], outs[-1]
+        self._inner = InnerCompiler(self._compile)
 
     def _compile(self, mode: Mode) -> Function:
         return function(self.inner_inputs, self.inner_outputs, mode=mode, trust_input=True,
