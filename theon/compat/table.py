@@ -67,4 +67,7 @@ ALIASES: dict[str, str | Namespace] = {
                                     "theon.tensor.rewriting.stabilize:local_sigmoid_from_exp")),
     # PyTensor's random paths: var (2.x) is theon's variable module (PyTensor 3's path)
     "tensor.random.var": "theon.tensor.random.variable",
+    # PyTensor's config modules: theon's config is one module
+    "configdefaults": "theon.config",
+    "configparser": "theon.config",
 }
