@@ -165,3 +165,16 @@ def test_helpers():
         tt.get_vector_length(tt.dmatrix("m"))
     assert tt.is_flat(tt.dvector("v")) and tt.is_flat(tt.dmatrix("m"), ndim=2)
     assert tt.slice_at_axis(slice(None, 1), 1) == (slice(None), slice(None, 1), Ellipsis)
+
+
+def test_joining_and_transposing_grads():
+    a, b = rng.normal(size=(2, 3)), rng.normal(size=(2, 2))
+    verify_grad(lambda p, q: tt.horizontal_stack(p, q), [a, b], rng=rng)
+    verify_grad(lambda p, q: tt.vertical_stack(p, q.T), [a, rng.normal(size=(3, 1))],
+                rng=rng)
+    verify_grad(lambda p, q: tt.concat_with_broadcast([p, q], axis=0),
+                [a, rng.normal(size=(1, 1))], rng=rng)
+    verify_grad(tt.matrix_transpose, [rng.normal(size=(2, 3, 4))], rng=rng)
+    shapes = [np.array([2, 2]), np.array([3])]
+    verify_grad(lambda p: tt.unpack(p, shapes)[0] * 2 + tt.unpack(p, shapes)[1].sum(),
+                [rng.normal(size=7)], rng=rng)

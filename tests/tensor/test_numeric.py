@@ -14,6 +14,8 @@ from tests.tensor.nscheck import EXTREMES, check
 from theon.gradient import verify_grad
 
 rng = np.random.default_rng(351)
+# the inputs are extreme on purpose (inf, nan, values that overflow float32)
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 def test_constants():
@@ -183,3 +185,12 @@ def test_names_helpers():
         tt.transfer(v, "gpu")
     assert tt.values_eq_approx_always_true(1, 2)
     assert tt.Op is theon.graph.op.Op
+
+
+def test_piecewise_grads():
+    # away from the steps: the remainder's slope is 1 in x, the rounding's is 0
+    xv = np.array([0.3, 1.7, -2.2, 5.4])
+    verify_grad(lambda v: tt.divmod(v, 2.5)[1], [xv], rng=rng)
+    verify_grad(lambda v: tt.round_half_away_from_zero(v) + v, [xv], rng=rng)
+    verify_grad(tt.tri_gamma, [np.array([0.5, 2.0, 7.5])], rng=rng)
+    verify_grad(tt.dense_dot, [rng.normal(size=(2, 3)), rng.normal(size=3)], rng=rng)

@@ -55,7 +55,7 @@ def test_pad_extremes_and_3d():
               np.pad(a, ((1, 0), (0, 2), (1, 1)), mode=mode))
 
 
-@pytest.mark.parametrize(("mode", "kw"), [m for m in MODES if m[0] != "median"])
+@pytest.mark.parametrize(("mode", "kw"), MODES)
 def test_pad_grads(mode, kw):
     a = rng.normal(size=(3, 4))
     verify_grad(lambda v: tt.pad(v, ((2, 1), (1, 3)), mode=mode, **kw), [a], rng=rng)
