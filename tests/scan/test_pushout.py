@@ -18,7 +18,7 @@ def scans(f):
 
 
 def body_ops(op):
-    return [type(n.op).__name__ for n in op.fgraph().toposort()]
+    return [type(n.op).__name__ for n in op.fgraph.toposort()]
 
 
 def rnn_graph():
@@ -64,7 +64,7 @@ def test_rnn_rewrites_fire_and_agree_with_numpy():
     # backward: the three accumulators left the loop; only the carry is left
     assert bwd.op.info.n_states == 1 and bwd.op.info.n_nit == 1
     # and it does not recompute the forward step: no tanh in its body
-    assert all("tanh" not in str(n.op) for n in bwd.op.fgraph().toposort())
+    assert all("tanh" not in str(n.op) for n in bwd.op.fgraph.toposort())
     args = rnn_data(np.random.default_rng(0), 7, 3, 4, 5)
     for got, want in zip(f(*args), rnn_numpy(*args)):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
@@ -76,7 +76,7 @@ def test_backward_reads_the_stored_rows_not_recomputing_them():
                   if v.owner is not None and isinstance(v.owner.op, Scan)
                   and v.owner.op.name == "grad_of_scan"]
     assert grad_scans
-    ops = [str(n.op) for n in grad_scans[0].op.fgraph().toposort()]
+    ops = [str(n.op) for n in grad_scans[0].op.fgraph.toposort()]
     assert not any("tanh" in o for o in ops), ops
     args = rnn_data(np.random.default_rng(1), 5, 2, 3, 4)
     got = theon.function(ins, outs, mode=PLAIN)(*args)
@@ -166,7 +166,7 @@ def test_elementwise_sequence_work_stays_in_the_loop():
     hs, _ = theon.scan(lambda x, h: h * tt.exp(x), sequences=xs, outputs_info=h0)
     f = theon.function([xs, h0], hs[-1])
     (node,) = scans(f)
-    assert node.op.info.n_seqs == 1 and "exp" in str(node.op.fgraph().toposort())
+    assert node.op.info.n_seqs == 1 and "exp" in str(node.op.fgraph.toposort())
     x, h = np.random.default_rng(7).normal(size=(5, 3)), np.ones(3)
     np.testing.assert_allclose(f(x, h), h * np.exp(x.sum(0)), rtol=1e-12)
 

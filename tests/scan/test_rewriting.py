@@ -20,7 +20,7 @@ def scans(f):
 
 
 def body_ops(node):
-    return [type(n.op).__name__ for n in node.op.fgraph().toposort()]
+    return [type(n.op).__name__ for n in node.op.fgraph.toposort()]
 
 
 def recurrence(n_steps):
@@ -118,7 +118,7 @@ def test_hoist_moves_invariant_computation_out():
     (node,) = scans(f)
     ops = body_ops(node)
     assert "Elemwise" not in " ".join(ops) or all("exp" not in str(n.op) for n in
-                                                  node.op.fgraph().toposort())
+                                                  node.op.fgraph.toposort())
     outer = [str(n.op) for n in f.maker.fgraph.toposort()]
     assert any("exp" in o.lower() for o in outer)
     Wv, h = np.array([[0.1, -0.2], [0.3, 0.0]]), np.array([1.0, 2.0])

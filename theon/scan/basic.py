@@ -26,8 +26,9 @@ from theon.graph.basic import Constant, Variable
 from theon.graph.fg import describe
 from theon.graph.replace import clone_replace
 from theon.graph.traversal import graph_inputs
+from theon.scan.draws import kept_draw
 from theon.scan.op import Scan, ScanInfo
-from theon.scan.utils import ScanUpdates, carried_draws, split_step_result
+from theon.scan.utils import ScanUpdates, carried_draws, expand_empty, split_step_result
 from theon.tensor.basic import as_tensor_variable
 from theon.tensor.math import minimum
 from theon.tensor.shape import shape_padleft
@@ -47,8 +48,16 @@ class _Seq:
 
 @dataclass
 class _Out:
-    init: TensorVariable | None  # None: not fed back
+    init: Variable | None  # None: not fed back
     taps: list[int] = field(default_factory=list)
+    #: a non-tensor state (a random generator): fed back, not stacked (PyTensor's
+    #: "untraced sit-sot"; a carried state of the Scan)
+    untraced: bool = False
+
+    @property
+    def traced(self) -> bool:
+        """A tensor state: fed back and stacked."""
+        return self.init is not None and not self.untraced
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -87,6 +96,11 @@ def _parse_sequences(sequences: Any) -> list[_Seq]:
     return out
 
 
+def _is_untraced(v: Any) -> bool:
+    """Whether an initial value is a non-tensor variable (a random generator)."""
+    return isinstance(v, Variable) and not isinstance(v.type, TensorType)
+
+
 def _parse_outputs(outputs_info: Any) -> list[_Out]:
     out = []
     for k, o in enumerate(_as_list(outputs_info)):
@@ -99,6 +113,13 @@ def _parse_outputs(outputs_info: Any) -> list[_Out]:
                 out.append(_Out(None))
                 continue
             taps = _taps(o.get("taps", [-1]), f"output {k}")
+            if _is_untraced(init):
+                if taps != [-1]:
+                    raise ValueError(
+                        f"scan: output {k} starts from {describe(init)}, a {init.type}, which "
+                        f"is not stacked: it can only be read at tap -1, not {taps}")
+                out.append(_Out(init, [-1], untraced=True))
+                continue
             if any(t >= 0 for t in taps):
                 raise ValueError(
                     f"scan: output {k} has taps {taps}; an output can only read its past "
@@ -112,6 +133,8 @@ def _parse_outputs(outputs_info: Any) -> list[_Out]:
                     "is a scalar"
                 )
             out.append(_Out(init_v, sorted(taps)))
+        elif _is_untraced(o):
+            out.append(_Out(o, [-1], untraced=True))
         else:
             out.append(_Out(as_tensor_variable(o), [-1]))
     return out
@@ -145,7 +168,8 @@ def scan(
     allow_gc: bool | None = None,
     strict: bool = False,
     return_list: bool = False,
-) -> tuple[Any, ScanUpdates]:
+    return_updates: bool = True,
+) -> Any:
     """A symbolic loop: apply ``fn`` step by step, over sequences and recurrent outputs.
 
     Parameters
@@ -164,7 +188,9 @@ def scan(
         tap ``-1``), ``dict(initial=x0, taps=[-2, -1])`` (``x0`` holds the
         ``-min(taps)`` first values along its first dimension), or ``None`` for an
         output that is not fed back.  ``None`` or ``[]`` for the whole argument: no
-        output is fed back.
+        output is fed back.  A non-tensor initial value (a random generator) is fed
+        back at tap ``-1`` but not stacked: the output is its value after the last
+        step (PyTensor's "untraced" state; the step returns the generator's next state).
     non_sequences
         Variables passed unchanged to every step.
     n_steps
@@ -184,13 +210,19 @@ def scan(
         step uses to be passed to it explicitly.
     return_list
         Always return a list of outputs (else a single output is returned bare).
+    return_updates
+        Return ``(outputs, updates)`` (the default), else the outputs alone (PyTensor
+        3's form, where every state goes through ``outputs_info``): with ``False``, a
+        loop that updates shared variables is an error.
 
     Returns
     -------
     outputs, updates
         Each output stacked over the steps (for a recurrent output: the values it
-        took after each step), and an ordered dict ``{shared variable: value after
-        the loop}`` to pass to ``theon.function(..., updates=...)``.
+        took after each step; for a non-tensor state, its last value), and an ordered
+        dict ``{shared variable: value after the loop}`` to pass to
+        ``theon.function(..., updates=...)``.  Only the outputs with
+        ``return_updates=False``.
 
     Examples
     --------
@@ -222,15 +254,36 @@ def scan(
     >>> a, b = f(), f()
     >>> a.shape, bool((a != b).all())
     ((5,), True)
+
+    The same walk with its generator as a state (``return_updates=False``): the step
+    gets the generator and returns its next state, which comes back as an output:
+
+    >>> from theon.tensor.random.basic import normal
+    >>> g = theon.shared(np.random.default_rng(1))
+    >>> def step(p, rng):
+    ...     next_rng, d = normal(0.0, 1.0, rng=rng).owner.outputs
+    ...     return p + d, next_rng
+    >>> walk2, last_rng = scan(step, outputs_info=[tt.constant(0.0), g], n_steps=5,
+    ...                        return_updates=False)
+    >>> f2 = theon.function([], walk2, updates={g: last_rng})
+    >>> bool(np.allclose(f2(), np.cumsum(np.random.default_rng(1).normal(size=5))))
+    True
     """
     del profile, allow_gc
     results, upd, _ = build_scan(
         fn, sequences, outputs_info, non_sequences, n_steps, truncate_gradient, go_backwards,
         mode, name, strict,
     )
-    if return_list or len(results) != 1:
-        return results, upd
-    return results[0], upd
+    out: Any = results if return_list or len(results) != 1 else results[0]
+    if return_updates:
+        return out, upd
+    if upd:
+        raise ValueError(
+            "scan(return_updates=False): the loop updates the shared variables "
+            f"{', '.join(describe(k) for k in upd)}; give each of them as a state in "
+            "outputs_info (the step receives it and returns its next value), or use "
+            "return_updates=True")
+    return out
 
 
 def build_scan(
@@ -245,7 +298,7 @@ def build_scan(
     name: str | None,
     strict: bool,
     trailing_nit: bool = False,
-) -> tuple[list[TensorVariable], ScanUpdates, list[TensorVariable | None]]:
+) -> tuple[list[Variable], ScanUpdates, list[TensorVariable | None]]:
     """The body of :func:`scan`: the outputs, the updates, and each output's whole buffer.
 
     The buffer of a recurrent output holds its initial rows before the computed
@@ -266,7 +319,13 @@ def build_scan(
     ext = _implicit_inputs(step, args, nonseqs, strict)
     body, nit_outs = _body_outputs(step, ext)
     n_st, n_sh = len(step.state_outs), len(ext.sh_outer)
-    state_taps = tuple(tuple(o.taps) for o in step.outs if o.init is not None) + ((-1,),) * n_sh
+    state_taps = tuple(tuple(o.taps) for o in step.outs if o.traced) + ((-1,),) * n_sh
+    # the non-tensor states: carried, before the generators the body reads
+    untraced = [k for k, o in enumerate(outs) if o.init is not None and o.untraced]
+    pos = _placeholder_positions(outs)
+    untraced_ph = [inner_states[pos[k]] for k in untraced]
+    traced_ph = [v for v in inner_states if v not in set(untraced_ph)]
+    untraced_init = [v for k in untraced if (v := outs[k].init) is not None]
     info = ScanInfo(
         n_seqs=len(inner_seqs),
         state_taps=state_taps,
@@ -276,13 +335,26 @@ def build_scan(
         store_last=(False,) * n_st + (True,) * n_sh,
         truncate_gradient=truncate_gradient,
         name=name,
-        n_carried=len(ext.ca_outer),
+        n_carried=len(untraced) + len(ext.ca_outer),
     )
-    inner_inputs = inner_seqs + inner_states + ext.sh_inner + ext.ns_inner + ext.ca_inner
-    inits = _initial_buffers(step.outs, ext.sh_outer)
+    inner_inputs = (inner_seqs + traced_ph + ext.sh_inner + ext.ns_inner + untraced_ph
+                    + ext.ca_inner)
+    inits = _initial_buffers(step.outs, ext.sh_outer, n_var)
     op = Scan(inner_inputs, body, info, mode=mode)
-    node_outs = op(n_var, *outer_seqs, *inits, *ext.ns_outer, *ext.ca_outer, return_list=True)
+    node_outs = op(n_var, *outer_seqs, *inits, *ext.ns_outer, *untraced_init, *ext.ca_outer,
+                   return_list=True)
     return _scan_results(node_outs, step.outs, info, ext, name)
+
+
+def _placeholder_positions(outs: list[_Out]) -> dict[int, int]:
+    """Output index -> the position of its first placeholder among the states'."""
+    pos: dict[int, int] = {}
+    k = 0
+    for i, o in enumerate(outs):
+        if o.init is not None:
+            pos[i] = k
+            k += len(o.taps)
+    return pos
 
 
 def _check_loop_arguments(seqs: list[_Seq], n_steps: Any, truncate_gradient: int) -> None:
@@ -351,7 +423,7 @@ def _state_placeholders(outs: list[_Out]) -> list[Variable]:
     for k, o in enumerate(outs):
         if o.init is None:
             continue
-        row = o.init.type if o.taps == [-1] else _row_type(o.init)
+        row = o.init.type if o.taps == [-1] else _row_type(as_tensor_variable(o.init))
         label = _name(o.init, f"out{k}")
         for tap in o.taps:
             inner_states.append(row(f"{label}[t{tap:+d}]"))
@@ -370,6 +442,8 @@ class _Step:
     updates: list[tuple[SharedVariable, Variable]]
     carried_upd: list[tuple[SharedVariable, Variable]]
     cond: Any
+    #: the next value of each non-tensor state (outputs_info order)
+    untraced_outs: list[Variable] = field(default_factory=list)
 
 
 def _trace_step(
@@ -381,7 +455,8 @@ def _trace_step(
 ) -> _Step:
     """Call ``fn`` on the placeholders once and check what it returns."""
     step_outs, step_updates, cond = split_step_result(fn(*args))
-    step_outs = [as_tensor_variable(v) for v in step_outs]
+    step_outs = [v if k < len(outs) and outs[k].untraced else as_tensor_variable(v)
+                 for k, v in enumerate(step_outs)]
     # no outputs_info (None or an empty list, as in Theano): no output is fed back
     if not outs or (trailing_nit and len(step_outs) > len(outs)):
         outs = outs + [_Out(None) for _ in step_outs[len(outs):]]
@@ -392,8 +467,8 @@ def _trace_step(
             "not fed back)"
         )
     updates, carried_upd = _split_updates(step_updates)
-    state_outs, nit_outs = _typed_outputs(outs, step_outs, inner_states)
-    return _Step(outs, state_outs, nit_outs, updates, carried_upd, cond)
+    state_outs, nit_outs, untraced_outs = _typed_outputs(outs, step_outs, inner_states)
+    return _Step(outs, state_outs, nit_outs, updates, carried_upd, cond, untraced_outs)
 
 
 def _split_updates(
@@ -421,11 +496,12 @@ def _split_updates(
 
 def _typed_outputs(
     outs: list[_Out], step_outs: list[Variable], inner_states: list[Variable]
-) -> tuple[list[Variable], list[Variable]]:
-    """The recurrent outputs, each converted to its state's type (else an error), and
-    the outputs that are not fed back."""
+) -> tuple[list[Variable], list[Variable], list[Variable]]:
+    """The recurrent outputs, each converted to its state's type (else an error), the
+    outputs that are not fed back, and the next values of the non-tensor states."""
     state_outs: list[Variable] = []
     nit_outs: list[Variable] = []
+    untraced_outs: list[Variable] = []
     k_in = 0
     for k, (o, v) in enumerate(zip(outs, step_outs)):
         if o.init is None:
@@ -433,6 +509,13 @@ def _typed_outputs(
             continue
         want = inner_states[k_in].type
         k_in += len(o.taps)
+        if o.untraced:
+            if not isinstance(v, Variable) or v.type != want:
+                raise TypeError(
+                    f"scan: output {k} of the step function must be the next value of the "
+                    f"state {describe(o.init)}, a {want}; got {v!r}")
+            untraced_outs.append(v)
+            continue
         conv = want.convert_variable(v)
         if conv is None:
             raise TypeError(
@@ -442,7 +525,7 @@ def _typed_outputs(
                 "initial value or the step's result)"
             )
         state_outs.append(conv)
-    return state_outs, nit_outs
+    return state_outs, nit_outs, untraced_outs
 
 
 @dataclass
@@ -471,7 +554,7 @@ def _free_variables(
     update is added to ``step.carried_upd``)."""
     placeholders = set(args)
     computed_ns = [x for x in nonseqs if x.owner is not None]
-    roots_of = [*step.state_outs, *step.nit_outs,
+    roots_of = [*step.state_outs, *step.nit_outs, *step.untraced_outs,
                 *(v for _, v in step.updates + step.carried_upd)]
     if step.cond is not None:
         roots_of.append(step.cond.condition)
@@ -535,50 +618,63 @@ def _body_outputs(step: _Step, ext: _Implicit) -> tuple[list[Variable], list[Var
     with the hidden stacks of each step's draws."""
     nit_outs = step.nit_outs
     body = [*step.state_outs, *(ext.updated[sv] for sv in ext.sh_outer), *nit_outs,
-            *(ext.carried_new[sv] for sv in ext.ca_outer)]
+            *step.untraced_outs, *(ext.carried_new[sv] for sv in ext.ca_outer)]
     if step.cond is not None:
         body.append(step.cond.condition)
     if ext.repl:
         body = clone_replace(body, ext.repl)
-    if ext.ca_outer:
+    n_carried = len(step.untraced_outs) + len(ext.ca_outer)
+    if n_carried:
         # every step's draws are also stacked as hidden outputs (the gradient reads
         # them instead of drawing again; unread, they are pruned)
         n_keep = len(step.state_outs) + len(ext.sh_outer) + len(step.nit_outs)
-        draws = [d for d in carried_draws(body, body[n_keep: n_keep + len(ext.ca_outer)])
+        draws = [kept_draw(d) for d in carried_draws(body, body[n_keep: n_keep + n_carried])
                  if d not in body[:n_keep]]
         body = [*body[:n_keep], *draws, *body[n_keep:]]
         nit_outs = nit_outs + draws
     return body, nit_outs
 
 
-def _initial_buffers(outs: list[_Out], sh_outer: list[SharedVariable]) -> list[Variable]:
-    """Each state's initial rows: a recurrent output's initial value(s), then the
-    updated shared variables' values."""
+def _initial_buffers(
+    outs: list[_Out], sh_outer: list[SharedVariable], n_var: Variable
+) -> list[Variable]:
+    """Each state's buffer: a recurrent output's initial value(s), then the updated
+    shared variables' values; each followed by ``n_steps`` uninitialised rows, as
+    PyTensor's (:func:`~theon.scan.utils.expand_empty`; the Scan reads the initial
+    rows, which the rewrite ``scan_initial_rows`` hands it directly)."""
     inits: list[Variable] = []
     for o in outs:
-        if o.init is None:
+        if not o.traced:
             continue
-        inits.append(shape_padleft(o.init) if o.taps == [-1] else o.init[: -o.taps[0]])
-    inits += [shape_padleft(sv) for sv in sh_outer]
+        v = as_tensor_variable(o.init)
+        lag = -o.taps[0]
+        rows = shape_padleft(v) if o.taps == [-1] else v[:lag]
+        inits.append(expand_empty(rows, n_var, rows=lag))
+    inits += [expand_empty(shape_padleft(sv), n_var, rows=1) for sv in sh_outer]
     return inits
 
 
 def _scan_results(
     node_outs: Sequence[Variable], outs: list[_Out], info: ScanInfo, ext: _Implicit,
     name: str | None,
-) -> tuple[list[TensorVariable], ScanUpdates, list[TensorVariable | None]]:
+) -> tuple[list[Variable], ScanUpdates, list[TensorVariable | None]]:
     """The user's outputs (a state's computed rows), the updates, and each output's
     whole buffer, read from the Scan node's outputs."""
     n_st = len(info.state_taps) - len(ext.sh_outer)
-    results: list[TensorVariable] = []
+    results: list[Variable] = []
     buffers: list[TensorVariable | None] = []
     it_state = iter(range(n_st))
     it_nit = iter(range(info.n_states, info.n_states + info.n_nit))
+    c_out = info.carried_outputs.start
+    it_untraced = iter(range(c_out, c_out + info.n_carried - len(ext.ca_outer)))
     # the stacked outputs (before the carried states) are tensors: make_node made them
     stacked = [as_tensor_variable(v) for v in node_outs[: info.n_states + info.n_nit]]
     for o in outs:
         if o.init is None:
             results.append(stacked[next(it_nit)])
+            buffers.append(None)
+        elif o.untraced:
+            results.append(node_outs[next(it_untraced)])
             buffers.append(None)
         else:
             j = next(it_state)
@@ -587,8 +683,9 @@ def _scan_results(
     upd = ScanUpdates()
     for j, sv in enumerate(ext.sh_outer):
         upd[sv] = stacked[n_st + j][-1]
+    n_untraced = info.n_carried - len(ext.ca_outer)
     for i, sv in enumerate(ext.ca_outer):
-        upd[sv] = node_outs[info.carried_outputs.start + i]
+        upd[sv] = node_outs[c_out + n_untraced + i]
     if name:
         for r in results:
             r.name = name

@@ -50,6 +50,7 @@ from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, grad_not_implemented, grad_undefined
 from theon.graph.replace import clone_replace
 from theon.graph.traversal import ancestors
+from theon.scan.draws import kept_source
 from theon.scan.op import Scan, ScanInfo
 from theon.scan.utils import carried_draws
 from theon.tensor.basic import NotScalarConstantError, as_tensor_variable, get_scalar_constant_value
@@ -133,7 +134,8 @@ class _Drawless:
         inner, outs = op.inner_inputs, op.inner_outputs
         roots = [*outs[: n_st + n_nit], *outs[info.n_states + info.n_nit + info.n_carried:]]
         draws = carried_draws(roots, [])
-        nit_of = {outs[n_st + m]: m for m in range(n_nit)}
+        # (a draw the loop keeps for this is marked: kept_source is the draw)
+        nit_of = {kept_source(outs[n_st + m]): m for m in range(n_nit)}
         missing = [d for d in draws if d not in nit_of]
         if missing:
             raise NotImplementedError(
@@ -147,7 +149,7 @@ class _Drawless:
                               *outs[info.n_inner_outputs - int(info.as_while):]],
                              dict(zip(draws, phs)))
         drawn = set(draws)
-        self.nits = [m for m in range(n_nit) if outs[n_st + m] not in drawn]
+        self.nits = [m for m in range(n_nit) if kept_source(outs[n_st + m]) not in drawn]
         body = [*body[:n_st], *(body[n_st + m] for m in self.nits), *body[n_st + n_nit:]]
         k = info.n_seqs
         new_in = [*inner[:k], *phs, *inner[k: info.n_inner_inputs - info.n_carried]]

@@ -186,7 +186,8 @@ def loop(
         assert buf is not None
         finals.append(buf[-1])
     final = unflatten(c_def, finals)
-    ys_vars = results[n_c:]
+    # (loop's carries are tensors: no output is a non-tensor state)
+    ys_vars = [as_tensor_variable(y) for y in results[n_c:]]
     if reverse:
         ys_vars = [y[::-1] for y in ys_vars]
     y_def = body.y_def[0]

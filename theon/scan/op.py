@@ -41,21 +41,22 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from theon.compile.inner import InnerCompiler, link_inner_graph
+from theon.compile.inner import InnerCompiler, InnerFunctionGraph, link_inner_graph
 from theon.compile.mode import Mode
 from theon.graph.basic import Apply, Variable, format_trace
 from theon.graph.collector import gc_paused
-from theon.graph.fg import FunctionGraph, describe
-from theon.graph.op import Op, OpContractError
+from theon.graph.fg import describe
+from theon.graph.op import HasInnerGraph, Op, OpContractError
 from theon.graph.traversal import ancestors
 from theon.link.basic import Runner
 from theon.scan.buffers import BufferCache
 from theon.scan.fastloop import FastLoop, build_fast_loop
+from theon.scan.info import ScanInfo
 from theon.scan.steploop import inline_step_loop, make_step_loop
 from theon.tensor.basic import as_tensor_variable, cast
 from theon.tensor.type import TensorType, tensor_type
@@ -64,98 +65,7 @@ from theon.tensor.variable import TensorVariable
 __all__ = ["Scan", "ScanInfo", "scan_op", "tensor_inputs"]
 
 
-@dataclass(frozen=True)
-class ScanInfo:
-    """The structure of a :class:`Scan`: how many inputs and outputs of each kind.
-
-    Attributes
-    ----------
-    n_seqs
-        Number of sequence inputs (one per sequence tap).
-    state_taps
-        Per recurrent state, its taps (negative, increasing).
-    n_nit
-        Number of outputs that are not fed back.
-    n_nonseqs
-        Number of non-sequence inputs.
-    as_while
-        Whether the body's last output is the stopping condition.
-    store_last
-        Per state: keep only its last ``L_j`` rows (the output then has ``L_j`` rows).
-    truncate_gradient
-        Backpropagate through at most this many steps (``-1``: all).
-    name
-        A name for messages and printing.
-    n_carried
-        Number of carried (non-tensor, unstacked) states, such as random generators.
-    """
-
-    n_seqs: int = 0
-    state_taps: tuple[tuple[int, ...], ...] = ()
-    n_nit: int = 0
-    n_nonseqs: int = 0
-    as_while: bool = False
-    store_last: tuple[bool, ...] = ()
-    truncate_gradient: int = -1
-    name: str | None = None
-    n_carried: int = 0
-    store_last_default: bool = field(default=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if len(self.store_last) != len(self.state_taps):
-            object.__setattr__(self, "store_last", (self.store_last_default,) * self.n_states)
-        for taps in self.state_taps:
-            if not taps or any(k >= 0 for k in taps) or list(taps) != sorted(set(taps)):
-                raise ValueError(
-                    f"scan: the taps of a recurrent output must be distinct negative integers, "
-                    f"got {list(taps)}"
-                )
-
-    @property
-    def n_states(self) -> int:
-        return len(self.state_taps)
-
-    @property
-    def lags(self) -> tuple[int, ...]:
-        """``L_j = -min(taps_j)``: the initial rows each state needs."""
-        return tuple(-t[0] for t in self.state_taps)
-
-    @property
-    def n_state_taps(self) -> int:
-        return sum(len(t) for t in self.state_taps)
-
-    @property
-    def n_inner_inputs(self) -> int:
-        return self.n_seqs + self.n_state_taps + self.n_nonseqs + self.n_carried
-
-    @property
-    def n_inner_outputs(self) -> int:
-        return self.n_states + self.n_nit + self.n_carried + int(self.as_while)
-
-    @property
-    def n_outer_inputs(self) -> int:
-        return 1 + self.n_seqs + self.n_states + self.n_nonseqs + self.n_carried
-
-    @property
-    def carried_outputs(self) -> slice:
-        """The positions of the carried states in the outer (and inner) outputs."""
-        a = self.n_states + self.n_nit
-        return slice(a, a + self.n_carried)
-
-    @property
-    def carried_inputs(self) -> slice:
-        """The positions of the carried states in the outer inputs."""
-        b = 1 + self.n_seqs + self.n_states + self.n_nonseqs
-        return slice(b, b + self.n_carried)
-
-    def outer_slices(self) -> tuple[slice, slice, slice]:
-        """The positions of the sequences, state buffers and non-sequences in the inputs."""
-        a = 1 + self.n_seqs
-        b = a + self.n_states
-        return slice(1, a), slice(a, b), slice(b, b + self.n_nonseqs)
-
-
-class Scan(Op):
+class Scan(Op, HasInnerGraph):
     """A loop over a body graph (see the module docstring for the layout).
 
     Parameters
@@ -167,10 +77,18 @@ class Scan(Op):
     mode
         The mode compiling the body (``None``: that of the function compiling the
         scan, or ``config.mode`` where none is known).
+    truncate_gradient, name, as_while
+        PyTensor's keyword arguments: they replace (``as_while``: must agree with) the
+        fields of ``info`` of those names.
+    profile, allow_gc, strict, typeConstructor
+        PyTensor's keyword arguments, kept as attributes and otherwise unused.
     """
 
     # identity: the body and the layout; two Scans built separately are different Ops
     __props__ = None
+    profile: Any = False
+    allow_gc: bool | None = None
+    _fgraph: InnerFunctionGraph | None
 
     def __init__(
         self,
@@ -178,12 +96,31 @@ class Scan(Op):
         inner_outputs: Sequence[Variable],
         info: ScanInfo,
         mode: str | Mode | None = None,
+        typeConstructor: Any = None,
+        truncate_gradient: int | None = None,
+        name: str | None = None,
+        as_while: bool | None = None,
+        profile: Any = False,
+        allow_gc: bool | None = None,
+        strict: bool = True,
     ) -> None:
+        del typeConstructor, strict
+        if as_while is not None and bool(as_while) != info.as_while:
+            raise ValueError(f"Scan: as_while={as_while} disagrees with the layout {info}")
+        changes: dict[str, Any] = {}
+        if truncate_gradient is not None and truncate_gradient != info.truncate_gradient:
+            changes["truncate_gradient"] = truncate_gradient
+        if name is not None and name != info.name:
+            changes["name"] = name
+        if changes:
+            info = replace(info, **changes)
         self._inner_inputs = list(inner_inputs)
         self._inner_outputs = list(inner_outputs)
         self.info = info
         self.mode = mode
         self.name = info.name
+        self.profile = profile
+        self.allow_gc = allow_gc
         self._init_caches()
         if len(self._inner_inputs) != info.n_inner_inputs:
             raise ValueError(
@@ -207,9 +144,35 @@ class Scan(Op):
         """The body's outputs."""
         return self._inner_outputs
 
-    def fgraph(self) -> FunctionGraph:
-        """A fresh FunctionGraph copy of the body."""
-        return FunctionGraph(self._inner_inputs, self._inner_outputs, clone=True)
+    @property
+    def fgraph(self) -> InnerFunctionGraph:
+        """The body as a FunctionGraph over :attr:`inner_inputs` and :attr:`inner_outputs`
+        themselves (PyTensor's attribute); its copies keep the input placeholders."""
+        if self._fgraph is None:
+            self._fgraph = InnerFunctionGraph(self._inner_inputs, self._inner_outputs)
+        return self._fgraph
+
+    @property
+    def truncate_gradient(self) -> int:
+        """``info.truncate_gradient`` (PyTensor's attribute)."""
+        return self.info.truncate_gradient
+
+    def get_oinp_iinp_iout_oout_mappings(self) -> dict[str, dict[int, Any]]:
+        """PyTensor's maps between the positions of the outer inputs, inner inputs,
+        inner outputs and outer outputs that belong together (see
+        :func:`theon.scan.args.scan_mappings`)."""
+        from theon.scan.args import scan_mappings
+
+        return scan_mappings(self.info)
+
+    def clone(self) -> Scan:
+        """A copy of this Op whose body's nodes are copies (over the same input
+        placeholders); a different Op, with the same layout and mode."""
+        new = copy.copy(self)
+        new._inner_outputs = list(self.fgraph.clone().outputs)
+        new._inner_inputs = list(self._inner_inputs)
+        new._init_caches()
+        return new
 
     def clone_with(self, **changes: Any) -> Scan:
         """The same body with some :class:`ScanInfo` fields changed."""
@@ -225,6 +188,7 @@ class Scan(Op):
         # ``prepare_node`` chose for it (theon.compile.inner)
         self._inner: InnerCompiler[_Compiled] = InnerCompiler(self._compile, self.mode)
         self._pattern: list[list[bool]] | None = None
+        self._fgraph = None
         # held while a runner that is not reentrant runs
         self._lock = threading.Lock()
         # large state and output buffers, reused by the next run once free (buffers.py)
@@ -232,7 +196,7 @@ class Scan(Op):
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        for k in ("_inner", "_lock", "_pattern", "_buffers"):
+        for k in ("_inner", "_lock", "_pattern", "_buffers", "_fgraph"):
             state.pop(k, None)
         return state
 

@@ -20,7 +20,7 @@ results agree with the loop's to rounding, not bitwise.
 ...                    sequences=X, outputs_info=h0, non_sequences=[W, U])
 >>> f = theon.function([X, h0, W, U], hs[-1])
 >>> node = [n for n in f.maker.fgraph.toposort() if isinstance(n.op, Scan)][0]
->>> [type(n.op).__name__ for n in node.op.fgraph().toposort()]  # dot(x_t, W) went out
+>>> [type(n.op).__name__ for n in node.op.fgraph.toposort()]  # dot(x_t, W) went out
 ['Dot', 'Elemwise', 'Elemwise']
 """
 
@@ -33,7 +33,7 @@ from typing import Any
 
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
-from theon.graph.replace import clone_replace
+from theon.graph.replace import clone_replace, graph_replace
 from theon.graph.traversal import ancestors, io_toposort
 from theon.rewriting import node_rewriter
 from theon.scan.op import Scan, scan_op, tensor_inputs
@@ -425,7 +425,9 @@ def scan_pushout_acc(fgraph: FunctionGraph, node: Apply) -> Any:
     subs: dict[Variable, Variable] = dict(zip(st.stand_ins, made[len(node.outputs):]))
     repl: dict[Variable, Variable] = {}
     for j, total_j in totals.items():
-        (new,) = clone_replace([total_j], subs)
+        # (only the nodes reading the stand-ins are copied: a copy of the loop that
+        # computed the sequences would be a second loop)
+        new = graph_replace(total_j, subs, strict=False)
         if new.type != node.outputs[j].type:
             return None
         repl[node.outputs[j]] = new

@@ -7,6 +7,12 @@
 * :func:`scan_save_mem`: a recurrent output of which only the last step is read
   keeps only its last ``L`` rows (memory independent of ``n_steps``).
 * :func:`scan_merge`: two independent loops of the same length become one.
+* :func:`scan_initial_rows`: a state's buffer built as its initial rows followed by
+  uninitialised ones (PyTensor's form, which ``scan`` builds) is its initial rows.
+
+They are PyTensor's databases :data:`scan_eqopt1` (in theon's canonicalize phase) and
+:data:`scan_eqopt2` (in specialize), tagged ``fast_run`` and ``scan`` but not with the
+phase's name (see :class:`ScanRewriteDB`).
 
 >>> import numpy as np, theon, theon.tensor as tt
 >>> x0, W = tt.dvector("x0"), tt.dmatrix("W")
@@ -14,7 +20,7 @@
 ...                    non_sequences=W, n_steps=3)
 >>> f = theon.function([x0, W], hs[-1])
 >>> scan_node = [n for n in f.maker.fgraph.toposort() if isinstance(n.op, Scan)][0]
->>> scan_node.op.info.store_last, [type(n.op).__name__ for n in scan_node.op.fgraph().toposort()]
+>>> scan_node.op.info.store_last, [type(n.op).__name__ for n in scan_node.op.fgraph.toposort()]
 ((True,), ['Dot'])
 """
 
@@ -26,26 +32,91 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
 from theon.graph.replace import clone_replace
 from theon.graph.traversal import ancestors, io_toposort
-from theon.rewriting import (
-    EquilibriumDB,
-    node_rewriter,
-    register_canonicalize,
-    register_specialize,
-)
+from theon.rewriting import EquilibriumDB, node_rewriter
+from theon.rewriting.basic import SequentialGraphRewriter
+from theon.rewriting.db import RewriteDatabase, RewriteQuery, rewrite_db
+from theon.rewriting.tagdb import parse_query
+from theon.scan.draws import KeptDraw
 from theon.scan.op import Scan, ScanInfo, scan_op
 from theon.scan.pushout import scan_pushout_acc, scan_pushout_seqs
+from theon.scan.utils import initial_rows
 from theon.tensor.subtensor import Subtensor
 
-__all__ = ["scan_eqopt1", "scan_eqopt2", "scan_hoist_invariant", "scan_merge", "scan_prune",
+__all__ = ["ScanRewriteDB", "remove_kept_draw", "scan_eqopt1", "scan_eqopt2",
+           "scan_hoist_invariant", "scan_initial_rows", "scan_merge", "scan_prune",
            "scan_pushout_acc", "scan_pushout_seqs", "scan_save_mem"]
 
-#: PyTensor's two equilibrium databases of scan rewrites.  theon's scan rewrites are
-#: registered in its canonicalize and specialize phases instead, so these hold only what
-#: a program registers in them (PyMC registers them in its own logprob database)
-scan_eqopt1 = EquilibriumDB()
-scan_eqopt1.name = "scan_eqopt1"
-scan_eqopt2 = EquilibriumDB()
-scan_eqopt2.name = "scan_eqopt2"
+
+class ScanRewriteDB(EquilibriumDB):
+    """PyTensor's database of scan rewrites ``name`` (``scan_eqopt1``, ``scan_eqopt2``) as
+    a group of theon's phase ``phase``.
+
+    What is registered here goes into :data:`~theon.rewriting.db.rewrite_db`'s ``phase``
+    with its tags and the tags ``name`` and ``"scan"``, but not the phase's name: a
+    mode's ``fast_run`` query runs it there, while a query of ``"canonicalize"`` alone
+    (PyMC's on its log-probability graphs) does not, as PyTensor keeps its scan rewrites
+    outside its canonicalize database.  :meth:`query` selects from this group only (an
+    empty rewriter when nothing here has the tags: PyMC queries these with its own tag
+    ``"basic"``).
+
+    >>> [e.name for e in scan_eqopt1.entries()][:2]
+    ['scan_initial_rows', 'scan_prune']
+    >>> len(scan_eqopt1.query("+basic"))
+    0
+    """
+
+    def __init__(self, name: str, phase: str, db: RewriteDatabase | None = None) -> None:
+        super().__init__()
+        self.name = name
+        self.phase = phase
+        self.db = rewrite_db if db is None else db
+
+    def register(self, name: str, rewriter: Any, *tags: str, **kwargs: Any) -> Any:
+        """Register ``rewriter`` in the phase (PyTensor's keyword arguments
+        ``use_db_name_as_tag``, ``final_rewriter``, ``cleanup`` and
+        ``overwrite_existing`` are accepted; ``position`` orders it in the phase)."""
+        position = kwargs.pop("position", 0)
+        for k in ("use_db_name_as_tag", "final_rewriter", "cleanup", "overwrite_existing"):
+            kwargs.pop(k, None)
+        if kwargs:
+            raise TypeError(f"{self.name}.register: unknown arguments "
+                            f"{', '.join(sorted(kwargs))}")
+        if position == "last":
+            position = 0
+        assert self.name is not None
+        return self.db.register(name, rewriter, *tags, self.name, "scan", phase=self.phase,
+                                position=position, phase_tag=False)
+
+    def entries(self) -> list[Any]:
+        """The :class:`~theon.rewriting.db.RewriteEntry` of each rewrite of the group."""
+        return [e for e in self.db if self.name in e.tags and self.phase in e.phases]
+
+    def query(self, *tags: Any, **kwtags: Any) -> Any:
+        q = parse_query(tags, kwtags)
+        assert self.name is not None
+        sub = RewriteQuery(q.include, q.exclude, (*q.require, self.name))
+        if not self.db.select(sub):
+            return SequentialGraphRewriter([], name=self.name)
+        return self.db.query(sub)
+
+    def __getitem__(self, name: str) -> Any:
+        for e in self.entries():
+            if e.name == name:
+                return e.rewriter
+        raise KeyError(f"no rewrite registered as {name!r} in {self.name}")
+
+    def __contains__(self, name: object) -> bool:
+        return any(name == e.name or name in e.tags for e in self.entries())
+
+    def __len__(self) -> int:
+        return len(self.entries())
+
+
+#: PyTensor's two databases of scan rewrites: theon's scan rewrites of its canonicalize
+#: phase, and of its specialize phase (PyTensor runs its before canonicalize and
+#: between stabilize and specialize)
+scan_eqopt1 = ScanRewriteDB("scan_eqopt1", "canonicalize")
+scan_eqopt2 = ScanRewriteDB("scan_eqopt2", "specialize")
 
 
 def _groups(op: Scan) -> tuple[list[list[int]], list[int], list[int], list[int]]:
@@ -121,7 +192,28 @@ def _used(fgraph: FunctionGraph, v: Variable) -> bool:
     return bool(fgraph.clients.get(v))
 
 
-@register_canonicalize
+@node_rewriter([Scan])
+def scan_initial_rows(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``Scan(..., set_subtensor(empty(L + n, ...)[:L], y), ...)`` -> ``Scan(..., y, ...)``.
+
+    A Scan reads only the first ``L`` rows of a state's buffer (``L`` its lag): when
+    ``scan`` built the buffer as ``y`` followed by uninitialised rows
+    (:func:`~theon.scan.utils.expand_empty`, PyTensor's form), those rows are ``y``'s.
+    """
+    info = scan_op(node).info
+    sst = info.outer_slices()[1]
+    new_inputs = list(node.inputs)
+    changed = False
+    for j, lag in enumerate(info.lags):
+        y = initial_rows(node.inputs[sst.start + j], lag)
+        if y is not None:
+            new_inputs[sst.start + j] = y
+            changed = True
+    if not changed:
+        return None
+    return node.op.make_node(*new_inputs).outputs
+
+
 @node_rewriter([Scan])
 def scan_prune(fgraph: FunctionGraph, node: Apply) -> Any:
     """Unread outputs are not computed: ``scan(f, g)`` with ``g``'s result unused -> ``scan(f)``.
@@ -158,7 +250,6 @@ def scan_prune(fgraph: FunctionGraph, node: Apply) -> Any:
     return {o: r for o, r in zip(node.outputs, res) if r is not None and _used(fgraph, o)}
 
 
-@register_canonicalize
 @node_rewriter([Scan])
 def scan_hoist_invariant(fgraph: FunctionGraph, node: Apply) -> Any:
     """``scan(lambda s, W: g(s, h(W)))`` -> ``scan(lambda s, V: g(s, V))`` with ``V = h(W)``.
@@ -224,7 +315,6 @@ def _last_row_clients(fgraph: FunctionGraph, v: Variable, lag: int) -> list[Appl
     return found or None
 
 
-@register_specialize
 @node_rewriter([Scan])
 def scan_save_mem(fgraph: FunctionGraph, node: Apply) -> Any:
     """``scan(...)[-1]`` keeps only the last ``L`` rows of its state (``L = -min(taps)``).
@@ -258,7 +348,6 @@ def scan_save_mem(fgraph: FunctionGraph, node: Apply) -> Any:
     return repl
 
 
-@register_canonicalize
 @node_rewriter([Scan])
 def scan_merge(fgraph: FunctionGraph, node: Apply) -> Any:
     """Two loops of the same length, neither reading the other, run as one loop.
@@ -334,9 +423,23 @@ def _merge(a: Apply, b: Apply) -> dict[Variable, Variable]:
     return repl
 
 
-# the push-out rewrites (theon.scan.pushout), registered after the rewrites above;
-# scan_pushout_acc also runs in specialize, after scan_save_mem marks the states
-# that are only read at the end
-register_canonicalize(scan_pushout_seqs)
-register_canonicalize(scan_pushout_acc)
-register_specialize(scan_pushout_acc)
+@node_rewriter([KeptDraw])
+def remove_kept_draw(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``KeptDraw(x)`` -> ``x``: the marker of a draw a loop stacks for its gradient
+    (:mod:`theon.scan.draws`) computes nothing; a compiled body does without it."""
+    return [node.inputs[0]]
+
+
+rewrite_db.register("remove_kept_draw", remove_kept_draw, "fast_run", "fast_compile",
+                    "useless", phase="canonicalize")
+
+# theon's scan rewrites, in the order they are tried; the push-out rewrites
+# (theon.scan.pushout) come after the others, and scan_pushout_acc also runs in
+# specialize, after scan_save_mem marks the states that are only read at the end
+for _name, _rw in (("scan_initial_rows", scan_initial_rows), ("scan_prune", scan_prune),
+                  ("scan_hoist_invariant", scan_hoist_invariant), ("scan_merge", scan_merge),
+                  ("scan_pushout_seqs", scan_pushout_seqs),
+                  ("scan_pushout_acc", scan_pushout_acc)):
+    scan_eqopt1.register(_name, _rw, "fast_run")
+for _name, _rw in (("scan_save_mem", scan_save_mem), ("scan_pushout_acc", scan_pushout_acc)):
+    scan_eqopt2.register(_name, _rw, "fast_run")

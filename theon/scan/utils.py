@@ -16,11 +16,17 @@ from typing import Any
 from theon.graph.basic import Constant, Variable
 from theon.graph.fg import describe
 from theon.graph.traversal import toposort
+from theon.scan.args import FieldInfo, ScanArgs
 from theon.tensor.basic import as_tensor_variable
+from theon.tensor.creation import AllocEmpty
 from theon.tensor.math import neq
-from theon.tensor.type import TensorType
+from theon.tensor.subtensor import IncSubtensor, set_subtensor
+from theon.tensor.type import TensorType, tensor_type
+from theon.tensor.variable import TensorVariable
 
-__all__ = ["ScanUpdates", "carried_draws", "until", "split_step_result"]
+# (PyTensor's ScanArgs lives here: theon.scan.args, re-exported)
+__all__ = ["FieldInfo", "ScanArgs", "ScanBuffer", "ScanUpdates", "carried_draws", "expand_empty",
+           "initial_rows", "split_step_result", "until"]
 
 
 class until:
@@ -142,3 +148,64 @@ def carried_draws(outputs: list[Variable], carried: list[Variable]) -> list[Vari
                for v in node.inputs):
             found.extend(o for o in node.outputs if isinstance(o.type, TensorType))
     return found
+
+
+class ScanBuffer(AllocEmpty):
+    """The uninitialised rows :func:`expand_empty` puts after a state's initial rows: an
+    :class:`~theon.tensor.creation.AllocEmpty` whose trailing dimensions are, by
+    construction, those of the initial rows it follows.
+
+    That is what lets the rewrite ``scan_initial_rows`` hand a Scan, which reads only a
+    state's first ``L`` rows, those initial rows directly.
+    """
+
+
+def expand_empty(tensor_var: Any, size: Any, rows: int | None = None) -> TensorVariable:
+    """``tensor_var`` followed by ``size`` uninitialised rows (PyTensor's helper): the
+    buffer ``scan`` gives a Scan for a state, ``set_subtensor(empty[:k], tensor_var)``
+    with ``empty`` of ``k + size`` rows, ``k`` the rows of ``tensor_var`` (``rows``
+    when given: ``scan`` gives a state's lag).
+
+    PyTensor's programs (PyMC) read a state's initial value back from that form; theon's
+    Scan reads only a state's first ``L`` rows, and the rewrite ``scan_initial_rows``
+    gives it ``tensor_var`` itself.
+
+    >>> import numpy as np, theon.tensor as tt
+    >>> x = tt.dmatrix("x")
+    >>> b = expand_empty(x, 2)
+    >>> b.eval({x: np.ones((1, 3))})[:1]
+    array([[1., 1., 1.]])
+    >>> b.eval({x: np.ones((1, 3))}).shape
+    (3, 3)
+    """
+    v = as_tensor_variable(tensor_var)
+    vt = tensor_type(v)
+    if vt.ndim < 1:
+        raise TypeError(f"expand_empty: {describe(v)} has no rows to add to (ndim 0)")
+    shape = [v.shape[d] for d in range(vt.ndim)]
+    k: Any = rows if rows is not None else vt.shape[0] if vt.shape[0] is not None else shape[0]
+    empty = ScanBuffer(vt.dtype)((k if isinstance(k, int) else shape[0]) + size, *shape[1:])
+    return set_subtensor(empty[:k], v)
+
+
+def initial_rows(buffer: Variable, lag: int) -> Variable | None:
+    """The initial rows ``y`` when ``buffer`` is ``set_subtensor(ScanBuffer(...)[:lag], y)``
+    (what :func:`expand_empty` made for a state reading ``lag`` steps back), else None.
+
+    >>> import theon.tensor as tt
+    >>> y = tt.dmatrix("y")
+    >>> initial_rows(expand_empty(y[:2], 5, rows=2), 2) is not None, initial_rows(y, 2)
+    (True, None)
+    """
+    node = buffer.owner
+    if node is None or not isinstance(node.op, IncSubtensor) or not node.op.set_instead_of_inc:
+        return None
+    if node.op.idx_list != ((None, lag, None),):
+        return None
+    empty, y = node.inputs[0], node.inputs[1]
+    if empty.owner is None or not isinstance(empty.owner.op, ScanBuffer):
+        return None
+    bt, yt = tensor_type(buffer), tensor_type(y)
+    if yt.ndim != bt.ndim or yt.dtype != bt.dtype:
+        return None
+    return y

@@ -33,6 +33,7 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.ifelse import IfElse
 from theon.link.jax.dispatch import jax_funcify
 from theon.opfromgraph import OpFromGraph
+from theon.scan.draws import KeptDraw
 from theon.scan.op import Scan
 from theon.tensor.type import tensor_type
 
@@ -102,6 +103,16 @@ def _ofg(op: OpFromGraph, node: Apply, **kw: Any) -> Callable[..., Any]:
 
 
 # -- Scan ----------------------------------------------------------------------------------
+@jax_funcify.register(KeptDraw)
+def _kept_draw(op: KeptDraw, node: Apply, **kw: Any) -> Callable[..., Any]:
+    """The marker of a draw a loop keeps for its gradient: the draw itself."""
+
+    def kept(x: Any) -> Any:
+        return x
+
+    return kept
+
+
 def _static_steps(node: Apply, seqs: Sequence[Any], n: Any) -> int:
     """The number of steps, known when tracing: a constant, a concrete value, or the
     length of the sequences (which ``scan`` makes ``n_steps`` long)."""
