@@ -77,6 +77,9 @@ _SUBPACKAGES = frozenset(
 # names of higher layers (control flow, theon.explain), imported on first access: name -> module
 _LAZY = {
     "OpFromGraph": "theon.opfromgraph", "loop": "theon.scan.loop",
+    # PyTensor's loop helpers (pytensor.map, ...)
+    "map": "theon.scan.views", "reduce": "theon.scan.views", "foldl": "theon.scan.views",
+    "foldr": "theon.scan.views",
     "explain": "theon.compile.explain",
 }
 

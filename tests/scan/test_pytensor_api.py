@@ -305,3 +305,27 @@ def test_scan_rewrite_databases():
         assert isinstance(initial_rows(scan_node(kept).inputs[1], 1), Variable)
     finally:
         rewrite_db.unregister("test_count_scans")
+
+
+def test_views_map_reduce_folds_filter():
+    x, y = tt.dvector("x"), tt.dvector("y")
+    sq, upd = theon.scan.map(lambda a, b: a * b, [x, y])
+    assert len(upd) == 0
+    total = theon.scan.reduce(lambda a, acc: acc + a, x, tt.constant(0.0), return_updates=False)
+    left = theon.scan.foldl(lambda a, acc: acc * 2.0 + a, x, tt.constant(0.0),
+                            return_updates=False)
+    right = theon.scan.foldr(lambda a, acc: acc * 2.0 + a, x, tt.constant(0.0),
+                             return_updates=False)
+    kept = theon.scan.filter(lambda a: a > 0.0, x)
+    f = theon.function([x, y], [sq, total, left, right, kept])
+    xv, yv = RNG.normal(size=5), RNG.normal(size=5)
+    r_sq, r_tot, r_l, r_r, r_k = f(xv, yv)
+    np.testing.assert_allclose(r_sq, xv * yv)
+    np.testing.assert_allclose(r_tot, xv.sum())
+    acc_l = acc_r = 0.0
+    for v in xv:
+        acc_l = acc_l * 2.0 + v
+    for v in xv[::-1]:
+        acc_r = acc_r * 2.0 + v
+    np.testing.assert_allclose([r_l, r_r], [acc_l, acc_r])
+    np.testing.assert_allclose(r_k, xv[xv > 0.0])

@@ -36,8 +36,10 @@ from theon.scan.basic import scan
 from theon.scan.loop import loop
 from theon.scan.op import Scan, ScanInfo
 from theon.scan.utils import ScanUpdates, until
+from theon.scan.views import filter, foldl, foldr, map, reduce
 
-__all__ = ["Scan", "ScanInfo", "ScanUpdates", "loop", "scan", "until"]
+__all__ = ["Scan", "ScanInfo", "ScanUpdates", "filter", "foldl", "foldr", "loop", "map",
+           "reduce", "scan", "until"]
 
 
 class _CallableModule(_types.ModuleType):
