@@ -1,7 +1,7 @@
 """Compiling graphs into callables: function, Mode, In/Out, shared variables, profiling.
 
-``DebugMode`` and ``NanGuardMode`` (and their modules ``debugmode``,
-``nanguardmode``) are loaded on first use.
+``DebugMode``, ``NanGuardMode`` and ``MonitorMode`` (and their modules ``debugmode``,
+``nanguardmode``, ``monitormode``) are loaded on first use.
 """
 
 from typing import Any
@@ -17,6 +17,7 @@ __all__ = [
     "Function",
     "In",
     "Mode",
+    "MonitorMode",
     "NanGuardMode",
     "Out",
     "ProfileStats",
@@ -30,8 +31,10 @@ __all__ = [
 
 _LAZY = {
     "DebugMode": "theon.compile.debugmode",
+    "MonitorMode": "theon.compile.monitormode",
     "NanGuardMode": "theon.compile.nanguardmode",
     "debugmode": "theon.compile.debugmode",
+    "monitormode": "theon.compile.monitormode",
     "nanguardmode": "theon.compile.nanguardmode",
 }
 
