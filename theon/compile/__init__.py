@@ -11,6 +11,10 @@ from theon.compile.mode import Mode, get_mode, optdb
 from theon.compile.pipeline import Function, function
 from theon.compile.profiling import ProfileStats
 from theon.compile.sharedvalue import SharedVariable, shared, shared_constructor
+from theon.link.registry import register_linker_backend as _register_linker_backend
+
+# the JAX rule of theon.printing.Print (a layer below compile, which cannot name a linker)
+_register_linker_backend("jax", "theon.backends.jax.printing")
 
 __all__ = [
     "DebugMode",

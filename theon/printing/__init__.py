@@ -23,7 +23,7 @@ from typing import IO, Any
 
 from theon.graph.basic import Apply, Variable
 
-__all__ = ["debugprint", "dprint", "pp", "pprint", "pydotprint"]
+__all__ = ["Print", "debugprint", "dprint", "pp", "pprint", "pydotprint"]
 
 
 def _id_name(n: int) -> str:
@@ -175,6 +175,7 @@ debugprint = dprint
 
 # after the helpers above, which the submodules read
 from theon.printing.pretty import pp, pprint  # noqa: E402
+from theon.printing.print_op import Print  # noqa: E402
 
 
 def __getattr__(name: str) -> Any:
