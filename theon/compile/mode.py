@@ -256,6 +256,10 @@ register_mode(
 )
 register_mode("NO_REWRITES", lambda: Mode(linker=None, optimizer=None, name="NO_REWRITES"))
 register_mode("JAX", lambda: Mode(linker="jax", optimizer=JAX_REWRITES, name="JAX"))
+# theon's generated Python with tier-1 numba kernels (theon.link.numba)
+register_mode("NUMBA", lambda: Mode(linker="numba", optimizer="fast_run", name="NUMBA"))
+# PyTensor's and Theano's name of the default mode (config.mode's default there)
+register_mode("Mode", lambda: Mode(linker=None, optimizer="fast_run", name="Mode"))
 register_mode("REFERENCE", lambda: Mode(linker="vm", optimizer=None, name="REFERENCE"))
 
 

@@ -109,6 +109,13 @@ def _jax_linker() -> Linker:
     return JAXLinker()
 
 
+def _numba_linker() -> Linker:
+    from theon.link.numba import NumbaLinker  # the same layer, imported on first use
+
+    return NumbaLinker()
+
+
 register_linker("vm", VMLinker)
 register_linker("py", _py_linker)
 register_linker("jax", _jax_linker)
+register_linker("numba", _numba_linker)

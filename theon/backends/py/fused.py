@@ -23,7 +23,7 @@ from theon.link.pyfunc.kernel import (
     build_kernel,
     step_lines,
 )
-from theon.link.tier1 import accepts, available, current_tier
+from theon.link.tier1 import accepts, allowed, available, current_tier
 from theon.scalar.basic import Add, Mul, ScalarOp
 from theon.scalar.composite import Composite
 from theon.scalar.table import OpRow
@@ -131,8 +131,10 @@ def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     entry: Any = kern
     t1: Any = None
     if current_tier() == 1:
-        large = available("elemwise") and accepts("elemwise", kern.spec)
-        numba = available("elemwise_small") and accepts("elemwise_small", kern.spec)
+        large = (allowed("elemwise") and available("elemwise")
+                 and accepts("elemwise", kern.spec))
+        numba = (allowed("elemwise_small") and available("elemwise_small")
+                 and accepts("elemwise_small", kern.spec))
         if large or numba:
             from theon.config import config
             from theon.link.tier1.elemwise import Tier1Kernel
@@ -144,8 +146,10 @@ def emit_fused(op: Any, node: Apply, ctx: NodeEmitter) -> list[str] | None:
                 from theon.link.tier1.nbelem import min_size
 
                 small_at = min_size(kern.spec, int(config.tier1_small_threshold), kern.block)
-            t1 = entry = Tier1Kernel(kern, node, int(config.tier1_threshold),
-                                     bool(config.tier1_autotune), small_at)
+            # where XLA is not allowed (mode="NUMBA"), no call is large: numba serves all
+            large_at = int(config.tier1_threshold) if allowed("elemwise") else 1 << 62
+            t1 = entry = Tier1Kernel(kern, node, large_at, bool(config.tier1_autotune),
+                                     small_at)
     args = ", ".join(ctx.arg(i) for i in range(len(node.inputs)))
     # an input whose static pattern is the output's has the output's shape: the
     # kernel need not work it out

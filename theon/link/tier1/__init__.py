@@ -42,10 +42,12 @@ from theon.link.tier1.worker import STATS, Slot, close_enough, reset_stats, wait
 __all__ = [
     "Slot",
     "accepts",
+    "allowed",
     "available",
     "close_enough",
     "compiler",
     "describe",
+    "link_compilers",
     "link_tier",
     "resolve_tier",
     "stats",
@@ -163,6 +165,32 @@ def link_tier(tier: int) -> Iterator[None]:
         yield
     finally:
         _link_tier.reset(tok)
+
+
+_link_kinds: contextvars.ContextVar[frozenset[str] | None] = contextvars.ContextVar(
+    "theon_tier1_kinds", default=None)
+
+
+@contextlib.contextmanager
+def link_compilers(kinds: frozenset[str] | None) -> Iterator[None]:
+    """Emitters inside this block make tier-1 kernels of ``kinds`` only (``None``:
+    every kind); ``mode="NUMBA"`` links with ``{"elemwise_small", "loop"}``."""
+    tok = _link_kinds.set(kinds)
+    try:
+        yield
+    finally:
+        _link_kinds.reset(tok)
+
+
+def allowed(kind: str) -> bool:
+    """Whether the link in progress may make tier-1 kernels of ``kind``.
+
+    >>> with link_compilers(frozenset({"loop"})):
+    ...     allowed("loop"), allowed("elemwise")
+    (True, False)
+    """
+    kinds = _link_kinds.get()
+    return kinds is None or kind in kinds
 
 
 def current_tier() -> int:
