@@ -25,7 +25,7 @@ from theon.compile.mode import Mode
 from theon.compile.pipeline import function
 from theon.compile.sharedvalue import shared
 from theon.config import config
-from theon.gradient import Lop, Rop, grad, hessian, jacobian, verify_grad
+from theon.gradient import Lop, Rop, grad, hessian, jacobian, pullback, pushforward, verify_grad
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import FunctionGraph
 from theon.graph.op import Op
@@ -60,6 +60,8 @@ __all__ = [
     "jacobian",
     "pp",
     "pprint",
+    "pullback",
+    "pushforward",
     "shared",
     "verify_grad",
 ]

@@ -51,7 +51,7 @@ from theon.gradient.core import (
     NullTypeGradError,
     grad,
 )
-from theon.gradient.forward import Lop, Rop
+from theon.gradient.forward import Lop, Rop, pullback, pushforward
 from theon.gradient.jacobian import hessian, hessian_vector_product, jacobian
 from theon.gradient.ops import disconnected_grad, undefined_grad, zero_grad
 from theon.gradient.vectorize import register_vectorize, vectorize_graph
@@ -103,6 +103,8 @@ __all__ = [
     "hessian",
     "hessian_vector_product",
     "jacobian",
+    "pullback",
+    "pushforward",
     "register_vectorize",
     "undefined_grad",
     "vectorize_graph",

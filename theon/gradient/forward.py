@@ -19,7 +19,7 @@ from typing import Any
 
 from theon.graph.basic import Variable
 from theon.graph.fg import describe
-from theon.graph.null_type import why_null
+from theon.graph.null_type import disconnected_type, why_null
 from theon.graph.op import OpContractError
 from theon.graph.replace import clone_replace
 from theon.graph.traversal import ancestors, io_toposort
@@ -35,7 +35,7 @@ from ._typeutil import (
 )
 from .core import NullTypeGradError, _as_var_list, grad
 
-__all__ = ["Lop", "Rop"]
+__all__ = ["Lop", "Rop", "pullback", "pushforward"]
 
 
 def _paired(points: Any, n: int, what: str) -> list[Any]:
@@ -52,6 +52,7 @@ def Lop(
     eval_points: Any,
     consider_constant: Sequence[Variable] | None = None,
     disconnected_inputs: str = "raise",
+    return_disconnected: str = "zero",
 ) -> Any:
     """Vector-Jacobian product ``eval_points^T . d f / d wrt`` (reverse mode).
 
@@ -63,7 +64,7 @@ def Lop(
         A Variable or a list of them; the result has the same structure.
     eval_points
         One variable (or value) per element of ``f``, shaped like it.
-    consider_constant, disconnected_inputs
+    consider_constant, disconnected_inputs, return_disconnected
         As in :func:`theon.gradient.grad`.
 
     Examples
@@ -86,6 +87,7 @@ def Lop(
         consider_constant=consider_constant,
         disconnected_inputs=disconnected_inputs,
         known_grads=known,
+        return_disconnected=return_disconnected,
     )
 
 
@@ -249,3 +251,71 @@ def Rop(
     if single:
         return out[0]
     return tuple(out) if isinstance(f, tuple) else out
+
+
+#: PyTensor 3's spellings of ``return_disconnected`` and theon's (``grad``'s).
+_DISCONNECTED = {"zero": "zero", "none": "None", "disconnected": "Disconnected"}
+
+
+def _disconnected(how: str, where: str) -> str:
+    if how not in _DISCONNECTED and how not in _DISCONNECTED.values():
+        raise ValueError(f"{where}: return_disconnected must be 'zero', 'none' or "
+                         f"'disconnected', not {how!r}")
+    return _DISCONNECTED.get(how, how)
+
+
+def pullback(
+    f: Variable | Sequence[Variable],
+    wrt: Variable | Sequence[Variable],
+    cotangents: Any,
+    consider_constant: Sequence[Variable] | None = None,
+    disconnected_inputs: str = "raise",
+    return_disconnected: str = "zero",
+) -> Any:
+    """The vector-Jacobian product ``sum_i cotangents[i] . d f[i] / d wrt[j]`` for each
+    ``wrt[j]`` (PyTensor 3's name of :func:`Lop`, with its arguments).
+
+    ``return_disconnected`` is ``'zero'``, ``'none'`` or ``'disconnected'`` (a
+    ``DisconnectedType`` variable) for a ``wrt`` that ``f`` does not depend on (with
+    ``disconnected_inputs`` other than ``'raise'``).
+
+    >>> import numpy as np, theon.tensor as tt
+    >>> x, u = tt.dvector("x"), tt.dvector("u")
+    >>> pullback(tt.sin(x), x, u).eval({x: np.zeros(2), u: np.array([2.0, 3.0])})
+    array([2., 3.])
+    """
+    how = _disconnected(return_disconnected, "pullback")
+    return Lop(f, wrt, cotangents, consider_constant, disconnected_inputs, how)
+
+
+def pushforward(
+    f: Variable | Sequence[Variable],
+    wrt: Variable | Sequence[Variable],
+    tangents: Any,
+    disconnected_outputs: str = "raise",
+    return_disconnected: str = "zero",
+    use_op_pushforward: bool = False,
+) -> Any:
+    """The Jacobian-vector product ``sum_j d f[i] / d wrt[j] . tangents[j]`` for each
+    ``f[i]`` (PyTensor 3's name of :func:`Rop`, with its arguments).
+
+    By default the product is built by applying the pullback twice (the transpose
+    trick, as PyTensor 3 does); ``use_op_pushforward=True`` pushes the tangents through
+    each Op's ``R_op``/``pushforward`` where every Op on the way has one.
+    ``return_disconnected``: as :func:`pullback`'s, for an ``f[i]`` that does not depend
+    on ``wrt`` (with ``disconnected_outputs`` other than ``'raise'``).
+
+    >>> import numpy as np, theon.tensor as tt
+    >>> x, v = tt.dvector("x"), tt.dvector("v")
+    >>> pushforward(x ** 2, x, v).eval({x: np.array([1.0, 2.0]), v: np.array([1.0, 1.0])})
+    array([2., 4.])
+    """
+    how = _disconnected(return_disconnected, "pushforward")
+    res = Rop(f, wrt, tangents, disconnected_outputs, "zero" if how == "zero" else "None",
+              use_op_rop_implementation=use_op_pushforward)
+    if how != "Disconnected":
+        return res
+    if isinstance(res, Variable) or res is None:
+        return disconnected_type() if res is None else res
+    fixed = [disconnected_type() if r is None else r for r in res]
+    return tuple(fixed) if isinstance(res, tuple) else fixed
