@@ -16,6 +16,7 @@ TensorType(int32, shape=(None,))
 """
 
 import importlib as _importlib
+from functools import singledispatch as _singledispatch
 from typing import Any as _Any
 
 from theon import compat as _compat
@@ -35,6 +36,32 @@ from theon.printing import dprint, pp, pprint
 
 _compat._install_theon_paths()  # Theano's old paths (theon.gof, ...), from theon.compat.table
 
+
+@_singledispatch
+def _as_symbolic(x: _Any, **kwargs: _Any) -> Variable:
+    """The symbolic form of a value that is not a Variable, by its class: a tensor
+    constant unless a rule is registered (PyTensor's extension point, as PyMC registers
+    ``str``: ``@theon._as_symbolic.register(str)``)."""
+    from theon.tensor import as_tensor_variable
+
+    return as_tensor_variable(x, **kwargs)
+
+
+def as_symbolic(x: _Any, name: str | None = None, **kwargs: _Any) -> Variable:
+    """``x`` as a Variable: ``x`` itself if it is one, else :func:`_as_symbolic`'s rule
+    for its class, named ``name`` (``kwargs`` go to the rule).
+
+    >>> import numpy as np
+    >>> as_symbolic(np.arange(3.0), name="c").type, as_symbolic(2.0).eval()
+    (TensorType(float64, shape=(3,)), array(2.))
+    """
+    if isinstance(x, Variable):
+        return x
+    res = _as_symbolic(x, **kwargs)
+    res.name = name
+    return res
+
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -50,6 +77,7 @@ __all__ = [
     "Rop",
     "Type",
     "Variable",
+    "as_symbolic",
     "clone_replace",
     "config",
     "dprint",

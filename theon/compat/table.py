@@ -70,4 +70,15 @@ ALIASES: dict[str, str | Namespace] = {
     # PyTensor's config modules: theon's config is one module
     "configdefaults": "theon.config",
     "configparser": "theon.config",
+    # PyTensor 3's compile layout: the checking modes under compile.debug, the function
+    # maker and the compiled function's modules
+    "compile.debug": ns("theon.compile.debugmode", "theon.compile.monitormode",
+                        "theon.compile.nanguardmode", "theon.compile.profiling",
+                        doc="PyTensor's compile.debug: DebugMode, MonitorMode, NanGuardMode."),
+    "compile.debug.debugmode": "theon.compile.debugmode",
+    "compile.debug.monitormode": "theon.compile.monitormode",
+    "compile.debug.nanguardmode": "theon.compile.nanguardmode",
+    "compile.debug.profiling": "theon.compile.profiling",
+    "compile.maker": ns("theon.compile.pipeline", "theon.compile.compiled"),
+    "compile.executor": ns("theon.compile.compiled"),
 }

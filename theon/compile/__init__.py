@@ -6,8 +6,9 @@
 
 from typing import Any
 
+from theon.compile.compiled import FunctionMaker, UnusedInputError
 from theon.compile.io import In, Out
-from theon.compile.mode import Mode, get_mode, optdb
+from theon.compile.mode import Mode, get_default_mode, get_mode, optdb
 from theon.compile.pipeline import Function, function
 from theon.compile.profiling import ProfileStats
 from theon.compile.sharedvalue import SharedVariable, shared, shared_constructor
@@ -19,6 +20,7 @@ _register_linker_backend("jax", "theon.backends.jax.printing")
 __all__ = [
     "DebugMode",
     "Function",
+    "FunctionMaker",
     "In",
     "Mode",
     "MonitorMode",
@@ -26,7 +28,9 @@ __all__ = [
     "Out",
     "ProfileStats",
     "SharedVariable",
+    "UnusedInputError",
     "function",
+    "get_default_mode",
     "get_mode",
     "optdb",
     "shared",

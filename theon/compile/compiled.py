@@ -708,6 +708,20 @@ class Function:
     def __repr__(self) -> str:
         return f"<theon.Function {self.name or ''}({self._arg_names()})>"
 
+    def dprint(self, **kwargs: Any) -> Any:
+        """Print the compiled graph: :func:`theon.printing.dprint` of this function, with
+        ``kwargs`` (``file="str"`` returns the text).
+
+        >>> import theon, theon.tensor as tt
+        >>> x = tt.dvector("x")
+        >>> print(theon.function([x], tt.exp(x)).dprint(file="str"), end="")
+        Elemwise{exp,no_inplace} [id A] ''
+         |x [id B]
+        """
+        from theon.printing import dprint
+
+        return dprint(self, **kwargs)
+
 
 
 
