@@ -49,6 +49,22 @@ def test_shared_and_constant_inputs_are_explicit_inputs():
         op(a)
 
 
+def test_computed_input_cuts_the_graph():
+    """A computed variable among the inputs is where the inner graph starts (PyMC passes
+    its component distributions' draws so)."""
+    x = tt.dvector("x")
+    e = tt.exp(x)
+    op = OpFromGraph([e], [e * 2.0 + 1.0])
+    assert not any(isinstance(n.op, type(e.owner.op)) and n.op == e.owner.op
+                   for n in theon.graph.traversal.io_toposort(op.inner_inputs,
+                                                              op.inner_outputs))
+    a = tt.dvector("a")
+    av = RNG.normal(size=3)
+    np.testing.assert_allclose(theon.function([a], op(a))(av), av * 2.0 + 1.0)
+    # applied to the computed variable itself, it computes the whole graph
+    np.testing.assert_allclose(theon.function([x], op(e))(av), np.exp(av) * 2.0 + 1.0)
+
+
 def test_shared_and_constant_inputs_gradients():
     x = tt.dvector("x")
     s = theon.shared(np.array([1.5, -0.5, 2.0]), name="s")

@@ -16,9 +16,10 @@ and ``rop_overrides`` replace the derived ones.
 Shared variables used by the inner graph become implicit inputs: the Op is
 applied to the explicit inputs, and the shared variables are appended to each
 node's inputs (so the compiled function reads their current values).  A shared
-variable or a constant may also be listed among the inputs, as in PyTensor: it is
-then an explicit input like the others (a placeholder of its type in the inner
-graph), given a value at each application (PyMC passes its random generators so).
+variable or a constant, or a computed variable, may also be listed among the inputs, as in
+PyTensor: it is then an explicit input like the others (a placeholder of its type in
+the inner graph, which starts there), given a value at each application (PyMC passes
+its random generators and its component distributions so).
 
 With ``inline=True`` the rewrite :func:`inline_ofg_expansion` replaces each
 node by a copy of the inner graph on the node's inputs, so the outer rewrites
@@ -101,9 +102,10 @@ class OpFromGraph(Op, HasInnerGraph):
     Parameters
     ----------
     inputs
-        The graph's inputs: Variables without owner, shared variables or constants
-        (each becomes an input of the Op; the shared variables the graph uses that
-        are not listed become implicit inputs).
+        The graph's inputs: any Variables, computed ones, shared variables and
+        constants included (each becomes an input of the Op, the graph being cut there:
+        what computes a computed one is not part of it; the shared variables the graph
+        uses that are not listed become implicit inputs).
     outputs
         A Variable or a list of them, computed from ``inputs``.
     inline
@@ -167,11 +169,6 @@ class OpFromGraph(Op, HasInnerGraph):
         for k, v in enumerate(ins):
             if not isinstance(v, Variable):
                 raise TypeError(f"{label}: inputs[{k}] must be a Variable, got {v!r}")
-            if v.owner is not None:
-                raise TypeError(
-                    f"{label}: inputs[{k}] {describe(v)} is computed by {v.owner.op}; an input "
-                    "of an OpFromGraph must be a variable without owner, a shared variable or "
-                    "a constant")
         for k, v in enumerate(outs):
             if not isinstance(v, Variable):
                 raise TypeError(f"{label}: outputs[{k}] must be a Variable, got {v!r}")
