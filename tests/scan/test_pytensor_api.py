@@ -270,7 +270,9 @@ def test_initial_buffers_in_pytensor_form_and_stripped_when_compiled():
     for out, lag in ((xs, 1), (ms, 2)):
         buf = scan_node(out).inputs[1]
         assert isinstance(buf.owner.inputs[0].owner.op, ScanBuffer)
-        assert buf.owner.op.idx_list == ((None, lag, None),)
+        # ``[:lag]``, its stop an index input (PyMC unpacks the node's three inputs)
+        assert buf.owner.op.idx_list == ((None, "?", None),) and len(buf.owner.inputs) == 3
+        assert int(buf.owner.inputs[2].data) == lag
         assert initial_rows(buf, lag) is buf.owner.inputs[1]
     f = theon.function([x0, m0], [xs, ms])
     assert not any(isinstance(n.op, AllocEmpty) for n in f.maker.fgraph.apply_nodes)
@@ -329,3 +331,19 @@ def test_views_map_reduce_folds_filter():
         acc_r = acc_r * 2.0 + v
     np.testing.assert_allclose([r_l, r_r], [acc_l, acc_r])
     np.testing.assert_allclose(r_k, xv[xv > 0.0])
+
+
+def test_taps_other_than_the_list_minus_one_read_rows():
+    """As in Theano and PyTensor, ``taps=[-1]`` reads the initial value as the previous
+    value, while any other spelling of the same taps (``(-1,)``, ``range(-1, 0)``) reads
+    it as one past value stacked along a first dimension (PyMC's AR of order 1)."""
+    x0 = tt.dvector("x0")
+    as_value, _ = theon.scan(lambda p: p * 2.0, outputs_info=dict(initial=x0, taps=[-1]),
+                             n_steps=2)
+    as_rows, _ = theon.scan(lambda p: p * 2.0,
+                            outputs_info=dict(initial=x0, taps=range(-1, 0)), n_steps=2)
+    assert as_value.type.ndim == 2 and as_rows.type.ndim == 1
+    f = theon.function([x0], [as_value, as_rows])
+    v, r = f(np.array([1.5]))
+    np.testing.assert_allclose(v, [[3.0], [6.0]])
+    np.testing.assert_allclose(r, [3.0, 6.0])

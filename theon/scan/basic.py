@@ -53,6 +53,10 @@ class _Out:
     #: a non-tensor state (a random generator): fed back, not stacked (PyTensor's
     #: "untraced sit-sot"; a carried state of the Scan)
     untraced: bool = False
+    #: the initial value holds past values along a first dimension (any taps given
+    #: other than the list ``[-1]``, as in Theano and PyTensor), rather than being the
+    #: previous value itself
+    rows: bool = False
 
     @property
     def traced(self) -> bool:
@@ -112,7 +116,12 @@ def _parse_outputs(outputs_info: Any) -> list[_Out]:
             if init is None:
                 out.append(_Out(None))
                 continue
-            taps = _taps(o.get("taps", [-1]), f"output {k}")
+            given = o.get("taps", [-1])
+            taps = _taps(given, f"output {k}")
+            # (Theano's and PyTensor's rule: only the list [-1] reads the initial value as
+            # the previous value; any other taps, (-1,) or range(-1, 0) included, read
+            # past values stacked along its first dimension)
+            rows = not (isinstance(given, list) and given == [-1]) and given != -1
             if _is_untraced(init):
                 if taps != [-1]:
                     raise ValueError(
@@ -126,13 +135,13 @@ def _parse_outputs(outputs_info: Any) -> list[_Out]:
                     "values (negative taps)"
                 )
             init_v = as_tensor_variable(init)
-            if taps != [-1] and tensor_type(init_v).ndim < 1:
+            if rows and tensor_type(init_v).ndim < 1:
                 raise TypeError(
                     f"scan: output {k} has taps {taps}, so its initial value must hold "
                     f"{-min(taps)} past values along a first dimension; {describe(init_v)} "
                     "is a scalar"
                 )
-            out.append(_Out(init_v, sorted(taps)))
+            out.append(_Out(init_v, sorted(taps), rows=rows))
         elif _is_untraced(o):
             out.append(_Out(o, [-1], untraced=True))
         else:
@@ -423,7 +432,7 @@ def _state_placeholders(outs: list[_Out]) -> list[Variable]:
     for k, o in enumerate(outs):
         if o.init is None:
             continue
-        row = o.init.type if o.taps == [-1] else _row_type(as_tensor_variable(o.init))
+        row = _row_type(as_tensor_variable(o.init)) if o.rows else o.init.type
         label = _name(o.init, f"out{k}")
         for tap in o.taps:
             inner_states.append(row(f"{label}[t{tap:+d}]"))
@@ -648,7 +657,7 @@ def _initial_buffers(
             continue
         v = as_tensor_variable(o.init)
         lag = -o.taps[0]
-        rows = shape_padleft(v) if o.taps == [-1] else v[:lag]
+        rows = v[:lag] if o.rows else shape_padleft(v)
         inits.append(expand_empty(rows, n_var, rows=lag))
     inits += [expand_empty(shape_padleft(sv), n_var, rows=1) for sv in sh_outer]
     return inits

@@ -17,10 +17,10 @@ from theon.graph.basic import Constant, Variable
 from theon.graph.fg import describe
 from theon.graph.traversal import toposort
 from theon.scan.args import FieldInfo, ScanArgs
-from theon.tensor.basic import as_tensor_variable
+from theon.tensor.basic import as_tensor_variable, constant
 from theon.tensor.creation import AllocEmpty
 from theon.tensor.math import neq
-from theon.tensor.subtensor import IncSubtensor, set_subtensor
+from theon.tensor.subtensor import SYM, IncSubtensor
 from theon.tensor.type import TensorType, tensor_type
 from theon.tensor.variable import TensorVariable
 
@@ -185,7 +185,12 @@ def expand_empty(tensor_var: Any, size: Any, rows: int | None = None) -> TensorV
     shape = [v.shape[d] for d in range(vt.ndim)]
     k: Any = rows if rows is not None else vt.shape[0] if vt.shape[0] is not None else shape[0]
     empty = ScanBuffer(vt.dtype)((k if isinstance(k, int) else shape[0]) + size, *shape[1:])
-    return set_subtensor(empty[:k], v)
+    # the stop of ``[:k]`` is an index input, a constant one when known, as PyTensor's
+    # (PyMC reads the initial value back from the node's three inputs)
+    stop = constant(k, dtype="int64") if isinstance(k, int) else k
+    out: TensorVariable = IncSubtensor(((None, SYM, None),), set_instead_of_inc=True)(
+        empty, v, stop)
+    return out
 
 
 def initial_rows(buffer: Variable, lag: int) -> Variable | None:
@@ -200,7 +205,12 @@ def initial_rows(buffer: Variable, lag: int) -> Variable | None:
     node = buffer.owner
     if node is None or not isinstance(node.op, IncSubtensor) or not node.op.set_instead_of_inc:
         return None
-    if node.op.idx_list != ((None, lag, None),):
+    idx = node.op.idx_list
+    if idx == ((None, SYM, None),):
+        stop = node.inputs[2]
+        if not isinstance(stop, Constant) or int(stop.data) != lag:
+            return None
+    elif idx != ((None, lag, None),):
         return None
     empty, y = node.inputs[0], node.inputs[1]
     if empty.owner is None or not isinstance(empty.owner.op, ScanBuffer):
