@@ -81,4 +81,6 @@ ALIASES: dict[str, str | Namespace] = {
     "compile.debug.profiling": "theon.compile.profiling",
     "compile.maker": ns("theon.compile.pipeline", "theon.compile.compiled"),
     "compile.executor": ns("theon.compile.compiled"),
+    # PyTensor's home of the rewrite inlining OpFromGraph nodes
+    "tensor.rewriting.ofg": "theon.opfromgraph",
 }
