@@ -258,3 +258,24 @@ def test_eye(n: int, m: Any, k: int, dtype: Any) -> None:
         _check([], identity(n, dtype), [], np.identity(n, dtype), infer=False)
     assert Eye("float64").grad([nv, nv, kv], [tt.dmatrix()])[0].type.__class__.__name__ == (
         "DisconnectedType")
+
+
+def test_alloc_empty_shape_dtype_and_no_folding() -> None:
+    """PyTensor's AllocEmpty: an unset buffer of the given shape and dtype; never folded
+    into a constant (its values are whatever the memory held)."""
+    from theon.tensor.creation import AllocEmpty
+
+    n = tt.lscalar("n")
+    y = AllocEmpty("float32")(n, 3)
+    assert y.type == tt.TensorType("float32", shape=(None, 3))
+    value, shp = theon.function([n], [y, y.shape])(4)
+    assert value.shape == (4, 3) and value.dtype == np.float32
+    np.testing.assert_array_equal(shp, [4, 3])
+    f = theon.function([], AllocEmpty("int8")(2, 2))
+    assert any(isinstance(nd.op, AllocEmpty) for nd in f.maker.fgraph.apply_nodes)
+    assert f().shape == (2, 2)
+    assert AllocEmpty("float64") == AllocEmpty("float64") != AllocEmpty("int8")
+    with pytest.raises(ValueError, match="negative dimension -1"):
+        AllocEmpty("float64")(-1)
+    grads = AllocEmpty("float64").grad([n], [tt.dvector()])
+    assert type(grads[0].type).__name__ == "DisconnectedType"

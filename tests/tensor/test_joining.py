@@ -25,6 +25,7 @@ from theon.tensor.joining import (
     roll,
     split,
     stack,
+    static_axis,
     tile,
     vstack,
 )
@@ -71,7 +72,42 @@ def test_join_errors_and_forms() -> None:
     _check([x], concatenate([x, x], axis=None), [xv], np.concatenate([xv, xv], axis=None))
     _check([x], concatenate([x, [[1.0, 2.0, 3.0]]]), [xv],
            np.concatenate([xv, [[1.0, 2.0, 3.0]]]))
-    assert Join(0) == Join(0) and Join(0) != Join(1)
+    assert Join() == Join() and hash(Join()) == hash(Join())
+
+
+def test_join_takes_the_axis_as_its_first_input() -> None:
+    """PyTensor's form (PyMC reads ``axis, *pieces = node.inputs``); a negative constant
+    axis is stored non-negative."""
+    a, b = tt.dmatrix("a"), tt.dmatrix("b")
+    out = join(-1, a, b)
+    axis, *pieces = out.owner.inputs
+    assert isinstance(out.owner.op, Join) and pieces == [a, b]
+    assert isinstance(axis, tt.TensorConstant) and int(axis.data) == 1
+    assert static_axis(out.owner) == 1
+    av, bv = np.ones((2, 1)), np.zeros((2, 3))
+    _check([a, b], Join()(1, a, b), [av, bv], np.concatenate([av, bv], axis=1))
+
+
+@pytest.mark.parametrize("axis_value", [0, 1, -2])
+def test_join_and_split_with_an_axis_known_only_at_run_time(axis_value: int) -> None:
+    a, b = tt.dmatrix("a"), tt.dmatrix("b")
+    k = tt.lscalar("k")
+    out = join(k, a, b)
+    assert out.type.shape == (None, None) and static_axis(out.owner) is None
+    av, bv = np.arange(6.0).reshape(2, 3), -np.arange(6.0).reshape(2, 3)
+    expected = np.concatenate([av, bv], axis=axis_value)
+    f = theon.function([a, b, k], [out, out.shape])
+    value, shp = f(av, bv, axis_value)
+    np.testing.assert_array_equal(value, expected)
+    np.testing.assert_array_equal(shp, expected.shape)  # infer_shape with a run-time axis
+    parts = split(out, [3, 3] if axis_value == 1 else [2, 2], 2, axis=k)
+    g = theon.function([a, b, k], [*parts, parts[1].shape])
+    p0, p1, s1 = g(av, bv, axis_value)
+    np.testing.assert_array_equal(p0, av)
+    np.testing.assert_array_equal(p1, bv)
+    np.testing.assert_array_equal(s1, bv.shape)
+    gx = theon.function([a, b, k], theon.grad((out ** 2).sum(), a))(av, bv, axis_value)
+    np.testing.assert_allclose(gx, 2 * av)
 
 
 def test_join_grad() -> None:
@@ -82,9 +118,10 @@ def test_join_grad() -> None:
                 [rng.normal(size=(1, 3)), rng.normal(size=(2, 3))], rng=rng)
     # an integer input gets a disconnected gradient
     x, i = tt.dvector("x"), tt.ivector("i")
-    gs = Join(0).grad([x, i], [tt.dvector()])
-    assert type(gs[1].type).__name__ == "DisconnectedType"
-    assert gs[0].type.ndim == 1
+    gs = Join().grad([tt.constant(0), x, i], [tt.dvector()])
+    assert type(gs[0].type).__name__ == "DisconnectedType"  # the axis
+    assert type(gs[2].type).__name__ == "DisconnectedType"
+    assert gs[1].type.ndim == 1
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1, 2, -3])
@@ -141,7 +178,9 @@ def test_split_errors_and_grad() -> None:
     verify_grad(lambda x: split(x, [1, 3], axis=1)[1] ** 2, [rng.normal(size=(2, 4))])
     verify_grad(lambda x: sum(p.sum() * (k + 1.0) for k, p in enumerate(split(x, [2, 2, 1]))),
                 [rng.normal(size=5)])
-    assert Split(2, 0) != Split(2, 1)
+    assert Split(2) == Split(2) and Split(2) != Split(3)
+    x, axis, sizes = split(y, s, 2)[0].owner.inputs  # PyTensor's order of the inputs
+    assert x is y and int(axis.data) == 0 and sizes is s
 
 
 # --------------------------------------------------------------------------- tile/roll/flip

@@ -224,9 +224,9 @@ def _shape_i(node: Apply, args: list[Text], index: int) -> Text:
 
 
 def _join(node: Apply, args: list[Text], index: int) -> Text:
-    op: Any = node.op
-    items = "[" + ", ".join(a[0] for a in args) + "]"
-    return _call("concatenate", [items], axis=op.axis)
+    axis, *pieces = args  # (PyTensor's Join: the axis is the first input)
+    items = "[" + ", ".join(a[0] for a in pieces) + "]"
+    return _call("concatenate", [items], axis=axis[0])
 
 
 TENSOR_OPS: dict[str, Renderer] = {

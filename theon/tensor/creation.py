@@ -36,6 +36,7 @@ from theon.tensor.variable import TensorVariable
 __all__ = [
     "ARange",
     "Alloc",
+    "AllocEmpty",
     "Eye",
     "Linspace",
     "SumToShape",
@@ -222,6 +223,44 @@ class Alloc(TensorOp):
 
 
 _alloc = Alloc()
+
+
+class AllocEmpty(TensorOp):
+    """A new array of shape ``dims`` whose values are not set (``numpy.empty``):
+    PyTensor's ``AllocEmpty(dtype)(*dims)``, for buffers that are written before read.
+
+    It is never folded into a constant (its values are whatever the memory held).
+
+    >>> AllocEmpty("float32")(2, 3).type
+    TensorType(float32, shape=(2, 3))
+    """
+
+    __props__ = ("dtype",)
+
+    def __init__(self, dtype: Any) -> None:
+        self.dtype = np.dtype(_floatx() if dtype == "floatX" else dtype).name
+
+    def make_node(self, *dims: Any) -> Apply:
+        ds = [_as_int64_scalar(d, "AllocEmpty dimension") for d in dims]
+        out: list[int | None] = []
+        for dim in ds:
+            c = static_int(dim)
+            if c is not None and c < 0:
+                raise ValueError(f"AllocEmpty: negative dimension {c} in the requested shape")
+            out.append(c)
+        return Apply(self, ds, [TensorType(self.dtype, shape=tuple(out))()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        output_storage[0][0] = np.empty(tuple(int(s) for s in inputs), dtype=self.dtype)
+
+    def infer_shape(self, node: Apply, input_shapes: Sequence[Any]) -> list[tuple[Any, ...]]:
+        return [tuple(node.inputs)]
+
+    def do_constant_folding(self, node: Apply) -> bool:
+        return False
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        return [disconnected_type() for _ in inputs]
 
 
 def alloc(value: Any, *shape: Any) -> TensorVariable:

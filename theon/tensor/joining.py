@@ -41,6 +41,7 @@ from theon.tensor.variable import TensorVariable
 __all__ = [
     "Join",
     "Split",
+    "static_axis",
     "concatenate",
     "flip",
     "hstack",
@@ -54,21 +55,56 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- Join / Split
+def _axis_input(axis: Any, ndim: int | None, what: str) -> TensorVariable:
+    """``axis`` as an integer 0-d tensor; a constant one is made non-negative (checked
+    against ``ndim`` when known)."""
+    a = as_tensor_variable(axis)
+    if a.type.ndim != 0 or np.dtype(a.type.dtype).kind not in "iu":
+        raise TypeError(f"{what}: the axis must be an integer scalar, got {describe(a)}")
+    k = static_int(a)
+    if k is not None and ndim is not None:
+        nk = normalize_axis(k, ndim, f"{what}: axis")
+        if nk != k:
+            a = int64_constant(nk)
+    return a
+
+
+def _if_axis(axis: Variable, ndim: int, d: int, then: Any, other: Any) -> TensorVariable:
+    """``then`` where the run-time ``axis`` (possibly negative) is dimension ``d``."""
+    from theon.tensor.math import eq, or_, switch
+
+    return switch(or_(eq(axis, d), eq(axis, d - ndim)), then, other)
+
+
+def static_axis(node: Apply) -> int | None:
+    """The axis of a ``Join`` or ``Split`` node when it is a constant (non-negative, as
+    ``make_node`` stores a constant one), else None.
+
+    >>> import theon.tensor as tt
+    >>> a = tt.dmatrix("a")
+    >>> static_axis(join(-1, a, a).owner)
+    1
+    """
+    axis = node.inputs[0] if isinstance(node.op, Join) else node.inputs[1]
+    return static_int(axis)
+
+
 class Join(TensorOp):
-    """``np.concatenate(tensors, axis)`` for tensors of equal ndim.
+    """``np.concatenate(tensors, axis)`` for tensors of equal ndim, PyTensor's form:
+    ``Join()(axis, *tensors)``, the axis an integer scalar input (its first).
+
+    A constant axis is stored non-negative, and gives the output's static shape; an
+    axis computed at run time is allowed (the static lengths are then unknown).
 
     >>> import theon.tensor as tt
     >>> a, b = tt.dvector("a"), tt.dvector("b")
-    >>> Join(0)(a, b).eval({a: [1.0], b: [2.0, 3.0]})
+    >>> Join()(0, a, b).eval({a: [1.0], b: [2.0, 3.0]})
     array([1., 2., 3.])
     """
 
-    __props__ = ("axis",)
+    __props__ = ()
 
-    def __init__(self, axis: int) -> None:
-        self.axis = int(axis)
-
-    def make_node(self, *tensors: Any) -> Apply:
+    def make_node(self, axis: Any, *tensors: Any) -> Apply:
         ts = [as_tensor_variable(t) for t in tensors]
         if not ts:
             raise ValueError("join: need at least one tensor to join")
@@ -78,62 +114,67 @@ class Join(TensorOp):
         shapes = ", ".join(f"{describe(t)} {tuple(t.type.shape)}" for t in ts)
         if any(t.type.ndim != nd for t in ts):
             raise ValueError(f"join: all inputs must have the same number of dims, got {shapes}")
-        if not 0 <= self.axis < nd:
-            raise ValueError(f"join: axis {self.axis} is out of range for {nd}-d inputs")
+        ax = _axis_input(axis, nd, "join")
+        k = static_int(ax)
         out: list[int | None] = []
         for d in range(nd):
             dims = [t.type.shape[d] for t in ts]
-            if d == self.axis:
+            if k is None or d == k:
                 sizes = [s for s in dims if s is not None]
-                out.append(sum(sizes) if len(sizes) == len(dims) else None)
+                out.append(sum(sizes) if k is not None and len(sizes) == len(dims) else None)
                 continue
             known = {s for s in dims if s is not None}
             if len(known) > 1:
-                raise ValueError(
-                    f"join along axis {self.axis}: dimension {d} differs between {shapes}"
-                )
+                raise ValueError(f"join along axis {k}: dimension {d} differs between {shapes}")
             out.append(known.pop() if known else None)
         dtype = str(np.result_type(*[t.type.dtype for t in ts]))
-        return Apply(self, ts, [TensorType(dtype, shape=tuple(out))()])
+        return Apply(self, [ax, *ts], [TensorType(dtype, shape=tuple(out))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        axis, *arrays = inputs
         output_storage[0][0] = np.concatenate(
-            inputs, axis=self.axis, dtype=tensor_type(node.outputs[0]).dtype
+            arrays, axis=int(axis), dtype=tensor_type(node.outputs[0]).dtype
         )
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Any]) -> list[tuple[Any, ...]]:
+        k = static_axis(node)
+        shapes = input_shapes[1:]
         out = []
-        for d in range(tensor_type(node.inputs[0]).ndim):
-            dims = [s[d] for s in input_shapes]
-            if d == self.axis:
-                total = dims[0]
-                for s in dims[1:]:
-                    total = total + s
-                out.append(total)
-            else:
-                known = [s for s in dims if static_int(s) is not None]
-                out.append(known[0] if known else dims[0])
+        for d in range(tensor_type(node.outputs[0]).ndim):
+            dims = [s[d] for s in shapes]
+            total = dims[0]
+            for s in dims[1:]:
+                total = total + s
+            known = [s for s in dims if static_int(s) is not None]
+            other = known[0] if known else dims[0]
+            if k is not None:
+                out.append(total if d == k else other)
+            else:  # the axis is known when the function runs
+                out.append(_if_axis(node.inputs[0], len(shapes[0]), d, total, other))
         return [tuple(out)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
         (gz,) = output_grads
-        sizes = make_vector(*[shape_i(t, self.axis) for t in inputs])
-        parts = Split(len(inputs), self.axis)(gz, sizes, return_list=True)
-        return [_grad_like(p, t) if _is_float(t) else disconnected_type()
-                for p, t in zip(parts, inputs)]
+        axis, *pieces = inputs
+        k = static_int(axis)
+        sizes = make_vector(*[shape_i(t, k) if k is not None else shape(t)[axis]
+                              for t in pieces])
+        parts = Split(len(pieces))(gz, axis, sizes, return_list=True)
+        return [disconnected_type()] + [
+            _grad_like(p, t) if _is_float(t) else disconnected_type()
+            for p, t in zip(parts, pieces)
+        ]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
-        if all(e is None for e in eval_points):
+        axis, *pieces = inputs
+        points = eval_points[1:]
+        if all(e is None for e in points):
             return [None]
-        evs = [zeros_like(t) if e is None else e for t, e in zip(inputs, eval_points)]
-        return [self(*evs)]
+        evs = [zeros_like(t) if e is None else e for t, e in zip(pieces, points)]
+        return [self(axis, *evs)]
 
 
-def _axis_int(axis: Any) -> int:
-    k = static_int(axis)
-    if k is None:
-        raise TypeError(f"the axis must be a constant integer, got {axis!r}")
-    return k
+_join = Join()
 
 
 def join(axis: Any, *tensors: Any) -> TensorVariable:
@@ -148,10 +189,10 @@ def join(axis: Any, *tensors: Any) -> TensorVariable:
         raise ValueError("join: need at least one tensor to join")
     if ts[0].type.ndim == 0:
         raise ValueError("join: zero-dimensional arrays cannot be concatenated")
-    ax = normalize_axis(_axis_int(axis), ts[0].type.ndim, "join: axis", ts[0])
     if len(ts) == 1:
+        _axis_input(axis, ts[0].type.ndim, "join")  # (checked all the same)
         return ts[0]
-    return Join(ax)(*ts)
+    return _join(axis, *ts)
 
 
 def concatenate(tensor_list: Sequence[Any], axis: Any = 0) -> TensorVariable:
@@ -208,7 +249,7 @@ def hstack(tensors: Sequence[Any]) -> TensorVariable:
     """Stack horizontally: along axis 1, or axis 0 for vectors (as ``np.hstack``).
 
     >>> import theon.tensor as tt
-    >>> hstack([tt.dmatrix("a"), tt.dmatrix("b")]).owner.op.axis
+    >>> static_axis(hstack([tt.dmatrix("a"), tt.dmatrix("b")]).owner)
     1
     """
     ts = [as_tensor_variable(t) for t in tensors]
@@ -229,31 +270,31 @@ def vstack(tensors: Sequence[Any]) -> TensorVariable:
 
 
 class Split(Op):
-    """``x`` cut along ``axis`` into ``len_splits`` pieces of the sizes in ``splits``.
+    """``x`` cut along ``axis`` into ``len_splits`` pieces of the sizes in ``splits``,
+    PyTensor's form: ``Split(len_splits)(x, axis, splits)``.
 
     The outputs are views of ``x``.
 
     >>> import theon.tensor as tt
     >>> x = tt.dvector("x")
-    >>> parts = Split(2)(x, [1, 2], return_list=True)
+    >>> parts = Split(2)(x, 0, [1, 2], return_list=True)
     >>> [p.eval({x: [1.0, 2.0, 3.0]}) for p in parts]
     [array([1.]), array([2., 3.])]
     """
 
-    __props__ = ("len_splits", "axis")
+    __props__ = ("len_splits",)
 
-    def __init__(self, len_splits: int, axis: int = 0) -> None:
+    def __init__(self, len_splits: int) -> None:
         self.len_splits = int(len_splits)
-        self.axis = int(axis)
         self.view_map = {i: [0] for i in range(self.len_splits)}
 
-    def make_node(self, x: Any, splits: Any) -> Apply:
+    def make_node(self, x: Any, axis: Any, splits: Any) -> Apply:
         x = as_tensor_variable(x)
+        ax = _axis_input(axis, x.type.ndim, "split")
+        k = static_int(ax)
         sp = as_tensor_variable(splits)
         if sp.type.ndim != 1 or np.dtype(sp.type.dtype).kind not in "iu":
             raise TypeError(f"split: the sizes must be an int vector, got {describe(sp)}")
-        if not 0 <= self.axis < x.type.ndim:
-            raise ValueError(f"split: axis {self.axis} is out of range for {describe(x)}")
         entries = static_vector_entries(sp)
         if entries is None:
             entries = (None,) * self.len_splits
@@ -261,52 +302,61 @@ class Split(Op):
             raise ValueError(
                 f"split: {self.len_splits} pieces wanted but {len(entries)} sizes given"
             )
-        n = x.type.shape[self.axis]
+        n = x.type.shape[k] if k is not None else None
         sizes = [s for s in entries if s is not None]
         if n is not None and len(sizes) == len(entries) and sum(sizes) != n:
             raise ValueError(
-                f"split: the sizes {tuple(entries)} do not add up to dimension {self.axis} "
+                f"split: the sizes {tuple(entries)} do not add up to dimension {k} "
                 f"of {describe(x)} (static shape {tuple(x.type.shape)})"
             )
         outs = []
         for e in entries:
             if e is not None and e < 0:
                 raise ValueError(f"split: negative size {e}")
-            shp = list(x.type.shape)
-            shp[self.axis] = e
+            shp: list[int | None] = list(x.type.shape)
+            if k is None:
+                shp = [None] * len(shp)
+            else:
+                shp[k] = e
             outs.append(TensorType(x.type.dtype, shape=tuple(shp))())
-        return Apply(self, [x, sp], outs)
+        return Apply(self, [x, ax, sp], outs)
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        x, sizes = inputs
+        x, axis, sizes = inputs
+        axis = int(axis)
         if len(sizes) != self.len_splits:
             raise ValueError(f"Split: expected {self.len_splits} sizes, got {len(sizes)}")
-        if np.any(sizes < 0) or int(np.sum(sizes)) != x.shape[self.axis]:
+        if np.any(sizes < 0) or int(np.sum(sizes)) != x.shape[axis]:
             raise ValueError(
-                f"Split: sizes {list(sizes)} do not add up to {x.shape[self.axis]}, "
-                f"dimension {self.axis} of an array of shape {x.shape}"
+                f"Split: sizes {list(sizes)} do not add up to {x.shape[axis]}, "
+                f"dimension {axis} of an array of shape {x.shape}"
             )
-        parts = np.split(x, np.cumsum(sizes)[:-1], axis=self.axis)
+        parts = np.split(x, np.cumsum(sizes)[:-1], axis=axis)
         for cell, p in zip(output_storage, parts):
             cell[0] = p
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Any]) -> list[tuple[Any, ...]]:
         xs = list(input_shapes[0])
-        sp = tensor_vars(node.inputs)[1]
+        k = static_axis(node)
+        sp = tensor_vars(node.inputs)[2]
         sizes = shape_scalars(sp) if sp.type.shape[0] is not None else [
             _as_int64_scalar(sp[i], "split size") for i in range(self.len_splits)
         ]
         out = []
         for s in sizes:
-            shp = list(xs)
-            shp[self.axis] = s
+            if k is not None:
+                shp = list(xs)
+                shp[k] = s
+            else:  # the axis is known when the function runs
+                shp = [_if_axis(node.inputs[1], len(xs), d, s, xd) for d, xd in enumerate(xs)]
             out.append(tuple(shp))
         return out
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
-        x, _ = inputs
+        x, axis, _ = inputs
+        rest = [disconnected_type(), disconnected_type()]
         if not _is_float(x):
-            return [disconnected_type(), disconnected_type()]
+            return [disconnected_type(), *rest]
         outs = self(*inputs, return_list=True)
         gs: list[Variable] = []
         for g, o in zip(output_grads, outs):
@@ -314,12 +364,12 @@ class Split(Op):
                 gs.append(zeros_like(o))
             else:
                 gs.append(g)
-        return [_grad_like(join(self.axis, *gs), x), disconnected_type()]
+        return [_grad_like(_join(axis, *gs), x), *rest]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
         if eval_points[0] is None:
             return [None] * self.len_splits
-        return list(self(eval_points[0], inputs[1], return_list=True))
+        return list(self(eval_points[0], inputs[1], inputs[2], return_list=True))
 
 
 def split(
@@ -340,10 +390,9 @@ def split(
         n_splits = sp.type.shape[0] if sp.type.ndim == 1 else None
         if n_splits is None:
             raise ValueError("split: the number of pieces is not known statically; pass n_splits")
-    ax = normalize_axis(axis, x.type.ndim, "split: axis", x)
     if sp.type.dtype != "int64":
         sp = cast(sp, "int64")
-    parts: list[TensorVariable] = Split(n_splits, ax)(x, sp, return_list=True)
+    parts: list[TensorVariable] = Split(n_splits)(x, axis, sp, return_list=True)
     return parts
 
 

@@ -28,7 +28,7 @@ from theon.tensor.broadcast_grad import BroadcastGrad
 from theon.tensor.creation import Alloc, SumToShape, alloc
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.extra_ops import CumOp
-from theon.tensor.joining import Join, Split, concatenate
+from theon.tensor.joining import Join, Split, concatenate, static_axis
 from theon.tensor.math import sum as tsum
 from theon.tensor.reshaping import Reshape
 from theon.tensor.shape import MakeVector, Shape, Shape_i, SpecifyShape, make_vector, shape, shape_i
@@ -159,7 +159,7 @@ def _make_vector(op: Any, node: Apply, inputs: list[Variable], batched: list[boo
     n = _batch_len(inputs, batched)
     cols = [x if b else alloc(x, n) for x, b in zip(inputs, batched)]
     cols = [DimShuffle(1, (0, "x"))(c) for c in cols]
-    out = Join(1)(*cols)
+    out = Join()(1, *cols)
     if out.type.dtype != op.dtype:
         from theon.tensor.basic import cast
 
@@ -169,16 +169,21 @@ def _make_vector(op: Any, node: Apply, inputs: list[Variable], batched: list[boo
 
 @register_vectorize(Join)
 def _join(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
+    k = static_axis(node)
+    if k is None or batched[0]:
+        return None
     n = _batch_len(inputs, batched)
-    ins = [x if b else _tile(x, n) for x, b in zip(inputs, batched)]
-    return Join(op.axis + 1).make_node(*ins).outputs
+    ins = [x if b else _tile(x, n) for x, b in zip(inputs[1:], batched[1:])]
+    return op.make_node(k + 1, *ins).outputs
 
 
 @register_vectorize(Split)
 def _split(op: Any, node: Apply, inputs: list[Variable], batched: list[bool]) -> Any:
-    if batched[1]:
+    k = static_axis(node)
+    if k is None or batched[1] or batched[2]:
         return None
-    return Split(op.len_splits, op.axis + 1).make_node(*inputs).outputs
+    x, _, splits = inputs
+    return op.make_node(x, k + 1, splits).outputs
 
 
 @register_vectorize(Subtensor)

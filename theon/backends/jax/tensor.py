@@ -38,10 +38,10 @@ from theon.tensor.alloc_diag import AddDiag, AllocDiag
 from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
 from theon.tensor.blas import Dot, Einsum, MatMul
 from theon.tensor.broadcast_grad import BroadcastGrad
-from theon.tensor.creation import Alloc, ARange, Eye, Linspace, SumToShape
+from theon.tensor.creation import Alloc, AllocEmpty, ARange, Eye, Linspace, SumToShape
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.extra_ops import CumOp, Nonzero, Repeat
-from theon.tensor.joining import Join, Split
+from theon.tensor.joining import Join, Split, static_axis
 from theon.tensor.math import Second
 from theon.tensor.recurrence import LinearRecurrence
 from theon.tensor.reduction import Argmax, _Logical, _MaxMin
@@ -327,6 +327,19 @@ def _alloc(op: Alloc, node: Apply, **kw: Any) -> Fn:
     return f
 
 
+@jax_funcify.register(AllocEmpty)
+def _alloc_empty(op: AllocEmpty, node: Apply, **kw: Any) -> Fn:
+    """``jnp.empty`` (XLA gives zeros: an unset buffer is never read)."""
+    jnp = _jnp()
+    static = _static_shape(node)
+
+    def f(*shp: Any) -> Any:
+        shape = static if static is not None else _ints(shp, node, "the shape of an AllocEmpty")
+        return jnp.empty(shape, dtype=op.dtype)
+
+    return f
+
+
 @jax_funcify.register(ARange)
 def _arange(op: ARange, node: Apply, **kw: Any) -> Fn:
     jnp = _jnp()
@@ -429,23 +442,33 @@ def _add_diag(op: AddDiag, node: Apply, **kw: Any) -> Fn:
 def _join(op: Join, node: Apply, **kw: Any) -> Fn:
     jnp = _jnp()
     dt = _out_dtype(node)
-    return lambda *xs: _cast(jnp.concatenate([_cast(x, dt) for x in xs], axis=op.axis), dt)
+    static = static_axis(node)
+
+    def f(axis: Any, *xs: Any) -> Any:
+        k = static if static is not None else _as_int(axis, node, "the axis of a Join")
+        return _cast(jnp.concatenate([_cast(x, dt) for x in xs], axis=k), dt)
+
+    return f
 
 
 @jax_funcify.register(Split)
 def _split(op: Split, node: Apply, **kw: Any) -> Fn:
     jnp = _jnp()
 
-    def f(x: Any, sizes: Any) -> Any:
+    static = static_axis(node)
+
+    def f(x: Any, axis: Any, sizes: Any) -> Any:
         if not _concrete(sizes):
             _fail(node)
+        k = static if static is not None else _as_int(axis, node, "the axis of a Split")
+        k = k % x.ndim
         sz = [int(s) for s in np.asarray(sizes)]
-        if len(sz) != op.len_splits or sum(sz) != x.shape[op.axis] or min(sz, default=0) < 0:
+        if len(sz) != op.len_splits or sum(sz) != x.shape[k] or min(sz, default=0) < 0:
             raise ValueError(
-                f"Split: sizes {sz} do not add up to {x.shape[op.axis]}, dimension "
-                f"{op.axis} of an array of shape {x.shape}"
+                f"Split: sizes {sz} do not add up to {x.shape[k]}, dimension "
+                f"{k} of an array of shape {x.shape}"
             )
-        return tuple(jnp.split(x, np.cumsum(sz)[:-1].tolist(), axis=op.axis))
+        return tuple(jnp.split(x, np.cumsum(sz)[:-1].tolist(), axis=k))
 
     return f
 

@@ -43,7 +43,7 @@ from theon.tensor.alloc_diag import AddDiag, add_diag
 from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
 from theon.tensor.blas import Dot
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
-from theon.tensor.joining import Join
+from theon.tensor.joining import Join, static_axis
 from theon.tensor.rewriting.blas import Gemm, Gemv
 from theon.tensor.shape import Shape, Shape_i
 from theon.tensor.subtensor import SYM, IncSubtensor, Subtensor, _build_index
@@ -694,10 +694,12 @@ def _emit_inc_subtensor(op: IncSubtensor, node: Apply, ctx: NodeEmitter) -> list
 
 @py_emit.register(Join)
 def _emit_join(op: Join, node: Apply, ctx: NodeEmitter) -> list[str] | None:
-    """``np.concatenate([...], axis, dtype)`` as Join.perform calls it."""
-    if type(op).perform is not Join.perform:
+    """``np.concatenate([...], axis, dtype)`` as Join.perform calls it, for a constant
+    axis (a run-time one: perform)."""
+    axis = static_axis(node)
+    if type(op).perform is not Join.perform or axis is None:
         return None
     cat = ctx.bind(np.concatenate, "concatenate")
     dt = ctx.bind(tensor_type(node.outputs[0]).numpy_dtype, "dt")
-    args = ", ".join(ctx.arg(i) for i in range(len(node.inputs)))
-    return [f"{ctx.out(0, fresh=True, reuse=True)} = {cat}([{args}], axis={op.axis}, dtype={dt})"]
+    args = ", ".join(ctx.arg(i) for i in range(1, len(node.inputs)))
+    return [f"{ctx.out(0, fresh=True, reuse=True)} = {cat}([{args}], axis={axis}, dtype={dt})"]

@@ -35,7 +35,7 @@ from theon.tensor.basic import (
 )
 from theon.tensor.basic import cast as tcast
 from theon.tensor.elemwise import DimShuffle, Elemwise
-from theon.tensor.joining import Join
+from theon.tensor.joining import Join, static_axis
 from theon.tensor.reshaping import shape_padleft
 from theon.tensor.shape import (
     MakeVector,
@@ -150,9 +150,9 @@ def _static_entries(v: Variable, n: int) -> tuple[int | None, ...]:
         if isinstance(op, SpecifyShape) or (
                 isinstance(op, Elemwise) and isinstance(op.scalar_op, Cast)):
             return _static_entries(owner.inputs[0], n)
-        if isinstance(op, Join) and getattr(op, "axis", None) == 0:
+        if isinstance(op, Join) and static_axis(owner) == 0:
             parts: list[int | None] = []
-            for i in owner.inputs:
+            for i in owner.inputs[1:]:
                 ti = cast(TensorVariable, i)
                 if ti.type.ndim == 1 and ti.type.shape[0] is not None:
                     parts.extend(_static_entries(ti, ti.type.shape[0]))

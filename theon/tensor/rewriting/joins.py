@@ -30,7 +30,7 @@ from theon.graph.basic import Apply, Variable
 from theon.rewriting import node_rewriter, register_canonicalize
 from theon.tensor.alloc_diag import AddDiag
 from theon.tensor.elemwise import DimShuffle, Elemwise
-from theon.tensor.joining import Join
+from theon.tensor.joining import Join, _join, static_axis
 from theon.tensor.rewriting.utils import client_count, fit
 from theon.tensor.shape import specify_shape
 from theon.tensor.subtensor import IncSubtensor, Subtensor
@@ -67,11 +67,9 @@ def local_join_of_elemwise(fgraph: FunctionGraph | None, node: Apply) -> Any:
     axes: entry by entry, the joined operands hold the same values the pieces read.
     Only for small pieces (static sizes up to ``MAX_PIECE_SIZE``) used by nothing else.
     """
-    pieces = list(node.inputs)
-    op = node.op
-    assert isinstance(op, Join)  # (the rewrite tracks Join)
-    axis = op.axis
-    if len(pieces) < 2 or not _single_use(fgraph, pieces):
+    pieces = list(node.inputs[1:])
+    axis = static_axis(node)
+    if axis is None or len(pieces) < 2 or not _single_use(fgraph, pieces):
         return None
     owners = [p.owner for p in pieces]
     first = owners[0]
@@ -97,7 +95,7 @@ def local_join_of_elemwise(fgraph: FunctionGraph | None, node: Apply) -> Any:
                 return None  # the operand broadcasts along the join axis
             if tuple(s == 1 for s in ta.shape) != bcast:
                 return None
-        joined.append(Join(axis)(*ops))
+        joined.append(_join(axis, *ops))
     new = first.op(*joined)
     res = fit(new, node.outputs[0])
     return None if res is None else [res]
@@ -128,8 +126,9 @@ def local_join_of_entries(fgraph: FunctionGraph | None, node: Apply) -> Any:
     slice holds the same entries in the same order.  The slice's length is checked to
     be ``n`` (where an entry was out of range, indexing raised; so does the check).
     """
-    pieces = list(node.inputs)
-    if len(pieces) < 2:
+    pieces = list(node.inputs[1:])
+    axis = static_axis(node)
+    if axis is None or len(pieces) < 2:
         return None
     found = [f for f in [_entry(p) for p in pieces] if f is not None]
     if len(found) < len(pieces):
@@ -142,9 +141,7 @@ def local_join_of_entries(fgraph: FunctionGraph | None, node: Apply) -> Any:
     nd = tensor_type(out).ndim
     part = specify_shape(v[c:c + n], (n,))
     order: list[int | str] = ["x"] * nd
-    op = node.op
-    assert isinstance(op, Join)  # (the rewrite tracks Join)
-    order[op.axis] = 0
+    order[axis] = 0
     res = fit(DimShuffle(1, order)(part), out)
     return None if res is None else [res]
 
@@ -159,11 +156,9 @@ def local_join_of_diagonal_incs(fgraph: FunctionGraph | None, node: Apply) -> An
     ``r_i`` with ``c`` added on its diagonal (each ``r_i`` has static length ``n``: the
     result is square).
     """
-    pieces = list(node.inputs)
+    pieces = list(node.inputs[1:])
     n = len(pieces)
-    op = node.op
-    assert isinstance(op, Join)  # (the rewrite tracks Join)
-    if op.axis != 0 or n < 2 or not _single_use(fgraph, pieces):
+    if static_axis(node) != 0 or n < 2 or not _single_use(fgraph, pieces):
         return None
     rows: list[Variable] = []
     vals: list[Variable] = []
@@ -185,7 +180,7 @@ def local_join_of_diagonal_incs(fgraph: FunctionGraph | None, node: Apply) -> An
     dt = tensor_type(node.outputs[0]).dtype
     if any(tensor_type(r).dtype != dt for r in rows) or dt not in ("float32", "float64"):
         return None
-    new = AddDiag()(Join(0)(*rows), Join(0)(*vals))
+    new = AddDiag()(_join(0, *rows), _join(0, *vals))
     res = fit(new, node.outputs[0])
     return None if res is None else [res]
 
