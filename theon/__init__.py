@@ -25,6 +25,7 @@ from theon.compile.io import In, Out
 from theon.compile.mode import Mode
 from theon.compile.pipeline import function
 from theon.compile.sharedvalue import shared
+from theon.compile.updates import OrderedUpdates
 from theon.config import config
 from theon.gradient import Lop, Rop, grad, hessian, jacobian, pullback, pushforward, verify_grad
 from theon.graph.basic import Apply, Constant, Variable
@@ -73,6 +74,7 @@ __all__ = [
     "Lop",
     "Mode",
     "Op",
+    "OrderedUpdates",
     "Out",
     "Rop",
     "Type",

@@ -104,7 +104,7 @@ def test_alias_missing_module_names_it_and_points_to_the_docs() -> None:
         """
     )
     assert r.returncode != 0
-    assert "ModuleNotFoundError: No module named 'pytensor.link.c'" in r.stderr
+    assert "ModuleNotFoundError: No module named 'pytensor.link.c.cmodule'" in r.stderr
     assert "docs/migration.md" in r.stderr
 
 

@@ -269,3 +269,118 @@ class TestScalarConstantValue:
             get_scalar_constant_value(tt.dscalar())
         with pytest.raises(NotScalarConstantError):
             get_scalar_constant_value(tt.constant([1.0, 2.0]))
+
+
+class TestAsTensorVariableDispatch:
+    """``_as_tensor_variable``: PyTensor's extension point of ``as_tensor_variable``."""
+
+    def test_a_registered_converter_is_used(self) -> None:
+        from theon.tensor.basic import _as_tensor_variable
+
+        class Table:  # a new container type, as pandas' objects are for PyMC
+            def __init__(self, rows: list[list[float]]) -> None:
+                self.rows = rows
+
+            def to_numpy(self) -> np.ndarray:
+                return np.asarray(self.rows)
+
+        @_as_tensor_variable.register(Table)
+        def _table(x: Table, name, ndim, **kwargs):
+            return tt.as_tensor_variable(x.to_numpy(), name, ndim, **kwargs)
+
+        t = Table([[1.0, 2.0], [3.0, 4.0]])
+        v = tt.as_tensor_variable(t, name="t")
+        assert isinstance(v, tt.TensorConstant) and v.name == "t"
+        np.testing.assert_array_equal(v.data, t.to_numpy())
+        assert tt.as_tensor_variable(t, dtype="float32").dtype == "float32"
+        np.testing.assert_array_equal((tt.dmatrix("m") + t).eval({"m": np.ones((2, 2))}),
+                                      t.to_numpy() + 1)
+
+    def test_builtin_conversions_are_unchanged(self) -> None:
+        from theon import scalar as ts
+
+        x = tt.dvector("x")
+        assert tt.as_tensor_variable(x) is x
+        assert tt.as_tensor_variable(x.owner if x.owner else tt.exp(x).owner).owner.op == tt.exp
+        assert tt.as_tensor_variable(ts.float32("s")).type == tt.fscalar
+        assert tt.as_tensor_variable([x[0], 2.0]).type.shape == (2,)
+        assert tt.as_tensor_variable(x, ndim=2).type.shape == (1, None)
+        assert tt.as_tensor_variable(x, allow_xtensor_conversion=True) is x
+        with pytest.raises(TypeError, match="unexpected keyword arguments \\['colour'\\]"):
+            tt.as_tensor_variable(3.0, colour="red")
+        with pytest.raises(TypeError, match="not a TensorType"):
+            tt.as_tensor_variable(tt.type_other.NoneConst)
+        with pytest.raises(TypeError, match="2 outputs"):
+            from theon.tensor.sort import argsort  # noqa: F401
+
+            from theon.graph.basic import Apply
+            from theon.graph.op import Op
+
+            class Two(Op):
+                __props__ = ()
+
+                def make_node(self, a):
+                    return Apply(self, [a], [a.type(), a.type()])
+
+            tt.as_tensor_variable(Two().make_node(x))
+
+
+class TestUnderlyingScalarConstantValue:
+    """Compared with the values NumPy computes for the same expressions."""
+
+    def test_looks_through_shapes_allocs_and_elemwise(self) -> None:
+        from theon.tensor.basic import get_underlying_scalar_constant_value as g
+
+        x = tt.tensor("float64", shape=(None, 3, 4), name="x")
+        assert g(x.shape[1]) == 3 and g(x.shape[-1]) == 4
+        assert g(x.shape[1] * x.shape[2] - 2) == 3 * 4 - 2
+        assert g(tt.alloc(2.5, x.shape[0], 3)) == 2.5
+        assert g(tt.specify_shape(tt.constant(7), ())) == 7
+        np.testing.assert_allclose(g(tt.exp(tt.constant(1.0)) + 1), np.exp(1.0) + 1)
+        assert g(tt.eq(x.shape[2], 4)) == np.True_
+        assert g(tt.constant([3, 3, 3])) == 3
+        assert g(tt.as_tensor_variable([x.shape[1], 5])[1]) == 5
+        assert g(tt.constant([1, 2, 9])[2]) == 9
+        assert g(np.float32(1.5)).dtype == np.float32
+
+    def test_what_is_not_known_raises_or_is_returned(self) -> None:
+        from theon.tensor.basic import get_underlying_scalar_constant_value as g
+        from theon.tensor.exceptions import NotScalarConstantError as Exc
+        from theon.tensor.type_other import NoneConst
+
+        x = tt.tensor("float64", shape=(None, 3), name="x")
+        for v in (x.shape[0], tt.constant([1.0, 2.0]), tt.dscalar("s") + 1, NoneConst,
+                  tt.alloc(tt.dscalar("t"), 2)):
+            with pytest.raises(Exc):
+                g(v)
+        assert g(x.shape[0], raise_not_constant=False) is not None
+        assert g(tt.exp(tt.constant(0.0)), only_process_constants=True,
+                 raise_not_constant=False).owner is not None
+        deep = tt.constant(1.0)
+        for _ in range(5):
+            deep = deep + 1
+        assert g(deep) == 6.0
+        with pytest.raises(Exc):
+            g(deep, max_recur=2)
+
+    def test_exception_is_the_tensor_exceptions_class(self) -> None:
+        import theon.tensor.exceptions as exc
+
+        assert NotScalarConstantError is exc.NotScalarConstantError
+        assert tt.NotScalarConstantError is exc.NotScalarConstantError
+        assert issubclass(exc.NotScalarConstantError, Exception)
+
+
+def test_pytensor_basic_names_come_from_their_modules() -> None:
+    import theon.tensor.basic as basic
+    import importlib
+
+    from theon.tensor import creation, joining
+
+    shape = importlib.import_module("theon.tensor.shape")
+
+    assert basic.Alloc is creation.Alloc and basic.AllocEmpty is creation.AllocEmpty
+    assert basic.Join is joining.Join and basic.Split is joining.Split
+    assert basic.MakeVector is shape.MakeVector and basic.switch is tt.switch
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        basic.nothing_here  # noqa: B018

@@ -67,6 +67,12 @@ ALIASES: dict[str, str | Namespace] = {
                                     "theon.tensor.rewriting.stabilize:local_sigmoid_from_exp")),
     # PyTensor's random paths: var (2.x) is theon's variable module (PyTensor 3's path)
     "tensor.random.var": "theon.tensor.random.variable",
+    # PyTensor's checks, update dicts, and its C types (theon has no C backend: every
+    # theon Type plays CType's part, so CType is Type)
+    "raise_op": "theon.tensor.raise_op",
+    "updates": "theon.compile.updates",
+    "link.c": ns("theon.graph.type", doc="PyTensor's C backend (theon has none): its types."),
+    "link.c.type": ns("theon.graph.type", CType="theon.graph.type:Type"),
     # PyTensor's config modules: theon's config is one module
     "configdefaults": "theon.config",
     "configparser": "theon.config",

@@ -9,6 +9,16 @@ from typing import Any
 from theon.compile.compiled import FunctionMaker, UnusedInputError
 from theon.compile.io import In, Out
 from theon.compile.mode import Mode, get_default_mode, get_mode, optdb
+from theon.compile.ops import (
+    DeepCopyOp,
+    FromFunctionOp,
+    TypeCastingOp,
+    ViewOp,
+    as_op,
+    deep_copy_op,
+    view_op,
+    wrap_py,
+)
 from theon.compile.pipeline import Function, function
 from theon.compile.profiling import ProfileStats
 from theon.compile.sharedvalue import SharedVariable, shared, shared_constructor
@@ -19,6 +29,8 @@ _register_linker_backend("jax", "theon.backends.jax.printing")
 
 __all__ = [
     "DebugMode",
+    "DeepCopyOp",
+    "FromFunctionOp",
     "Function",
     "FunctionMaker",
     "In",
@@ -28,13 +40,19 @@ __all__ = [
     "Out",
     "ProfileStats",
     "SharedVariable",
+    "TypeCastingOp",
     "UnusedInputError",
+    "ViewOp",
+    "as_op",
+    "deep_copy_op",
     "function",
     "get_default_mode",
     "get_mode",
     "optdb",
     "shared",
     "shared_constructor",
+    "view_op",
+    "wrap_py",
 ]
 
 _LAZY = {

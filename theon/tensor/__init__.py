@@ -56,6 +56,7 @@ from theon.tensor.basic import (
     cast,
     constant,
     get_scalar_constant_value,
+    get_underlying_scalar_constant_value,
     scalar_from_tensor,
     tensor_from_scalar,
     value,
@@ -63,6 +64,7 @@ from theon.tensor.basic import (
 from theon.tensor.blockwise import Blockwise, vectorize
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.sharedvar import TensorSharedVariable
+from theon.tensor.type_other import NoneConst
 from theon.tensor.variable import TensorConstant, TensorValue, TensorVariable
 
 # The names of the op modules, in this order: where two export a name, the later wins
@@ -103,6 +105,7 @@ __all__ = [
     "Constant",
     "DimShuffle",
     "Elemwise",
+    "NoneConst",
     "NotScalarConstantError",
     "ScalarFromTensor",
     "TensorConstant",
@@ -116,6 +119,7 @@ __all__ = [
     "cast",
     "constant",
     "get_scalar_constant_value",
+    "get_underlying_scalar_constant_value",
     "scalar_from_tensor",
     "sharedvar",
     "tensor_from_scalar",

@@ -9,6 +9,7 @@ TensorType(int64, shape=(2, 2))
 
 from __future__ import annotations
 
+import functools
 import typing
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
@@ -18,6 +19,7 @@ import numpy as np
 from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import describe
 from theon.graph.op import Op
+from theon.tensor.exceptions import NotScalarConstantError
 from theon.tensor.type import TensorType, tensor_type
 from theon.tensor.variable import TensorConstant, TensorValue, TensorVariable
 
@@ -31,6 +33,7 @@ __all__ = [
     "cast",
     "constant",
     "get_scalar_constant_value",
+    "get_underlying_scalar_constant_value",
     "is_weak_scalar",
     "scalar_from_tensor",
     "tensor_from_scalar",
@@ -251,7 +254,7 @@ def value(x: Any, name: str | None = None, dtype: Any = None) -> TensorValue:
 
 
 def as_tensor_variable(
-    x: Any, name: str | None = None, ndim: int | None = None, dtype: Any = None
+    x: Any, name: str | None = None, ndim: int | None = None, dtype: Any = None, **kwargs: Any
 ) -> TensorVariable:
     """``x`` as a tensor Variable: variables pass through, values become constants.
 
@@ -259,7 +262,8 @@ def as_tensor_variable(
     ----------
     x
         A TensorVariable, a single-output Apply, a scalar Variable, a number, list
-        or array.  A list holding Variables is stacked.
+        or array.  A list holding Variables is stacked.  Other types convert through
+        the converters registered with :func:`_as_tensor_variable`.
     name
         Name for a new constant.
     ndim
@@ -267,6 +271,9 @@ def as_tensor_variable(
         dropped; anything else is an error.
     dtype
         Cast to this dtype.
+    kwargs
+        Passed on to a registered converter; theon's own take only
+        ``allow_xtensor_conversion`` (PyTensor's; theon has no xtensor, so it does nothing).
 
     >>> as_tensor_variable(3).type
     TensorType(int64, shape=())
@@ -275,35 +282,88 @@ def as_tensor_variable(
     >>> as_tensor_variable(v) is v
     True
     """
-    if isinstance(x, Apply):
-        outs = x.outputs
-        d = getattr(x.op, "default_output", None)
-        if d is not None:
-            x = outs[d]
-        elif len(outs) == 1:
-            x = outs[0]
-        else:
-            raise TypeError(
-                f"cannot use the Apply of {x.op} as a tensor: it has {len(outs)} outputs"
-            )
-    if isinstance(x, Variable):
-        if isinstance(x.type, TensorType):
-            v = typing.cast(TensorVariable, x)
-        elif _is_scalar_type(x.type):
-            v = tensor_from_scalar(x)
-        else:
-            raise TypeError(
-                f"cannot use variable {x} of type {x.type} as a tensor (it is not a TensorType)"
-            )
+    if type(x) in _TENSOR_CLASSES and not kwargs:  # theon's own variables: no dispatch
+        v: TensorVariable = x
         if dtype is not None:
             v = cast(v, dtype)
         if ndim is not None and v.type.ndim != ndim:
             v = _variable_to_ndim(v, ndim)
         return v
+    if dtype is not None:
+        kwargs["dtype"] = dtype
+    return _as_tensor_variable(x, name, ndim, **kwargs)
+
+
+@functools.singledispatch
+def _as_tensor_variable(
+    x: Any, name: str | None, ndim: int | None, **kwargs: Any
+) -> TensorVariable:
+    """The conversion :func:`as_tensor_variable` dispatches on the type of ``x``
+    (PyTensor's extension point): register a converter for a new type, as PyMC does for
+    pandas objects.
+
+    >>> import fractions
+    >>> @_as_tensor_variable.register(fractions.Fraction)
+    ... def _fraction(x, name, ndim, **kwargs):
+    ...     return as_tensor_variable(float(x), name, ndim, **kwargs)
+    >>> as_tensor_variable(fractions.Fraction(1, 4)).data
+    array(0.25)
+
+    This default makes a constant of a number, array or nested list (a list holding
+    variables is stacked).
+    """
+    dtype = _conversion_options(kwargs)
     if isinstance(x, (list, tuple)) and _contains_variable(x):
         stacked = _stack_values(x)
         return as_tensor_variable(stacked, name=name, ndim=ndim, dtype=dtype)
     return constant(x, name=name, ndim=ndim, dtype=dtype)
+
+
+def _conversion_options(kwargs: dict[str, Any]) -> Any:
+    """The ``dtype`` among theon's converters' keyword arguments; others are errors."""
+    dtype = kwargs.pop("dtype", None)
+    kwargs.pop("allow_xtensor_conversion", None)  # (PyTensor's named dimensions)
+    if kwargs:
+        raise TypeError(f"as_tensor_variable: unexpected keyword arguments {sorted(kwargs)}")
+    return dtype
+
+
+@_as_tensor_variable.register(Apply)
+def _apply_as_tensor(x: Apply, name: str | None, ndim: int | None, **kwargs: Any) -> TensorVariable:
+    """An Apply stands for its default output, or its only one."""
+    outs = x.outputs
+    d = getattr(x.op, "default_output", None)
+    if d is not None:
+        return as_tensor_variable(outs[d], name, ndim, **kwargs)
+    if len(outs) == 1:
+        return as_tensor_variable(outs[0], name, ndim, **kwargs)
+    raise TypeError(f"cannot use the Apply of {x.op} as a tensor: it has {len(outs)} outputs")
+
+
+@_as_tensor_variable.register(Variable)
+def _variable_as_tensor(
+    x: Variable, name: str | None, ndim: int | None, **kwargs: Any
+) -> TensorVariable:
+    """A tensor variable passes through (cast to ``dtype``, to ``ndim`` dimensions); a
+    scalar one becomes a 0-d tensor."""
+    dtype = _conversion_options(kwargs)
+    if isinstance(x.type, TensorType):
+        v = typing.cast(TensorVariable, x)
+    elif _is_scalar_type(x.type):
+        v = tensor_from_scalar(x)
+    else:
+        raise TypeError(
+            f"cannot use variable {x} of type {x.type} as a tensor (it is not a TensorType)"
+        )
+    if dtype is not None:
+        v = cast(v, dtype)
+    if ndim is not None and v.type.ndim != ndim:
+        v = _variable_to_ndim(v, ndim)
+    return v
+
+
+# the classes as_tensor_variable passes through without dispatching (the common case)
+_TENSOR_CLASSES = frozenset({TensorVariable, TensorConstant})
 
 
 as_tensor = as_tensor_variable
@@ -484,18 +544,6 @@ def scalar_from_tensor(t: Any) -> Variable:
 
 
 # constant values -----------------------------------------------------------------
-class NotScalarConstantError(ValueError):
-    """The variable is not a constant scalar (as far as can be told statically).
-
-    >>> import theon.tensor as tt
-    >>> try:
-    ...     get_scalar_constant_value(tt.dscalar("x"))
-    ... except NotScalarConstantError:
-    ...     print("not a constant")
-    not a constant
-    """
-
-
 def get_scalar_constant_value(v: Any, elemwise: bool = True) -> np.ndarray:
     """The value of ``v`` as a 0-d array when it is a known constant scalar.
 
@@ -540,15 +588,183 @@ def get_scalar_constant_value(v: Any, elemwise: bool = True) -> np.ndarray:
     raise NotScalarConstantError(f"{v} is not a constant scalar")
 
 
-# PyTensor keeps these in ``pytensor.tensor.basic``; theon defines them in
-# theon.tensor.extra_ops (which imports this module), so they are looked up on first use.
-_IN_EXTRA_OPS = frozenset({"choose", "diag", "diagonal"})
+def get_underlying_scalar_constant_value(
+    v: Any,
+    *,
+    elemwise: bool = True,
+    only_process_constants: bool = False,
+    max_recur: int = 10,
+    raise_not_constant: bool = True,
+) -> Any:
+    """The one value held by every element of ``v``, as a 0-d array, when it is known
+    without running the graph (PyTensor's function of this name).
+
+    Besides what :func:`get_scalar_constant_value` sees through, it reads static lengths
+    (``Shape_i``, an entry of ``x.shape``), an entry of a stacked vector or constant at
+    a constant index, ``alloc``/``specify_shape``/an ``Assert`` whose conditions are
+    constant true, and (with ``elemwise``) computes elementwise functions of constant
+    inputs, up to ``max_recur`` levels deep.  ``only_process_constants`` reads only
+    constants.  Raises :class:`NotScalarConstantError` otherwise, or returns ``v``
+    unchanged when ``raise_not_constant`` is False.
+
+    >>> import theon.tensor as tt
+    >>> x = tt.tensor("float64", shape=(None, 3))
+    >>> get_underlying_scalar_constant_value(x.shape[1] * 2)
+    array(6)
+    >>> get_underlying_scalar_constant_value(tt.alloc(1.5, 4))
+    array(1.5)
+    >>> get_underlying_scalar_constant_value(x.shape[0], raise_not_constant=False) is None
+    False
+    """
+    try:
+        return _underlying_constant(v, elemwise, only_process_constants, max_recur)
+    except NotScalarConstantError:
+        if raise_not_constant:
+            raise
+        return v
+
+
+def _underlying_constant(v: Any, elemwise: bool, only_constants: bool, depth: int) -> np.ndarray:
+    """The walk of :func:`get_underlying_scalar_constant_value`."""
+    from theon.tensor.creation import Alloc
+    from theon.tensor.elemwise import DimShuffle, Elemwise
+    from theon.tensor.raise_op import CheckAndRaise
+    from theon.tensor.shape import Shape_i, SpecifyShape, Unbroadcast
+
+    start = v
+    for _ in range(1000):
+        if is_weak_scalar(v) or isinstance(v, (np.ndarray, np.generic)):
+            data = np.asarray(v)
+            if data.ndim == 0:
+                return data
+            flat = data.reshape(-1)
+            if data.size and bool(np.all(flat == flat[0])):
+                return np.asarray(flat[0])
+            break
+        if isinstance(v, Constant):
+            if v.data is None:  # NoneConst
+                break
+            v = v.data
+            continue
+        owner = v.owner if isinstance(v, Variable) else None
+        if only_constants or owner is None:
+            break
+        op = owner.op
+        if isinstance(op, (DimShuffle, TensorFromScalar, ScalarFromTensor, SpecifyShape,
+                           Unbroadcast, Alloc)):
+            v = owner.inputs[0]
+            continue
+        if isinstance(op, CheckAndRaise):
+            if not all(isinstance(c, Constant) and bool(c.data) for c in owner.inputs[1:]):
+                break
+            v = owner.inputs[0]
+            continue
+        if isinstance(op, Shape_i):
+            n = tensor_type(owner.inputs[0]).shape[op.i]
+            if n is None:
+                break
+            return np.asarray(n, dtype="int64")
+        entry = _constant_entry(owner, elemwise, depth)
+        if entry is not None:
+            v = entry
+            continue
+        if elemwise and isinstance(op, Elemwise):
+            if str(op.scalar_op) == "second":
+                v = owner.inputs[1]  # fill(x, c) holds c everywhere
+                continue
+            if depth <= 0:
+                break
+            values = [_underlying_constant(i, elemwise, False, depth - 1) for i in owner.inputs]
+            with np.errstate(all="ignore"):
+                out = op.scalar_op.impl(*values)
+            if len(owner.outputs) > 1:
+                out = out[owner.outputs.index(v)]
+            return np.asarray(out, dtype=tensor_type(v).dtype)
+        break
+    raise NotScalarConstantError(f"{start} is not a constant scalar")
+
+
+def _constant_entry(node: Apply, elemwise: bool, depth: int) -> Any:
+    """For ``x[i]`` with a constant ``i`` (a Subtensor of one integer index), what that
+    entry is: a stacked scalar, a static length, or an element of a constant; else None."""
+    from theon.tensor.joining import Join, static_axis
+    from theon.tensor.shape import MakeVector, Shape
+    from theon.tensor.subtensor import SYM, Subtensor
+
+    op = node.op
+    if not isinstance(op, Subtensor) or len(op.idx_list) != 1:
+        return None
+    (e,) = op.idx_list
+    if e == SYM:
+        try:
+            i = int(_underlying_constant(node.inputs[1], elemwise, False, depth))
+        except NotScalarConstantError:
+            return None
+    elif isinstance(e, (int, np.integer)):
+        i = int(e)
+    else:
+        return None
+    x = node.inputs[0]
+    if isinstance(x, Constant) and isinstance(x.data, np.ndarray) and x.data.ndim == 1:
+        return x.data[i]
+    inner = x.owner
+    if inner is None:
+        return None
+    if isinstance(inner.op, MakeVector):
+        return inner.inputs[i] if -len(inner.inputs) <= i < len(inner.inputs) else None
+    if isinstance(inner.op, Shape):
+        shape = tensor_type(inner.inputs[0]).shape
+        n = shape[i] if -len(shape) <= i < len(shape) else None
+        return None if n is None else np.asarray(n, dtype="int64")
+    if isinstance(inner.op, Join) and static_axis(inner) == 0 and i >= 0:
+        return _joined_entry(inner.inputs[1:], i)
+    return None
+
+
+def _joined_entry(pieces: Sequence[Variable], i: int) -> Any:
+    """Entry ``i`` of vectors joined end to end (a stack of scalars), when the pieces'
+    lengths are static and that entry is a scalar made a vector or a constant's."""
+    from theon.tensor.elemwise import DimShuffle
+
+    for p in pieces:
+        t = tensor_type(p)
+        n = t.shape[0] if t.ndim == 1 else None
+        if n is None:
+            return None
+        if i < n:
+            if isinstance(p, Constant):
+                return np.asarray(p.data)[i]
+            node = p.owner
+            if node is not None and isinstance(node.op, DimShuffle) and node.op.input_ndim == 0:
+                return node.inputs[0]
+            return None
+        i -= n
+    return None
+
+
+# PyTensor keeps these names in ``pytensor.tensor.basic``; theon defines them in other
+# tensor modules (which import this one) and gathers them in ``theon.tensor``, where they
+# are looked up on first use.
+_PYTENSOR_BASIC = frozenset({
+    "Alloc", "AllocEmpty", "ARange", "Eye", "Join", "MakeVector", "Split",
+    "alloc", "arange", "atleast_1d", "atleast_2d", "atleast_3d", "atleast_Nd", "choose",
+    "concatenate", "default", "diag", "diagonal", "empty", "empty_like", "expand_dims",
+    "extract_diag", "eye", "fill", "flatnonzero", "flatten", "full", "full_like",
+    "get_vector_length", "horizontal_stack", "identity", "identity_like",
+    "inverse_permutation", "join", "make_vector", "matrix_transpose", "mgrid", "moveaxis",
+    "nonzero", "nonzero_values", "ogrid", "ones", "ones_like", "roll", "second", "split",
+    "stack", "stacklists", "swapaxes", "switch", "take_along_axis", "tensor_copy", "tile",
+    "trace", "transpose", "tri", "tril", "tril_indices", "tril_indices_from", "triu",
+    "triu_indices", "triu_indices_from", "vertical_stack", "where", "zeros", "zeros_like",
+})
 
 
 def __getattr__(name: str) -> Any:
-    """``theon.tensor.basic.diag`` and the other names PyTensor keeps in its basic module."""
-    if name in _IN_EXTRA_OPS:
-        from theon.tensor import extra_ops
+    """``theon.tensor.basic.Join``, ``switch`` and the other names PyTensor keeps in its
+    basic module, as ``theon.tensor`` has them."""
+    if name in _PYTENSOR_BASIC:
+        import theon.tensor as tensor_package
 
-        return getattr(extra_ops, name)
+        if name in vars(tensor_package):
+            return vars(tensor_package)[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

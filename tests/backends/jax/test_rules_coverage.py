@@ -13,7 +13,7 @@ from theon.graph.op import Op
 from theon.link.jax.dispatch import jax_funcify
 
 #: the packages (and modules) whose Ops get their rules from this part of the backend
-PACKAGES = ("theon.scan", "theon.ifelse", "theon.opfromgraph", "theon.sparse",
+PACKAGES = ("theon.scan", "theon.ifelse", "theon.opfromgraph", "theon.sparse", "theon.compile.ops",
             "theon.tensor.random", "theon.tensor.linalg", "theon.tensor.blockwise",
             "theon.tensor.nnet", "theon.tensor.signal")
 
