@@ -311,8 +311,6 @@ class TestAsTensorVariableDispatch:
         with pytest.raises(TypeError, match="not a TensorType"):
             tt.as_tensor_variable(tt.type_other.NoneConst)
         with pytest.raises(TypeError, match="2 outputs"):
-            from theon.tensor.sort import argsort  # noqa: F401
-
             from theon.graph.basic import Apply
             from theon.graph.op import Op
 
@@ -372,9 +370,9 @@ class TestUnderlyingScalarConstantValue:
 
 
 def test_pytensor_basic_names_come_from_their_modules() -> None:
-    import theon.tensor.basic as basic
     import importlib
 
+    import theon.tensor.basic as basic
     from theon.tensor import creation, joining
 
     shape = importlib.import_module("theon.tensor.shape")

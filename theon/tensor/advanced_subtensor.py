@@ -42,7 +42,9 @@ from theon.tensor.subtensor import (
 from theon.tensor.type import TensorType, tensor_type, tensor_vars
 from theon.tensor.variable import TensorVariable
 
-__all__ = ["AdvancedIncSubtensor", "AdvancedSubtensor"]
+__all__ = [
+    "AdvancedIncSubtensor", "AdvancedIncSubtensor1", "AdvancedSubtensor", "AdvancedSubtensor1"
+]
 
 
 def _adv_kinds(
@@ -218,7 +220,7 @@ class AdvancedSubtensor(TensorOp):
     ('AdvancedSubtensor', array([3., 1.]))
     """
 
-    __props__ = ("idx_list",)
+    __props__: tuple[str, ...] = ("idx_list",)
 
     def __init__(self, idx_list: Sequence[Entry]) -> None:
         self.idx_list = tuple(idx_list)
@@ -307,7 +309,7 @@ class AdvancedIncSubtensor(TensorOp):
     ('AdvancedIncSubtensor', array([2., 0., 1.]))
     """
 
-    __props__ = ("idx_list", "inplace", "set_instead_of_inc", "ignore_duplicates")
+    __props__: tuple[str, ...] = ("idx_list", "inplace", "set_instead_of_inc", "ignore_duplicates")
     #: the inplace phase may set ``inplace`` when ``x`` is dead (theon.tensor.rewriting.inplace)
     inplace_flag = True
 
@@ -373,3 +375,85 @@ class AdvancedIncSubtensor(TensorOp):
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
         return _inc_rop(self, inputs, eval_points)
+
+
+def _check_int_vector(op: Any, ilist: Any) -> TensorVariable:
+    """``ilist`` as an integer vector (the index of the ``...1`` Ops)."""
+    i = as_tensor_variable(ilist)
+    if i.type.ndim != 1 or not _is_int_dtype(i.type.dtype):
+        raise TypeError(f"{op}: the index must be an integer vector, got {describe(i)}")
+    return i
+
+
+class AdvancedSubtensor1(AdvancedSubtensor):
+    """``x[i]`` for an integer vector ``i`` on the first axis (PyTensor's class of that
+    name): an :class:`AdvancedSubtensor` of the index ``(i,)``, which the specialize phase
+    gives such nodes (``local_advanced_subtensor1``, as PyTensor's does).  It computes as
+    its base.
+
+    >>> import theon.tensor as tt
+    >>> x, i = tt.dmatrix("x"), tt.lvector("i")
+    >>> AdvancedSubtensor1()(x, i).eval({x: [[1.0, 2.0], [3.0, 4.0]], i: [1, 1, 0]})
+    array([[3., 4.],
+           [3., 4.],
+           [1., 2.]])
+    """
+
+    __props__ = ()
+
+    def __init__(self) -> None:
+        self.idx_list = (SYM,)
+
+    def __str__(self) -> str:
+        return "AdvancedSubtensor1"
+
+    def make_node(self, x: Any, *inputs: Any) -> Apply:
+        if len(inputs) != 1:
+            raise TypeError(f"{self} takes x and one index vector, got {len(inputs)} indices")
+        x = as_tensor_variable(x)
+        if x.type.ndim == 0:
+            raise TypeError(f"{self}: cannot index the 0-d {describe(x)}")
+        return super().make_node(x, _check_int_vector(self, inputs[0]))
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        from theon.tensor.math import zeros_like
+
+        x, i = inputs
+        if np.dtype(tensor_type(x).dtype).kind not in "fc":
+            return [disconnected_type(), disconnected_type()]
+        return [AdvancedIncSubtensor1()(zeros_like(x), output_grads[0], i), disconnected_type()]
+
+
+class AdvancedIncSubtensor1(AdvancedIncSubtensor):
+    """``x`` with ``y`` added to (or, with ``set_instead_of_inc``, written into) ``x[i]``
+    for an integer vector ``i`` on the first axis; repeated indices accumulate (PyTensor's
+    class of that name, props ``inplace`` and ``set_instead_of_inc``).
+
+    >>> import theon.tensor as tt
+    >>> x, i = tt.dvector("x"), tt.lvector("i")
+    >>> AdvancedIncSubtensor1()(x, 1.0, i).eval({x: [0.0, 0.0, 0.0], i: [2, 2, 0]})
+    array([1., 0., 2.])
+    """
+
+    __props__ = ("inplace", "set_instead_of_inc")
+
+    def __init__(self, inplace: bool = False, set_instead_of_inc: bool = False) -> None:
+        super().__init__((SYM,), inplace, set_instead_of_inc)
+
+    def __str__(self) -> str:
+        kind = "Set" if self.set_instead_of_inc else "Inc"
+        return f"Advanced{kind}Subtensor1{{{'inplace' if self.inplace else 'no_inplace'}}}"
+
+    def make_node(self, x: Any, y: Any, *inputs: Any) -> Apply:
+        if len(inputs) != 1:
+            raise TypeError(f"{self} takes x, y and one index vector, got {len(inputs)} indices")
+        x = as_tensor_variable(x)
+        if x.type.ndim == 0:
+            raise TypeError(f"{self}: cannot index the 0-d {describe(x)}")
+        return super().make_node(x, y, _check_int_vector(self, inputs[0]))
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        return _inc_grads(
+            self, inputs, output_grads[0], AdvancedSubtensor1(),
+            AdvancedIncSubtensor1(set_instead_of_inc=True), True,
+        )

@@ -38,13 +38,18 @@ from theon.tensor.variable import TensorVariable
 
 __all__ = [
     "AdvancedIncSubtensor",
+    "AdvancedIncSubtensor1",
     "AdvancedSubtensor",
+    "AdvancedSubtensor1",
     "IncSubtensor",
     "SliceLength",
     "Subtensor",
     "getitem",
     "inc_subtensor",
     "set_subtensor",
+    "as_index_literal",
+    "get_canonical_form_slice",
+    "is_basic_idx",
     "take",
 ]
 
@@ -717,5 +722,12 @@ def set_subtensor(x: Any, y: Any, inplace: bool = False) -> TensorVariable:
 # The advanced ops build on the helpers above; imported last to break the cycle.
 from theon.tensor.advanced_subtensor import (  # noqa: E402
     AdvancedIncSubtensor,
+    AdvancedIncSubtensor1,
     AdvancedSubtensor,
+    AdvancedSubtensor1,
+)
+from theon.tensor.slices import (  # noqa: E402
+    as_index_literal,
+    get_canonical_form_slice,
+    is_basic_idx,
 )

@@ -26,6 +26,12 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.fg import Output
 from theon.rewriting import node_rewriter, register_specialize
 from theon.tensor import math as tm
+from theon.tensor.advanced_subtensor import (
+    AdvancedIncSubtensor,
+    AdvancedIncSubtensor1,
+    AdvancedSubtensor,
+    AdvancedSubtensor1,
+)
 from theon.tensor.basic import constant as tt_constant
 from theon.tensor.elemwise import DimShuffle, Elemwise, _restore_axes
 from theon.tensor.reduction import Sum
@@ -36,6 +42,7 @@ from theon.tensor.rewriting.utils import (
     fit,
     size1_constant,
 )
+from theon.tensor.subtensor import SYM
 from theon.tensor.type import tensor_type, tensor_vars
 
 if TYPE_CHECKING:
@@ -43,6 +50,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_POW_CHAIN",
+    "local_advanced_subtensor1",
     "local_column_op_constant_matrix",
     "local_elemwise_sink_expand_dims",
     "local_elemwise_small_first",
@@ -362,3 +370,25 @@ def local_share_logistic(fgraph: FunctionGraph, node: Apply) -> Any:
         new = tm.mul(tm.switch(tm.ge(w, zero), one, e), q)
     res = fit(new, out, [w])
     return None if res is None else [res]
+
+
+@register_specialize
+@node_rewriter([AdvancedSubtensor, AdvancedIncSubtensor])
+def local_advanced_subtensor1(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``x[i] -> AdvancedSubtensor1(x, i)`` and ``inc_subtensor(x[i], y) ->
+    AdvancedIncSubtensor1(x, y, i)`` for an integer vector ``i`` on the first axis: the
+    same computation, under the class PyTensor's compiled graphs name it with."""
+    op = node.op
+    assert isinstance(op, (AdvancedSubtensor, AdvancedIncSubtensor))  # (what it tracks)
+    if isinstance(op, (AdvancedSubtensor1, AdvancedIncSubtensor1)) or op.idx_list != (SYM,):
+        return None
+    i = tensor_type(node.inputs[-1])
+    if i.ndim != 1 or i.dtype == "bool":
+        return None
+    if isinstance(op, AdvancedIncSubtensor):
+        if op.ignore_duplicates:
+            return None
+        new = AdvancedIncSubtensor1(op.inplace, op.set_instead_of_inc).make_node(*node.inputs)
+    else:
+        new = AdvancedSubtensor1().make_node(*node.inputs)
+    return None if new.outputs[0].type != node.outputs[0].type else new.outputs
