@@ -331,3 +331,22 @@ def test_as_dense_helper_agrees_with_scipy() -> None:
         if density == 0.0:
             assert m.nnz == 0
         assert not loop_dense(m)[1].any()  # the empty row
+
+
+def test_sign_is_structured() -> None:
+    """``theon.sparse.sign`` (PyTensor's): the sign of the stored entries, the pattern
+    kept; PyMC's CAR tests symmetry with ``sign(W - W.T) * (W - W.T)``."""
+    import theon.sparse as S
+
+    x = S.csr_matrix("x")
+    vals = sp.random(5, 4, density=0.4, format="csr", random_state=3) - 0.5 * sp.random(
+        5, 4, density=0.4, format="csr", random_state=4)
+    out = theon.function([x], S.sign(x))(vals.tocsr())
+    assert sp.issparse(out) and out.format == "csr"
+    np.testing.assert_array_equal(out.toarray(), np.sign(vals.toarray()))
+    w = S.csr_matrix("w")
+    asym = S.sign(w - w.T) * (w - w.T)
+    f = theon.function([w], S.dense_from_sparse(asym).sum())
+    sym = sp.csr_matrix(np.array([[0.0, 2.0], [2.0, 0.0]]))
+    non = sp.csr_matrix(np.array([[0.0, 2.0], [1.0, 0.0]]))
+    assert f(sym) == 0.0 and f(non) == 2.0

@@ -169,3 +169,19 @@ def test_import_theon_does_not_load_scipy_sparse() -> None:
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=str(__import__("pathlib").Path(theon.__file__).parent.parent))
     assert res.returncode == 0, res.stderr
+
+
+def test_as_sparse_or_tensor_variable() -> None:
+    """PyTensor's conversion (PyMC's CAR takes a scipy.sparse or a dense W)."""
+    import theon.sparse as S
+
+    w = sp.csr_matrix(np.array([[0.0, 1.0], [1.0, 0.0]]))
+    v = S.as_sparse_or_tensor_variable(w, name="W")
+    assert S.is_sparse_variable(v) and v.name == "W"
+    np.testing.assert_array_equal(v.data.toarray(), w.toarray())
+    d = S.as_sparse_or_tensor_variable(np.eye(2))
+    assert isinstance(d, tt.TensorConstant) and d.type.shape == (2, 2)
+    x = S.csc_matrix("x")
+    assert S.as_sparse_or_tensor_variable(x) is x
+    m = tt.dmatrix("m")
+    assert S.as_sparse_or_tensor_variable(m) is m

@@ -55,7 +55,7 @@ from .type import SparseVar, SparseVariable, as_sparse_variable, is_sparse_varia
 
 __all__ = [
     "Dot", "ScaleSV", "StructuredDot", "StructuredDotGrad", "col_scale", "dot", "row_scale",
-    "structured_add", "structured_dot", "structured_exp", "structured_log",
+    "sign", "structured_add", "structured_dot", "structured_exp", "structured_log",
     "structured_maximum", "structured_minimum", "structured_pow", "structured_sigmoid",
 ]
 
@@ -315,6 +315,20 @@ def structured_minimum(x: Any, y: Any) -> SparseVariable:
 def structured_maximum(x: Any, y: Any) -> SparseVariable:
     """``maximum(x, y)`` at the stored entries of ``x``, for a scalar ``y``."""
     return _structured(tt.maximum, "structured_maximum")(x, y)
+
+
+def sign(x: Any) -> SparseVariable:
+    """The sign of the stored entries of ``x`` (PyTensor's ``sparse.sign``: structured,
+    the pattern is kept; its gradient is zero).
+
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from theon.sparse import csr_matrix
+    >>> x = csr_matrix("x")
+    >>> sign(x).eval({x: sp.csr_matrix(np.array([[0.0, -2.0], [3.0, 0.0]]))}).toarray()
+    array([[ 0., -1.],
+           [ 1.,  0.]])
+    """
+    return _structured(tt.sign, "sign")(x)
 
 
 def structured_add(x: Any, y: Any) -> SparseVariable:

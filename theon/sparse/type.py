@@ -28,6 +28,7 @@ __all__ = [
     "SparseTensorType",
     "SparseVar",
     "SparseVariable",
+    "as_sparse_or_tensor_variable",
     "as_sparse_variable",
     "as_sparse",
     "csc_dmatrix",
@@ -366,6 +367,25 @@ def as_sparse_variable(x: Any, name: str | None = None) -> SparseVar:
 
 
 as_sparse = as_sparse_variable
+
+
+def as_sparse_or_tensor_variable(x: Any, name: str | None = None) -> Variable:
+    """``x`` as a Variable: variables pass, scipy.sparse matrices become sparse constants
+    and everything else (numbers, arrays, lists) tensor constants (PyTensor's function).
+
+    >>> import numpy as np, scipy.sparse as sp
+    >>> as_sparse_or_tensor_variable(sp.eye(2, format="csr")).type
+    SparseTensorType(format='csr', dtype='float64')
+    >>> as_sparse_or_tensor_variable(np.eye(2)).type
+    TensorType(float64, shape=(2, 2))
+    """
+    if isinstance(x, Variable):
+        return x
+    if sp.issparse(x):
+        return as_sparse_variable(x, name=name)
+    from theon.tensor.basic import as_tensor_variable
+
+    return as_tensor_variable(x, name=name)
 
 
 def matrix(format: str, name: str | None = None, dtype: Any = None) -> SparseVariable:
