@@ -484,3 +484,20 @@ def test_negated_column_of_log_softmax(mode: str) -> None:
     for cols in (8, 4, 5, 16):
         zv = np.random.default_rng(cols).normal(size=(5, cols))
         np.testing.assert_allclose(f(zv), -sps.log_softmax(zv, axis=-1)[:, 3], rtol=1e-13)
+
+
+def test_dimshuffle_subclass_written_for_pytensors_c_backend() -> None:
+    """PyMC defines ``MeasurableDimShuffle`` with ``c_func_file =
+    str(DimShuffle.get_path(Path(DimShuffle.c_func_file)))``: it must be definable, and
+    behave as a DimShuffle."""
+    from pathlib import Path
+
+    from theon.tensor.elemwise import DimShuffle
+
+    class Marked(DimShuffle):
+        c_func_file = str(DimShuffle.get_path(Path(DimShuffle.c_func_file)))
+
+    assert Path(Marked.c_func_file).is_absolute()
+    assert DimShuffle.get_path(Path("/abs/file.c")) == Path("/abs/file.c")
+    v = tt.dvector("v")
+    np.testing.assert_array_equal(Marked(1, ("x", 0))(v).eval({v: [1.0, 2.0]}), [[1.0, 2.0]])

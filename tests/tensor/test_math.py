@@ -61,3 +61,21 @@ def test_isclose_of_integers_does_not_wrap() -> None:
     got = theon.function([a, b], tt.isclose(a, b, atol=60))(av, bv)
     np.testing.assert_array_equal(got, np.isclose(av, bv, atol=60))
     assert not tt.allclose(a, b).eval({a: av, b: bv})
+
+
+def test_pytensor_reduction_classes_and_variadic_functions() -> None:
+    """``isinstance(node.op, Sum)`` as PyMC's rewrites test it; variadic add and mul."""
+    import theon.tensor.math as tm
+
+    x = tt.dmatrix("x")
+    assert isinstance(tt.sum(x, axis=1).owner.op, tm.Sum)
+    assert tt.sum(x, axis=1).owner.op.axis == (1,)
+    assert isinstance(x.max(axis=0).owner.op, tm.Max)
+    assert isinstance(tt.prod(x).owner.op, tm.Prod) and isinstance(x.min().owner.op, tm.Min)
+    xv = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(tm.Max(axis=(0,))(x).eval({x: xv}), xv.max(axis=0))
+    assert tm._matmul is __import__("theon.tensor.blas", fromlist=["_matmul"])._matmul
+    assert tm.variadic_add().eval() == 0 and tm.variadic_mul().eval() == 1
+    assert tm.variadic_add(x) is x and tm.variadic_mul(x) is x
+    np.testing.assert_array_equal(tm.variadic_add(x, x, 1.0).eval({x: xv}), xv + xv + 1)
+    np.testing.assert_array_equal(tm.variadic_mul(x, x, 2.0).eval({x: xv}), xv * xv * 2)

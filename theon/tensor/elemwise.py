@@ -16,7 +16,7 @@ leading length-1 axes through ``DimShuffle``, as seed 002 shows for ``x * 2.``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,6 +37,9 @@ from theon.tensor.elemwise_grad import grad_template, plain_elemwise
 from theon.tensor.type import TensorType, discrete_dtypes, tensor_type
 from theon.tensor.ufunc_safety import out_ok
 from theon.tensor.variable import TensorConstant, TensorVariable
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["DimShuffle", "Elemwise", "FrozenDict", "fill_like", "plain_elemwise", "sum_to_type"]
 
@@ -101,6 +104,19 @@ class DimShuffle(TensorOp):
 
     __props__ = ("input_ndim", "new_order")
     view_map = {0: [0]}
+    #: PyTensor's C-backend attribute, read by classes written for it (PyMC's
+    #: MeasurableDimShuffle resolves it with :meth:`get_path` when it is defined); theon has
+    #: no C code, so it names no file
+    c_func_file: str = ""
+
+    @classmethod
+    def get_path(cls, f: Path) -> Path:
+        """``f`` made absolute relative to this class's source directory (PyTensor's
+        C-backend helper; see :attr:`c_func_file`)."""
+        import inspect
+        from pathlib import Path
+
+        return f if f.is_absolute() else (Path(inspect.getfile(cls)).parent / f).resolve()
 
     def __init__(self, input_ndim: int, new_order: Sequence[int | str]) -> None:
         order: list[int | str] = []
