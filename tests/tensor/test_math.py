@@ -79,3 +79,37 @@ def test_pytensor_reduction_classes_and_variadic_functions() -> None:
     assert tm.variadic_add(x) is x and tm.variadic_mul(x) is x
     np.testing.assert_array_equal(tm.variadic_add(x, x, 1.0).eval({x: xv}), xv + xv + 1)
     np.testing.assert_array_equal(tm.variadic_mul(x, x, 2.0).eval({x: xv}), xv * xv * 2)
+
+
+def test_clip_is_an_op_a_rewrite_can_track() -> None:
+    """``clip`` is an Elemwise Op as in PyTensor (PyMC's ``node_rewriter(tracks=[clip])``),
+    and still takes ``None`` for one bound as ``numpy.clip`` does."""
+    import pickle
+
+    from theon.graph.fg import FunctionGraph
+    from theon.graph.op import Op
+    from theon.rewriting import node_rewriter
+    from theon.rewriting.walkers import in2out
+
+    x = tt.dvector("x")
+    xv = np.array([-2.0, 0.5, 3.0, np.nan])
+    assert isinstance(tt.clip, Op)
+    for lo, hi in [(0.0, 1.0), (None, 1.0), (0.0, None)]:
+        np.testing.assert_array_equal(tt.clip(x, lo, hi).eval({x: xv}), np.clip(xv, lo, hi))
+    i = tt.ivector("i")
+    out = i.clip(0, None)
+    assert out.dtype == "int32"
+    np.testing.assert_array_equal(out.eval({i: np.array([-3, 4], "int32")}), [0, 4])
+    with pytest.raises(ValueError, match="cannot both be None"):
+        tt.clip(x, None, None)
+
+    seen = []
+
+    @node_rewriter([tt.clip])
+    def spot(fgraph, node):
+        seen.append(node.op)
+
+    y = tt.clip(x, -1.0, 1.0) + tt.minimum(x, 2.0)
+    in2out(spot).rewrite(FunctionGraph([x], [y]))
+    assert seen == [tt.clip]
+    assert pickle.loads(pickle.dumps(tt.clip)) == tt.clip

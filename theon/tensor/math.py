@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 import theon.scalar as ts
-from theon.graph.basic import Variable
+from theon.graph.basic import Apply, Variable
 from theon.graph.null_type import disconnected_type
 from theon.scalar import table
 from theon.scalar.basic import BinaryScalarOp, _discrete
@@ -425,24 +425,36 @@ def round(x: Any, decimals: int = 0, mode: str = "half_to_even") -> TensorVariab
     return cast(mul(round_half_to_even(true_div(v, k)), k), dt)
 
 
-def clip(x: Any, a_min: Any, a_max: Any) -> TensorVariable:
-    """Limit ``x`` to ``[a_min, a_max]`` (``None`` for no bound), like ``numpy.clip``.
+class _NumPyClip(Elemwise):
+    """The Elemwise of the scalar ``clip`` whose call also takes ``None`` for one bound,
+    as ``numpy.clip`` does (that node is ``minimum`` or ``maximum``).  ``clip`` is an Op,
+    as in PyTensor, so a rewrite may track it (PyMC's censoring rewrite does)."""
 
-    >>> import theon.tensor as tt
-    >>> x = tt.fvector("x")
-    >>> clip(x, 0, 1.5).eval({x: [-1.0, 0.5, 3.0]})
-    array([0. , 0.5, 1.5], dtype=float32)
-    """
-    if a_min is None and a_max is None:
-        raise ValueError("clip: a_min and a_max cannot both be None")
-    if a_min is None:
-        return minimum(x, a_max)
-    if a_max is None:
-        return maximum(x, a_min)
-    return _clip(x, a_min, a_max)
+    def make_node(self, *inputs: Any) -> Apply:
+        if len(inputs) == 3:
+            x, a_min, a_max = inputs
+            if a_min is None and a_max is None:
+                raise ValueError("clip: a_min and a_max cannot both be None")
+            if a_min is None:
+                return minimum.make_node(x, a_max)
+            if a_max is None:
+                return maximum.make_node(x, a_min)
+        return super().make_node(*inputs)
+
+    def __reduce__(self) -> Any:
+        return (_NumPyClip, (self.scalar_op, dict(self.inplace_pattern)))
 
 
-_clip = _ew(ts.clip, "Clip with both bounds.", "clip")
+clip = _NumPyClip(ts.clip)
+clip.__doc__ = """Limit ``x`` to ``[a_min, a_max]`` (``None`` for no bound), like ``numpy.clip``.
+
+>>> import theon.tensor as tt
+>>> x = tt.fvector("x")
+>>> clip(x, 0, 1.5).eval({x: [-1.0, 0.5, 3.0]})
+array([0. , 0.5, 1.5], dtype=float32)
+>>> clip(x, None, 1.5).owner.op is minimum
+True
+"""
 
 
 def where(cond: Any, x: Any = None, y: Any = None) -> Any:
