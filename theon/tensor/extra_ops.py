@@ -21,6 +21,7 @@ from theon.graph.null_type import disconnected_type
 from theon.graph.op import Op
 from theon.tensor.arguments import as_int
 from theon.tensor.basic import TensorOp, as_tensor_variable, cast
+from theon.tensor.layout import broadcast_arrays, broadcast_shape  # PyTensor's path for them
 from theon.tensor.type import TensorType, integer_dtypes, tensor_type, tensor_vars
 from theon.tensor.variable import TensorVariable
 
@@ -28,6 +29,8 @@ __all__ = [
     "CumOp",
     "Nonzero",
     "Repeat",
+    "broadcast_arrays",
+    "broadcast_shape",
     "choose",
     "cumprod",
     "cumsum",
