@@ -101,15 +101,23 @@ def test_a_terminating_series_still_has_derivatives() -> None:
 
 
 def test_unconverged_expansions_give_nan(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past MAX_TERMS terms the value is nan, never a partial sum."""
-    monkeypatch.setattr(specfun, "MAX_TERMS", 5)
-    assert np.isnan(specfun.gammainc_da(1000.0, 990.0))
-    assert np.isnan(specfun.gammainc_da(1000.0, 1010.0))
-    assert all(np.isnan(specfun.betainc_dab(500.0, 500.0, 0.49)))
-    assert all(np.isnan(specfun.hyp2f1_dabc(1.0, 1.0, 2.0, 0.99)))
-    # converged elements of the same call keep their values
-    got = specfun.gammainc_da(np.array([1000.0, 2.0]), np.array([990.0, 1e-6]))
+    """Past MAX_TERMS terms the value is nan, never a partial sum; arguments estimated to
+    need more are nan without summing; the other elements of the call keep their values."""
+    monkeypatch.setattr(specfun, "MAX_TERMS", 30)
+    one = np.array([1.0])
+    for expansion, args in [(specfun._gamma_series, (1000 * one, 990 * one)),
+                            (specfun._gamma_fraction, (1000 * one, 1001 * one))]:
+        assert np.isnan(expansion(*args)[0]).all()
+    assert np.isnan(specfun._beta_fraction(1e4 * one, 1e4 * one, 0.4999 * one)[0]).all()
+    assert np.isnan(specfun._hyp_series(one, one, 2 * one, 0.99 * one)[0]).all()
+    got = specfun.gammainc_da(np.array([1000.0, 2.0]), np.array([990.0, 0.5]))
     assert np.isnan(got[0]) and np.isfinite(got[1])
+    assert all(np.isnan(specfun.betainc_dab(1e6, 1e6, 0.4999)))
+    assert all(np.isnan(specfun.hyp2f1_dabc(1.0, 1.0, 2.0, 0.99)))
+    monkeypatch.undo()
+    # the default bound: a parameter of 1e10 next to x is out of reach
+    assert np.isnan(specfun.gammainc_da(1e10, 1e10))
+    assert np.isfinite(specfun.gammainc_da(1e10, 1.0))
 
 
 def test_outside_the_domain_is_nan_and_the_edges_are_zero() -> None:

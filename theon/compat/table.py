@@ -56,6 +56,9 @@ ALIASES: dict[str, str | Namespace] = {
     "scan_module.scan_utils": "theon.scan.utils",
     "sandbox": ns("theon.compat.theano_rng_mrg", doc="Theano's sandbox: rng_mrg."),
     "sandbox.rng_mrg": "theon.compat.theano_rng_mrg",
+    # PyTensor's scalar.math: the special-function ops (scalar.basic is theon.scalar.basic)
+    "scalar.math": ns("theon.scalar.special", "theon.scalar",
+                      doc="PyTensor's scalar.math: the special functions' scalar ops."),
     # PyTensor's rewrite registration and named rewrites (theon keeps them in theon.rewriting)
     "tensor.rewriting.basic": ns("theon.rewriting.db", "theon.rewriting.merge",
                                  "theon.tensor.rewriting.useless",

@@ -2,7 +2,11 @@
 
 The elementwise ops are rows of one table, :mod:`theon.scalar.table`; the family
 modules (``basic``, ``arith``, ``logic``, ``special``, ``transcendental``) export
-them with the few ops written out by hand.
+them with the few ops written out by hand.  This package exports every op and op
+class (the rows' from :mod:`theon.scalar.rowops`), under PyTensor's names too
+(``Owens_t``, ``upgrade_to_float_no_complex``, ``convert_to_float64``, ...); PyTensor's
+``pytensor.scalar.basic`` is ``theon.scalar.basic`` and ``pytensor.scalar.math`` an
+old path of ``theon.compat`` (``theon.scalar.special`` and this package).
 
 >>> from theon import scalar as ts
 >>> x = ts.float64("x")
@@ -14,6 +18,9 @@ from theon.link.registry import register_linker_backend as _register_linker_back
 from theon.scalar import basic as basic  # first: see the end of theon.scalar.basic
 from theon.scalar import rowops as _rowops
 from theon.scalar.arith import (
+    Clip,
+    Reciprocal,
+    RoundHalfToEven,
     clip,
     reciprocal,
     round,
@@ -23,31 +30,57 @@ from theon.scalar.basic import (
     BinaryScalarOp,
     Cast,
     OutputTypePref,
+    ScalarMaximum,
+    ScalarMinimum,
     ScalarOp,
     UnaryScalarOp,
     bool_out,
     cast,
     complex_to_real,
+    convert_to_bool,
+    convert_to_complex64,
+    convert_to_complex128,
+    convert_to_float16,
+    convert_to_float32,
+    convert_to_float64,
+    convert_to_int8,
+    convert_to_int16,
+    convert_to_int32,
+    convert_to_int64,
+    convert_to_uint8,
+    convert_to_uint16,
+    convert_to_uint32,
+    convert_to_uint64,
     float_out,
     int_out,
     same_out,
     same_out_nobool,
     same_out_nocomplex,
+    scalar_abs,
+    scalar_maximum,
+    scalar_minimum,
     ufunc_out_dtypes,
     upcast_out,
+    upcast_out_no_complex,
     upcast_out_nobool,
     upcast_out_nocomplex,
     upgrade_to_float,
+    upgrade_to_float_no_complex,
     upgrade_to_float_nocomplex,
 )
 from theon.scalar.composite import (
     Composite,
 )
 from theon.scalar.logic import (
+    Switch,
     switch,
 )
 from theon.scalar.rowops import *  # noqa: F403  (every row's class and op, by name)
 from theon.scalar.special import (
+    PolyGamma,
+    betainc_grad,
+    gammaincc_grad,
+    hyp2f1_grad,
     polygamma,
     tri_gamma,
 )
@@ -87,7 +120,36 @@ from theon.scalar.type import (
 __all__ = [
     "BinaryScalarOp",
     "Cast",
+    "Clip",
     "Composite",
+    "PolyGamma",
+    "Reciprocal",
+    "RoundHalfToEven",
+    "ScalarMaximum",
+    "ScalarMinimum",
+    "Switch",
+    "betainc_grad",
+    "convert_to_bool",
+    "convert_to_complex128",
+    "convert_to_complex64",
+    "convert_to_float16",
+    "convert_to_float32",
+    "convert_to_float64",
+    "convert_to_int16",
+    "convert_to_int32",
+    "convert_to_int64",
+    "convert_to_int8",
+    "convert_to_uint16",
+    "convert_to_uint32",
+    "convert_to_uint64",
+    "convert_to_uint8",
+    "gammaincc_grad",
+    "hyp2f1_grad",
+    "scalar_abs",
+    "scalar_maximum",
+    "scalar_minimum",
+    "upcast_out_no_complex",
+    "upgrade_to_float_no_complex",
     "OutputTypePref",
     "ScalarConstant",
     "ScalarOp",

@@ -52,7 +52,6 @@ __all__ = [
     "OutputTypePref",
     "ScalarOp",
     "UnaryScalarOp",
-    "apply_float",
     "bool_out",
     "cast",
     "chain",
@@ -72,6 +71,23 @@ __all__ = [
     "upgrade_to_float",
     "upgrade_to_float_nocomplex",
     "zero_grads",
+    # PyTensor's spellings
+    "convert_to_bool",
+    "convert_to_complex128",
+    "convert_to_complex64",
+    "convert_to_float16",
+    "convert_to_float32",
+    "convert_to_float64",
+    "convert_to_int16",
+    "convert_to_int32",
+    "convert_to_int64",
+    "convert_to_int8",
+    "convert_to_uint16",
+    "convert_to_uint32",
+    "convert_to_uint64",
+    "convert_to_uint8",
+    "upcast_out_no_complex",
+    "upgrade_to_float_no_complex",
 ]
 
 
@@ -187,6 +203,9 @@ upgrade_to_float: OutputTypePref = OutputTypePref("upgrade_to_float", _upgrade_t
 upgrade_to_float_nocomplex: OutputTypePref = OutputTypePref(
     "upgrade_to_float_nocomplex", _upgrade_to_float_nocomplex
 )
+# PyTensor's spellings of two of them
+upgrade_to_float_no_complex: OutputTypePref = upgrade_to_float_nocomplex
+upcast_out_no_complex: OutputTypePref = upcast_out_nocomplex
 bool_out: OutputTypePref = OutputTypePref("bool_out", _bool_out)
 int_out: OutputTypePref = OutputTypePref("int_out", _int_out)
 float_out: OutputTypePref = OutputTypePref("float_out", _float_out)
@@ -679,6 +698,22 @@ def _cast_op(dtype: str) -> Cast:
     return Cast(get_scalar_type(dtype))
 
 
+# the conversions under PyTensor's names
+convert_to_bool: Cast = _cast_op("bool")
+convert_to_int8: Cast = _cast_op("int8")
+convert_to_int16: Cast = _cast_op("int16")
+convert_to_int32: Cast = _cast_op("int32")
+convert_to_int64: Cast = _cast_op("int64")
+convert_to_uint8: Cast = _cast_op("uint8")
+convert_to_uint16: Cast = _cast_op("uint16")
+convert_to_uint32: Cast = _cast_op("uint32")
+convert_to_uint64: Cast = _cast_op("uint64")
+convert_to_float16: Cast = _cast_op("float16")
+convert_to_float32: Cast = _cast_op("float32")
+convert_to_float64: Cast = _cast_op("float64")
+convert_to_complex64: Cast = _cast_op("complex64")
+convert_to_complex128: Cast = _cast_op("complex128")
+
 def cast(x: Any, dtype: Any) -> Variable:
     """``x`` converted to ``dtype`` (``x`` itself when it already has it).
 
@@ -700,40 +735,45 @@ def cast(x: Any, dtype: Any) -> Variable:
     return _cast_op(dt)(v)
 
 
-# computing in a precision SciPy supports -------------------------------------
-def _compute_dtype(out: np.dtype) -> np.dtype:
-    """The dtype to compute in for an output dtype: float16 computes in float32."""
-    if out == np.float16:
-        return np.dtype(np.float32)
-    return out
-
-
-def apply_float(fn: Any, x: Any) -> Any:
-    """``fn`` on ``x`` computed in a SciPy-supported precision, returned in np.exp's dtype.
-
-    SciPy's ufuncs would widen float16/float32 to float64 in several cases.
-
-    >>> apply_float(np.sqrt, np.float16(4.0))
-    np.float16(2.0)
-    """
-    out = np.result_type(np.asarray(x).dtype, np.float16)
-    comp = _compute_dtype(out)
-    xa = np.asarray(x)
-    if xa.dtype != comp:
-        xa = xa.astype(comp)
-    r = np.asarray(fn(xa))
-    if r.dtype != out:
-        r = r.astype(out)
-    return r[()] if r.ndim == 0 else r
-
-
 # The ops of the table (theon.scalar.table) build on the classes above, and every row's
-# class and op is also a name of this module, as in PyTensor's scalar.basic (declared in
-# theon.scalar.rowops); so are the ops written out by hand in arith, logic and composite,
-# which import this module.  The package's __init__ imports this module first, so the
-# table and those modules always find the classes above defined.
+# class and op is also a name of this module (declared in theon.scalar.rowops); so are the
+# ops written out by hand in arith, logic and composite, which import this module: this
+# module holds what PyTensor's scalar.basic holds.  The package's __init__ imports this
+# module first, so the table and those modules always find the classes above defined.
 from theon.scalar import rowops as _rowops  # noqa: E402
 from theon.scalar.rowops import *  # noqa: E402, F403
-from theon.scalar.rowops import add, mul  # noqa: E402  (used above, at call time)
+from theon.scalar.rowops import (  # noqa: E402
+    Maximum,
+    Minimum,
+    abs,
+    add,  # (add and mul are used above, at call time)
+    maximum,
+    minimum,
+    mul,
+)
 
 __all__ += _rowops.FAMILY_ALL["basic"]
+
+from theon.scalar.arith import (  # noqa: E402
+    Clip,
+    Reciprocal,
+    RoundHalfToEven,
+    clip,
+    reciprocal,
+    round_half_to_even,
+)
+from theon.scalar.composite import Composite  # noqa: E402
+from theon.scalar.logic import Switch, switch  # noqa: E402
+
+# PyTensor's spellings of rows
+ScalarMaximum: type[BinaryScalarOp] = Maximum
+ScalarMinimum: type[BinaryScalarOp] = Minimum
+scalar_maximum: BinaryScalarOp = maximum
+scalar_minimum: BinaryScalarOp = minimum
+scalar_abs: UnaryScalarOp = abs
+
+__all__ += [
+    "Clip", "Composite", "Reciprocal", "RoundHalfToEven", "ScalarMaximum", "ScalarMinimum",
+    "Switch", "clip", "reciprocal", "round_half_to_even", "scalar_abs", "scalar_maximum",
+    "scalar_minimum", "switch",
+]

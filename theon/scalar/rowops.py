@@ -146,6 +146,7 @@ __all__ = [
     "exp2",
     "expm1",
     "floor",
+    "floor_div",
     "gamma",
     "gammainc",
     "gammainc_grad",
@@ -261,6 +262,7 @@ FAMILY_ALL: dict[str, list[str]] = {
         "ceil",
         "conj",
         "floor",
+        "floor_div",
         "identity",
         "imag",
         "int_div",
@@ -449,6 +451,7 @@ TrueDiv: type[BinaryScalarOp] = _NAMES["TrueDiv"]
 true_div: BinaryScalarOp = _NAMES["true_div"]
 IntDiv: type[BinaryScalarOp] = _NAMES["IntDiv"]
 int_div: BinaryScalarOp = _NAMES["int_div"]
+floor_div: BinaryScalarOp = _NAMES["floor_div"]
 Mod: type[BinaryScalarOp] = _NAMES["Mod"]
 mod: BinaryScalarOp = _NAMES["mod"]
 Pow: type[BinaryScalarOp] = _NAMES["Pow"]

@@ -23,8 +23,9 @@ function                  expansion                                   where
 In each region the terms of the function and of its derivative have one sign (or
 the expansion converges geometrically), so nothing cancels; no expansion is used
 outside its region.  An expansion that has not converged after :data:`MAX_TERMS`
-terms gives nan (a parameter of order 10^6 next to ``x``, or ``z`` within about
-0.005 of 1): nothing returned is an unconverged value.  Arguments outside the
+terms gives nan (a parameter above about 5e6 next to ``x``, or ``z`` within about
+0.003 of 1): nothing returned is an unconverged value.  Arguments whose estimated
+number of terms exceeds that bound give nan without summing.  Arguments outside the
 function's domain give nan, as SciPy's own functions do.
 
 Every function takes and returns float64 arrays (the rows' ``impl`` computes in a
@@ -43,6 +44,7 @@ import numpy as np
 
 __all__ = [
     "MAX_TERMS",
+    "apply_float",
     "betainc_da",
     "betainc_dab",
     "betainc_db",
@@ -82,6 +84,25 @@ def _scalar(r: np.ndarray) -> Any:
 
 
 # functions the rows compute ----------------------------------------------------------------
+def apply_float(fn: Any, x: Any) -> Any:
+    """``fn`` on ``x`` computed in a SciPy-supported precision, returned in np.exp's dtype
+    (float16 computes in float32: SciPy's ufuncs would widen float16/float32 to float64
+    in several cases).
+
+    >>> apply_float(np.sqrt, np.float16(4.0))
+    np.float16(2.0)
+    """
+    out = np.result_type(np.asarray(x).dtype, np.float16)
+    comp = np.dtype(np.float32) if out == np.float16 else out
+    xa = np.asarray(x)
+    if xa.dtype != comp:
+        xa = xa.astype(comp)
+    r = np.asarray(fn(xa))
+    if r.dtype != out:
+        r = r.astype(out)
+    return _scalar(r)
+
+
 def float_impl(op: Any, *xs: Any) -> Any:
     """``op.ufunc`` on ``xs`` computed in a precision SciPy supports, returned in the
     dtype of ``np.exp``'s rule over all inputs (float16 computes in float32).
@@ -147,7 +168,13 @@ def _unregularized(k: Any, x: Any, reg: Any, log_tail: Any) -> Any:
         redo &= (k > 0) & (x > 0) & np.isfinite(x)
         if redo.any():
             kk, xx, rr = (np.asarray(v[redo], dtype=np.float64) for v in (k, x, reg))
-            log_v = np.where(rr > 0, np.log(rr) + sp.gammaln(kk), log_tail(kk, xx))
+            log_v = np.log(rr) + sp.gammaln(kk)
+            # the tail only where reg underflowed (x far on the small side of k for the
+            # lower function, the large side for the upper), where its series converges
+            # fast: elsewhere SciPy's hyp1f1(1, k + 1, x) can run for minutes (x >> k)
+            tail = ~(rr > 0)
+            if tail.any():
+                log_v[tail] = log_tail(kk[tail], xx[tail])
             out[redo] = np.exp(log_v)
     return _scalar(out)
 
@@ -200,6 +227,9 @@ def gammainc_da(a: Any, x: Any) -> Any:
     ok = (a > 0) & (x >= 0) & ~np.isnan(a) & ~np.isnan(x)
     flat = (x == 0) | np.isinf(x) | np.isinf(a)
     out[ok & flat] = 0.0
+    with np.errstate(all="ignore"):  # terms needed: at most ~9 sqrt(a), near x = a
+        need = np.minimum(40 / np.abs(np.log(x / (a + 1))), 9 * np.sqrt(a)) + 10
+    ok &= ~(need > MAX_TERMS)  # (nan: it would not converge)
     ser = ok & ~flat & (x < a + 1)
     cf = ok & ~flat & (x >= a + 1)
     if ser.any():
@@ -229,7 +259,9 @@ def _gamma_series(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         ds[live] += dt[live]
         done = (np.abs(t[live]) <= _EPS * np.abs(s[live])) & \
             (np.abs(dt[live]) <= _EPS * np.abs(ds[live]))
-        live = live[~done]
+        broken = ~(np.isfinite(s[live]) & np.isfinite(ds[live]))  # overflowed: nan
+        s[live[broken]] = np.nan
+        live = live[~(done | broken)]
         if live.size == 0:
             break
     s[live] = np.nan
@@ -268,7 +300,9 @@ def _gamma_fraction(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarra
         d[live], dd[live], c[live], dc[live] = dn, ddn, cn, dcn
         done = (np.abs(delta - 1) <= _EPS) & \
             (np.abs(ddelta * h[live]) <= _EPS * np.maximum(np.abs(dh[live]), _TINY))
-        live = live[~done]
+        broken = ~(np.isfinite(h[live]) & np.isfinite(dh[live]))  # overflowed: nan
+        h[live[broken]] = np.nan
+        live = live[~(done | broken)]
         if live.size == 0:
             break
     h[live] = np.nan
@@ -296,7 +330,12 @@ def betainc_dab(a: Any, b: Any, x: Any) -> tuple[Any, Any]:
     edge = ok & ((x == 0) | (x == 1))
     da[edge] = db[edge] = 0.0
     inner = ok & ~edge
-    direct = inner & (x < (a + 1) / (a + b + 2))
+    split = (a + 1) / (a + b + 2)
+    with np.errstate(all="ignore"):  # convergents needed: at most ~2 sqrt(a + b)
+        near = np.where(x < split, np.log(x / split), np.log((1 - x) / (1 - split)))
+        need = np.minimum(40 / np.abs(near), 2 * np.sqrt(a + b)) + 10
+    inner &= ~(need > MAX_TERMS)  # (nan: it would not converge)
+    direct = inner & (x < split)
     flip = inner & ~direct
     if direct.any():
         da[direct], db[direct] = _beta_parts(a[direct], b[direct], x[direct])
@@ -360,7 +399,9 @@ def _beta_fraction(a: np.ndarray, b: np.ndarray, x: np.ndarray
         (d[live], dd_a[live], dd_b[live], c[live], dc_a[live], dc_b[live],
          h[live], dh_a[live], dh_b[live]) = state
         done = _settled(state)
-        live = live[~done]
+        broken = ~(np.isfinite(state[6]) & np.isfinite(state[7]) & np.isfinite(state[8]))
+        h[live[broken]] = np.nan  # (overflowed)
+        live = live[~(done | broken)]
         if live.size == 0:
             break
     h[live] = np.nan
@@ -423,8 +464,12 @@ def hyp2f1_dabc(a: Any, b: Any, c: Any, z: Any) -> tuple[Any, Any, Any]:
     zero = ok & (z == 0)
     for o in outs:
         o[zero] = 0.0
-    series = ok & (z > 0) & (z < 1)
-    pfaff = ok & (z < 0) & np.isfinite(z)
+    with np.errstate(all="ignore"):  # terms needed: about (40 + |a| + |b|) / (1 - |w|)
+        w = np.where(z < 0, z / (z - 1), z)
+        need = (40 + np.abs(a) + np.abs(np.where(z < 0, c - b, b))) / (1 - np.abs(w))
+    summed = ok & ~(need > MAX_TERMS)  # (else nan: it would not converge)
+    series = summed & (z > 0) & (z < 1)
+    pfaff = summed & (z < 0) & np.isfinite(z)
     gauss = ok & (z == 1) & (c > a + b)
     if series.any():
         _, ga, gb, gc = _hyp_series(a[series], b[series], c[series], z[series])
@@ -486,7 +531,11 @@ def _hyp_series(a: np.ndarray, b: np.ndarray, c: np.ndarray, z: np.ndarray
         for k in range(3):
             ds[k][live] += dt[k][live]
             small &= np.abs(dt[k][live]) <= _EPS * np.maximum(np.abs(ds[k][live]), _TINY)
-        live = live[~small]
+        broken = ~np.isfinite(s[live])
+        for k in range(3):
+            broken |= ~np.isfinite(ds[k][live])
+        s[live[broken]] = np.nan  # (overflowed)
+        live = live[~(small | broken)]
         if live.size == 0:
             break
     for arr in (s, *ds):

@@ -30,12 +30,12 @@ from typing import Any
 from theon.graph.basic import Apply, Variable
 from theon.graph.null_type import disconnected_type
 from theon.scalar import rowops as _rowops
+from theon.scalar import specfun
 from theon.scalar.basic import (
     ScalarOp,
     _discrete,
     _grad_as,
     add,
-    apply_float,
     mul,
     upgrade_to_float_nocomplex,
 )
@@ -75,7 +75,7 @@ class PolyGamma(ScalarOp):
     def impl(self, n: Any, x: Any) -> Any:
         import scipy.special  # loaded on first use (see theon.scalar.table)
 
-        return apply_float(lambda xa: scipy.special.polygamma(n, xa), x)
+        return specfun.apply_float(lambda xa: scipy.special.polygamma(n, xa), x)
 
     def py_expr_ok(self, node: Apply) -> bool:
         return False

@@ -51,7 +51,6 @@ from theon.scalar.basic import (
     UnaryScalarOp,
     _discrete,
     _grad_as,
-    apply_float,
     chain,
     complex_to_real,
     deriv,
@@ -132,7 +131,7 @@ class _Variadic(ScalarOp):
 
 def _float_impl(op: ScalarOp, *xs: Any) -> Any:
     if len(xs) == 1:
-        return apply_float(op.ufunc, xs[0])
+        return specfun.apply_float(op.ufunc, xs[0])
     return specfun.float_impl(op, *xs)
 
 
@@ -647,7 +646,7 @@ ROWS: tuple[OpRow, ...] = (
 )
 
 #: the row aliases that are also names of ``theon.scalar`` (the rest are tensor-only)
-SCALAR_ALIASES = ("abs_", "log1pexp")
+SCALAR_ALIASES = ("abs_", "floor_div", "log1pexp")
 
 
 # the classes ---------------------------------------------------------------------------
