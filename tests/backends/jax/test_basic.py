@@ -75,3 +75,44 @@ def test_checks_on_traced_values_are_skipped_with_a_warning() -> None:
         res = f(np.array([-1.0, 2.0]))
     np.testing.assert_array_equal(res, [0.0, 3.0])
     assert any("is skipped" in str(w.message) for w in caught)
+
+
+def test_as_op_runs_on_the_host_under_jax() -> None:
+    """as_op's Python function under mode="JAX" (jax.pure_callback): the VM's values, with
+    output shapes from static types or from infer_shape in either signature."""
+    from theon.compile.ops import as_op
+
+    @as_op(itypes=[tt.dvector], otypes=[tt.dvector],
+           infer_shape=lambda fgraph, node, shapes: [shapes[0]])
+    def reverse(v):
+        return v[::-1].copy()
+
+    @as_op(itypes=[tt.dmatrix], otypes=[tt.dvector],
+           infer_shape=lambda node, shapes: [(shapes[0][0],)])
+    def row_sums(a):
+        return a.sum(axis=1)
+
+    @as_op(itypes=[tt.dvector], otypes=[tt.TensorType("float64", shape=(2,))])
+    def ends(v):
+        return np.array([v[0], v[-1]])
+
+    x, m = tt.dvector("x"), tt.dmatrix("m")
+    xv, mv = rng.normal(size=5), rng.normal(size=(3, 4))
+    outs = [reverse(x) * 2, row_sums(m), ends(x) + 1]
+    got, want = run_both([x, m], outs, [xv, mv])
+    assert_close(got, want, "as_op")
+    np.testing.assert_array_equal(got[0], xv[::-1] * 2)
+    np.testing.assert_allclose(got[1], mv.sum(axis=1), rtol=1e-15)
+
+
+def test_as_op_without_known_output_shapes_names_the_op_under_jax() -> None:
+    from theon.compile.ops import as_op
+
+    @as_op(itypes=[tt.dvector], otypes=[tt.dvector])
+    def positive(v):
+        return v[v > 0]
+
+    x = tt.dvector("x")
+    f = theon.function([x], positive(x), mode="JAX")
+    with pytest.raises(DynamicShapeError, match=r"FromFunctionOp\{positive\}.*infer_shape"):
+        f(np.array([1.0, -1.0]))

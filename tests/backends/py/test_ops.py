@@ -75,6 +75,7 @@ COMBOS_2 = [(d, d) for d in VALUES] + [
     ("uint8", "int8"),
 ]
 COMBOS_3 = [(d, d, d) for d in ("float64", "int64", "bool")] + [("bool", "float64", "int8")]
+COMBOS_4 = [(d, d, d, d) for d in ("float64", "int64")] + [("int8", "float64", "bool", "float32")]
 
 
 def _combos(op):
@@ -84,6 +85,8 @@ def _combos(op):
         return COMBOS_2
     if op.nin == 3:
         return COMBOS_3
+    if op.nin == 4:
+        return COMBOS_4
     return COMBOS_1 + COMBOS_2 + COMBOS_3  # variadic
 
 

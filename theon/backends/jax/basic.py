@@ -1,6 +1,11 @@
 """JAX rules of the Ops around values: the identities of ``theon.compile.ops``
 (``TypeCastingOp``, ``ViewOp``; ``DeepCopyOp``, since JAX arrays are never written in
-place) and the checks of ``theon.tensor.raise_op``.
+place), ``as_op``'s Python functions (``FromFunctionOp``, called on the host by
+``jax.pure_callback``) and the checks of ``theon.tensor.raise_op``.
+
+A Python function's output shapes must be known when the function is traced: from
+the output types' static shapes, or from the op's ``infer_shape`` on the (static)
+input shapes; otherwise the rule raises ``DynamicShapeError`` naming the op.
 
 Under ``jax.jit`` a check's condition is a traced value unless it was computed from
 shapes or constants (the linker evaluates those with NumPy while tracing): such a
@@ -20,9 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from theon.compile.ops import DeepCopyOp, TypeCastingOp
+from theon.backends.jax.host import host_call
+from theon.compile.ops import DeepCopyOp, FromFunctionOp, TypeCastingOp
 from theon.graph.basic import Apply
-from theon.link.jax.dispatch import jax_funcify
+from theon.link.jax.dispatch import DynamicShapeError, jax_funcify
 from theon.tensor.raise_op import CheckAndRaise
 
 __all__: list[str] = []
@@ -42,6 +48,44 @@ def _type_casting(op: TypeCastingOp, node: Apply, **kw: Any) -> Fn:
 @jax_funcify.register(DeepCopyOp)
 def _deep_copy(op: DeepCopyOp, node: Apply, **kw: Any) -> Fn:
     return _identity
+
+
+def _static_shapes(op: FromFunctionOp, node: Apply, args: tuple[Any, ...]) -> list[tuple[int, ...]]:
+    """The output shapes of ``node`` for inputs of the (traced) shapes of ``args``."""
+    shapes = [getattr(o.type, "shape", ()) for o in node.outputs]
+    if all(None not in s for s in shapes):
+        return [tuple(int(d) for d in s) for s in shapes]
+    if op.infer_shape_fn is not None:
+        got = op._infer_shape(node, [tuple(np.shape(a)) for a in args])
+        try:
+            return [tuple(int(d) for d in s) for s in got]
+        except TypeError:
+            pass  # a symbolic shape: not known while tracing
+    raise DynamicShapeError(
+        f"mode='JAX' cannot compile {op}: the shapes of its outputs "
+        f"({', '.join(str(o.type) for o in node.outputs)}) are not known when the function "
+        "is traced; give as_op output types of static shape, or an infer_shape that "
+        "computes them from the input shapes"
+    )
+
+
+@jax_funcify.register(FromFunctionOp)
+def _from_function(op: FromFunctionOp, node: Apply, **kw: Any) -> Fn:
+    """``op.fn`` on the host: the same values as the other linkers, checked by the output
+    types (``Type.filter``) as ``perform`` checks them."""
+    def call(*args: Any) -> Any:
+        outs = [(s, o.type.dtype)  # type: ignore[attr-defined]
+                for s, o in zip(_static_shapes(op, node, args), node.outputs)]
+
+        def host(*values: Any) -> tuple[Any, ...]:
+            cells: list[list[Any]] = [[None] for _ in node.outputs]
+            op.perform(node, list(values), cells)
+            return tuple(c[0] for c in cells)
+
+        res = host_call(host, outs, *args)
+        return res[0] if len(res) == 1 else tuple(res)
+
+    return call
 
 
 def _known(c: Any) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from theon.backends.jax.host import host_call
 from theon.graph.basic import Apply
 from theon.link.jax.dispatch import DynamicShapeError, jax_funcify
 from theon.tensor.optimize import ScipyWrapperOp
@@ -27,8 +28,6 @@ __all__: list[str] = []
 
 @jax_funcify.register(ScipyWrapperOp)
 def _solver(op: ScipyWrapperOp, node: Apply, **kw: Any) -> Callable[..., Any]:
-    import jax
-
     shapes = [tensor_type(o).shape for o in node.outputs]
 
     def host(*values: Any) -> tuple[np.ndarray, ...]:
@@ -38,14 +37,16 @@ def _solver(op: ScipyWrapperOp, node: Apply, **kw: Any) -> Callable[..., Any]:
                      for c, o in zip(storage, node.outputs))
 
     def f(*args: Any) -> Any:
-        outs = []
+        outs: list[tuple[tuple[int, ...], str]] = []
         for k, o in enumerate(node.outputs):
-            shape = shapes[k]
-            if any(s is None for s in shape):
+            static = shapes[k]
+            if any(s is None for s in static):
                 if k >= op.n_x:
                     raise DynamicShapeError(f"mode='JAX': unknown shape of {o} in {node}")
                 shape = tuple(args[k].shape)  # a solution has its starting point's shape
-            outs.append(jax.ShapeDtypeStruct(shape, tensor_type(o).dtype))
-        return tuple(jax.pure_callback(host, tuple(outs), *args))
+            else:
+                shape = tuple(int(s) for s in static if s is not None)
+            outs.append((shape, tensor_type(o).dtype))
+        return tuple(host_call(host, outs, *args))
 
     return f

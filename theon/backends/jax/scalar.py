@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from theon.backends.jax.host import host_call
 from theon.graph.basic import Apply, Constant, Variable
 from theon.link.jax.dispatch import jax_scalar_funcify
 from theon.scalar.arith import Clip, Reciprocal, RoundHalfToEven
@@ -150,33 +151,76 @@ def _jax_path(path: str) -> Callable[[], Callable[..., Any]]:
     return get
 
 
+def _host_fn(name: str) -> Callable[..., Any]:
+    """The op's own NumPy computation (``impl``) inside a traced function
+    (:func:`~theon.backends.jax.host.host_call`), on the arguments broadcast together
+    (``vmap`` batches it as a whole); the result has the op's output dtype."""
+    op = OPS[name]
+
+    def f(*args: Any) -> Any:
+        _, jnp = _jax()
+        args = tuple(jnp.asarray(a) for a in args)
+        (out,) = op.output_types(*(get_scalar_type(str(a.dtype)) for a in args))
+        shape = jnp.broadcast_shapes(*(a.shape for a in args))
+
+        def host(*values: Any) -> list[Any]:
+            with np.errstate(all="ignore"):
+                return [np.asarray(op.impl(*values)).astype(out.dtype)]
+
+        return host_call(host, [(shape, out.dtype)], *args, vectorized=True)[0]
+
+    return f
+
+
 def _on_host(name: str) -> Callable[[], Callable[..., Any]]:
-    """The maker of the rule of a row jax cannot compute (:class:`OnHost`): the op's own
-    NumPy computation (``impl``) inside the traced function, by ``jax.pure_callback``,
-    on the arguments broadcast together (``vmap`` batches it as a whole)."""
+    """The maker of the rule of a row jax cannot compute (:class:`OnHost`):
+    :func:`_host_fn`."""
 
     def get() -> Callable[..., Any]:
-        import jax
+        return _host_fn(name)
 
-        op = OPS[name]
+    get.__qualname__ = f"on_host({name})"
+    return get
 
-        def host(*values: Any) -> Any:
-            with np.errstate(all="ignore"):
-                res = np.asarray(op.impl(*(np.asarray(v) for v in values)))
-            (out,) = op.output_types(*(get_scalar_type(str(v.dtype)) for v in values))
-            return res.astype(out.dtype)
+
+#: XLA's incomplete gamma and beta functions lose accuracy as their parameters grow
+#: (relative errors of 1e-10 at 1e5, 1e-2 and worse at 1e7..1e10 against SciPy) and
+#: iterate for minutes at ``gammainc(1e16, 1e16)``; they also differ from SciPy at a
+#: parameter of 0 or inf.  A call with any parameter outside ``(0, XLA_PARAM_LIMIT]`` in
+#: absolute value is computed on the host by the op's own (SciPy) computation.
+XLA_PARAM_LIMIT = 1e4
+
+
+def _guarded(name: str, device: Callable[[], Callable[..., Any]],
+             params: tuple[int, ...]) -> Callable[[], Callable[..., Any]]:
+    """The maker of a rule that calls XLA's function (``device()``) while every parameter
+    (the arguments at ``params``) is in its trusted range, and the host's otherwise
+    (``lax.cond`` on the whole call: one branch runs).  The device branch sees 1 in
+    place of an untrusted parameter, so it never runs with one."""
+
+    def get() -> Callable[..., Any]:
+        from jax import lax
+
+        _, jnp = _jax()
+        op, xla, host = OPS[name], device(), _host_fn(name)
 
         def f(*args: Any) -> Any:
-            _, jnp = _jax()
             args = tuple(jnp.asarray(a) for a in args)
             (out,) = op.output_types(*(get_scalar_type(str(a.dtype)) for a in args))
-            shape = jnp.broadcast_shapes(*(a.shape for a in args))
-            return jax.pure_callback(host, jax.ShapeDtypeStruct(shape, out.dtype), *args,
-                                     vmap_method="broadcast_all")
+            bad = functools.reduce(jnp.logical_or, [
+                ~(jnp.abs(args[i]) <= XLA_PARAM_LIMIT) | (args[i] == 0) for i in params])
+
+            def on_device(*xs: Any) -> Any:
+                safe = [jnp.where(bad, jnp.ones_like(x), x) if i in params else x
+                        for i, x in enumerate(xs)]
+                shape = jnp.broadcast_shapes(*(x.shape for x in xs))
+                return jnp.broadcast_to(jnp.asarray(xla(*safe)).astype(out.dtype), shape)
+
+            return lax.cond(jnp.any(bad), host, on_device, *args)
 
         return f
 
-    get.__qualname__ = f"on_host({name})"
+    get.__qualname__ = f"guarded({name})"
     return get
 
 
@@ -184,6 +228,28 @@ def _chi2sf() -> Callable[..., Any]:
     import jax.scipy.special as jss
 
     return lambda x, k: jss.gammaincc(k / 2, x / 2)
+
+
+def _owens_t() -> Callable[..., Any]:
+    """jax's ``owens_t``, with SciPy's ``T(0, +-inf) = +-1/4`` (jax gives nan there)."""
+    import jax.scipy.special as jss
+
+    _, jnp = _jax()
+
+    def f(h: Any, a: Any) -> Any:
+        t = jss.owens_t(h, a)
+        edge = (h == 0) & jnp.isinf(a)
+        return jnp.where(edge, jnp.copysign(jnp.asarray(0.25, t.dtype), a), t)
+
+    return f
+
+
+def _xlogy0() -> Callable[..., Any]:
+    """jax's ``xlogy``, with SciPy's ``xlogy(0, nan) = nan`` (jax gives 0)."""
+    import jax.scipy.special as jss
+
+    _, jnp = _jax()
+    return lambda x, y: jnp.where(jnp.isnan(y), jnp.nan, jss.xlogy(x, y))
 
 
 def _xlogx() -> Callable[..., Any]:
@@ -203,7 +269,13 @@ JAX_EXCEPTIONS: dict[str, Callable[[], Callable[..., Any]]] = {
     # formulas of jax functions
     "erfcinv": _erfcinv, "sigmoid": _sigmoid, "softplus": _softplus,
     "log1mexp": _log1mexp, "softsign": _softsign,
-    "chi2sf": _chi2sf, "xlogx": _xlogx,
+    "chi2sf": _guarded("chi2sf", _chi2sf, (1,)), "xlogx": _xlogx,
+    "owens_t": _owens_t, "xlogy0": _xlogy0,
+    # XLA's functions with SciPy's values where its parameters are large, 0 or inf
+    "gammainc": _guarded("gammainc", _jax_path("scipy.special.gammainc"), (0,)),
+    "gammaincc": _guarded("gammaincc", _jax_path("scipy.special.gammaincc"), (0,)),
+    "gammainc_grad": _guarded("gammainc_grad", _jax_path("lax.igamma_grad_a"), (0,)),
+    "betainc": _guarded("betainc", _jax_path("scipy.special.betainc"), (0, 1)),
 }
 
 
