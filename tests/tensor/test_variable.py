@@ -276,3 +276,26 @@ def test_free_attributes_on_variables_and_constants() -> None:
     c.note = "mine"
     assert x.str_repr() == "x ~ N(0, 1)" and c.note == "mine"
     assert not hasattr(tt.dvector("y"), "str_repr")
+
+
+def test_an_object_with_its_own_reflected_operator_decides():
+    """PyMC's covariance functions: ``x * cov`` and ``x + cov`` call the object's
+    ``__rmul__``/``__radd__`` (PyTensor returns NotImplemented for an operand it cannot
+    convert); arrays, numbers and lists still convert, and an object without a reflected
+    operator keeps theon's error naming it."""
+    class Cov:
+        def __rmul__(self, other):
+            return ("rmul", other)
+
+        def __radd__(self, other):
+            return ("radd", other)
+
+    x = tt.dvector("x")
+    assert (x * Cov())[0] == "rmul" and (x * Cov())[1] is x
+    assert (x + Cov())[0] == "radd"
+    assert isinstance(x * np.ones(2), tt.TensorVariable)
+    assert isinstance(x * [1.0, 2.0], tt.TensorVariable)
+    with pytest.raises(TypeError, match="is not a tensor, a number or an array"):
+        x * object()
+    with pytest.raises(TypeError, match="is not a tensor, a number or an array"):
+        x - Cov()  # (no __rsub__: theon's own error)

@@ -14,8 +14,8 @@ link.
 
 >>> make_linker("vm").name
 'vm'
->>> sorted(linker_names())[:3]
-['jax', 'py', 'vm']
+>>> {'jax', 'py', 'vm'} <= set(linker_names())
+True
 """
 
 from __future__ import annotations

@@ -98,6 +98,29 @@ def _is_sequence(v: Any) -> bool:
     return isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.ndim > 0)
 
 
+#: operands theon converts itself (its conversion error is the clear one to give)
+_CONVERTED = (np.ndarray, np.generic, int, float, complex, list, tuple, type(None))
+
+
+def _defers(other: Any, reflected: str) -> bool:
+    """Whether a binary operator leaves ``x op other`` to ``other``'s reflected operator:
+    a sparse variable (``_theon_defers_tensor_operators``), or an object of another
+    library that is no array and defines ``reflected`` (PyMC's covariance functions
+    build ``2 * cov`` and ``x * cov`` themselves), as in PyTensor.
+
+    >>> class Cov:
+    ...     def __rmul__(self, other): return "Cov.__rmul__"
+    >>> _defers(Cov(), "__rmul__"), _defers(2.0, "__rmul__"), _defers([1], "__rmul__")
+    (True, False, False)
+    """
+    if isinstance(other, _CONVERTED):
+        return False
+    if getattr(other, "_theon_defers_tensor_operators", False):
+        return True
+    return (not isinstance(other, Variable) and not hasattr(other, "__array__")
+            and hasattr(type(other), reflected))
+
+
 class _tensor_py_operators:
     """Operators, attributes and NumPy-style methods shared by tensor variables and constants."""
 
@@ -180,42 +203,48 @@ class _tensor_py_operators:
         return _math.invert(self)
 
     def __add__(self, other: Any) -> TensorVariable:
-        if getattr(other, "_theon_defers_tensor_operators", False):
-            return NotImplemented  # e.g. a sparse variable: its reflected operator decides
+        if _defers(other, "__radd__"):
+            return NotImplemented
         return _math.add(self, other)
 
     def __radd__(self, other: Any) -> TensorVariable:
         return _math.add(other, self)
 
     def __sub__(self, other: Any) -> TensorVariable:
-        if getattr(other, "_theon_defers_tensor_operators", False):
-            return NotImplemented  # e.g. a sparse variable: its reflected operator decides
+        if _defers(other, "__rsub__"):
+            return NotImplemented
         return _math.sub(self, other)
 
     def __rsub__(self, other: Any) -> TensorVariable:
         return _math.sub(other, self)
 
     def __mul__(self, other: Any) -> TensorVariable:
-        if getattr(other, "_theon_defers_tensor_operators", False):
-            return NotImplemented  # e.g. a sparse variable: its reflected operator decides
+        if _defers(other, "__rmul__"):
+            return NotImplemented
         return _math.mul(self, other)
 
     def __rmul__(self, other: Any) -> TensorVariable:
         return _math.mul(other, self)
 
     def __truediv__(self, other: Any) -> TensorVariable:
+        if _defers(other, "__rtruediv__"):
+            return NotImplemented
         return _math.true_div(self, other)
 
     def __rtruediv__(self, other: Any) -> TensorVariable:
         return _math.true_div(other, self)
 
     def __floordiv__(self, other: Any) -> TensorVariable:
+        if _defers(other, "__rfloordiv__"):
+            return NotImplemented
         return _math.floor_div(self, other)
 
     def __rfloordiv__(self, other: Any) -> TensorVariable:
         return _math.floor_div(other, self)
 
     def __mod__(self, other: Any) -> TensorVariable:
+        if _defers(other, "__rmod__"):
+            return NotImplemented
         return _math.mod(self, other)
 
     def __rmod__(self, other: Any) -> TensorVariable:
@@ -228,14 +257,16 @@ class _tensor_py_operators:
         return _math.floor_div(other, self), _math.mod(other, self)
 
     def __pow__(self, other: Any) -> TensorVariable:
+        if _defers(other, "__rpow__"):
+            return NotImplemented
         return _math.pow(self, other)
 
     def __rpow__(self, other: Any) -> TensorVariable:
         return _math.pow(other, self)
 
     def __matmul__(self, other: Any) -> TensorVariable:
-        if getattr(other, "_theon_defers_tensor_operators", False):
-            return NotImplemented  # e.g. a sparse variable: its reflected operator decides
+        if _defers(other, "__rmatmul__"):
+            return NotImplemented
         return _math.matmul(self, other)
 
     def __rmatmul__(self, other: Any) -> TensorVariable:
@@ -256,18 +287,24 @@ class _tensor_py_operators:
 
     # bitwise -------------------------------------------------------------------
     def __and__(self, other: Any) -> TensorVariable:
+        if _defers(other, "__rand__"):
+            return NotImplemented
         return _math.and_(self, other)
 
     def __rand__(self, other: Any) -> TensorVariable:
         return _math.and_(other, self)
 
     def __or__(self, other: Any) -> TensorVariable:
+        if _defers(other, "__ror__"):
+            return NotImplemented
         return _math.or_(self, other)
 
     def __ror__(self, other: Any) -> TensorVariable:
         return _math.or_(other, self)
 
     def __xor__(self, other: Any) -> TensorVariable:
+        if _defers(other, "__rxor__"):
+            return NotImplemented
         return _math.xor(self, other)
 
     def __rxor__(self, other: Any) -> TensorVariable:
