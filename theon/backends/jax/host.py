@@ -89,11 +89,14 @@ def host_call(fn: Callable[..., Sequence[Any]], outs: Sequence[tuple[tuple[int, 
     ``vectorized``: ``vmap`` calls ``fn`` once on the whole batch, the arguments
     broadcast together (``fn`` must broadcast); otherwise once per element.
 
-    >>> import jax, jax.numpy as jnp
-    >>> f = jax.jit(lambda x: host_call(lambda v: [v * 2], [(x.shape, x.dtype)], x)[0])
-    >>> with jax.enable_x64(True):
-    ...     print(f(jnp.arange(3.0, dtype="float64")).dtype)
-    float64
+    How a float64 array crosses (the graph's side, ``lax.bitcast_convert_type``, is the
+    same bit-for-bit view):
+
+    >>> words = _encode_host(np.array([1.5, -2.0]), np.dtype("float64"))
+    >>> words.dtype, words.shape
+    (dtype('uint32'), (2, 2))
+    >>> _decode_host(words, np.dtype("float64"))
+    array([ 1.5, -2. ])
     """
     import jax
 
