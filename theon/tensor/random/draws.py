@@ -102,10 +102,17 @@ def binomial(rng: np.random.Generator, n: Any, p: Any, size: tuple[int, ...] | N
     >>> g, h = np.random.default_rng(2), np.random.default_rng(2)
     >>> bool((binomial(g, 1, 0.3, (100,)) == h.binomial(1, 0.3, size=100)).all())
     True
+    >>> bool((binomial(g, np.array([[1]]), np.array([[0.6]]), (3, 4))
+    ...       == h.binomial(1, 0.6, size=(3, 4))).all())
+    True
     """
-    if np.ndim(n) or np.ndim(p) or n != 1 or not 0.0 < p <= 1.0:
+    # one n and one p: 0-d, or of one element broadcast against ``size`` (a random
+    # variable's parameters come with the draw's rank, ``[[1]]`` for a matrix of draws)
+    one = np.ndim(n) == np.ndim(p) == 0 or (size is not None and np.size(n) == np.size(p) == 1
+                                            and max(np.ndim(n), np.ndim(p)) <= len(size))
+    if not one or np.ravel(n)[0] != 1 or not 0.0 < np.ravel(p)[0] <= 1.0:
         return np.asarray(rng.binomial(n, p, size=size))
-    pf = float(p)
+    pf = float(np.ravel(p)[0])
     flip = pf > 0.5
     r = 1.0 - pf if flip else pf
     q = 1.0 - r
