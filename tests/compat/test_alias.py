@@ -124,3 +124,24 @@ def test_alias_after_the_real_package_was_imported_is_an_error() -> None:
 def test_alias_refuses_an_unknown_package() -> None:
     with pytest.raises(ValueError, match="theon aliases only theano, aesara, pytensor"):
         theon.compat.alias("tensorflow")
+
+
+def test_importing_a_submodule_by_its_old_path_keeps_the_packages_function():
+    """``pytensor.tensor.shape`` is a module and ``pt.shape`` a function (PyMC calls
+    ``pt.shape(p)`` after importing ``pytensor.tensor.shape``): importing the old path of
+    an already loaded theon module must not bind the module over the function."""
+    res = run_child(
+        "import theon.compat\n"
+        "theon.compat.alias('pytensor')\n"
+        "import pytensor.tensor as pt\n"
+        "import pytensor.tensor.shape, pytensor.tensor.sort, pytensor.tensor.basic\n"
+        "from pytensor.tensor.shape import specify_shape\n"
+        "import sys, types, theon.tensor\n"
+        "assert callable(pt.shape) and not isinstance(pt.shape, types.ModuleType)\n"
+        "assert callable(pt.sort) and not isinstance(pt.sort, types.ModuleType)\n"
+        "assert sys.modules['pytensor.tensor.shape'] is sys.modules['theon.tensor.shape']\n"
+        "assert pt is theon.tensor and specify_shape is theon.tensor.specify_shape\n"
+        "print('ok')\n"
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "ok"

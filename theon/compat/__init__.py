@@ -155,8 +155,29 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
                 f"(looked for {dest!r}); {_MIGRATION}",
                 name=fullname,
             )
+        if root != "theon":
+            _share_loaded(root)
         is_pkg = not isinstance(dest, str) or _is_package(dest)
         return importlib.util.spec_from_loader(fullname, _AliasLoader(dest), is_package=is_pkg)
+
+
+def _share_loaded(root: str) -> None:
+    """Enter every theon module already imported into ``sys.modules`` under ``root``'s
+    path too (``pytensor.tensor.shape`` for ``theon.tensor.shape``), where the table
+    does not map that path elsewhere.
+
+    A later ``import pytensor.tensor.shape`` then finds it there. Loading it anew would
+    make the import system bind the module as an attribute of its package, over the
+    package's function of the same name (``pytensor.tensor.shape``, ``.sort``, ...),
+    as it does for any newly loaded submodule.
+    """
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not name.startswith("theon."):
+            continue
+        rest = name[len("theon."):]
+        old = f"{root}.{rest}"
+        if old not in sys.modules and resolve(rest) == name:
+            sys.modules[old] = mod
 
 
 def _exists(module: str) -> bool:

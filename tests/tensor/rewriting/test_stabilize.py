@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.special as sps
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import theon
 import theon.tensor as tt
@@ -158,3 +161,62 @@ def test_sigmoid_stabilizations_of_integers_do_not_wrap(dtype) -> None:
     for g, w in zip(got, want):
         assert g.dtype == fdt
         np.testing.assert_allclose(g, w.astype(fdt), rtol=tol, atol=tol)
+
+
+# -- 1 + erf(x) -> erfc(-x) and its three siblings (local_one_plus_erf) -------------------
+ERF_POINTS = np.array([-40.0, -27.0, -8.4, -5.94, -1.0, -1e-300, -0.0, 0.0, 1e-8, 0.5, 3.0,
+                       5.94, 27.0, 40.0, np.inf, -np.inf, np.nan])
+ERF_FORMS = [
+    ("1 + erf(x)", lambda x: 1 + tt.erf(x), lambda a: sps.erfc(-a)),
+    ("erf(x) + 1", lambda x: tt.erf(x) + 1, lambda a: sps.erfc(-a)),
+    ("1 - erf(x)", lambda x: 1 - tt.erf(x), lambda a: sps.erfc(a)),
+    ("erf(x) - 1", lambda x: tt.erf(x) - 1, lambda a: -sps.erfc(a)),
+    ("-1 - erf(x)", lambda x: -1 - tt.erf(x), lambda a: -sps.erfc(-a)),
+]
+
+
+@pytest.mark.parametrize(("form", "build", "ref"), ERF_FORMS, ids=[f[0] for f in ERF_FORMS])
+def test_one_plus_erf_becomes_erfc_with_scipys_values(form, build, ref) -> None:
+    x = tt.dvector("x")
+    out = build(x)
+    fg = rewrite([x], [out])
+    names = op_names(fg)
+    assert names["erfc"] == 1 and "erf" not in names, (form, names)
+    f = theon.function([x], out)
+    with np.errstate(all="ignore"):
+        want = ref(ERF_POINTS)
+    np.testing.assert_allclose(f(ERF_POINTS), want, rtol=1e-15, atol=0)
+
+
+def test_log_of_one_plus_erf_keeps_the_skew_normal_tail() -> None:
+    """PyMC's skew-normal log-density: log(1 + erf(z)) where erf(z) rounds to -1."""
+    z = tt.dvector("z")
+    f = theon.function([z], tt.log(1 + tt.erf(z / np.sqrt(2))))
+    v = np.array([-8.4, -5.0, 0.0, 2.0])
+    np.testing.assert_allclose(f(v), np.log(sps.erfc(-v / np.sqrt(2))), rtol=1e-14)
+    assert np.isfinite(f(v)).all()  # (NumPy's log(1 + erf) is -inf at -8.4)
+
+
+def test_one_plus_erf_inside_a_larger_sum() -> None:
+    x, y = tt.dvector("x"), tt.dvector("y")
+    out = y + 1 + tt.erf(x)
+    assert op_names(rewrite([x, y], [out]))["erfc"] == 1
+    xv, yv = np.array([-7.0, 0.3]), np.array([1e-20, 2.0])
+    np.testing.assert_allclose(theon.function([x, y], out)(xv, yv), yv + sps.erfc(-xv),
+                               rtol=1e-15)
+
+
+@settings(max_examples=80, deadline=None)
+@given(hnp.arrays(np.float64, st.integers(1, 6),
+                  elements=st.floats(-50, 50, allow_nan=False, allow_subnormal=True)),
+       st.sampled_from(range(len(ERF_FORMS))))
+def test_one_plus_erf_differential(a, k) -> None:
+    """FAST_RUN against the unrewritten graph: equal where the unrewritten value is not
+    all rounding (|1 + erf| > 1e-6 of 1 ...); erfc's value is never worse."""
+    x = tt.dvector("x")
+    out = ERF_FORMS[k][1](x)
+    fast = theon.function([x], out)(a)
+    plain = theon.function([x], out, mode=theon.Mode(linker="vm", optimizer=None))(a)
+    big = np.abs(plain) > 1e-3
+    np.testing.assert_allclose(fast[big], plain[big], rtol=1e-12)
+    np.testing.assert_allclose(fast, ERF_FORMS[k][2](a), rtol=1e-15, atol=0)

@@ -25,7 +25,7 @@ import numpy as np
 import theon.scalar as ts
 from theon.graph.basic import Apply, Variable
 from theon.graph.op import Op
-from theon.rewriting import node_rewriter, register_stabilize
+from theon.rewriting import node_rewriter, register_canonicalize, register_stabilize
 from theon.tensor import math as tm
 from theon.tensor.advanced_subtensor import AdvancedSubtensor
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise, _restore_axes
@@ -166,6 +166,45 @@ def local_exp_minus_one(fgraph: FunctionGraph, node: Apply) -> Any:
         new_side = [*side[:k], tm.expm1(e.inputs[0]), *side[k + 1:]]
         pos, neg = (new_side, other) if c == -1 else (other, new_side)
         return [fit(rebuild_sum(pos, neg, 0, out), out, node.inputs)]
+    return None
+
+
+@register_canonicalize
+@register_stabilize
+@node_rewriter([ts.add, ts.sub])
+def local_one_plus_erf(fgraph: FunctionGraph, node: Apply) -> Any:
+    """``1 + erf(x) -> erfc(-x)``, ``1 - erf(x) -> erfc(x)``, ``erf(x) - 1 -> -erfc(x)``
+    and ``-1 - erf(x) -> -erfc(-x)`` (within a larger sum too).
+
+    ``erfc`` keeps the value where ``erf(x)`` is within rounding of -1 or 1: the
+    skew-normal log-density's ``log(1 + erf(z))`` is ``log(erfc(5.94)) = -38.9`` at
+    ``z = -5.94``, where ``1 + erf(z)`` is 0.  In canonicalize, so that it comes before
+    ``log(1 + x) -> log1p(x)``.
+    """
+    out = node.outputs[0]
+    if absorbed_by_client(fgraph, out, ADDITIVE_FAMILY):
+        return None  # the sum it belongs to is looked at whole
+    got = _sum_parts(fgraph, out)
+    if got is None:
+        return None
+    t, c = got
+    if c not in (1, -1):
+        return None
+    # (side of erf(x), c) -> (side of the erfc, whether its argument is -x)
+    moves = {("pos", 1): ("pos", True), ("neg", 1): ("pos", False),
+             ("pos", -1): ("neg", False), ("neg", -1): ("neg", True)}
+    for where, terms in (("pos", t.pos), ("neg", t.neg)):
+        for k, v in enumerate(terms):
+            e = elemwise_node(v, ts.erf)
+            if e is None or not is_float(v):
+                continue
+            to, negated = moves[(where, int(c))]
+            x = e.inputs[0]
+            term = tm.erfc(negate_as(x, v) if negated else x)
+            sides = {"pos": list(t.pos), "neg": list(t.neg)}
+            del sides[where][k]
+            sides[to].append(term)
+            return [fit(rebuild_sum(sides["pos"], sides["neg"], 0, out), out, node.inputs)]
     return None
 
 
