@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
+import theon
 import theon.tensor as tt
 from tests.tensor.nscheck import EXTREMES, check, check_shape
 from theon.gradient import verify_grad
@@ -151,3 +152,23 @@ def test_nan_grads():
     mask[0, 1] = np.nan  # nan + v stays nan whatever v is: its gradient is zero
     verify_grad(lambda v: tt.nanmean(v + mask, axis=0), [a], rng=rng)
     verify_grad(lambda v: tt.nansum(v + mask, axis=1), [a], rng=rng)
+
+
+@pytest.mark.parametrize("method", ["hazen", "weibull", "linear", "median_unbiased",
+                                    "averaged_inverted_cdf", "midpoint"])
+@pytest.mark.parametrize("qv", [0.0, 1.0])
+def test_quantile_at_an_end_of_infinite_values_is_numpys_nan(method, qv):
+    """Found by the slow random-graph fuzz (seed 10921): at q = 0 or 1 NumPy interpolates
+    one element with itself, ``a + (a - a) * t``, which is nan for an infinite ``a``;
+    with a static length theon's ``x - x -> 0`` must not make that ``a``."""
+    x = tt.TensorType("float32", shape=(3, 4))("x")
+    v = np.array([[-0.8, -1.6, 1.1, 2.1], [1.8, 30.0, -np.inf, -1.9],
+                  [-0.0, np.inf, 5.5, 0.1]], dtype="float32")
+    for data in (v, np.where(np.isinf(v), -0.0, v).astype("float32")):
+        want = np.quantile(data, qv, method=method, keepdims=True)
+        for mode in ("FAST_RUN", "REFERENCE"):
+            got = theon.function([x], tt.quantile(x, qv, method=method, keepdims=True),
+                                 mode=mode)(data)
+            np.testing.assert_array_equal(got, want)
+            assert got.dtype == want.dtype
+            assert np.signbit(got).tolist() == np.signbit(want).tolist()

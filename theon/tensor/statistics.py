@@ -151,6 +151,7 @@ def _quantile_sorted(s: TensorVariable, q: TensorVariable, method: str, weak: bo
                      int_q: bool = False) -> TensorVariable:
     """The quantiles ``q`` of the sorted values along axis 0 of ``s``: ``q``'s axes,
     then ``s``'s other axes."""
+    from theon.tensor.math import abs as tm_abs
     from theon.tensor.math import ceil, eq, floor, isnan, maximum, minimum, mod, switch
     from theon.tensor.math import round as tround
 
@@ -208,7 +209,12 @@ def _quantile_sorted(s: TensorVariable, q: TensorVariable, method: str, weak: bo
             wdt = str((np.zeros(0, s.type.dtype) * 0.5).dtype)
             g, g1 = cast(g, wdt), cast(g1, wdt)
         pad = (...,) + (None,) * (s.type.ndim - 1)
-        diff = hi - lo
+        # where both ends are one element (q at or past either end), NumPy's lerp is
+        # ``a + (a - a) * t``: nan for an infinite ``a``.  ``hi - lo`` of one element
+        # cancels to 0 once its index is a constant (x - x -> 0), so that difference is
+        # written as |a| * 0 there: 0 for a finite a, nan for inf and nan
+        same = (above | below | vi_nan)[pad]
+        diff = switch(same, tm_abs(lo) * np.asarray(0.0, lo.type.dtype), hi - lo)
         result = switch(gamma[pad] >= 0.5, hi - diff * g1[pad], lo + diff * g[pad])
     if nan_slices is not None:
         result = switch(nan_slices, s[-1], result)
