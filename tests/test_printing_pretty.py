@@ -210,3 +210,14 @@ def test_ops_outside_the_tables_and_subclasses() -> None:
         pass
 
     assert pprint(MySubtensor([0])(m)) == "m[0]"
+
+
+def test_dprint_print_shape_gives_each_static_shape():
+    """PyTensor's ``debugprint(..., print_shape=True)`` (PyMC's model printing uses it)."""
+    import theon
+    import theon.tensor as tt
+
+    x = tt.TensorType("float64", shape=(None, 3))("x")
+    text = theon.printing.dprint(x.T * 2, print_shape=True, file="str")
+    assert "x [id" in text and "shape=(None, 3)" in text and "shape=(3, None)" in text
+    assert "shape=" not in theon.printing.dprint(x.T * 2, file="str")

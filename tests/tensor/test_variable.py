@@ -299,3 +299,13 @@ def test_an_object_with_its_own_reflected_operator_decides():
         x * object()
     with pytest.raises(TypeError, match="is not a tensor, a number or an array"):
         x - Cov()  # (no __rsub__: theon's own error)
+
+
+def test_mT_swaps_the_last_two_axes_as_numpy():
+    x = tt.dtensor3("x")
+    v = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_array_equal(x.mT.eval({x: v}), v.mT)
+    m = tt.constant(np.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(m.mT.eval(), np.arange(6.0).reshape(2, 3).mT)
+    with pytest.raises(ValueError, match="at least 2 dimensions"):
+        tt.dvector("v").mT

@@ -78,8 +78,12 @@ def dprint(
     ids: str = "CHAR",
     print_destroy_map: bool = False,
     print_view_map: bool = False,
+    print_shape: bool = False,
 ) -> Any:
     """Print a graph as an indented tree, one line per variable.
+
+    ``print_type`` adds each variable's type, ``print_shape`` its static shape
+    (PyTensor's ``shape=(None, 3)``).
 
     Accepts a Variable, a list of them, an Apply, a FunctionGraph or a compiled
     function.  Computed variables print as ``Op [id A] 'name'`` and their inputs
@@ -112,9 +116,15 @@ def dprint(
             ids_of[key] = _id_name(len(ids_of)) if ids == "CHAR" else str(len(ids_of))
         return ids_of[key]
 
+    def type_text(var: Variable) -> str:
+        txt = f" <{var.type}>" if print_type else ""
+        shape = getattr(var.type, "shape", None)
+        if print_shape and shape is not None:
+            txt += f" shape={tuple(shape)}"
+        return txt
+
     def leaf_text(var: Variable) -> str:
-        type_txt = f" <{var.type}>" if print_type else ""
-        return f"{var} [id {ident(var)}]{type_txt}"
+        return f"{var} [id {ident(var)}]{type_text(var)}"
 
     def tree(root: Variable, margin: str) -> None:
         stack: list[tuple[Variable, int]] = [(root, 0)]
@@ -133,9 +143,8 @@ def dprint(
                 extra += f" d={node.op.destroy_map}"
             if print_view_map and node.op.view_map:
                 extra += f" v={node.op.view_map}"
-            type_txt = f" <{var.type}>" if print_type else ""
             name = var.name or ""
-            lines.append(f"{prefix}{op_txt} [id {ident(node)}] '{name}'{extra}{type_txt}")
+            lines.append(f"{prefix}{op_txt} [id {ident(node)}] '{name}'{extra}{type_text(var)}")
             if _inner_graph(node.op) is not None and id(node.op) not in queued_ops:
                 queued_ops.add(id(node.op))
                 inner_queue.append(node)

@@ -365,6 +365,14 @@ class _tensor_py_operators:
         return self.transpose()
 
     @property
+    def mT(self) -> TensorVariable:
+        """The last two axes swapped (NumPy's ``ndarray.mT``; at least 2 dimensions)."""
+        nd = self.type.ndim
+        if nd < 2:
+            raise ValueError(f"{self}.mT needs at least 2 dimensions, it has {nd}")
+        return self.transpose(*range(nd - 2), nd - 1, nd - 2)
+
+    @property
     def real(self) -> TensorVariable:
         """The real part."""
         return _math.real(self)
