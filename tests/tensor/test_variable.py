@@ -308,4 +308,4 @@ def test_mT_swaps_the_last_two_axes_as_numpy():
     m = tt.constant(np.arange(6.0).reshape(2, 3))
     np.testing.assert_array_equal(m.mT.eval(), np.arange(6.0).reshape(2, 3).mT)
     with pytest.raises(ValueError, match="at least 2 dimensions"):
-        tt.dvector("v").mT
+        _ = tt.dvector("v").mT
