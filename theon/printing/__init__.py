@@ -70,6 +70,25 @@ def _inner_graph(op: Any) -> tuple[list[Variable], list[Variable]] | None:
     return list(ins), list(outs)
 
 
+def _type_text(var: Variable, print_type: bool, print_shape: bool) -> str:
+    """What ``dprint`` adds after a variable: its type, its static shape."""
+    txt = f" <{var.type}>" if print_type else ""
+    shape = getattr(var.type, "shape", None)
+    if print_shape and shape is not None:
+        txt += f" shape={tuple(shape)}"
+    return txt
+
+
+def _maps_text(node: Apply, destroy: bool, view: bool) -> str:
+    """What ``dprint`` adds after a node: its Op's destroy and view maps."""
+    extra = ""
+    if destroy and node.op.destroy_map:
+        extra += f" d={node.op.destroy_map}"
+    if view and node.op.view_map:
+        extra += f" v={node.op.view_map}"
+    return extra
+
+
 def dprint(
     obj: Any,
     file: IO[str] | str | None = None,
@@ -117,11 +136,7 @@ def dprint(
         return ids_of[key]
 
     def type_text(var: Variable) -> str:
-        txt = f" <{var.type}>" if print_type else ""
-        shape = getattr(var.type, "shape", None)
-        if print_shape and shape is not None:
-            txt += f" shape={tuple(shape)}"
-        return txt
+        return _type_text(var, print_type, print_shape)
 
     def leaf_text(var: Variable) -> str:
         return f"{var} [id {ident(var)}]{type_text(var)}"
@@ -138,11 +153,7 @@ def dprint(
             op_txt = str(node.op)
             if len(node.outputs) > 1:
                 op_txt += f".{var.index}"
-            extra = ""
-            if print_destroy_map and node.op.destroy_map:
-                extra += f" d={node.op.destroy_map}"
-            if print_view_map and node.op.view_map:
-                extra += f" v={node.op.view_map}"
+            extra = _maps_text(node, print_destroy_map, print_view_map)
             name = var.name or ""
             lines.append(f"{prefix}{op_txt} [id {ident(node)}] '{name}'{extra}{type_text(var)}")
             if _inner_graph(node.op) is not None and id(node.op) not in queued_ops:
