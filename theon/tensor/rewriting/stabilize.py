@@ -103,6 +103,14 @@ def _sum_parts(fgraph: FunctionGraph | None, v: Variable) -> tuple[Terms, Any] |
     return got
 
 
+def _own_sum(fgraph: FunctionGraph, out: Variable) -> tuple[Terms, Any] | None:
+    """:func:`_sum_parts` of ``out``, unless a sum that reads it is looked at whole
+    instead (``out`` is absorbed by an additive client)."""
+    if absorbed_by_client(fgraph, out, ADDITIVE_FAMILY):
+        return None
+    return _sum_parts(fgraph, out)
+
+
 def _compute_sum_parts(fgraph: FunctionGraph | None, v: Variable) -> tuple[Terms, Any] | None:
     """What :func:`_sum_parts` answers, computed."""
     if not is_float(v):
@@ -147,9 +155,7 @@ def local_log1p(fgraph: FunctionGraph, node: Apply) -> Any:
 def local_exp_minus_one(fgraph: FunctionGraph, node: Apply) -> Any:
     """``exp(x) - 1 -> expm1(x)`` and ``1 - exp(x) -> -expm1(x)`` (within a larger sum too)."""
     out = node.outputs[0]
-    if absorbed_by_client(fgraph, out, ADDITIVE_FAMILY):
-        return None  # the sum it belongs to is looked at whole
-    got = _sum_parts(fgraph, out)
+    got = _own_sum(fgraph, out)
     if got is None:
         return None
     t, c = got
@@ -182,9 +188,7 @@ def local_one_plus_erf(fgraph: FunctionGraph, node: Apply) -> Any:
     ``log(1 + x) -> log1p(x)``.
     """
     out = node.outputs[0]
-    if absorbed_by_client(fgraph, out, ADDITIVE_FAMILY):
-        return None  # the sum it belongs to is looked at whole
-    got = _sum_parts(fgraph, out)
+    got = _own_sum(fgraph, out)
     if got is None:
         return None
     t, c = got
@@ -265,9 +269,7 @@ STABILIZE_ROW_REWRITERS = register_rows(STABILIZE_ROWS, __name__)
 def local_one_minus_sigmoid(fgraph: FunctionGraph, node: Apply) -> Any:
     """``1 - sigmoid(x) -> sigmoid(-x)`` (within a larger sum too)."""
     out = node.outputs[0]
-    if absorbed_by_client(fgraph, out, ADDITIVE_FAMILY):
-        return None  # the sum it belongs to is looked at whole
-    got = _sum_parts(fgraph, out)
+    got = _own_sum(fgraph, out)
     if got is None:
         return None
     t, c = got
