@@ -343,14 +343,29 @@ CASES: dict[str, Case] = {
     ),
 }
 
-@pytest.mark.parametrize("name", sorted(CASES))
+#: checks that fail on PyMC 5.28.5 over PyTensor 2.38.3 as well (the reference run):
+#: PyMC's or SciPy's side, not the engine's.  Strict: one that starts passing fails here.
+REFERENCE_FAILS = {
+    ("logp", "ExGaussian"), ("logp", "Moyal"), ("logcdf", "Wald"),
+    ("icdf", "DiscreteUniform"),
+}
+
+
+def _names(kind: str, names: Any) -> list[Any]:
+    """``names`` as parameters, those of :data:`REFERENCE_FAILS` marked strict xfail."""
+    return [pytest.param(n, marks=pytest.mark.xfail(
+        strict=True, reason=f"{kind} of {n} fails on PyMC over PyTensor 2.38 too"))
+        if (kind, n) in REFERENCE_FAILS else n for n in sorted(names)]
+
+
+@pytest.mark.parametrize("name", _names("logp", CASES))
 def test_logp(name: str) -> None:
     c = CASES[name]
     check_logp(c.dist, c.domain, c.params, c.logp, decimal=c.decimal,
                skip_paramdomain_outside_edge_test=not c.outside_edges)
 
 
-@pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if c.logcdf))
+@pytest.mark.parametrize("name", _names("logcdf", (n for n, c in CASES.items() if c.logcdf)))
 def test_logcdf(name: str) -> None:
     c = CASES[name]
     assert c.logcdf is not None
@@ -358,7 +373,7 @@ def test_logcdf(name: str) -> None:
                  skip_paramdomain_outside_edge_test=not c.outside_edges)
 
 
-@pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if c.ppf))
+@pytest.mark.parametrize("name", _names("icdf", (n for n, c in CASES.items() if c.ppf)))
 def test_icdf(name: str) -> None:
     c = CASES[name]
     assert c.ppf is not None
