@@ -471,6 +471,20 @@ def _grad(
                 f"but {why_null(g)}{where}"
             )
         out.append(g)
+    if cost is not None and cost.name:
+        keep = {id(v) for v in (cost, *wrt_list, *(known_grads or {}).values())}
+        _name_results(cost.name, wrt_list, out, keep)
     if single:
         return out[0]
     return tuple(out) if isinstance(wrt, tuple) else out
+
+
+def _name_results(cost_name: str, wrt: Sequence[Variable], out: Sequence[Any],
+                  keep: set[int]) -> None:
+    """Name each gradient ``(dcost/dW)`` after the cost and its variable, as Theano did,
+    where both are named; a result that already has a name, a constant, or a variable
+    the caller passed in (a ``wrt``, the cost, a ``known_grads`` value) keeps its name."""
+    for v, g in zip(wrt, out):
+        if (v.name and isinstance(g, Variable) and g.owner is not None and g.name is None
+                and id(g) not in keep):
+            g.name = f"(d{cost_name}/d{v.name})"
