@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from theon.graph.op import Op
     from theon.graph.type import Type
 
-__all__ = ["Apply", "Constant", "Node", "Scratchpad", "Variable", "user_trace"]
+__all__ = [
+    "Apply", "Constant", "Node", "Scratchpad", "Variable", "user_stacklevel", "user_trace",
+]
 
 _THEON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # theon's own frames: its source files and the code it generates ("<theon-call-1>", ...)
@@ -78,6 +80,28 @@ def user_trace(limit: int = 1) -> tuple[tuple[str, int, str], ...]:
             out.append((fn, f.f_lineno, f.f_code.co_name))
         f = f.f_back
     return tuple(out)
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` of ``warnings.warn``, called by the function that warns, that
+    points at the first frame outside theon: the user's line, however deep in theon
+    the warning is raised.
+
+    >>> import warnings
+    >>> def check():
+    ...     warnings.warn("careful", stacklevel=user_stacklevel())
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     check()
+    >>> w[0].lineno == check.__code__.co_firstlineno + 1
+    True
+    """
+    f: FrameType | None = sys._getframe(1)
+    level = 1
+    while f is not None and f.f_code.co_filename.startswith(_THEON_CODE):
+        f = f.f_back
+        level += 1
+    return level
 
 
 def caller_trace(depth: int = 3) -> tuple[tuple[str, int, str], ...] | None:

@@ -1,5 +1,6 @@
 """A generator read by two draws (no next_rng threaded) warns once at compile time."""
 
+import inspect
 import warnings
 
 import numpy as np
@@ -111,3 +112,19 @@ def test_givens_and_default_updates_share_one_copy_of_a_draw():
     assert _n_draws(f) == 1
     a, b = f(0), f(0)
     assert np.isfinite(a) and a != b  # the generator advances
+
+
+def test_reuse_warning_points_at_the_users_line():
+    """The warning's file and line are the caller's ``theon.function`` (or ``.eval()``)
+    line, not theon's pipeline."""
+    rng = theon.shared(np.random.default_rng(0), name="r")
+    x = tr.normal(size=(3,), rng=rng)
+    y = tr.normal(size=(3,), rng=rng)
+    with pytest.warns(UserWarning, match="read by 2 draws") as rec:
+        line = inspect.currentframe().f_lineno + 1
+        theon.function([], [x, y])
+    assert [(w.filename, w.lineno) for w in rec] == [(__file__, line)]
+    with pytest.warns(UserWarning, match="read by 2 draws") as rec:
+        line = inspect.currentframe().f_lineno + 1
+        (x + y).eval()
+    assert [(w.filename, w.lineno) for w in rec] == [(__file__, line)]

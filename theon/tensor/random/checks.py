@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import warnings
 
-from theon.graph.basic import Apply, Variable
+from theon.graph.basic import Apply, Variable, user_stacklevel
 from theon.graph.fg import FunctionGraph, describe
 from theon.tensor.random.type import RandomType
 
@@ -65,4 +65,4 @@ def warn_reused_rng(fgraph: FunctionGraph) -> None:
         "; ".join(parts) + ". Draws from one generator state repeat the same numbers: pass "
         "each draw the next_rng of the previous one (return_next_rng=True) and store the "
         "last one back with an update.",
-        UserWarning, stacklevel=4)
+        UserWarning, stacklevel=user_stacklevel())
