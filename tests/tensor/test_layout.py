@@ -35,6 +35,10 @@ def test_atleast_nd():
     assert tt.atleast_Nd(v, n=3, left=False).type.shape == (None, 1, 1)
     assert tt.atleast_Nd(tt.dtensor3("t"), n=2).type.ndim == 3
     verify_grad(lambda a: tt.atleast_3d(a) * 2, [rng.normal(size=3)], rng=rng)
+    verify_grad(lambda a: tt.atleast_1d(a) * 2, [np.asarray(0.7)], rng=rng)
+    verify_grad(lambda a: tt.atleast_2d(a) * 2, [rng.normal(size=3)], rng=rng)
+    verify_grad(lambda a: tt.atleast_Nd(a, n=4, left=False) * 2, [rng.normal(size=(2, 3))],
+                rng=rng)
 
 
 @pytest.mark.parametrize("shapes", [[(3, 1), (4,)], [(2, 1, 3), (1, 4, 1), ()],

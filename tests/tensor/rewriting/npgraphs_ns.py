@@ -1,6 +1,7 @@
 """Steps of the random NumPy graphs that draw from issue 35's functions (tril/triu,
 trace, pad, logaddexp, quantile, ptp, nansum/nanmean, isposinf/isneginf,
-round_half_away_from_zero), for the slow differential run (``NUMPY_MIX_LONG``).
+round_half_away_from_zero, and the special functions against ``scipy.special``),
+for the differential runs (``NS_MIX`` in CI, ``NUMPY_MIX_LONG`` in the slow run).
 
 Each step takes the builder's context ``cx`` and one pool entry, and returns the new
 entry (or None when the entry does not fit), as the steps of
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import scipy.special as sc
 
 import theon.tensor as tt
 from tests.tensor.rewriting.graphgen import Entry, broadcast_shape
@@ -160,7 +162,57 @@ def _elementwise(cx: Any, a: Entry) -> Entry | None:
     return b.ap(spec, a)
 
 
+# special functions of one array argument ``x`` and constant parameters: (name, the
+# parameters drawn from, the SciPy reference of ``(x, *params)``, the argument order
+# of theon's function: "x_first" or "x_last"); SciPy computes in the float dtype of
+# ``x``, as theon does (float16 in float32, rounded; extended precision in float64)
+_SPECIAL: list[tuple[str, list[tuple[float, ...]], Callable[..., Any], str]] = [
+    ("erfcx", [()], sc.erfcx, "x_first"),
+    ("i0", [()], sc.i0, "x_first"),
+    ("i1", [()], sc.i1, "x_first"),
+    ("j0", [()], sc.j0, "x_first"),
+    ("j1", [()], sc.j1, "x_first"),
+    ("gammainc", [(0.5,), (2.0,), (30.0,)], sc.gammainc, "x_last"),
+    ("gammaincc", [(0.5,), (2.0,), (30.0,)], sc.gammaincc, "x_last"),
+    ("owens_t", [(0.5,), (-2.0,)], sc.owens_t, "x_first"),
+    ("iv", [(0.0,), (1.5,)], sc.iv, "x_last"),
+    ("ive", [(0.0,), (2.5,)], sc.ive, "x_last"),
+    ("jv", [(0.5,), (3.0,)], sc.jv, "x_last"),
+    ("kv", [(0.5,), (2.0,)], sc.kv, "x_last"),
+    ("kve", [(0.5,), (2.0,)], sc.kve, "x_last"),
+    ("betainc", [(0.5, 2.0), (3.0, 3.0)], sc.betainc, "x_last"),
+]
+_SPECIAL_ERR = Err(out=16.0, inp=2.0)
+
+
+def _special(cx: Any, a: Entry) -> Entry | None:
+    b = cx.b
+    if a.kind != "f":
+        return None
+    name, choices, sfn, order = b.choice(_SPECIAL)
+    params = b.choice(choices)
+    tfn: Callable[..., Any] = getattr(tt, name)
+
+    def build(x: Any) -> Any:
+        return tfn(x, *params) if order == "x_first" else tfn(*params, x)
+
+    def ref(x: Any) -> Any:
+        x = np.asarray(x)
+        # SciPy has no float16 loops: float32's, rounded to float16 (theon's dtype);
+        # the oracle's extended-precision world gets float64's
+        work = {2: np.float32, 4: np.float32}.get(x.dtype.itemsize, np.float64)
+        ps = [work(p) for p in params]
+        xw = x.astype(work)
+        out = sfn(xw, *ps) if order == "x_first" else sfn(*ps, xw)
+        return np.asarray(out).astype(x.dtype)
+
+    spec = OpSpec(f"{name}{params}", build, ref, _SPECIAL_ERR, kinds="f")
+    b.steps.append(f"{spec.name}({a.var})")
+    return b.ap(spec, a)
+
+
 NS_KINDS: dict[str, Callable[[Any, Entry], Entry | None]] = {
     "tri": _tri, "trace": _trace, "pad": _pad, "logaddexp": _logaddexp,
     "quantile": _quantile, "ptp": _ptp, "nanstat": _nanstat, "ns_elementwise": _elementwise,
+    "special": _special,
 }

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 import theon
 import theon.tensor as tt
 from tests.tensor.rewriting.graphgen import Graph
-from tests.tensor.rewriting.npgraphs import NUMPY_MIX, NUMPY_MIX_LONG, build_numpy_graph
+from tests.tensor.rewriting.npgraphs import NS_MIX, NUMPY_MIX, NUMPY_MIX_LONG, build_numpy_graph
 from tests.tensor.rewriting.numpy_oracle import judge
 
 pytestmark = pytest.mark.skipif(
@@ -73,6 +73,16 @@ def numpy_graphs(draw: Any, max_steps: int = 12, mix: list[str] = NUMPY_MIX) -> 
           derandomize=True)
 @given(numpy_graphs())
 def test_fast_run_matches_numpy(g: Graph) -> None:
+    check_graph(g)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck),
+          derandomize=True)
+@given(numpy_graphs(max_steps=10, mix=NS_MIX))
+def test_fast_run_matches_numpy_on_the_namespace_functions(g: Graph) -> None:
+    """Issue 35's functions (tests/tensor/rewriting/npgraphs_ns.py: tril, trace, pad,
+    quantile, nan-statistics, the special functions against SciPy, ...) inside random
+    graphs, against NumPy and SciPy."""
     check_graph(g)
 
 
