@@ -21,6 +21,7 @@ from typing import Any as _Any
 
 from theon import compat as _compat
 from theon import tensor as tensor  # registers its shared constructor, rewrites, emitters
+from theon.compile.clone import clone
 from theon.compile.io import In, Out
 from theon.compile.mode import Mode
 from theon.compile.pipeline import function
@@ -80,6 +81,7 @@ __all__ = [
     "Type",
     "Variable",
     "as_symbolic",
+    "clone",
     "clone_replace",
     "config",
     "dprint",

@@ -53,7 +53,7 @@ ALIASES: dict[str, str | Namespace] = {
     # Theano's scan module and its sandbox generator
     "scan_module": "theon.scan",
     "scan_module.scan_op": "theon.scan.op",
-    "scan_module.scan_utils": "theon.scan.utils",
+    "scan_module.scan_utils": ns("theon.scan.utils", "theon.compile.clone"),
     "sandbox": ns("theon.compat.theano_rng_mrg", doc="Theano's sandbox: rng_mrg."),
     "sandbox.rng_mrg": "theon.compat.theano_rng_mrg",
     # PyTensor's scalar.math: the special-function ops (scalar.basic is theon.scalar.basic)
