@@ -53,7 +53,7 @@ from theon.gradient.core import (
 )
 from theon.gradient.forward import Lop, Rop, pullback, pushforward
 from theon.gradient.jacobian import hessian, hessian_vector_product, jacobian
-from theon.gradient.ops import disconnected_grad, undefined_grad, zero_grad
+from theon.gradient.ops import disconnected_grad, grad_clip, undefined_grad, zero_grad
 from theon.gradient.vectorize import register_vectorize, vectorize_graph
 from theon.gradient.verify import GradientError, verify_grad
 from theon.graph.null_type import (
@@ -98,6 +98,7 @@ __all__ = [
     "disconnected_grad",
     "disconnected_type",
     "grad",
+    "grad_clip",
     "grad_not_implemented",
     "grad_undefined",
     "hessian",

@@ -21,10 +21,12 @@ from ._typeutil import zeros_like
 
 __all__ = [
     "DisconnectedGrad",
+    "GradClip",
     "GradModifier",
     "UndefinedGrad",
     "ZeroGrad",
     "disconnected_grad",
+    "grad_clip",
     "undefined_grad",
     "zero_grad",
 ]
@@ -118,6 +120,36 @@ class UndefinedGrad(GradModifier):
         return [grad_undefined(self, 0, inputs[0], "undefined_grad was applied to it")]
 
 
+class GradClip(GradModifier):
+    """Identity whose gradient is clipped to ``[lower, upper]`` elementwise (Theano's
+    ``GradClip``): the gradient ``g`` reaching the output leaves as ``clip(g, lower,
+    upper)``.
+
+    >>> import theon
+    >>> import theon.tensor as tt
+    >>> x = tt.dscalar("x")
+    >>> float(theon.grad(GradClip(-1.0, 1.0)(x) * 5, x).eval({x: 3.0}))
+    1.0
+    """
+
+    __props__ = ("lower", "upper")
+
+    def __init__(self, lower: float, upper: float) -> None:
+        if not upper >= lower:
+            raise ValueError(
+                f"grad_clip: the upper bound {upper!r} is below the lower bound {lower!r}")
+        self.lower = lower
+        self.upper = upper
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list[Any]:
+        from theon.tensor.math import clip
+
+        return [clip(output_grads[0], self.lower, self.upper)]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list[Any]:
+        return [eval_points[0]]
+
+
 _disconnected_grad = DisconnectedGrad()
 _zero_grad = ZeroGrad()
 _undefined_grad = UndefinedGrad()
@@ -173,4 +205,34 @@ def undefined_grad(x: Any) -> Variable:
     NullTypeGradError: ...
     """
     out: Variable = _undefined_grad(x)
+    return out
+
+
+def _bound(b: Any, which: str) -> float:
+    """A clipping bound as a Python number: a number, or a constant variable."""
+    if isinstance(b, Variable):
+        from theon.tensor.basic import get_underlying_scalar_constant_value
+        from theon.tensor.exceptions import NotScalarConstantError
+
+        try:
+            b = get_underlying_scalar_constant_value(b)
+        except NotScalarConstantError:
+            raise TypeError(
+                f"grad_clip: the {which} bound {b} is not a constant; give a number") from None
+    return float(b)
+
+
+def grad_clip(x: Any, lower_bound: Any, upper_bound: Any) -> Variable:
+    """``x`` in the forward pass; the gradient through it clipped to ``[lower_bound,
+    upper_bound]`` elementwise (Theano's ``theano.gradient.grad_clip``).
+
+    Examples
+    --------
+    >>> import theon, theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> y = grad_clip(x, -1.0, 1.0)
+    >>> theon.grad((y * [0.5, 3.0]).sum(), x).eval({x: [1.0, 2.0]}).tolist()
+    [0.5, 1.0]
+    """
+    out: Variable = GradClip(_bound(lower_bound, "lower"), _bound(upper_bound, "upper"))(x)
     return out
