@@ -27,7 +27,8 @@ from theon.tensor import math as tm
 from theon.tensor.basic import as_tensor_variable
 from theon.tensor.creation import arange
 from theon.tensor.reduction import argmax
-from theon.tensor.special import LogSoftmax, Softmax, log_softmax
+from theon.tensor.special import LogSoftmax, Softmax
+from theon.tensor.special import log_softmax as _log_softmax
 from theon.tensor.special import softmax as _softmax
 from theon.tensor.type import tensor_type
 from theon.tensor.variable import TensorVariable
@@ -171,26 +172,49 @@ def selu(x: Any) -> TensorVariable:
 
 
 # ----------------------------------------------------------------------------- softmax
+def _rows(c: Any, axis: int | None) -> Any:
+    """``c``, a vector made a one-row matrix when ``axis`` is the last (Theano 1.0's
+    softmax padded a vector so: ``softmax(v)`` has shape ``(1, n)``)."""
+    c = as_tensor_variable(c)
+    return c.dimshuffle("x", 0) if c.type.ndim == 1 and axis == -1 else c
+
+
 def softmax(c: Any, axis: int | None = -1) -> TensorVariable:
     """Softmax along ``axis``: row-wise on a matrix, as Theano's ``nnet.softmax``.
 
     ``exp(c) / sum(exp(c), axis)``, computed with the maximum subtracted, so it
-    never overflows.  ``axis=None`` normalizes over all elements.
+    never overflows.  ``axis=None`` normalizes over all elements.  As in Theano 1.0,
+    a vector (with the default ``axis``) gives a one-row matrix, shape ``(1, n)``;
+    :func:`theon.tensor.special.softmax` keeps a vector a vector (PyTensor's).
+
+    >>> import theon.tensor as T
+    >>> x, v = T.dmatrix("x"), T.dvector("v")
+    >>> softmax(x).eval({x: [[0.0, 0.0], [1000.0, 0.0]]}).tolist()
+    [[0.5, 0.5], [1.0, 0.0]]
+    >>> softmax(v).eval({v: [0.0, 0.0]}).tolist()
+    [[0.5, 0.5]]
+    """
+    return _softmax(_rows(c, axis), axis=axis)
+
+
+def log_softmax(c: Any, axis: int | None = -1) -> TensorVariable:
+    """``log(softmax(c, axis))`` computed stably; a vector gives a one-row matrix, as
+    :func:`softmax` (:func:`theon.tensor.special.log_softmax` keeps it a vector).
 
     >>> import theon.tensor as T
     >>> x = T.dmatrix("x")
-    >>> softmax(x).eval({x: [[0.0, 0.0], [1000.0, 0.0]]}).tolist()
-    [[0.5, 0.5], [1.0, 0.0]]
+    >>> log_softmax(x).eval({x: [[1000.0, 0.0]]}).tolist()
+    [[0.0, -1000.0]]
     """
-    return _softmax(c, axis=axis)
+    return _log_softmax(_rows(c, axis), axis=axis)
 
 
 def logsoftmax(c: Any, axis: int | None = -1) -> TensorVariable:
-    """``log(softmax(c, axis))`` computed stably (Theano's spelling of ``log_softmax``).
+    """Theano's spelling of :func:`log_softmax` (a vector gives a one-row matrix).
 
     >>> import theon.tensor as T
-    >>> x = T.dmatrix("x")
-    >>> logsoftmax(x).eval({x: [[1000.0, 0.0]]}).tolist()
+    >>> v = T.dvector("v")
+    >>> logsoftmax(v).eval({v: [1000.0, 0.0]}).tolist()
     [[0.0, -1000.0]]
     """
     return log_softmax(c, axis=axis)
@@ -204,7 +228,7 @@ def softmax_with_bias(x: Any, b: Any) -> TensorVariable:
     >>> softmax_with_bias(x, b).eval({x: [[0.0, 0.0]], b: [0.0, 0.0]}).tolist()
     [[0.5, 0.5]]
     """
-    return softmax(as_tensor_variable(x) + as_tensor_variable(b), axis=-1)
+    return _softmax(as_tensor_variable(x) + as_tensor_variable(b), axis=-1)
 
 
 def softmax_graph(c: Any) -> TensorVariable:
@@ -367,7 +391,7 @@ def _nll_rows(x: Variable, y_idx: Any, fn: str) -> tuple[TensorVariable, TensorV
         raise ValueError(f"{fn}: needs a matrix of logits and a vector of class indices; "
                          f"got {describe(x)} and {describe(y)}")
     _check_int(y, fn, "y_idx")
-    nll: TensorVariable = -_pick_last_axis(log_softmax(x, axis=-1), y, fn)
+    nll: TensorVariable = -_pick_last_axis(_log_softmax(x, axis=-1), y, fn)
     return nll, y
 
 
@@ -385,7 +409,7 @@ def crossentropy_softmax_1hot_with_bias(x: Any, b: Any, y_idx: Any
     """
     z = as_tensor_variable(x) + as_tensor_variable(b)
     nll, _ = _nll_rows(z, y_idx, "crossentropy_softmax_1hot_with_bias")
-    return nll, softmax(z, axis=-1)
+    return nll, _softmax(z, axis=-1)
 
 
 def crossentropy_softmax_1hot(x: Any, y_idx: Any) -> tuple[TensorVariable, TensorVariable]:
@@ -399,7 +423,7 @@ def crossentropy_softmax_1hot(x: Any, y_idx: Any) -> tuple[TensorVariable, Tenso
     """
     v = as_tensor_variable(x)
     nll, _ = _nll_rows(v, y_idx, "crossentropy_softmax_1hot")
-    return nll, softmax(v, axis=-1)
+    return nll, _softmax(v, axis=-1)
 
 
 def crossentropy_softmax_argmax_1hot_with_bias(
@@ -415,7 +439,7 @@ def crossentropy_softmax_argmax_1hot_with_bias(
     """
     z = as_tensor_variable(x) + as_tensor_variable(b)
     nll, _ = _nll_rows(z, y_idx, "crossentropy_softmax_argmax_1hot_with_bias")
-    return nll, softmax(z, axis=-1), argmax(z, axis=-1)
+    return nll, _softmax(z, axis=-1), argmax(z, axis=-1)
 
 
 def crossentropy_softmax_max_and_argmax_1hot_with_bias(
@@ -446,7 +470,7 @@ def crossentropy_softmax_max_and_argmax_1hot(
     """
     v = as_tensor_variable(x)
     nll, _ = _nll_rows(v, y_idx, "crossentropy_softmax_max_and_argmax_1hot")
-    sm = softmax(v, axis=-1)
+    sm = _softmax(v, axis=-1)
     return nll, sm, tm.max(sm, axis=-1), argmax(v, axis=-1)
 
 
@@ -501,11 +525,11 @@ def h_softmax(x: Any, batch_size: Any, n_outputs: int, n_classes: int, n_outputs
     w1 = as_tensor_variable(W1)
     w2 = as_tensor_variable(W2)
     bias2 = as_tensor_variable(b2)
-    class_probs = softmax(dot(xv, w1) + b1, axis=-1)  # (batch, n_classes)
+    class_probs = _softmax(dot(xv, w1) + b1, axis=-1)  # (batch, n_classes)
     if target is None:
         # (batch, n_classes, per): every group's softmax, times its class probability
         act = einsum("bi,cio->bco", xv, w2) + bias2
-        probs = softmax(act, axis=-1) * class_probs.dimshuffle(0, 1, "x")
+        probs = _softmax(act, axis=-1) * class_probs.dimshuffle(0, 1, "x")
         flat = reshape(probs, (xv.shape[0], n_classes * n_outputs_per_class))
         return getitem(flat, (slice(None), slice(0, n_outputs)))
     tgt = as_tensor_variable(target)
@@ -514,6 +538,6 @@ def h_softmax(x: Any, batch_size: Any, n_outputs: int, n_classes: int, n_outputs
     place = tgt % n_outputs_per_class
     rows = arange(xv.shape[0])
     act = einsum("bi,bio->bo", xv, w2[group]) + bias2[group]  # (batch, per)
-    within = softmax(act, axis=-1)
+    within = _softmax(act, axis=-1)
     out: TensorVariable = within[rows, place] * class_probs[rows, group]
     return out
