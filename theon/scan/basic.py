@@ -215,8 +215,9 @@ def scan(
     name
         A name for the loop in messages and printing.
     profile, allow_gc, strict
-        Accepted for compatibility; ``strict=True`` requires every variable the
-        step uses to be passed to it explicitly.
+        Accepted for compatibility; ``strict=True`` (Theano's meaning) requires every
+        shared variable the step reads to be passed in ``non_sequences``, unless the
+        step updates it or it has a default update; other free variables are allowed.
     return_list
         Always return a list of outputs (else a single output is returned bare).
     return_updates
@@ -572,15 +573,18 @@ def _free_variables(
     free: list[Variable] = [x for x in nonseqs if not isinstance(x, Constant)]
     seen = set(free)
     carried_new = {sv: new for sv, new in step.carried_upd}
+    updated = {sv for sv, _ in step.updates + step.carried_upd}
     while roots_of:
         more: list[Variable] = []
         for r in graph_inputs(roots_of, blockers=set(computed_ns)):
             if r in seen or r in placeholders or isinstance(r, Constant):
                 continue
-            if strict and not isinstance(r, SharedVariable):
+            if strict and isinstance(r, SharedVariable) and r not in updated \
+                    and getattr(r, "default_update", None) is None:
                 raise ValueError(
-                    f"scan (strict=True): the step uses {describe(r)}, which is not one of "
-                    "its arguments; pass it in non_sequences"
+                    f"scan (strict=True): the step uses the shared variable {describe(r)}, "
+                    "which is not in non_sequences; pass it there (strict governs shared "
+                    "variables only, as in Theano)"
                 )
             seen.add(r)
             free.append(r)
