@@ -21,7 +21,8 @@ from theon.printing import _inner_graph
 
 sync_api = pytest.importorskip(
     "playwright.sync_api",
-    reason="the browser test needs the optional 'playwright' package: pip install 'theon[html]'",
+    reason="the browser test needs the optional 'playwright' package: "
+    "pip install 'theon[screenshots]'",
 )
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(

@@ -210,7 +210,7 @@ def test_pydotprint_as_in_seed_002(tmp_path) -> None:
     b = a + a**10
     out = str(tmp_path / "symbolic_graph.png")
     if shutil.which("dot") is None:  # pydotprint draws with Graphviz's dot program
-        with pytest.raises(ImportError, match="pydot"):
+        with pytest.raises(ImportError, match="apt-get install graphviz"):
             theon.printing.pydotprint(b, outfile=out, var_with_name_simple=True)
     else:  # Theano's pydotprint returns None and prints where the file is
         assert theon.printing.pydotprint(b, outfile=out, var_with_name_simple=True) is None

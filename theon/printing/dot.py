@@ -93,11 +93,10 @@ _KNOWN_FORMATS = ("png", "svg", "pdf", "ps", "eps", "jpg", "jpeg", "gif", "bmp",
                   "json", "plain", *SOURCE_FORMATS)
 
 INSTALL_HINT = (
-    "Install Graphviz, which provides it: 'sudo apt-get install graphviz' (Debian/Ubuntu), "
-    "'brew install graphviz' (macOS), 'conda install -c conda-forge graphviz' (conda), or "
-    "https://graphviz.org/download/. (pip install 'theon[graphviz]' adds only pydot, the "
-    "Python binding, which needs the same program.) pydotprint(..., format='dot') writes the "
-    "DOT source without it."
+    "Install Graphviz, which provides it (pip cannot): 'apt-get install graphviz' "
+    "(Debian/Ubuntu), 'conda install graphviz' (conda), 'brew install graphviz' (macOS), or "
+    "https://graphviz.org/download/. pydotprint(..., format='dot') writes the DOT source "
+    "without it."
 )
 
 

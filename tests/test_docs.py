@@ -1,0 +1,235 @@
+"""The documentation runs as written.
+
+Every ```` ```python ```` block of ``README.md`` and ``docs/*.md`` (a page added later
+is picked up by the glob) runs, each page's blocks in order in one namespace, in a
+fresh process whose working directory is a temporary folder.  A block of ``>>>``
+examples is checked by :mod:`doctest` (``ELLIPSIS`` on), any other block is executed.
+A block whose first line is ``# template: not run`` is a deliberate template and is
+not run.  A block that needs an optional component (see :data:`EXTRAS`) is skipped
+with the reason when that component is absent, and the page's other blocks still run.
+
+No page of the README, ``docs/`` or ``bench/results`` names a path of the machine it
+was written on.
+
+``python tests/test_docs.py PAGE [SKIP...]`` runs one page's blocks (but the blocks
+numbered SKIP) and prints how many ran; the tests call it in a subprocess.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = "# template: not run"
+FENCE = re.compile(r"^(?P<indent>[ \t]*)```python[ \t]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$",
+                   re.M | re.S)
+
+
+def pages() -> list[str]:
+    """The documentation pages, relative to the repository."""
+    return ["README.md", *sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob("docs/*.md"))]
+
+
+@dataclass(frozen=True)
+class Block:
+    """One ```` ```python ```` block: its first line in the page (1-based) and its code."""
+
+    line: int
+    code: str
+
+    @property
+    def is_doctest(self) -> bool:
+        return any(s.lstrip().startswith(">>>") for s in self.code.splitlines())
+
+    @property
+    def is_template(self) -> bool:
+        return self.code.lstrip().startswith(TEMPLATE)
+
+
+def blocks(text: str) -> list[Block]:
+    """The page's python blocks, unindented (a block may sit in a list item)."""
+    found = []
+    for m in FENCE.finditer(text):
+        line = text.count("\n", 0, m.start("body")) + 1
+        found.append(Block(line, textwrap.dedent(m.group("body"))))
+    return found
+
+
+@dataclass(frozen=True)
+class Extra:
+    """An optional component some blocks need: how to spot them, and whether it is here."""
+
+    name: str
+    used_by: re.Pattern[str]
+    available: Callable[[], bool]
+    install: str
+
+
+def _have_module(name: str) -> bool:
+    return importlib.util.find_spec(name) is not None
+
+
+# (a block matching ``used_by`` needs the component)
+EXTRAS = (
+    Extra("jax", re.compile(r"\bimport jax\b|\bfrom jax\b|mode=[\"']JAX[\"']|\bsharding="),
+          lambda: _have_module("jax"), "pip install 'theon[jax]'"),
+    Extra("Graphviz's dot program",
+          re.compile(r"\bpydotprint\((?![^)]*format=[\"'](?:dot|gv|raw)[\"'])"),
+          lambda: shutil.which("dot") is not None,
+          "apt-get install graphviz, or conda install graphviz"),
+    Extra("headless Chromium", re.compile(r"\bplaywright\b"),
+          lambda: _have_module("playwright") and (shutil.which("chromium") is not None
+                                                  or shutil.which("chromium-browser") is not None),
+          "pip install 'theon[screenshots]' and apt-get install chromium"),
+)
+
+
+def needs(block: Block) -> list[Extra]:
+    return [e for e in EXTRAS if e.used_by.search(block.code)]
+
+
+def run_page(page: str, skip: set[int]) -> int:
+    """Run ``page``'s blocks, but those numbered in ``skip``; the number run.
+
+    Each block is compiled at its own lines of the page, so a traceback points into it.
+    """
+    path = ROOT / page
+    namespace: dict[str, object] = {"__name__": "__main__"}
+    ran = 0
+    for i, block in enumerate(blocks(path.read_text())):
+        if i in skip or block.is_template:
+            continue
+        where = f"{page}:{block.line} (block {i})"
+        if block.is_doctest:
+            test = doctest.DocTestParser().get_doctest(block.code, namespace, where, str(path),
+                                                       block.line - 1)
+            runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+            runner.run(test, clear_globs=False)
+            namespace.update(test.globs)
+            if runner.failures:
+                raise AssertionError(f"{where}: {runner.failures} doctest example(s) failed")
+        else:
+            exec(compile("\n" * (block.line - 1) + block.code, str(path), "exec"), namespace)
+        ran += 1
+    return ran
+
+
+def run_in_subprocess(page: str, skip: set[int], tmp_path: Path) -> int:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env.pop("THEON_FLAGS", None)
+    proc = subprocess.run([sys.executable, str(Path(__file__)), page, *map(str, sorted(skip))],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=900)
+    assert proc.returncode == 0, f"{page} failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
+    return int(json.loads(proc.stdout.strip().splitlines()[-1])["ran"])
+
+
+@pytest.mark.parametrize("page", pages())
+def test_page_blocks_run(page: str, tmp_path: Path) -> None:
+    found = blocks((ROOT / page).read_text())
+    skip: dict[int, list[str]] = {}
+    for i, block in enumerate(found):
+        missing = [e for e in needs(block) if not e.available()]
+        if missing:
+            skip[i] = [f"{e.name} ({e.install})" for e in missing]
+    to_run = [b for i, b in enumerate(found) if i not in skip and not b.is_template]
+    if to_run:
+        assert run_in_subprocess(page, set(skip), tmp_path) == len(to_run)
+    if skip:
+        why = "; ".join(f"block {i} (line {found[i].line}) needs {', '.join(m)}"
+                        for i, m in skip.items())
+        pytest.skip(f"{page}: ran {len(to_run)} of {len(found)} blocks; {why}")
+
+
+def _pages_with_extras() -> list[str]:
+    return [p for p in pages() if any(needs(b) for b in blocks((ROOT / p).read_text()))]
+
+
+@pytest.mark.parametrize("page", _pages_with_extras())
+def test_page_runs_without_its_extras(page: str, tmp_path: Path) -> None:
+    # where the extras are installed, the run without them is this one: the page's
+    # blocks that need none run on their own (they define all that they use)
+    found = blocks((ROOT / page).read_text())
+    if not all(e.available() for b in found for e in needs(b)):
+        pytest.skip("an extra is absent here, so test_page_blocks_run already ran this")
+    skip = {i for i, b in enumerate(found) if needs(b)}
+    expected = sum(1 for i, b in enumerate(found) if i not in skip and not b.is_template)
+    assert run_in_subprocess(page, skip, tmp_path) == expected
+
+
+def test_blocks_are_found() -> None:
+    text = "a\n```python\nx = 1\n```\n\n1. item\n\n   ```python\n   y = x\n   ```\n"
+    assert blocks(text) == [Block(3, "x = 1\n"), Block(9, "y = x\n")]
+    assert blocks("```python\n# template: not run\nf(...)\n```\n")[0].is_template
+    assert blocks("```python\n>>> 1 + 1\n2\n```\n")[0].is_doctest
+    assert [e.name for e in needs(Block(1, 'f = theon.function([x], y, mode="JAX")\n'))] == ["jax"]
+    assert needs(Block(1, 'pydotprint(f, outfile="g.dot", format="dot")\n')) == []
+    assert needs(Block(1, 'pydotprint(f, outfile="g.png")\n'))[0].name.startswith("Graphviz")
+
+
+def test_templates_are_rare() -> None:
+    found = [b for p in pages() for b in blocks((ROOT / p).read_text())]
+    assert len(found) >= 25
+    assert sum(b.is_template for b in found) <= len(found) // 10
+
+
+# --- no paths of the machine the docs were written on --------------------------------------
+
+# an absolute path under a machine's own folders (after a space, quote, bracket, `=`,
+# `:` or the start of a line, so `https://host/home/` is not one), a Windows path,
+# or an interpreter inside a pyenv/conda/virtualenv tree
+MACHINE_PATH = re.compile(
+    r"(?:^|[\s\"'`(\[=:,/])/(?:home|work|tmp|root|usr|opt|var|mnt|srv|scratch|data|nix|"
+    r"private|Users|Volumes|run|media)/"
+    r"|\b[A-Za-z]:\\\\?(?:Users|Program|Windows)"
+    r"|\.pyenv/|\bpyenv/versions|/(?:mini|ana)conda3?/|site-packages/"
+    r"|\bvenv[^\s/]*/lib/python",
+    re.M,
+)
+
+
+def machine_path_files() -> list[str]:
+    roots = [ROOT / "README.md", ROOT / "docs", ROOT / "bench" / "results"]
+    files: list[Path] = []
+    for r in roots:
+        files.extend([r] if r.is_file() else sorted(p for p in r.rglob("*") if p.is_file()))
+    return [p.relative_to(ROOT).as_posix() for p in files]
+
+
+@pytest.mark.parametrize("name", machine_path_files())
+def test_no_machine_paths(name: str) -> None:
+    data = (ROOT / name).read_bytes()
+    if b"\0" in data[:8192]:  # a picture
+        return
+    text = data.decode("utf-8", errors="replace")
+    hits = [f"line {text.count(chr(10), 0, m.start()) + 1}: "
+            f"{text[max(0, m.start() - 30):m.end() + 30]!r}" for m in MACHINE_PATH.finditer(text)]
+    assert not hits, f"{name} names paths of a machine (write <placeholders>):\n" + "\n".join(hits)
+
+
+def test_machine_paths_are_recognised() -> None:
+    bad = ["python at /home/ann/x", "`/work/main/.venv/bin/python`", "(/tmp/tmpab:1)",
+           "--peer=/opt/venv/bin/python", "~/.pyenv/versions/3.11.7/bin/python",
+           "C:\\Users\\ann", "/usr/lib/python3/site-packages/x"]
+    good = ["`.venv/bin/python -m pytest`", "<peer-venv>/bin/python", "https://graphviz.org/home/",
+            "~/.cache/theon", "docs/jax.md", "tests/compat/x.py", "1/tmp"]
+    assert all(MACHINE_PATH.search(s) for s in bad), [s for s in bad if not MACHINE_PATH.search(s)]
+    assert not any(MACHINE_PATH.search(s) for s in good), [s for s in good
+                                                          if MACHINE_PATH.search(s)]
+
+
+if __name__ == "__main__":
+    print(json.dumps({"ran": run_page(sys.argv[1], {int(a) for a in sys.argv[2:]})}))
