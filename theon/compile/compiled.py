@@ -472,6 +472,15 @@ class Function:
         self._trust_input = bool(value)
         self._setup()
 
+    def sharding_report(self, *args: Any) -> Any:
+        """Where a function compiled with ``sharding=`` (``mode="JAX"``) places its inputs
+        and outputs: shapes, shardings and each device's part, for the shapes of ``args``
+        or of the last call; ``print()`` it for a table.  See
+        :func:`theon.link.jax.sharding.sharding_report`."""
+        from theon.link.jax.sharding import sharding_report
+
+        return sharding_report(self, *args)
+
     # calling ---------------------------------------------------------------------
     if TYPE_CHECKING:
         def __call__(self, *args: Any, **kwargs: Any) -> Any:

@@ -86,6 +86,10 @@ class JAXRunner(Runner):
 
     pack_plan: PackPlan | None = None
     jax_call: Any = None
+    #: a sharded function's input shardings (None on one device), and ``jax.jit`` of its
+    #: traced function with them, for :func:`theon.link.jax.sharding.sharding_report`
+    shardings: list[Any] | None = None
+    lowerable: Any = None
 
 
 class JAXLinkError(NotImplementedError):
@@ -291,12 +295,13 @@ class JAXLinker(Linker):
             else:
                 untyp.append(_bind_untypify(v.type))
         jit_kw: dict[str, Any] = {}
+        shardings = None
         if self.input_sharding:
             from theon.link.jax.sharding import input_shardings
 
             # (jit places NumPy arguments by these shardings itself)
-            jit_kw["in_shardings"] = tuple(
-                input_shardings(fgraph, self.input_sharding, self.mesh))
+            shardings = input_shardings(fgraph, self.input_sharding, self.mesh)
+            jit_kw["in_shardings"] = tuple(shardings)
 
         # many 0-d inputs/outputs cross the jit boundary as one vector per dtype
         plan = PackPlan.build(fgraph.inputs, fgraph.outputs,
@@ -310,6 +315,9 @@ class JAXLinker(Linker):
         call = _jit_caller(jax, traced, jit_kw, _static_input_shapes(fgraph), self.max_traces)
         x64 = jax.enable_x64
 
+        if shardings is not None:
+            return self._sharded_runner(jax, fgraph, call, shardings, typify, untyp,
+                                        jax.jit(traced, **jit_kw))
         if plan is not None:
             pack, unpack = plan.pack, plan.unpack
 
@@ -355,6 +363,44 @@ class JAXLinker(Linker):
         return JAXRunner(run, fgraph.toposort(), float_inputs=float_inputs, reentrant=True,
                          pack_plan=plan, jax_call=call)
 
+    def _sharded_runner(self, jax: Any, fgraph: FunctionGraph, call: Any, shardings: list[Any],
+                        typify: list[tuple[int, Any]], untyp: list[Callable[[Any], Any]],
+                        lowerable: Any) -> JAXRunner:
+        """The runner of a sharded graph: in one process, NumPy arguments placed by jit;
+        in one process of several (``jax.distributed``), process-local arguments made
+        into global arrays (:mod:`theon.link.jax.distributed`).  An argument the mesh
+        cannot split evenly gets an error naming the input."""
+        from theon.link.jax.distributed import indivisible, multiprocess_runner
+
+        inputs = list(fgraph.inputs)
+
+        def typed(args: Sequence[Any]) -> list[Any]:
+            vals = list(args)
+            for k, t in typify:
+                vals[k] = jax_typify(t, vals[k])
+            return vals
+
+        x64 = jax.enable_x64
+        run: Callable[..., list[Any]]
+        if jax.process_count() > 1:
+            run = multiprocess_runner(jax, call, inputs, shardings, typed, untyp)
+        else:
+            def run(*args: Any) -> list[Any]:
+                vals = typed(args) if typify else args
+                try:
+                    with x64(True):
+                        outs = jax.block_until_ready(call(vals))
+                except Exception as e:
+                    for v, a, s in zip(inputs, vals, shardings):
+                        err = indivisible(v, np.shape(a), s)
+                        if err is not None:
+                            raise err from e
+                    raise
+                return [u(o) for u, o in zip(untyp, outs)]
+
+        return JAXRunner(run, fgraph.toposort(), reentrant=True, jax_call=call,
+                         shardings=shardings, lowerable=lowerable)
+
 
 def _plain(value: Any) -> Any:
     return jax_untypify(None, value)
@@ -393,6 +439,10 @@ class TraceCache:
 
         return self._jax.jit(wrapper, **self._kw)
 
+    def last_shapes(self, inputs: Sequence[Variable]) -> list[Any] | None:
+        """The argument shapes of the last call (None before the first)."""
+        return None if self._last is None else list(self._last[0])
+
     def __call__(self, args: Sequence[Any]) -> Any:
         try:
             key = tuple([a.shape for a in args])
@@ -427,6 +477,10 @@ class _StaticCall:
         self.jitted = jax.jit(fn, **jit_kw)
         self.versions = {(): self.jitted}
         self.size = 1
+
+    def last_shapes(self, inputs: Sequence[Variable]) -> list[Any] | None:
+        """The arguments' shapes: those of the inputs' types (all static)."""
+        return [getattr(v.type, "shape", None) for v in inputs]
 
     def __call__(self, args: Sequence[Any]) -> Any:
         return self.jitted(*args)
