@@ -14,6 +14,7 @@ Import it as ``tt``::
 array([   0.,    2., 1026.])
 """
 
+import importlib as _importlib
 from typing import Any as _Any
 
 import numpy as _np
@@ -140,6 +141,12 @@ _OP_MODULES = (
     _interpolate, _names,
 )
 __all__ += [n for m in _OP_MODULES for n in m.__all__ if n not in __all__]
+
+
+# Theano's and PyTensor's module ``tensor.xlogx`` (``T.xlogx.xlogx``) replaces the
+# elementwise function of the star import as ``theon.tensor.xlogx``; calling the module
+# calls that function, so ``T.xlogx(x)`` keeps working
+_importlib.import_module("theon.tensor.xlogx")
 
 
 def _as_scalar(x: Variable) -> Variable | None:
