@@ -14,6 +14,7 @@ a pure function returning the new parameters, which are fed back for the check.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -78,7 +79,8 @@ class JaxBench:
         import jax
 
         jax.config.update("jax_enable_x64", True)
-        jax.config.update("jax_platforms", "cpu")
+        # the CPU unless JAX_PLATFORMS says otherwise (bench/gpu.sh sets it to cuda)
+        jax.config.update("jax_platforms", os.environ.get("JAX_PLATFORMS") or "cpu")
         import jax.numpy as jnp
 
         self.jax = jax
