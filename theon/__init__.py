@@ -101,9 +101,9 @@ __all__ = [
 # subpackages reachable as attributes of ``theon`` without importing them first
 _SUBPACKAGES = frozenset(
     {
-        "backends", "compat", "compile", "d3viz", "gof", "gradient", "graph", "ifelse", "link",
-        "opfromgraph", "printing", "rewriting", "sandbox", "scalar", "scan", "scan_module",
-        "sparse", "tensor",
+        "backends", "compat", "compile", "d3viz", "gof", "gpuarray", "gradient", "graph",
+        "ifelse", "link", "misc", "opfromgraph", "printing", "rewriting", "sandbox", "scalar",
+        "scan", "scan_module", "sparse", "tensor",
     }
 )
 

@@ -56,6 +56,15 @@ ALIASES: dict[str, str | Namespace] = {
     "scan_module.scan_utils": ns("theon.scan.utils", "theon.compile.clone"),
     "sandbox": ns("theon.compat.theano_rng_mrg", doc="Theano's sandbox: rng_mrg."),
     "sandbox.rng_mrg": "theon.compat.theano_rng_mrg",
+    # Theano's GPU backend, which theon does not have (pygpu_activated is False; a GPU-only
+    # name raises, pointing to mode="JAX"); its submodules are the same module
+    "gpuarray": "theon.compat.theano_gpuarray",
+    "gpuarray.dnn": "theon.compat.theano_gpuarray",
+    "gpuarray.type": "theon.compat.theano_gpuarray",
+    "gpuarray.basic_ops": "theon.compat.theano_gpuarray",
+    # Theano's misc.pkl_utils: dump/load to a zip of a pickle and .npy arrays, StripPickler
+    "misc": ns("theon.compat.theano_pkl_utils", doc="Theano's misc: pkl_utils."),
+    "misc.pkl_utils": "theon.compat.theano_pkl_utils",
     # PyTensor's scalar.math: the special-function ops (scalar.basic is theon.scalar.basic)
     "scalar.math": ns("theon.scalar.special", "theon.scalar",
                       doc="PyTensor's scalar.math: the special functions' scalar ops."),

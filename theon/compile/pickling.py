@@ -28,8 +28,10 @@ Load only pickles you made or trust (docs/caches.md).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import pickle
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -46,6 +48,7 @@ __all__ = [
     "load_function",
     "load_graph",
     "picklable_tag",
+    "stripping_tags",
 ]
 
 _PLAIN = (str, int, float, bool, bytes, type(None))
@@ -63,16 +66,40 @@ def _is_plain(v: Any) -> bool:
     return True
 
 
+#: tag entries left out of pickles in this context (see :func:`stripping_tags`)
+_STRIPPED: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
+    "theon_stripped_tags", default=frozenset())
+
+
+@contextlib.contextmanager
+def stripping_tags(keys: Iterable[str]) -> Iterator[None]:
+    """Leave the tag entries ``keys`` (``"trace"``, say) out of what is pickled inside
+    the block (Theano's ``StripPickler``).
+
+    >>> t = Scratchpad(); t.trace = (("f.py", 1, "g"),); t.note = 1
+    >>> with stripping_tags(["trace"]):
+    ...     picklable_tag(t)
+    {'note': 1}
+    """
+    token = _STRIPPED.set(_STRIPPED.get() | frozenset(keys))
+    try:
+        yield
+    finally:
+        _STRIPPED.reset(token)
+
+
 def picklable_tag(tag: Scratchpad) -> dict[str, Any]:
-    """The entries of ``tag`` worth pickling: public ones whose values pickle.
+    """The entries of ``tag`` worth pickling: public ones whose values pickle, but for
+    those :func:`stripping_tags` leaves out.
 
     >>> t = Scratchpad(); t.trace = (("f.py", 1, "g"),); t.fn = lambda: 0; t._cache = 1
     >>> picklable_tag(t)
     {'trace': (('f.py', 1, 'g'),)}
     """
     out: dict[str, Any] = {}
+    stripped = _STRIPPED.get()
     for k, v in tag.__dict__.items():
-        if k.startswith("_"):
+        if k.startswith("_") or k in stripped:
             continue
         if not _is_plain(v):
             try:
