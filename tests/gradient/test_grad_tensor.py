@@ -238,3 +238,28 @@ def test_grad_through_indexing_and_join():
         return (np.concatenate([v[1:] * 2.0, v[:1] ** 2]) * np.arange(3.0)).sum()
 
     np.testing.assert_allclose(ev(grad(c, x), [x], xv), num_grad(f, xv), rtol=1e-7)
+
+
+def test_a_constant_zero_factor_cuts_its_gradient_even_under_an_infinite_one() -> None:
+    """``log1mexp(lam * 0)`` is ``-inf`` for every ``lam``: the cost below is 0 for every
+    ``lam``, so its derivative is 0 (what finite differences and PyTensor give), not the
+    chain rule's ``inf * 0 = nan``. PyMC's ``find_constrained_prior`` differentiates
+    the CDF at a support bound this way."""
+    from theon.gradient import verify_grad
+
+    lam = tt.dscalar("lam")
+    cost = tt.exp(tt.log1mexp(lam * 0.0) * 2.0)
+    g = theon.function([lam], theon.grad(cost, lam))
+    assert float(g(1.5)) == 0.0
+    verify_grad(lambda a: tt.exp(tt.log1mexp(a * 0.0) * 2.0), [np.array(1.5)],
+                rng=np.random.default_rng(7))
+    # the other factor's gradient is the constant's broadcast: d(0 * x * y)/dx = 0 * y
+    x, y = tt.dvector("x"), tt.dmatrix("y")
+    gx, gy = theon.grad((tt.constant(np.zeros(3)) * x * y).sum(), [x, y])
+    fx = theon.function([x, y], [gx, gy])
+    outx, outy = fx(np.ones(3), np.ones((2, 3)))
+    np.testing.assert_array_equal(outx, np.zeros(3))
+    np.testing.assert_array_equal(outy, np.zeros((2, 3)))
+    # a nonzero constant still scales: d(2 * x)/dx = 2
+    h = theon.function([x], theon.grad((2.0 * x).sum(), x))
+    np.testing.assert_array_equal(h(np.ones(3)), [2.0, 2.0, 2.0])

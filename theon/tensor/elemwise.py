@@ -649,10 +649,17 @@ class Elemwise(TensorOp):
 
         partials = self._partials(inputs, outputs, output_grads)
         out_shape = tensor_type(outputs[0]).shape
+        zero_factor = _constant_zero_factor(self, inputs)
         res: list[Any] = []
-        for x, g in zip(inputs, partials):
+        for i, (x, g) in enumerate(zip(inputs, partials)):
             if g is None:
                 res.append(disconnected_type())
+            elif zero_factor is not None and zero_factor != i and g is not None \
+                    and tensor_type(x).dtype not in discrete_dtypes:
+                # d(c * x)/dx = c, identically 0: no term, whatever the incoming gradient
+                # (an infinite one would otherwise make 0 * inf = nan; PyTensor's
+                # canonicalizer folds the product to 0 there too)
+                res.append(fill_like(x, constant(0, dtype=tensor_type(g).dtype)))
             elif isinstance(g.type, (DisconnectedType, NullType)):
                 res.append(g)
             elif tensor_type(x).dtype in discrete_dtypes:
@@ -685,6 +692,21 @@ class Elemwise(TensorOp):
                     total = fill_like(out, total)
             results.append(total)
         return results
+
+
+def _constant_zero_factor(op: Elemwise, inputs: Sequence[Variable]) -> int | None:
+    """The position of a constant all-zeros input of a product (``mul``), or None.
+
+    A product with a constant zero factor ``c`` is ``c * u`` for every ``u``, so its
+    derivative in ``u`` is the constant 0, and a gradient through it is 0 even where
+    the incoming gradient is infinite (``log(0 * lam)``'s chain rule would give
+    ``inf * 0 = nan``)."""
+    if getattr(op.scalar_op, "name", None) != "mul":
+        return None
+    for k, v in enumerate(inputs):
+        if isinstance(v, TensorConstant) and v.data.size and not np.any(v.data):
+            return k
+    return None
 
 
 # CAReduce -------------------------------------------------------------------------------
