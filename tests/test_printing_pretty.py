@@ -219,5 +219,7 @@ def test_dprint_print_shape_gives_each_static_shape():
 
     x = tt.TensorType("float64", shape=(None, 3))("x")
     text = theon.printing.dprint(x.T * 2, print_shape=True, file="str")
-    assert "x [id" in text and "shape=(None, 3)" in text and "shape=(3, None)" in text
+    assert "x [id" in text and "shape=(?, 3)" in text and "shape=(3, ?)" in text
     assert "shape=" not in theon.printing.dprint(x.T * 2, file="str")
+    v = tt.dvector("v")
+    assert "v [id B] shape=(?,)" in theon.printing.dprint(v * 2, print_shape=True, file="str")

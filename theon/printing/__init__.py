@@ -75,7 +75,8 @@ def _type_text(var: Variable, print_type: bool, print_shape: bool) -> str:
     txt = f" <{var.type}>" if print_type else ""
     shape = getattr(var.type, "shape", None)
     if print_shape and shape is not None:
-        txt += f" shape={tuple(shape)}"
+        dims = ["?" if d is None else str(d) for d in shape]
+        txt += f" shape=({', '.join(dims)}{',' if len(dims) == 1 else ''})"
     return txt
 
 
@@ -102,7 +103,7 @@ def dprint(
     """Print a graph as an indented tree, one line per variable.
 
     ``print_type`` adds each variable's type, ``print_shape`` its static shape
-    (PyTensor's ``shape=(None, 3)``).
+    (PyTensor's ``shape=(?, 3)``: ``?`` for a length known only at run time).
 
     Accepts a Variable, a list of them, an Apply, a FunctionGraph or a compiled
     function.  Computed variables print as ``Op [id A] 'name'`` and their inputs
