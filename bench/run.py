@@ -19,6 +19,7 @@ import datetime as dt
 import json
 import os
 import platform
+import re
 import resource
 import shlex
 import subprocess
@@ -354,6 +355,37 @@ def mem_total() -> str:
     return "RAM ?"
 
 
+# an absolute path (not a URL's: no `/` or `:` before it) with at least two components
+ABSOLUTE_PATH = re.compile(r"(?<![\w.~<>:/-])/(?:[^\s/:'\"`()\[\],|]+/)+[^\s/:'\"`()\[\],|]*")
+
+
+def placeholders(args: argparse.Namespace) -> dict[str, str]:
+    """The machine's paths that the results would name, each with the placeholder
+    written instead (README.md, docs/ and bench/results name no path of a machine)."""
+    named = {sys.executable: Path(sys.executable).name}
+    for index, python in enumerate(args.peer, start=1):
+        venv = "peer-venv" if len(args.peer) == 1 else f"peer-venv-{index}"
+        tail = Path(python).parts[-2:] if Path(python).parent.name == "bin" else ("python",)
+        named[python] = f"<{venv}>/" + "/".join(tail)
+    for spec in args.theon_at:
+        label, _, where = spec.partition("=")
+        named[where] = f"<{label}-worktree>"
+    return named
+
+
+def public_paths(text: str, named: dict[str, str]) -> str:
+    """``text`` with the paths of ``named`` replaced by their placeholders, the checkout's
+    by paths relative to it, and any other absolute path by ``<path>/`` and its last part.
+
+    >>> public_paths("run /opt/v/bin/python at /tmp/ab/x.py:1, 1 / 2", {"/opt/v": "<v>"})
+    'run <v>/bin/python at <path>/x.py:1, 1 / 2'
+    """
+    for path, placeholder in sorted(named.items(), key=lambda kv: -len(kv[0])):
+        text = text.replace(path, placeholder)
+    text = text.replace(str(ROOT) + "/", "").replace(str(ROOT), ".")
+    return ABSOLUTE_PATH.sub(lambda m: "<path>/" + m.group(0).rsplit("/", 1)[-1], text)
+
+
 def header(argv: Sequence[str], probes: dict[str, dict[str, Any]], load_start: float) -> list[str]:
     ncpu = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -564,8 +596,10 @@ def main(argv: Sequence[str]) -> int:
     lines = header(argv, probes, load_start) + [""] + table(columns, cases, nvs) + footer(columns)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines) + "\n")
-    out.with_suffix(".jsonl").write_text("".join(json.dumps(r) + "\n" for r in raw))
+    named = placeholders(args)
+    out.write_text(public_paths("\n".join(lines) + "\n", named))
+    out.with_suffix(".jsonl").write_text(public_paths("".join(json.dumps(r) + "\n" for r in raw),
+                                                      named))
     print("\n".join(lines))
     print(f"\nwrote {out} and {out.with_suffix('.jsonl')}", file=sys.stderr)
     return 0

@@ -17,6 +17,7 @@ numbered SKIP) and prints how many ran; the tests call it in a subprocess.
 
 from __future__ import annotations
 
+import argparse
 import doctest
 import importlib.util
 import json
@@ -229,6 +230,27 @@ def test_machine_paths_are_recognised() -> None:
     assert all(MACHINE_PATH.search(s) for s in bad), [s for s in bad if not MACHINE_PATH.search(s)]
     assert not any(MACHINE_PATH.search(s) for s in good), [s for s in good
                                                           if MACHINE_PATH.search(s)]
+
+
+def test_the_benchmark_runner_writes_placeholders(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))  # run.py imports its neighbours
+    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "bench" / "run.py")
+    assert spec is not None and spec.loader is not None
+    run = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_run", run)  # its dataclasses look it up
+    spec.loader.exec_module(run)
+    args = argparse.Namespace(peer=["/home/ann/peers/bin/python"],
+                              theon_at=["base=/work/ann/base"])
+    text = run.public_paths(
+        f"- `{sys.executable}`: Python 3.11\n- `/home/ann/peers/bin/python`: Python 3.11\n"
+        "- command: `python bench/run.py --peer /home/ann/peers/bin/python --theon-at "
+        f"base=/work/ann/base --out {ROOT}/bench/results/latest.md`\n"
+        '{"error": "at /tmp/tmpqj9/x.py:1 for jit"} 0.38 µs/call, start / end: 1 / 2\n',
+        run.placeholders(args))
+    assert MACHINE_PATH.search(text) is None, text
+    assert "`<peer-venv>/bin/python`" in text and "base=<base-worktree>" in text
+    assert "--out bench/results/latest.md" in text and "at <path>/x.py:1" in text
+    assert "0.38 µs/call, start / end: 1 / 2" in text
 
 
 if __name__ == "__main__":
