@@ -27,8 +27,9 @@ ROOT = Path(theon.__file__).resolve().parent.parent
 #: The layers, lowest first: a module may import its own layer and those below it.
 #: A module belongs to the layer of the longest prefix of its name listed here.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    # settings, and the helper with which higher layers register modules for later import
-    ("base", ("theon.config", "theon.plugins")),
+    # settings, the helper with which higher layers register modules for later import,
+    # and the progress display of long work, which the phases of every layer report to
+    ("base", ("theon.config", "theon.plugins", "theon.progress")),
     # Variables, Apply nodes, Ops, Types, FunctionGraph: what every other layer is built of
     ("graph", ("theon.graph",)),
     # text for any graph; an Op's own text comes from the Op, so graph is all it needs

@@ -122,6 +122,18 @@ _flag("warn_float64", "ignore", _choice("ignore", "warn", "raise"),
 _flag("profile", False, _bool, "profile every compiled function")
 
 
+def _progress(s: str) -> bool | str:
+    low = str(s).strip().lower()
+    return "auto" if low == "auto" else _bool(low)
+
+
+_flag("progress", "auto", _progress,
+      "show progress on stderr of long compiles, grads and first JAX calls (theon.progress): "
+      "True, False, or 'auto' (when stderr is a terminal)", (True, False, "auto"))
+_flag("progress_delay", 2.0, float,
+      "seconds a compile, grad or first JAX call runs before its progress is shown")
+
+
 def _tier(s: str) -> int | str:
     low = str(s).strip().lower()
     if low in ("0", "1"):

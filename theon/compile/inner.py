@@ -47,6 +47,7 @@ from theon.graph.collector import gc_paused
 from theon.graph.fg import FunctionGraph
 from theon.graph.replace import clone_get_equiv
 from theon.link.basic import Runner
+from theon.progress import task as progress_task
 
 __all__ = ["InnerCompiler", "InnerFunctionGraph", "LinkedInner", "link_inner_graph",
            "rewrite_inner_graph"]
@@ -123,7 +124,7 @@ def rewrite_inner_graph(
     :func:`theon.function` does (a linker that traces the nested inner graphs
     itself, as JAX's, passes ``prepare=False``).
     """
-    with gc_paused():
+    with gc_paused(), progress_task("inner graph"):
         fg = FunctionGraph(list(inputs), list(outputs), clone=True)
         fg.mutable_inputs = set()
         fg.protected_inputs = set(fg.inputs)

@@ -47,6 +47,8 @@ from theon.graph.fg import FunctionGraph, MissingInputError, describe
 from theon.graph.op import Op
 from theon.graph.replace import clone_replace
 from theon.graph.traversal import ancestors
+from theon.progress import phase as progress_phase
+from theon.progress import task as progress_task
 
 __all__ = [
     "Function",
@@ -242,7 +244,8 @@ def function(
     """
     if not rebuild_strict:
         raise NotImplementedError("rebuild_strict=False is not supported: givens keep types")
-    with gc_paused():
+    with gc_paused(), progress_task(f"compiling {name or 'a function'}"):
+        progress_phase("graph")
         return _function(
             inputs, outputs, mode, updates, givens, no_default_updates, accept_inplace, name,
             allow_input_downcast, profile, on_unused_input, trust_input, sharding,
@@ -414,7 +417,9 @@ class _LinkJob:
         if rewriter is not None:
             rewriter(fgraph)
         t2 = time.perf_counter()
+        progress_phase("inner graphs")
         prepare_nodes(fgraph, m)
+        linking = progress_phase("link", len(fgraph.apply_nodes))
         linker = m.linker
         if self.sharding:
             if not getattr(linker, "accepts_sharding", False):
@@ -424,6 +429,8 @@ class _LinkJob:
                 )
             linker = linker.with_input_sharding(self.sharding)
         runner = linker.make_function(fgraph, profile=prof)
+        if linking is not None:
+            linking.advance(len(fgraph.apply_nodes))
         t3 = time.perf_counter()
         if prof is not None:
             prof.rewrite_time += t2 - t1

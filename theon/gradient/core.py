@@ -27,6 +27,8 @@ from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, why_null
 from theon.graph.op import GRADIENT_OF, OpContractError
 from theon.graph.traversal import ancestors, io_toposort
+from theon.progress import phase as progress_phase
+from theon.progress import task as progress_task
 
 from ._typeutil import (
     add_terms,
@@ -241,7 +243,10 @@ class _Backprop:
 
     def _run(self) -> None:
         reached, fwd, blockers, patterns = self.reached, self.fwd, self.blockers, self.patterns
+        progress = progress_phase("backprop", len(self.order))
         for node in reversed(self.order):
+            if progress is not None:
+                progress.advance()
             pat = patterns.get(node)
             if pat is None:
                 continue
@@ -404,7 +409,8 @@ def grad(
     """
     if null_gradients not in ("raise", "return"):
         raise ValueError(f"null_gradients must be 'raise' or 'return', not {null_gradients!r}")
-    with gc_paused():
+    what = f"grad of {cost.name}" if isinstance(cost, Variable) and cost.name else "grad"
+    with gc_paused(), progress_task(what):
         return _grad(
             cost, wrt, consider_constant, disconnected_inputs, known_grads,
             return_disconnected, null_gradients,
@@ -444,6 +450,7 @@ def _grad(
     blockers = list(consider_constant or ())
     # differentiate the stable form of the cost (see theon.gradient.stable)
     seeds = stable_seeds(seeds, [*wrt_list, *blockers])
+    progress_phase("order")
     bp = _Backprop(seeds, wrt_list, blockers)
     bp.run()
     cost_text = describe(cost) if cost is not None else "the known_grads seeds"

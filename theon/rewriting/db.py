@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from theon.plugins import ModuleLoader
+from theon.progress import phase as progress_phase
 from theon.rewriting import tracing as _trace
 from theon.rewriting.basic import GraphRewriter, NodeRewriter, RewriteStats
 from theon.rewriting.merge import constant_folding, merge_rewriter
@@ -190,6 +191,7 @@ class PhasedRewriter(GraphRewriter):
                 if phase.destroy_handler:
                     ensure_destroy_handler(fgraph)
                 fgraph._rewrite_phase = phase.name
+                progress_phase(phase.name, len(fgraph.apply_nodes))
                 sub = rw.rewrite(fgraph)
                 stats.phases[phase.name] = sub
                 stats.add(sub)

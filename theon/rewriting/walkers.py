@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from theon.graph.basic import Apply, Variable
 from theon.graph.features import Feature
 from theon.graph.fg import Output
+from theon.progress import current as progress_current
 from theon.rewriting.basic import (
     FromFunctionNodeRewriter,
     GraphRewriter,
@@ -156,6 +157,7 @@ def _run(
     candidates = index.candidates
     # op -> its candidates, by identity (ops hash in Python; most nodes share few ops)
     by_id: dict[int, tuple[Any, tuple[tuple[NodeRewriter, Any], ...]]] = {}
+    progress = progress_current()  # None unless a progress display is enabled
     try:
         queue.extend(initial)  # what wl.push would do for each (no duplicates here)
         queued.update(initial)
@@ -166,6 +168,8 @@ def _run(
             while queue:
                 node = queue.popleft()
                 queued.discard(node)
+                if progress is not None:  # nodes visited of visited + still queued
+                    progress.advance(1, progress.done + len(queue))
                 if node not in apply_nodes:
                     continue
                 op = node.op
