@@ -60,6 +60,8 @@ from theon.link.jax.lazy import run_branch
 from theon.link.jax.packing import PackPlan
 from theon.link.lazy import Branch, lazy_schedule
 from theon.link.registry import load_linker_backends
+from theon.progress import phase as progress_phase
+from theon.progress import task as progress_task
 from theon.rewriting.provenance import error_context
 
 __all__ = ["JAXLinkError", "JAXLinker", "JAXRunner", "import_jax"]
@@ -205,10 +207,12 @@ class JAXLinker(Linker):
                          self.pack_scalars)
 
     # the graph as a function of JAX values ----------------------------------------
-    def funcify_fgraph(self, fgraph: FunctionGraph) -> Callable[..., list[Any]]:
+    def funcify_fgraph(self, fgraph: FunctionGraph, report: bool = False
+                       ) -> Callable[..., list[Any]]:
         """A Python function of JAX values computing ``fgraph``: ``fn(*inputs)`` returns
         the list of outputs.  Not jitted: rules of Ops with inner graphs call it and
-        trace the result inside their own ``lax`` construct.
+        trace the result inside their own ``lax`` construct.  With ``report``, a trace
+        reports its nodes to the progress display (:mod:`theon.progress`).
 
         Raises
         ------
@@ -250,8 +254,12 @@ class JAXLinker(Linker):
         schedule = lazy_schedule(fgraph)
         items: Sequence[Any] = order if schedule is None else schedule.steps
 
+        progress: list[Any] = [None]  # the progress task while this graph is traced
+
         def run_node(node: Apply, env: dict[Variable, Any]) -> None:
             fn, shape_like, reads = steps[node]
+            if progress[0] is not None:
+                progress[0].advance()
             ins = [env[v] for v in reads]
             try:
                 if shape_like and all(_is_concrete(x) for x in ins):
@@ -276,7 +284,12 @@ class JAXLinker(Linker):
                 raise TypeError(f"expected {n_in} inputs, got {len(args)}")
             env: dict[Variable, Any] = dict(consts)
             env.update(zip(inputs, args))
+            if report:
+                progress[0] = progress_phase("jax trace", len(order))
             run_items(items, env)
+            if report:
+                progress[0] = None
+                progress_phase("XLA compile")
             return [env[v] for v in outputs]
 
         return graph_fn
@@ -285,7 +298,7 @@ class JAXLinker(Linker):
     def make_function(self, fgraph: FunctionGraph, profile: Any = None) -> Runner:
         jax = import_jax()
         with jax.enable_x64(True):
-            graph_fn = self.funcify_fgraph(fgraph)
+            graph_fn = self.funcify_fgraph(fgraph, report=True)
         typify = [(k, v.type) for k, v in enumerate(fgraph.inputs)
                   if not typify_is_default(v.type)]
         untyp: list[Callable[[Any], Any]] = []
@@ -313,6 +326,10 @@ class JAXLinker(Linker):
                 return tuple(graph_fn(*args))
 
         call = _jit_caller(jax, traced, jit_kw, _static_input_shapes(fgraph), self.max_traces)
+        if profile is not None and not self.input_sharding:
+            from theon.link.jax.profiled import profiled_runner
+
+            return profiled_runner(jax, fgraph, call, typify, untyp, plan, profile)
         x64 = jax.enable_x64
 
         if shardings is not None:
@@ -339,7 +356,16 @@ class JAXLinker(Linker):
             # letting np.asarray wait for each in turn)
             ready = jax.block_until_ready
             if isinstance(call, _StaticCall):
-                jitted = call.jitted
+                static = call
+                jitted: Callable[..., Any] = static.jitted
+
+                def first(*args: Any) -> Any:
+                    nonlocal jitted
+                    outs = static(args)  # (it traces and compiles: see _first_call)
+                    jitted = static.jitted
+                    return outs
+
+                jitted = first
 
                 def run(*args: Any) -> list[Any]:
                     with x64(True):
@@ -453,11 +479,13 @@ class TraceCache:
             return last[1](*args)
         versions = self.versions
         jitted = versions.get(key)
+        fresh = False
         if jitted is None:
             with self._lock:
                 jitted = versions.get(key)
                 if jitted is None:
                     jitted = versions[key] = self._new()
+                    fresh = True
                     self.n_traces += 1
                     while len(versions) > self.size:
                         versions.popitem(last=False)
@@ -467,6 +495,8 @@ class TraceCache:
             except KeyError:  # dropped meanwhile by another thread
                 pass
         self._last = (key, jitted)
+        if fresh:
+            return _first_call(jitted, args)
         return jitted(*args)
 
 
@@ -477,13 +507,26 @@ class _StaticCall:
         self.jitted = jax.jit(fn, **jit_kw)
         self.versions = {(): self.jitted}
         self.size = 1
+        #: 1 once the jitted function was traced and compiled (by its first call)
+        self.n_traces = 0
 
     def last_shapes(self, inputs: Sequence[Variable]) -> list[Any] | None:
         """The arguments' shapes: those of the inputs' types (all static)."""
         return [getattr(v.type, "shape", None) for v in inputs]
 
     def __call__(self, args: Sequence[Any]) -> Any:
-        return self.jitted(*args)
+        if self.n_traces:
+            return self.jitted(*args)
+        outs = _first_call(self.jitted, args)
+        self.n_traces = 1
+        return outs
+
+
+def _first_call(jitted: Any, args: Sequence[Any]) -> Any:
+    """A jitted version's first call, in which jax traces and compiles it: a task of the
+    progress display (:mod:`theon.progress`), shown if it takes long."""
+    with progress_task("first call (jax.jit)"):
+        return jitted(*args)
 
 
 def _jit_caller(jax: Any, fn: Callable[..., Any], jit_kw: dict[str, Any], static: bool,
