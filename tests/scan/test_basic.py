@@ -392,3 +392,23 @@ def test_issue29_item5_empty_outputs_info_means_none(outputs_info):
     np.testing.assert_allclose(theon.function([u], ref)(uv)[1], uv.sum(axis=1))
     one, _ = theon.scan(lambda r: r * 3, sequences=u, outputs_info=outputs_info)
     np.testing.assert_allclose(theon.function([u], one)(uv), uv * 3)
+
+
+def test_scans_built_separately_from_the_same_step_are_equal_and_merge() -> None:
+    """PyTensor compares Scans by layout, mode and body: ``equal_computations`` of two
+    hessians built alike is True (PyMC's tests check it)."""
+    import theon
+    import theon.tensor as tt
+    from theon.graph.replace import equal_computations
+
+    x = tt.dvector("x")
+    a, _ = theon.scan(lambda v: v * 2.0, sequences=[x])
+    b, _ = theon.scan(lambda v: v * 2.0, sequences=[x])
+    c, _ = theon.scan(lambda v: v * 3.0, sequences=[x])
+    assert a.owner.op == b.owner.op and hash(a.owner.op) == hash(b.owner.op)
+    assert a.owner.op != c.owner.op
+    assert equal_computations([a], [b]) and not equal_computations([a], [c])
+    f = theon.function([x], [a, b, c])
+    xv = np.array([1.0, -2.0, 0.5])
+    for out, k in zip(f(xv), (2.0, 2.0, 3.0)):
+        np.testing.assert_array_equal(out, xv * k)

@@ -52,6 +52,7 @@ from theon.graph.basic import Apply, Variable, format_trace
 from theon.graph.collector import gc_paused
 from theon.graph.fg import describe
 from theon.graph.op import HasInnerGraph, Op, OpContractError
+from theon.graph.replace import equal_computations
 from theon.graph.traversal import ancestors
 from theon.link.basic import Runner
 from theon.scan.buffers import BufferCache
@@ -84,7 +85,9 @@ class Scan(Op, HasInnerGraph):
         PyTensor's keyword arguments, kept as attributes and otherwise unused.
     """
 
-    # identity: the body and the layout; two Scans built separately are different Ops
+    # identity: the layout, the mode and the body, compared as computations (two Scans
+    # built separately from the same step function are equal, as in PyTensor, so
+    # ``equal_computations`` and merging see them as one)
     __props__ = None
     profile: Any = False
     allow_gc: bool | None = None
@@ -178,6 +181,19 @@ class Scan(Op, HasInnerGraph):
         """The same body with some :class:`ScanInfo` fields changed."""
         return Scan(self._inner_inputs, self._inner_outputs, replace(self.info, **changes),
                     self.mode)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not type(self):
+            return False
+        assert isinstance(other, Scan)
+        return (self.info == other.info and self.mode == other.mode
+                and equal_computations(self._inner_outputs, other._inner_outputs,
+                                       self._inner_inputs, other._inner_inputs))
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.info, len(self._inner_inputs)))
 
     def __str__(self) -> str:
         kind = "while" if self.info.as_while else "for"
