@@ -47,3 +47,13 @@ def test_updated_shared_variables_and_random_streams_need_not_be_passed() -> Non
     got = f(np.array([1.0, 2.0, 3.0]))
     np.testing.assert_allclose(got, [1.0, 2.0, 3.0], atol=1e-8)
     assert float(count.get_value()) == 3.0
+
+
+def test_an_outer_expression_of_shared_variables_may_be_read() -> None:
+    """What the step reads from outside (computed there from shared variables) is a free
+    non-shared variable: allowed, as in Theano."""
+    xs = T.dvector("xs")
+    w = theon.shared(np.float64(3.0), name="w")
+    scale = w * 2  # built outside the step
+    ys, _ = theon.scan(lambda x: x * scale, sequences=xs, strict=True)
+    np.testing.assert_allclose(ys.eval({xs: np.array([1.0, 2.0])}), [6.0, 12.0])

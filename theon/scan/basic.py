@@ -25,7 +25,7 @@ from theon.compile.sharedvalue import SharedVariable
 from theon.graph.basic import Constant, Variable
 from theon.graph.fg import describe
 from theon.graph.replace import clone_replace
-from theon.graph.traversal import graph_inputs
+from theon.graph.traversal import graph_inputs, io_toposort
 from theon.scan.draws import kept_draw
 from theon.scan.op import Scan, ScanInfo
 from theon.scan.utils import ScanUpdates, carried_draws, expand_empty, split_step_result
@@ -573,19 +573,14 @@ def _free_variables(
     free: list[Variable] = [x for x in nonseqs if not isinstance(x, Constant)]
     seen = set(free)
     carried_new = {sv: new for sv, new in step.carried_upd}
-    updated = {sv for sv, _ in step.updates + step.carried_upd}
+    if strict:
+        _check_strict(roots_of, [a for a in args if a not in seen], computed_ns, seen,
+                      {sv for sv, _ in step.updates + step.carried_upd})
     while roots_of:
         more: list[Variable] = []
         for r in graph_inputs(roots_of, blockers=set(computed_ns)):
             if r in seen or r in placeholders or isinstance(r, Constant):
                 continue
-            if strict and isinstance(r, SharedVariable) and r not in updated \
-                    and getattr(r, "default_update", None) is None:
-                raise ValueError(
-                    f"scan (strict=True): the step uses the shared variable {describe(r)}, "
-                    "which is not in non_sequences; pass it there (strict governs shared "
-                    "variables only, as in Theano)"
-                )
             seen.add(r)
             free.append(r)
             dflt = getattr(r, "default_update", None)
@@ -596,6 +591,28 @@ def _free_variables(
                 more.append(dflt)
         roots_of = more
     return free, carried_new
+
+
+def _check_strict(roots: list[Variable], args: list[Variable], cuts: list[Variable],
+                  passed: set[Variable], updated: set[Variable]) -> None:
+    """Theano's ``strict=True``: a shared variable that the step reads together with its
+    arguments (an input of a node that depends on them) must be passed in
+    ``non_sequences``, unless the step updates it or it has a default update.  Free
+    variables that are not shared, and what the step computes from outside values
+    alone (an outer expression it reads), are not checked.  ``args``: the step's
+    sequence and state arguments; ``cuts``: computed non-sequences."""
+    dependent: set[Variable] = set(args)
+    for node in io_toposort([*args, *cuts], roots):
+        if not any(i in dependent for i in node.inputs):
+            continue
+        dependent.update(node.outputs)
+        for r in node.inputs:
+            if (isinstance(r, SharedVariable) and r not in passed and r not in updated
+                    and getattr(r, "default_update", None) is None):
+                raise ValueError(
+                    f"scan (strict=True): the step uses the shared variable {describe(r)}, "
+                    "which is not in non_sequences; pass it there (strict governs shared "
+                    "variables only, as in Theano)")
 
 
 def _implicit_inputs(
