@@ -139,6 +139,16 @@ def _forward(stream: IO[str], prefix: str, out: IO[str], lock: threading.Lock) -
     stream.close()
 
 
+def _die_with_launcher() -> None:
+    """In a child, before it runs the script: on Linux, ask the kernel to kill it when
+    the launcher dies (``PR_SET_PDEATHSIG``), so a launcher killed by SIGKILL leaves no
+    process behind."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+
+
 def _stop(procs: Sequence[subprocess.Popen[str]]) -> None:
     """SIGTERM to each running process's session, then SIGKILL after a grace period."""
     for p in procs:
@@ -182,7 +192,8 @@ def launch(argv: Sequence[str], n: int, timeout: float | None = None,
             penv = dict(base)
             penv[ENV_PROCESS_ID] = str(i)
             p = subprocess.Popen(list(argv), env=penv, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
+                                 stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                 preexec_fn=_die_with_launcher)
             procs.append(p)
             for stream, dest in ((p.stdout, out), (p.stderr, err)):
                 assert stream is not None
@@ -239,6 +250,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line: ``python -m theon.launch -n N [--timeout S] script.py [args]``."""
     ns: Any = _parser().parse_args(argv)
+
+    def _terminated(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)  # so that launch() stops the processes on its way out
+
+    signal.signal(signal.SIGTERM, _terminated)
     return launch([sys.executable, ns.script, *ns.args], ns.num_processes,
                   timeout=ns.timeout, port=ns.port)
 

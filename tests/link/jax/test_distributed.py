@@ -256,3 +256,39 @@ def test_a_process_that_dies_makes_the_other_fail_within_the_bound(tmp_path: Pat
     assert ("another task died" in err0 or "heartbeat" in err0
             or "another process has probably stopped" in err0), err0[-3000:]
     assert waited < 100
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"),
+                    reason="the launcher's children die with it on Linux (PR_SET_PDEATHSIG)")
+def test_killing_the_launcher_leaves_no_process(tmp_path: Path) -> None:
+    script = tmp_path / "sleeps.py"
+    script.write_text("import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(120)\n")
+    launcher = subprocess.Popen(
+        [sys.executable, "-m", "theon.launch", "-n", "2", "--timeout", "60", str(script)],
+        env=_env(), stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    pids: list[int] = []
+    try:
+        assert launcher.stdout is not None
+        pids = [int(launcher.stdout.readline().split()[1]) for _ in range(2)]
+        launcher.kill()                                   # SIGKILL: no clean-up of its own
+        launcher.wait(10)
+        deadline = time.monotonic() + 10
+        alive = pids
+        while alive and time.monotonic() < deadline:
+            time.sleep(0.1)
+            alive = [p for p in pids if _running(p)]
+        assert not alive, f"processes {alive} outlived the launcher"
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+        for p in pids:
+            if _running(p):
+                os.kill(p, signal.SIGKILL)
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
