@@ -292,3 +292,14 @@ def _running(pid: int) -> bool:
             return f.read().split()[2] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_the_example_trains_the_same_in_two_processes_as_in_one() -> None:
+    pytest.importorskip("jax", reason="the multi-process tests need jax (pip install 'theon[jax]')")
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "distributed_mlp.py"), "--compare",
+         "--steps", "5", "--timeout", str(BOUND_S)],
+        env=_env(), capture_output=True, text=True, timeout=BOUND_S + 30, cwd=ROOT)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    line = next(ln for ln in res.stdout.splitlines() if ln.startswith("max difference: "))
+    assert float(line.split()[-1]) <= 1e-10
