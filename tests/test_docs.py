@@ -18,6 +18,7 @@ numbered SKIP) and prints how many ran; the tests call it in a subprocess.
 from __future__ import annotations
 
 import argparse
+import ast
 import doctest
 import importlib.util
 import json
@@ -102,6 +103,46 @@ def needs(block: Block) -> list[Extra]:
     return [e for e in EXTRAS if e.used_by.search(block.code)]
 
 
+def names(block: Block) -> tuple[set[str], set[str]]:
+    """The names ``block`` binds, and those it reads without binding them itself."""
+    code = block.code
+    if block.is_doctest:
+        code = "".join(ex.source for ex in doctest.DocTestParser().get_examples(code))
+    bound: set[str] = set()
+    read: set[str] = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+    return bound, read - bound
+
+
+def skipped(found: list[Block], missing: Callable[[Block], list[Extra]]) -> dict[int, str]:
+    """The blocks to skip, each with the reason: those needing an extra that is
+    ``missing``, and those reading a name that only a skipped block defined."""
+    skip: dict[int, str] = {}
+    defined: set[str] = set()
+    lost: set[str] = set()
+    for i, block in enumerate(found):
+        if block.is_template:
+            continue
+        bound, read = names(block)
+        absent = missing(block)
+        if absent:
+            skip[i] = "needs " + ", ".join(f"{e.name} ({e.install})" for e in absent)
+        elif read & lost:
+            skip[i] = f"uses {', '.join(sorted(read & lost))} of a skipped block"
+        else:
+            defined |= bound
+            lost -= bound
+            continue
+        lost |= bound - defined
+    return skip
+
+
 def run_page(page: str, skip: set[int]) -> int:
     """Run ``page``'s blocks, but those numbered in ``skip``; the number run.
 
@@ -141,17 +182,12 @@ def run_in_subprocess(page: str, skip: set[int], tmp_path: Path) -> int:
 @pytest.mark.parametrize("page", pages())
 def test_page_blocks_run(page: str, tmp_path: Path) -> None:
     found = blocks((ROOT / page).read_text())
-    skip: dict[int, list[str]] = {}
-    for i, block in enumerate(found):
-        missing = [e for e in needs(block) if not e.available()]
-        if missing:
-            skip[i] = [f"{e.name} ({e.install})" for e in missing]
+    skip = skipped(found, lambda b: [e for e in needs(b) if not e.available()])
     to_run = [b for i, b in enumerate(found) if i not in skip and not b.is_template]
     if to_run:
         assert run_in_subprocess(page, set(skip), tmp_path) == len(to_run)
     if skip:
-        why = "; ".join(f"block {i} (line {found[i].line}) needs {', '.join(m)}"
-                        for i, m in skip.items())
+        why = "; ".join(f"block {i} (line {found[i].line}) {m}" for i, m in skip.items())
         pytest.skip(f"{page}: ran {len(to_run)} of {len(found)} blocks; {why}")
 
 
@@ -162,13 +198,13 @@ def _pages_with_extras() -> list[str]:
 @pytest.mark.parametrize("page", _pages_with_extras())
 def test_page_runs_without_its_extras(page: str, tmp_path: Path) -> None:
     # where the extras are installed, the run without them is this one: the page's
-    # blocks that need none run on their own (they define all that they use)
+    # blocks that need none, and use nothing of one that does, run on their own
     found = blocks((ROOT / page).read_text())
     if not all(e.available() for b in found for e in needs(b)):
         pytest.skip("an extra is absent here, so test_page_blocks_run already ran this")
-    skip = {i for i, b in enumerate(found) if needs(b)}
+    skip = skipped(found, needs)
     expected = sum(1 for i, b in enumerate(found) if i not in skip and not b.is_template)
-    assert run_in_subprocess(page, skip, tmp_path) == expected
+    assert run_in_subprocess(page, set(skip), tmp_path) == expected
 
 
 def test_blocks_are_found() -> None:
@@ -179,6 +215,12 @@ def test_blocks_are_found() -> None:
     assert [e.name for e in needs(Block(1, 'f = theon.function([x], y, mode="JAX")\n'))] == ["jax"]
     assert needs(Block(1, 'pydotprint(f, outfile="g.dot", format="dot")\n')) == []
     assert needs(Block(1, 'pydotprint(f, outfile="g.png")\n'))[0].name.startswith("Graphviz")
+    page = [Block(1, "import numpy as np\nf = 1\n"), Block(5, "import jax\ng = f + 1\n"),
+            Block(9, "print(g)\n"), Block(12, "f = 2\n"), Block(14, ">>> print(np, f)\n")]
+    assert names(page[1]) == ({"jax", "g"}, {"f"})
+    assert names(page[4]) == (set(), {"print", "np", "f"})
+    assert skipped(page, needs) == {1: "needs jax (pip install 'theon[jax]')",
+                                    2: "uses g of a skipped block"}
 
 
 def test_templates_are_rare() -> None:
