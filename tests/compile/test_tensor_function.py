@@ -258,3 +258,26 @@ def test_issue29_item7_computed_input_with_givens_grad_and_runtime_broadcast(mod
     h = theon.function([M, v], M + v, mode=mode)
     np.testing.assert_allclose(h(m, np.array([7.0])), m + 7.0)
     np.testing.assert_allclose(h(m, np.arange(3.0)), m + np.arange(3.0))
+
+
+def test_an_output_that_is_an_input_or_a_constant_is_a_deep_copy_node() -> None:
+    """PyTensor's compiled graph copies such an output with a ``DeepCopyOp`` node (PyMC
+    counts the nodes); the result is a new array, never the caller's."""
+    import numpy as np
+
+    import theon
+    import theon.tensor as tt
+    from theon.compile.ops import DeepCopyOp
+
+    x, y = tt.dvector("x"), tt.dvector("y")
+    f = theon.function([x, y], [x, tt.constant(2.0), x + y])
+    ops = sorted(type(n.op).__name__ for n in f.maker.fgraph.apply_nodes)
+    assert ops.count("DeepCopyOp") == 2 and len(ops) == 3
+    a = np.array([1.0, 2.0])
+    ra, rc, rs = f(a, a)
+    assert ra is not a and not np.shares_memory(ra, a)
+    np.testing.assert_array_equal(ra, a)
+    assert float(rc) == 2.0
+    np.testing.assert_array_equal(rs, 2 * a)
+    assert all(isinstance(n.op, DeepCopyOp) or n.outputs[0] is f.maker.fgraph.outputs[2]
+               for n in f.maker.fgraph.apply_nodes)

@@ -37,6 +37,7 @@ from theon.compile.compiled import (
 )
 from theon.compile.io import In, Out
 from theon.compile.mode import Mode, get_mode
+from theon.compile.ops import deep_copy_op
 from theon.compile.profiling import ProfileStats
 from theon.compile.rebuild import rebuild
 from theon.compile.sharedvalue import Container, SharedVariable
@@ -348,6 +349,18 @@ def _function(
     return job.link()
 
 
+def _copy_outputs_that_are_inputs(fgraph: FunctionGraph, update_mapping: dict[int, int]
+                                  ) -> None:
+    """An output that is an input or a constant becomes ``DeepCopyOp`` of it (a result
+    never aliases an argument; PyTensor's graphs show the copy as a node, and PyMC
+    counts on it)."""
+    for k, out in enumerate(list(fgraph.outputs)):
+        if k in update_mapping or out.owner is not None:
+            continue
+        node, j = fgraph.get_output_client(k)
+        fgraph.change_node_input(node, j, deep_copy_op(out), reason="output is an input")
+
+
 class _LinkJob:
     """Everything needed to compile a function's graph (after ``givens`` and updates are
     collected), kept by the function so that it can compile a variant of the same graph
@@ -416,6 +429,7 @@ class _LinkJob:
         t1 = time.perf_counter()
         if rewriter is not None:
             rewriter(fgraph)
+        _copy_outputs_that_are_inputs(fgraph, self.update_mapping)
         t2 = time.perf_counter()
         progress_phase("inner graphs")
         prepare_nodes(fgraph, m)
