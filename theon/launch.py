@@ -59,7 +59,7 @@ def _env_int(name: str) -> int:
 
 def initialize(coordinator_address: str | None = None, num_processes: int | None = None,
                process_id: int | None = None, *, heartbeat_timeout_s: int = 10,
-               initialization_timeout_s: int = 60) -> int:
+               initialization_timeout_s: int = 60, shutdown_timeout_s: int = 300) -> int:
     """Join this process to a multi-process JAX program (``jax.distributed.initialize``).
 
     The arguments default to the environment variables ``THEON_COORDINATOR_ADDRESS``,
@@ -77,6 +77,9 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
         declares a process dead, and the others fail instead of waiting.
     initialization_timeout_s
         How long to wait for every process to join.
+    shutdown_timeout_s
+        How long a process that has finished waits at exit for the others to finish
+        (jax's shutdown barrier; jax's default).
 
     Returns
     -------
@@ -119,7 +122,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
         coordinator_address=coordinator_address, num_processes=num_processes,
         process_id=process_id, initialization_timeout=initialization_timeout_s,
         heartbeat_timeout_seconds=heartbeat_timeout_s,
-        shutdown_timeout_seconds=max(heartbeat_timeout_s, 5),
+        shutdown_timeout_seconds=shutdown_timeout_s,
     )
     return process_id
 
