@@ -65,6 +65,10 @@ ALIASES: dict[str, str | Namespace] = {
     # Theano's misc.pkl_utils: dump/load to a zip of a pickle and .npy arrays, StripPickler
     "misc": ns("theon.compat.theano_pkl_utils", doc="Theano's misc: pkl_utils."),
     "misc.pkl_utils": "theon.compat.theano_pkl_utils",
+    # Theano 0.7's pooling module (Lasagne 0.1 imports it): max_pool_2d is pool_2d
+    "tensor.signal.downsample": ns("theon.tensor.signal.pool",
+                                   max_pool_2d="theon.tensor.signal.pool:pool_2d",
+                                   DownsampleFactorMax="theon.tensor.signal.pool:Pool"),
     # PyTensor's scalar.math: the special-function ops (scalar.basic is theon.scalar.basic)
     "scalar.math": ns("theon.scalar.special", "theon.scalar",
                       doc="PyTensor's scalar.math: the special functions' scalar ops."),
