@@ -186,7 +186,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="mode"):
         pool.pool_2d(x, (2, 2), ignore_border=True, mode="median")
     with pytest.raises(ValueError, match="constant integers"):
-        pool.pool_2d(x, (tt.iscalar("k"), 2), ignore_border=True)
+        pool.Pool((tt.iscalar("k"), 2), ignore_border=True)
     with pytest.raises(TypeError, match="at least 3 dimensions"):
         pool.pool_3d(x, (2, 2, 2), ignore_border=True)
     with pytest.raises(ValueError, match="ws"):

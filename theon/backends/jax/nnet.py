@@ -37,6 +37,7 @@ from theon.tensor.nnet.abstract_conv import (
     _ConvBase,
 )
 from theon.tensor.signal.pool import AveragePoolGrad, MaxPoolGrad, MaxPoolGradGrad, Pool, _PoolBase
+from theon.tensor.signal.pool_params import PoolParams
 from theon.tensor.type import tensor_type
 
 __all__: list[str] = []
@@ -254,3 +255,22 @@ def _average_pool_grad(op: AveragePoolGrad, node: Apply, **kw: Any) -> Callable[
         return gx[op._inner(spatial)]
 
     return average_pool_grad
+
+
+@jax_funcify.register(PoolParams)
+def _pool_params(op: PoolParams, node: Apply, **kw: Any) -> Callable[..., Any]:
+    """The constant Op's rule, for parameters that are constants of the graph (the
+    rewrite ``local_pool_params_constant`` has replaced those nodes in a rewritten graph)."""
+    params = node.inputs[op.n_tensors:]
+    if not all(isinstance(p, Constant) for p in params):
+        raise DynamicShapeError(
+            f"mode='JAX': {op} has a window size, stride or padding computed at run time; "
+            "under jax.jit the windows must be known when tracing (give them as constants "
+            "or compute them from static lengths)")
+    const = op.constant_op(*(p.data for p in params))  # type: ignore[attr-defined]
+    inner = jax_funcify(const, node=node, **kw)
+
+    def pool_params(*args: Any) -> Any:
+        return inner(*args[: op.n_tensors])
+
+    return pool_params

@@ -69,6 +69,25 @@ def _ints(value: Any, nd: int, what: str, minimum: int) -> tuple[int, ...]:
     return tuple(res)
 
 
+def _is_constant(value: Any, nd: int) -> bool:
+    """Whether a ``ws``/``stride``/``pad`` argument is known without running the graph
+    (otherwise pooling takes it as an input: :mod:`.pool_params`)."""
+    if value is None:
+        return True
+    if isinstance(value, Variable) and tensor_type(value).ndim:
+        if tensor_type(value).shape[0] is None:
+            return False
+        value = [as_tensor_variable(value)[i] for i in range(nd)]
+    items = value if isinstance(value, list | tuple | np.ndarray) else (value,)
+    for v in items:
+        if isinstance(v, Variable):
+            try:
+                get_scalar_constant_value(v)
+            except Exception:
+                return False
+    return True
+
+
 def _nonneg(v: Any) -> Any:
     return max(v, 0) if isinstance(v, int | np.integer) else maximum(v, 0)
 
@@ -388,6 +407,15 @@ def _pool(input: Any, ws: Any, ignore_border: bool | None, stride: Any, pad: Any
     x = as_tensor_variable(input)
     if tensor_type(x).ndim < nd:
         raise TypeError(f"{fn}: the input needs at least {nd} dimensions, got {describe(x)}")
+    if pad is None:
+        pad = (0,) * nd
+    if not all(_is_constant(p, nd) for p in (ws, stride, pad)):
+        from theon.tensor.signal.pool_params import PoolParams
+
+        sym = PoolParams("Pool", ignore_border, mode, nd)(
+            x, ws, ws if stride is None else stride, pad)
+        assert isinstance(sym, TensorVariable)
+        return sym
     op = Pool(ws, stride=None if stride is None else stride, pad=pad,
               ignore_border=ignore_border, mode=mode, ndim=nd)
     out = op(x)
