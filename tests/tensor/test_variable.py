@@ -128,6 +128,20 @@ def test_python_protocol_errors() -> None:
         np.asarray(x)
 
 
+def test_numpys_atleast_functions_hold_variables_as_object_elements() -> None:
+    """As in PyTensor, ``np.atleast_1d`` of variables (PyMC's step-method selection
+    does it) is an object array of those variables; converting one otherwise stays an
+    error naming the NumPy function."""
+    a, b = tt.dvector("a"), tt.dscalar("b")
+    both = np.atleast_1d([a, b])
+    assert both.dtype == object and both.shape == (2,)
+    assert both[0] is a and both[1] is b
+    one = np.atleast_1d(a)
+    assert one.shape == (1,) and one[0] is a
+    with pytest.raises(TypeError, match="by numpy.linalg|by numpy.inv|NumPy array"):
+        np.linalg.inv(tt.dmatrix("m"))
+
+
 def test_static_length_allows_len_and_unpacking() -> None:
     x = tt.dmatrix("x")
     n, m = x.shape

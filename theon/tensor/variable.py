@@ -98,6 +98,12 @@ def _is_sequence(v: Any) -> bool:
     return isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.ndim > 0)
 
 
+#: NumPy functions that only put their arguments into an array: a variable of any
+#: ndim becomes one object element there, as in PyTensor (PyMC's step methods pass a
+#: list of variables through ``np.atleast_1d``); elsewhere a converted tensor of one or
+#: more dimensions is a clear error
+_ELEMENT_CALLERS = frozenset({"atleast_1d", "atleast_2d", "atleast_3d"})
+
 #: operands theon converts itself (its conversion error is the clear one to give)
 _CONVERTED = (np.ndarray, np.generic, int, float, complex, list, tuple, type(None))
 
@@ -167,6 +173,10 @@ class _tensor_py_operators:
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         caller = _numpy_caller()
+        if caller in _ELEMENT_CALLERS and dtype in (None, object):
+            box = np.empty((), dtype=object)
+            box[()] = self
+            return box
         if caller is not None and self.type.ndim == 0 and dtype in (None, object):
             # ``np.prod([x.shape[0], 3])``: a NumPy function turning a list into an array.
             # As in Theano, a symbolic scalar becomes an object element, so the function
