@@ -100,7 +100,7 @@ JS = r"""
   const HEADER = 28, GAP = 40, COLUMN_GAP = 90, INDENT = 28;
   const nodes = new Map(data.nodes.map(n => [n.id, n]));
   const graphs = new Map(data.graphs.map(g => [g.id, g]));
-  const view = { x: 0, y: 0, k: 1 };
+  const view = { x: 0, y: 0, k: 1, fitted: "" };
   const state = { collapsed: new Set(), selected: null };
 
   function el(name, attrs, parent) {
@@ -338,13 +338,19 @@ JS = r"""
     return [r.width / 2, r.height / 2];
   }
   function fit(minScale) {
-    // the whole graph in the window; a big graph starts at a readable scale (minScale),
-    // its top in view, and "fit" (minScale 0) shows all of it
+    // the whole graph in the window if it stays readable so (at minScale or more); else
+    // its whole width (a folded graph's rows, read from the top down), else its whole
+    // height, else the readable scale itself; always with its top in view.  "fit"
+    // (minScale 0) shows all of it
     const r = svg.getBoundingClientRect();
     const b = viewport.getBBox();
     if (!b.width || !b.height) return;
-    const all = Math.min(1.5, (r.width - 30) / b.width, (r.height - 30) / b.height);
-    view.k = Math.max(all, minScale || 0);
+    const wide = Math.min(1.5, (r.width - 30) / b.width);
+    const high = Math.min(1.5, (r.height - 30) / b.height);
+    const least = minScale || 0, all = Math.min(wide, high);
+    view.fitted = all >= least ? "all" : wide >= least ? "width" : high >= least ? "height"
+      : "none";
+    view.k = { all: all, width: wide, height: high, none: least }[view.fitted];
     const w = b.width * view.k;
     view.x = w < r.width ? (r.width - w) / 2 - b.x * view.k : 15 - b.x * view.k;
     view.y = 15 - b.y * view.k;

@@ -4,7 +4,9 @@ The graph flows from top to bottom.  Four steps, each iterative and close to
 linear in the size of the graph:
 
 1. **Layering** by longest path from the sources; a source (an input, a
-   constant) is then moved down to sit just above its highest consumer.
+   constant) is then moved down to sit just above its highest consumer, and so is
+   a node computed only from sources for one consumer (a broadcast constant), with
+   what it is computed from.
 2. **Long edges** are cut into one segment per layer with small *dummy* nodes,
    so that every edge joins adjacent layers; the dummies become the edges' bends.
 3. **Ordering** within each layer: a few sweeps down and up that sort each
@@ -87,8 +89,15 @@ def _layers(nodes: Sequence[Hashable], succ: Mapping[Hashable, list[Hashable]],
             pred: Mapping[Hashable, list[Hashable]]) -> dict[Hashable, int]:
     topo = _topological(nodes, succ)
     layer: dict[Hashable, int] = {}
+    hanging: dict[Hashable, bool] = {}
     for n in topo:  # longest path from the sources
         layer[n] = max((layer[p] + 1 for p in pred[n]), default=0)
+        hanging[n] = len(succ[n]) == 1 and all(hanging[p] for p in pred[n])
+    for n in reversed(topo):
+        # a node computed from sources alone for one consumer (``DimShuffle`` of a
+        # constant), and all it is computed from, hang just above that consumer
+        if hanging[n]:
+            layer[n] = layer[succ[n][0]] - 1
     for n in topo:  # sources sit just above their first consumer
         if not pred[n] and succ[n]:
             layer[n] = min(layer[m] for m in succ[n]) - 1

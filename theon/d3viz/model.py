@@ -23,6 +23,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from theon.d3viz.fold import fold
 from theon.d3viz.layout import layout
 from theon.graph.basic import Apply, Constant, Variable, format_trace
 from theon.graph.fg import FunctionGraph
@@ -306,12 +307,13 @@ def _add_graph(doc: _Doc, gid: str, inputs: Sequence[Variable], outputs: Sequenc
     by_id = {d["id"]: d for d in mine}
     lay = layout(ids, {i: (by_id[i]["w"], by_id[i]["h"]) for i in ids},
                  [(a, b) for a, b, _ in edge_list])
+    bands = fold(lay)  # a very wide graph in rows, a very long one in columns
     for d in mine:
         d["x"], d["y"] = round(lay.x[d["id"]], 1), round(lay.y[d["id"]], 1)
         d["layer"] = lay.layer[d["id"]]
     _add_edges(doc, gid, edge_list, lay.routes, by_id)
     return {"id": gid, "nodes": ids, "width": round(lay.width, 1),
-            "height": round(lay.height, 1)}
+            "height": round(lay.height, 1), "bands": bands}
 
 
 def _add_edges(doc: _Doc, gid: str, edge_list: list[tuple[str, str, dict[str, Any]]],
