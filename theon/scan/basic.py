@@ -215,9 +215,10 @@ def scan(
     name
         A name for the loop in messages and printing.
     profile, allow_gc, strict
-        Accepted for compatibility; ``strict=True`` (Theano's meaning) requires every
-        shared variable the step reads to be passed in ``non_sequences``, unless the
-        step updates it or it has a default update; other free variables are allowed.
+        ``profile`` and ``allow_gc`` are accepted for compatibility.  ``strict=True``
+        (Theano's meaning) requires every shared variable the step reads with its
+        arguments to be passed in ``non_sequences``, unless the step updates it or it
+        has a default update; other free variables are allowed.
     return_list
         Always return a list of outputs (else a single output is returned bare).
     return_updates
