@@ -53,9 +53,15 @@ ALIASES: dict[str, str | Namespace] = {
     # Theano's scan module and its sandbox generator
     "scan_module": "theon.scan",
     "scan_module.scan_op": "theon.scan.op",
-    "scan_module.scan_utils": ns("theon.scan.utils", "theon.compile.clone"),
+    "scan_module.scan_utils": ns("theon.scan.utils", "theon.compile.clone",
+                                 "theon.graph.replace"),
     "sandbox": ns("theon.compat.theano_rng_mrg", doc="Theano's sandbox: rng_mrg."),
     "sandbox.rng_mrg": "theon.compat.theano_rng_mrg",
+    # Theano 0.8's old CUDA backend (Lasagne 0.1 imports it): as theano.gpuarray, absent
+    "sandbox.cuda": "theon.compat.theano_gpuarray",
+    "sandbox.cuda.dnn": "theon.compat.theano_gpuarray",
+    "sandbox.cuda.basic_ops": "theon.compat.theano_gpuarray",
+    "sandbox.cuda.blas": "theon.compat.theano_gpuarray",
     # Theano's GPU backend, which theon does not have (pygpu_activated is False; a GPU-only
     # name raises, pointing to mode="JAX"); its submodules are the same module
     "gpuarray": "theon.compat.theano_gpuarray",
