@@ -38,6 +38,17 @@ def test_variable_fields_and_str():
         Variable(float)
 
 
+def test_opaque_type_is_a_token_that_cannot_be_compiled():
+    """Theano's Variable took any type object (Lasagne's tests make
+    ``theano.Variable("myvariable")`` as a token); compiling it is a clear error."""
+    import theon
+
+    v = Variable("myvariable")
+    assert v.type == "myvariable" and v.owner is None
+    with pytest.raises(TypeError, match="not a theon Type"):
+        theon.function([v], v)
+
+
 def test_constant_filtered_set_once_and_readonly():
     c = Constant(ft, 2)
     assert c.data == 2.0 and isinstance(c.data, float)

@@ -154,6 +154,10 @@ def rebuild(
     """
     upd = normalize_updates(updates)
     giv = normalize_givens(givens)
+    for v in (*explicit_inputs, *outputs):
+        if not hasattr(v.type, "filter_variable"):  # an opaque type (theon.Variable("t"))
+            raise TypeError(f"theon.function: {describe(v)} has the type {v.type!r}, which is "
+                            "not a theon Type, so it cannot be computed")
     for v in explicit_inputs:
         if v in giv:
             raise ValueError(

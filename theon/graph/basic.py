@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+_CLASS = type  # (``type`` is the name of Variable's argument)
+
 if TYPE_CHECKING:
     from theon.graph.op import Op
     from theon.graph.type import Type
@@ -187,7 +189,11 @@ class Variable(Node):
         index: int | None = None,
         name: str | None = None,
     ) -> None:
-        if not hasattr(type, "filter_variable"):  # duck check: cheaper than an import
+        if isinstance(type, _CLASS) or type is None:
+            # a class for its instance (``Variable(TensorType)``) is the usual slip; any
+            # other object is an opaque type, as Theano allowed (Lasagne's tests make
+            # ``theano.Variable("myvariable")`` as a token): using it fails where a theon
+            # Type is needed
             raise TypeError(f"Variable's type must be a theon Type instance, got {type!r}")
         self.type = type
         self.owner = owner
