@@ -257,10 +257,10 @@ def _start_monitor() -> None:
     them (one daemon thread per process, started on the first watched task)."""
     global _monitor
     _wake.set()
-    if _monitor is not None:
+    if _monitor is not None and _monitor.is_alive():
         return
-    with _lock:
-        if _monitor is None:
+    with _lock:  # (a forked child has the parent's object, but not its thread)
+        if _monitor is None or not _monitor.is_alive():
             _monitor = threading.Thread(target=_watch, name="theon-progress", daemon=True)
             _monitor.start()
 
@@ -274,7 +274,10 @@ def _watch() -> None:
             if not tasks:
                 _wake.clear()
         for t in tasks:
-            if t._display is not None:
-                t.refresh()
-            elif t.elapsed >= t.delay:
-                t.show()
+            try:
+                if t._display is not None:
+                    t.refresh()
+                elif t.elapsed >= t.delay:
+                    t.show()
+            except (OSError, ValueError):  # stderr closed or gone: nothing to show on
+                pass
