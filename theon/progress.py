@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import io
+import os
 import sys
 import threading
 import time
@@ -217,9 +219,11 @@ class _Display:
         self.last_line = 0.0
         tqdm = _load_tqdm()
         if tqdm is not None:
-            self.bar = tqdm(total=None, file=file, leave=True, dynamic_ncols=True,
-                            mininterval=0, desc=t.text(),
-                            bar_format="theon: {desc} [{elapsed}]")
+            # the line follows the terminal's width; one that reports none (a file, a
+            # pipe, a terminal of 0 columns) gets the whole line
+            width = {"dynamic_ncols": True} if _columns(file) else {"ncols": 1000}
+            self.bar = tqdm(total=None, file=file, leave=True, mininterval=0,
+                            desc=t.text(), bar_format="theon: {desc} [{elapsed}]", **width)
             # the time counts from the start of the work, not from when it was shown
             self.bar.start_t = self.bar._time() - t.elapsed
         elif not _said_install:
@@ -243,6 +247,14 @@ class _Display:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def _columns(file: TextIO) -> int:
+    """The width of the terminal ``file`` writes to (0: unknown, or not a terminal)."""
+    try:
+        return os.get_terminal_size(file.fileno()).columns
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return 0
 
 
 def _load_tqdm() -> Any:
