@@ -165,3 +165,46 @@ def test_the_flag_comes_from_theon_flags() -> None:
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                           text=True, timeout=300, check=True)
     assert done.stderr == ""
+
+
+def test_auto_shows_the_display_on_a_terminal() -> None:
+    """``progress='auto'`` (the default) with stderr a terminal (here a pseudo-terminal
+    of 100 columns): tqdm's line shows the phases."""
+    pty = pytest.importorskip("pty", reason="needs a POSIX pseudo-terminal")
+    pytest.importorskip("tqdm", reason="the live display needs tqdm: pip install 'theon[progress]'")
+    import fcntl
+    import select
+    import struct
+    import termios
+
+    script = textwrap.dedent("""
+        import theon, theon.tensor as tt
+        x = tt.dvector("x")
+        theon.function([x], tt.exp(x).sum(), name="tty")
+    """)
+    main, sub = pty.openpty()
+    fcntl.ioctl(sub, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    env = dict(os.environ, THEON_FLAGS="progress=auto,progress_delay=0")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdin=sub, stdout=sub,
+                            stderr=sub, env=env)
+    os.close(sub)
+    out = b""
+    try:
+        while True:
+            ready, _, _ = select.select([main], [], [], 300)
+            if not ready:
+                break
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        os.close(main)
+        assert proc.wait(timeout=300) == 0
+    text = out.decode(errors="replace")
+    states = {s.strip() for s in text.replace("\n", "\r").split("\r")}
+    assert any(s.startswith("theon: compiling tty: canonicalize") for s in states), text
+    assert re.search(r"theon: compiling tty: link (\d+)/\1 nodes \[00:\d\d\]", text), text
