@@ -39,3 +39,21 @@ def test_a_failing_call_keeps_state_inputs(mode):
         f(7)
     assert f["acc"].tolist() == [0.0] * 3
     assert float(f(0)) == 1.0 and f["acc"].tolist() == [1.0] * 3
+
+
+@pytest.mark.parametrize("n", [3, 40])
+def test_many_updated_shared_variables(n):
+    """A training step updating dozens of shared variables (Lasagne's recurrent example
+    with adagrad: parameters and accumulators) compiles, updates each one, releases every
+    lock even when a call raises, and stays atomic."""
+    xs = [theon.shared(np.full(2, float(k)), name=f"p{k}") for k in range(n)]
+    i = tt.lscalar("i")
+    f = theon.function([i], tt.stack([x[i] for x in xs]).sum(),
+                       updates=[(x, x + 1) for x in xs])
+    assert float(f(1)) == sum(range(n))
+    with pytest.raises(IndexError):
+        f(5)
+    assert [float(x.get_value()[0]) for x in xs] == [k + 1.0 for k in range(n)]
+    g = theon.function([], [], updates=[(xs[0], xs[0] * 2)])  # the locks were released
+    g()
+    assert xs[0].get_value().tolist() == [2.0, 2.0]

@@ -194,8 +194,16 @@ def _build_call(
     s += filtered
     s += _run_lines(src, a, b, implicit_cells, broadcast_dims, profile, trusted)
     s += _update_lines(src, update_plan)
-    # the locked part: acquire each lock, then run the rest under try/finally
-    for n in reversed(range(len(locks))):
+    # the locked part: acquire each lock, then run the rest under try/finally (one
+    # try per lock, or one for all of them where Python's limit of 20 nested blocks
+    # could be reached: a training function updating dozens of shared variables)
+    if len(locks) > _NESTED_LOCKS:
+        acquire, release = _lock_all(locks)
+        src.define("_acq_all", acquire)
+        src.define("_rel_all", release)
+        s = ["    _acq_all()", "    try:", *("    " + ln for ln in s),
+             "    finally:", "        _rel_all()"]
+    for n in reversed(range(len(locks) if len(locks) <= _NESTED_LOCKS else 0)):
         src.define(f"_acq{n}", locks[n].acquire)
         src.define(f"_rel{n}", locks[n].release)
         s = [f"    _acq{n}()", "    try:", *("    " + ln for ln in s),
@@ -205,6 +213,33 @@ def _build_call(
     s.insert(0, f"def __call__({params}*rest, **kwargs):")
     src.add(*s)
     return src.function("__call__", "call"), src.text()
+
+
+#: up to this many locks, the generated call nests one try/finally per lock
+_NESTED_LOCKS = 4
+
+
+def _lock_all(locks: Sequence[Any]) -> tuple[Callable[[], None], Callable[[], None]]:
+    """Functions acquiring ``locks`` in order (releasing those taken if one acquire
+    raises) and releasing them in reverse order."""
+    order = tuple(locks)
+
+    def acquire() -> None:
+        taken = 0
+        try:
+            for lock in order:
+                lock.acquire()
+                taken += 1
+        except BaseException:
+            for lock in reversed(order[:taken]):
+                lock.release()
+            raise
+
+    def release() -> None:
+        for lock in reversed(order):
+            lock.release()
+
+    return acquire, release
 
 
 def _bind_lines(a: list[str]) -> list[str]:
