@@ -149,8 +149,7 @@ def _run(
     wl = _Worklist(track_new)
     fgraph.attach_feature(wl)
     apply_nodes = fgraph.apply_nodes
-    queue = wl.queue
-    queued = wl.queued
+    queue, queued = wl.queue, wl.queued
     fires: Counter[str] = stats.fires
     n_fires = 0
     attempts = 0
