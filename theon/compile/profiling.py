@@ -18,6 +18,7 @@ device, transfers; :meth:`ProfileStats.record_step`).
 from __future__ import annotations
 
 import io
+import os
 import sys
 from typing import Any, TextIO
 
@@ -223,7 +224,8 @@ class ProfileStats:
 
 def built_at(node: Apply, limit: int = 3) -> list[str]:
     """Where the user's code built ``node`` (every node a rewrite merged into it), one
-    line per source line, for the profile's hot nodes.
+    line per source line, for the profile's hot nodes; a file under the working
+    directory is named relative to it.
 
     >>> import theon.tensor as tt
     >>> y = tt.exp(tt.dvector("x"))
@@ -232,8 +234,12 @@ def built_at(node: Apply, limit: int = 3) -> list[str]:
     """
     out = []
     places = [(f, ops) for f, ops in user_lines(node) if f is not None]
-    for frame, ops in places[:limit]:
-        out.append(f"built at {format_trace([frame])}: {', '.join(op_name(o) for o in ops)}")
+    here = os.getcwd() + os.sep
+    for (fn, line, fun), ops in places[:limit]:
+        if fn.startswith(here):
+            fn = fn[len(here):]
+        out.append(f"built at {format_trace([(fn, line, fun)])}: "
+                   f"{', '.join(op_name(o) for o in ops)}")
     if len(places) > limit:
         out.append(f"... and {len(places) - limit} more lines (theon.explain(f) lists them)")
     return out
