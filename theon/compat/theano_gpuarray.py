@@ -39,6 +39,8 @@ _GPU_CLASSES = (
     "GpuContextType", "GpuFromHost", "HostFromGpu", "GpuToGpu", "GpuAlloc", "GpuAllocEmpty",
     "GpuContiguous", "GpuReshape", "GpuJoin", "GpuEye", "GpuElemwise", "GpuDimShuffle",
     "GpuCAReduceCuda", "GpuDnnConv", "GpuDnnPool", "GpuDnnSoftmax", "GpuKernelBase",
+    # Theano 0.8's sandbox.cuda (the same stand-in: theon.compat.table)
+    "GpuCorrMM", "GpuCorr3dMM", "CudaNdarrayType", "CudaNdarraySharedVariable",
 )
 _GPU_FUNCTIONS = (
     "use", "init_dev", "get_context", "reg_context", "list_contexts", "as_gpuarray_variable",
