@@ -145,3 +145,26 @@ def test_importing_a_submodule_by_its_old_path_keeps_the_packages_function():
     )
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "ok"
+
+
+def test_a_submodule_loaded_by_its_package_is_one_module_under_both_paths():
+    """``import pytensor.scan.op`` when ``theon.scan`` loads ``theon.scan.op`` itself
+    must give that module, not a second copy of it: a second copy has its own ``Scan``
+    class, and PyMC's ``match op: case Scan()`` then misses theon's scans."""
+    res = run_child(
+        "import theon.compat\n"
+        "theon.compat.alias('pytensor')\n"
+        "import sys\n"
+        "import pytensor.scan.op\n"
+        "from pytensor.scan.op import Scan\n"
+        "import theon.scan.op\n"
+        "assert sys.modules['pytensor.scan.op'] is sys.modules['theon.scan.op']\n"
+        "assert Scan is theon.scan.op.Scan\n"
+        "import pytensor.tensor.random.op, pytensor.graph.fg, pytensor.compile.builders\n"
+        "dups = [k for k, m in list(sys.modules.items()) if k.startswith('pytensor')\n"
+        "        and m is not sys.modules.get(getattr(m, '__name__', k))]\n"
+        "assert not dups, dups\n"
+        "print('ok')\n"
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "ok"

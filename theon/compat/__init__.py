@@ -156,12 +156,12 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
                 name=fullname,
             )
         if root != "theon":
-            _share_loaded(root)
+            _share_loaded(root, fullname)
         is_pkg = not isinstance(dest, str) or _is_package(dest)
         return importlib.util.spec_from_loader(fullname, _AliasLoader(dest), is_package=is_pkg)
 
 
-def _share_loaded(root: str) -> None:
+def _share_loaded(root: str, finding: str) -> None:
     """Enter every theon module already imported into ``sys.modules`` under ``root``'s
     path too (``pytensor.tensor.shape`` for ``theon.tensor.shape``), where the table
     does not map that path elsewhere.
@@ -170,13 +170,18 @@ def _share_loaded(root: str) -> None:
     make the import system bind the module as an attribute of its package, over the
     package's function of the same name (``pytensor.tensor.shape``, ``.sort``, ...),
     as it does for any newly loaded submodule.
+
+    ``finding``, the path being found now, is left to its spec: an entry for it in
+    ``sys.modules`` at this point would make the import system run the module's
+    own spec again (it prefers that entry's ``__spec__``), loading a second copy
+    of the theon module with classes distinct from the first's.
     """
     for name, mod in list(sys.modules.items()):
         if mod is None or not name.startswith("theon."):
             continue
         rest = name[len("theon."):]
         old = f"{root}.{rest}"
-        if old not in sys.modules and resolve(rest) == name:
+        if old != finding and old not in sys.modules and resolve(rest) == name:
             sys.modules[old] = mod
 
 
