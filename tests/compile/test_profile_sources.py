@@ -112,3 +112,21 @@ def test_jax_profile_with_packed_scalars_and_a_random_generator() -> None:
     d1, d2 = h(), h()
     assert d1.shape == (3,) and not np.array_equal(d1, d2)  # the generator advanced
     assert h.profile.step_calls["transfer to the device"] == 2
+
+
+def test_a_sharded_jax_function_times_whole_calls() -> None:
+    jax = pytest.importorskip("jax", reason="mode='JAX' needs jax (pip install 'theon[jax]')")
+    X = tt.dmatrix("X")
+    w = tt.dvector("w")
+    out = tt.tanh(tt.dot(X, w)).sum()
+    spec = jax.sharding.PartitionSpec("batch")
+    f = theon.function([X, w], out, mode="JAX", sharding={X: spec}, profile=True)
+    rng = np.random.default_rng(2)
+    a, b = rng.normal(size=(8, 3)), rng.normal(size=3)
+    for _ in range(3):
+        assert f(a, b) == pytest.approx(np.tanh(a @ b).sum(), rel=1e-12)
+    from theon.link.jax.profiled import SHARDED, STEPS
+
+    assert f.profile.step_calls == {STEPS[0]: 1, SHARDED: 2}
+    text = f.profile.summary_text()
+    assert SHARDED in text and "Ops, by time" not in text

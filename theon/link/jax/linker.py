@@ -333,8 +333,13 @@ class JAXLinker(Linker):
         x64 = jax.enable_x64
 
         if shardings is not None:
-            return self._sharded_runner(jax, fgraph, call, shardings, typify, untyp,
-                                        jax.jit(traced, **jit_kw))
+            sharded = self._sharded_runner(jax, fgraph, call, shardings, typify, untyp,
+                                           jax.jit(traced, **jit_kw))
+            if profile is not None:
+                from theon.link.jax.profiled import profile_whole_calls
+
+                profile_whole_calls(sharded, call, profile)
+            return sharded
         if plan is not None:
             pack, unpack = plan.pack, plan.unpack
 

@@ -21,11 +21,13 @@ from theon.link.jax.dispatch import jax_typify
 from theon.link.jax.linker import JAXRunner
 from theon.link.jax.packing import PackPlan
 
-__all__ = ["STEPS", "profiled_runner"]
+__all__ = ["SHARDED", "STEPS", "profile_whole_calls", "profiled_runner"]
 
 #: the steps of a call, in the order the profile lists them
 STEPS = ("compile (first call of a shape: trace, XLA compile, run)", "run on the device",
          "transfer to the device", "transfer from the device")
+#: the step of a sharded function's later calls (jit places the arguments itself)
+SHARDED = "run, sharded (placing the arguments, computing, gathering the results)"
 
 
 def profiled_runner(jax: Any, fgraph: FunctionGraph, call: Any,
@@ -66,3 +68,24 @@ def profiled_runner(jax: Any, fgraph: FunctionGraph, call: Any,
     float_inputs = plan.float64_inputs if plan is not None else frozenset()
     return JAXRunner(run, fgraph.toposort(), float_inputs=float_inputs, reentrant=True,
                      pack_plan=plan, jax_call=call)
+
+
+def profile_whole_calls(runner: JAXRunner, call: Any, profile: Any) -> None:
+    """Make ``runner`` (a sharded function's: jax places its arguments as it calls)
+    record each call in ``profile`` as one step: the first call of a shape's compile,
+    or a later run with its transfers."""
+    perf = time.perf_counter
+    fn, record = runner.fn, profile.record_step
+    compile_ = STEPS[0]
+
+    def run(*args: Any) -> list[Any]:
+        t0 = perf()
+        before = call.n_traces
+        res = fn(*args)
+        record(compile_ if call.n_traces != before else SHARDED, perf() - t0)
+        return res
+
+    runner.fn = run
+    if hasattr(profile, "add_note"):
+        profile.add_note("mode='JAX' with sharding: each call is timed as a whole "
+                         "(jax places the arguments on the devices as it runs)")
