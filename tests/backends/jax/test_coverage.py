@@ -32,6 +32,7 @@ ABSTRACT = {
     "theon.tensor.linalg.misc._Lyapunov", "theon.tensor.random.sampling._RandomOp",
     "theon.tensor.random.op.RNGConsumerOp",
     "theon.tensor.nnet.abstract_conv._ConvBase", "theon.tensor.signal.pool._PoolBase",
+    "theon.tensor.nnet.neighbours._NeibsBase",
     "theon.tensor.signal.pool.PoolGrad",
 }
 
