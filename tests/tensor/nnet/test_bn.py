@@ -138,6 +138,25 @@ def test_lasagne_style_update():
     np.testing.assert_allclose(rvar.get_value(), want_v, rtol=1e-12)
 
 
+def test_float32_running_averages_take_float32_updates():
+    """float32 inputs and shared running averages, a Python factor and epsilon: every
+    result float32, so the updates fit the shared variables (Theano's Op types)."""
+    rng = _rng(7)
+    xv = rng.normal(size=(6, 2, 3, 3)).astype("float32")
+    x = T.ftensor4("x")
+    g, b = theon.shared(np.ones(2, "float32")), theon.shared(np.zeros(2, "float32"))
+    rm, rv = theon.shared(np.zeros(2, "float32")), theon.shared(np.ones(2, "float32"))
+    res = bn.batch_normalization_train(x, g, b, "spatial", 1e-4, 0.1, rm, rv)
+    assert [r.dtype for r in res] == ["float32"] * 5
+    out = theon.function([x], res[0], updates=[(rm, res[3]), (rv, res[4])])(xv)
+    assert out.dtype == np.float32
+    want = ref_train(xv.astype("float64"), 1.0, 0.0, (0, 2, 3), 1e-4, 0.1,
+                     np.zeros((1, 2, 1, 1)), np.ones((1, 2, 1, 1)))
+    np.testing.assert_allclose(rm.get_value(), want[3].reshape(2), rtol=1e-5)
+    np.testing.assert_allclose(rv.get_value(), want[4].reshape(2), rtol=1e-5)
+    assert bn.batch_normalization_test(x, np.ones(2), b, rm, rv, "spatial").dtype == "float32"
+
+
 def test_bad_input_errors():
     x = T.dtensor4("x")
     with pytest.raises(ValueError, match="axes must be"):

@@ -131,7 +131,9 @@ def batch_normalization_train(inputs: Any, gamma: Any, beta: Any,
     ``new_running_mean = running_mean * (1 - f) + mean * f`` and
     ``new_running_var = running_var * (1 - f) + m / (m - 1) * var * f`` (``f`` is
     ``running_average_factor``, ``m`` the number of values each statistic averages:
-    the unbiased variance goes into the running average).
+    the unbiased variance goes into the running average).  ``out`` has the inputs'
+    dtype and the new running averages the old ones' (as Theano's Op typed them), so
+    float32 running averages in shared variables take float32 updates.
 
     >>> import numpy as np
     >>> import theon.tensor as T
@@ -155,17 +157,27 @@ def batch_normalization_train(inputs: Any, gamma: Any, beta: Any,
     mean = x.mean(axis=axes_t, keepdims=True)
     var = x.var(axis=axes_t, keepdims=True)
     invstd = tm.reciprocal(tm.sqrt(var + eps))
-    out = (x - mean) * (g * invstd) + b
+    out = _as_dtype((x - mean) * (g * invstd) + b, x.type.dtype)
     res = [out, layout.restore(mean), layout.restore(invstd)]
     if running_mean is not None:
-        factor = as_tensor_variable(running_average_factor)
+        factor = running_average_factor  # a Python number stays one (no upcast)
         rm = layout.expand(running_mean, "running_mean")
         rv = layout.expand(running_var, "running_var")
         m = cast(prod([x.shape[a] for a in axes_t]), var.type.dtype)
         new_mean = rm * (1 - factor) + mean * factor
         new_var = rv * (1 - factor) + (m / (m - 1)) * var * factor
-        res += [layout.restore(new_mean), layout.restore(new_var)]
+        # the updates have the running averages' types (shared variables they replace)
+        res += [layout.restore(_as_dtype(new_mean, rm.type.dtype)),
+                layout.restore(_as_dtype(new_var, rv.type.dtype))]
     return tuple(res)
+
+
+def _as_dtype(v: TensorVariable, dtype: str) -> TensorVariable:
+    if v.type.dtype == dtype:
+        return v
+    out = cast(v, dtype)
+    assert isinstance(out, TensorVariable)
+    return out
 
 
 def batch_normalization_test(inputs: Any, gamma: Any, beta: Any, mean: Any, var: Any,
@@ -193,7 +205,7 @@ def batch_normalization_test(inputs: Any, gamma: Any, beta: Any, mean: Any, var:
     b = layout.expand(beta, "beta")
     mu = layout.expand(mean, "mean")
     v = layout.expand(var, "var")
-    return (x - mu) * (g / tm.sqrt(v + eps)) + b
+    return _as_dtype((x - mu) * (g / tm.sqrt(v + eps)) + b, x.type.dtype)
 
 
 def batch_normalization(inputs: Any, gamma: Any, beta: Any, mean: Any, std: Any,
