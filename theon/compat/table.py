@@ -73,8 +73,7 @@ ALIASES: dict[str, str | Namespace] = {
     "misc.pkl_utils": "theon.compat.theano_pkl_utils",
     # Theano 0.7's pooling module (Lasagne 0.1 imports it): max_pool_2d is pool_2d
     "tensor.signal.downsample": ns("theon.tensor.signal.pool",
-                                   max_pool_2d="theon.tensor.signal.pool:pool_2d",
-                                   DownsampleFactorMax="theon.tensor.signal.pool:Pool"),
+                                   max_pool_2d="theon.tensor.signal.pool:pool_2d"),
     # PyTensor's scalar.math: the special-function ops (scalar.basic is theon.scalar.basic)
     "scalar.math": ns("theon.scalar.special", "theon.scalar",
                       doc="PyTensor's scalar.math: the special functions' scalar ops."),
