@@ -137,3 +137,19 @@ def test_jax_constant_after_rewrites_and_refused_when_run_time():
     with pytest.raises(Exception, match="window size, stride or padding computed at run time"):
         theon.function([x, k], pool.pool_2d(x, ws=(k, 3), ignore_border=True), mode="JAX")(
             xv, 2)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("i", range(3))
+def test_pool_3d_symbolic_parameters(i, mode):
+    xv, kw = random_case(i, nd=3)
+    x = sym(xv)
+    ws = theon.shared(np.array(kw["ws"]))
+    y = pool.pool_3d(x, ws=ws, ignore_border=kw["ignore_border"],
+                     stride=kw["stride"], pad=kw["pad"], mode=mode)
+    assert isinstance(y.owner.op, PoolParams)
+    want = run([x], pool.pool_3d(x, mode=mode, **kw), xv)
+    np.testing.assert_array_equal(theon.function([x], y)(xv), want)
+    verify_grad(lambda v: pool.pool_3d(v, ws=ws, ignore_border=kw["ignore_border"],
+                                       stride=kw["stride"], pad=kw["pad"], mode=mode),
+                [xv], rng=i)
