@@ -209,8 +209,14 @@ class Images2NeibsGrad(_NeibsBase):
             raise ValueError(f"Images2NeibsGrad: the gradient's shape {gz.shape} does not fit "
                              f"images of shape {x.shape}")
         dtype = tensor_type(node.outputs[0]).dtype
-        acc = np.zeros((x.shape[2] * x.shape[3] + 1, batch), dtype=dtype)
-        np.add.at(acc, idx.reshape(-1), gz.reshape(batch, -1).T)
+        pixels = x.shape[2] * x.shape[3]
+        acc = np.zeros((pixels + 1, batch), dtype=dtype)
+        flat = idx.reshape(-1)
+        inside = flat[flat < pixels]
+        if np.unique(inside).size == inside.size:  # no pixel in two patches: write
+            acc[flat] = gz.reshape(batch, -1).T  # (the zero slot, row pixels, is dropped)
+        else:
+            np.add.at(acc, flat, gz.reshape(batch, -1).T)
         output_storage[0][0] = np.ascontiguousarray(acc[:-1].T).reshape(x.shape)
 
     def infer_shape(self, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list[Any]:
