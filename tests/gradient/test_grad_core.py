@@ -333,3 +333,50 @@ def test_rop_disconnected_outputs():
 def test_custom_cos_class_roundtrip():
     # the class-level helpers are usable as Ops created anew (equality by props)
     assert Cos() == cos and Sin() == sin and mul(1.0, 2.0).owner.op == mul
+
+
+def test_grad_one_input_at_a_time_shares_one_walk_and_matches_the_joint_gradient():
+    """PyMC differentiates a cost once per variable: the walk to every input is made
+    once and kept, and each result equals the gradient taken with all inputs at once."""
+    import numpy as np
+
+    import theon
+    import theon.tensor as tt
+    from theon.gradient import core
+
+    xs = [tt.dscalar(f"x{i}") for i in range(4)]
+    cost = sum(tt.log1p(tt.exp(x * (i + 1))) for i, x in enumerate(xs)) + xs[0] * xs[3]
+    one_by_one = [theon.grad(cost, x) for x in xs]
+    assert core._WALKS.get(cost) is not None
+    joint = theon.grad(cost, xs)
+    f = theon.function(xs, [*one_by_one, *joint])
+    vals = [0.5, -1.0, 2.0, 800.0]
+    got = f(*vals)
+    for a, b in zip(got[:4], got[4:]):
+        np.testing.assert_allclose(a, b, rtol=1e-15)
+    want = [1 / (1 + np.exp(-v * (i + 1))) * (i + 1) for i, v in enumerate(vals)]
+    want[0] += vals[3]
+    want[3] += vals[0]
+    np.testing.assert_allclose(got[:4], want, rtol=1e-12)
+
+
+def test_a_walk_that_fails_off_the_path_of_wrt_does_not_stop_grad():
+    """An Op without a gradient on another input's path: grad with respect to ``x``
+    works (its own walk never meets the Op), and grad with respect to ``y`` names it."""
+    import numpy as np
+
+    import theon
+    import theon.tensor as tt
+    from theon.compile.ops import as_op
+
+    @as_op(itypes=[tt.dvector], otypes=[tt.dvector])
+    def double(v):
+        return 2 * v
+
+    x, y = tt.dvector("x"), tt.dvector("y")
+    cost = (x ** 2).sum() + double(y).sum()
+    gx = theon.grad(cost, x)
+    got = gx.eval({x: np.array([1.0, 2.0]), y: np.array([3.0])})
+    np.testing.assert_allclose(got, [2.0, 4.0])
+    with pytest.raises(Exception, match="double|FromFunctionOp|gradient"):
+        theon.grad(cost, y)

@@ -48,7 +48,9 @@ class Simplify(GraphRewriter):
 
 
 def ops_of(f):
-    return sorted(str(n.op) for n in f.maker.fgraph.apply_nodes)
+    """The compiled graph's Ops, but the copies of outputs that are inputs."""
+    return sorted(str(n.op) for n in f.maker.fgraph.apply_nodes
+                  if type(n.op).__name__ != "DeepCopyOp")
 
 
 @pytest.fixture

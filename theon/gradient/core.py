@@ -16,17 +16,18 @@ term from each; the terms are summed once.
 from __future__ import annotations
 
 import warnings
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import theon.tensor as tt
 from theon.config import config
-from theon.graph.basic import Apply, Variable
+from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.collector import gc_paused
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, why_null
 from theon.graph.op import GRADIENT_OF, OpContractError
-from theon.graph.traversal import ancestors, io_toposort
+from theon.graph.traversal import ancestors, graph_inputs, io_toposort
 from theon.progress import phase as progress_phase
 from theon.progress import task as progress_task
 
@@ -187,6 +188,7 @@ class _Backprop:
         consider_constant: Iterable[Variable],
     ) -> None:
         self.blockers = blockers = set(consider_constant)
+        self.wrt = set(wrt)
         self.order = io_toposort(self.blockers, list(seeds))
         # variables that depend (differentiably) on some wrt
         fwd: set[Variable] = {v for v in wrt if not is_discrete(v)}
@@ -448,11 +450,13 @@ def _grad(
         else:
             seeds[v] = g
     blockers = list(consider_constant or ())
-    # differentiate the stable form of the cost (see theon.gradient.stable)
-    seeds = stable_seeds(seeds, [*wrt_list, *blockers])
-    progress_phase("order")
-    bp = _Backprop(seeds, wrt_list, blockers)
-    bp.run()
+    bp = _shared_walk(cost, wrt_list) if not known_grads and not blockers else None
+    if bp is None:
+        # differentiate the stable form of the cost (see theon.gradient.stable)
+        seeds = stable_seeds(seeds, [*wrt_list, *blockers])
+        progress_phase("order")
+        bp = _Backprop(seeds, wrt_list, blockers)
+        bp.run()
     cost_text = describe(cost) if cost is not None else "the known_grads seeds"
     out: list[Any] = []
     depends: set[Variable] | None = None
@@ -484,6 +488,46 @@ def _grad(
     if single:
         return out[0]
     return tuple(out) if isinstance(wrt, tuple) else out
+
+
+#: one backward walk per cost, to every float input of its graph (see _shared_walk)
+_WALKS: weakref.WeakKeyDictionary[Variable, _Backprop | None] = weakref.WeakKeyDictionary()
+
+
+def _shared_walk(cost: Variable | None, wrt: Sequence[Variable]) -> _Backprop | None:
+    """The backward walk of ``cost`` to all its float graph inputs, made once per cost
+    and kept, when every ``wrt`` is such an input; else None.
+
+    Reverse mode gives the gradient of every input in one walk, and a walk costs the
+    whole graph: PyMC's ``gradient`` calls ``grad(cost, v)`` once per variable ``v``,
+    which walked the whole graph each time (quadratic in the model's size). A walk
+    that fails (an Op without a gradient on some input's path) is not kept: each call
+    then walks to its own ``wrt`` only, and reports errors for those.
+    """
+    if cost is None or cost.owner is None or not wrt or not all(
+            v.owner is None and is_tensor(v) and not is_discrete(v) for v in wrt):
+        return None
+    if cost in _WALKS:
+        bp = _WALKS[cost]
+        if bp is None or not all(v in bp.wrt for v in wrt):
+            return None
+        return bp
+    roots = [v for v in graph_inputs([cost])
+             if v.owner is None and not isinstance(v, Constant) and is_tensor(v)
+             and not is_discrete(v)]
+    if not all(v in roots for v in wrt):
+        return None
+    try:
+        seeds = stable_seeds({cost: ones_like(cost)}, roots)
+        progress_phase("order")
+        bp = _Backprop(seeds, roots, [])
+        bp.run()
+    except Exception:
+        # the per-call walk reports the error, if its own wrt meets it
+        _WALKS[cost] = None
+        return None
+    _WALKS[cost] = bp
+    return bp
 
 
 def _name_results(cost_name: str, wrt: Sequence[Variable], out: Sequence[Any],

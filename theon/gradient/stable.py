@@ -22,6 +22,7 @@ graph is differentiated, untouched.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -67,9 +68,46 @@ def stable_seeds(
     """
     keys = list(seeds)
     cut_set = set(cuts)
+    stabilizer = _get_stabilizer()
+    # Cuts that are graph inputs stop the walk where it stops anyway, so the stable form
+    # is the same for every such ``wrt``: PyMC's ``gradient`` calls ``grad`` once per
+    # variable of one cost, and rewriting the whole cost each time made that quadratic.
+    cache_key = None
+    if keys and all(v.owner is None for v in cut_set) and all(
+            k.owner is not None for k in keys):
+        cache_key = (tuple(id(k) for k in keys), id(stabilizer))
+        cached = _CACHE.get(keys[0], {}).get(cache_key)
+        if cached is not None:
+            return _with_seeds(seeds, keys, cached) if cached else seeds
+    new_keys = _stable_keys(keys, cut_set, stabilizer)
+    if cache_key is not None:
+        _CACHE.setdefault(keys[0], {})[cache_key] = new_keys or []
+    return _with_seeds(seeds, keys, new_keys) if new_keys else seeds
+
+
+#: the stable forms found, per (first) seed variable: its entries live as long as it
+_CACHE: weakref.WeakKeyDictionary[Variable, dict[Any, list[Variable]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _with_seeds(seeds: dict[Variable, Variable], keys: list[Variable],
+                new_keys: list[Variable]) -> dict[Variable, Variable]:
+    """The seeds' gradients on the stable forms ``new_keys`` of ``keys`` (summed where
+    two keys have one stable form)."""
+    out: dict[Variable, Variable] = {}
+    for k, new in zip(keys, new_keys):
+        g = seeds[k]
+        out[new] = add_terms([out[new], g]) if new in out else g
+    return out
+
+
+def _stable_keys(keys: list[Variable], cut_set: set[Variable], stabilizer: Any
+                 ) -> list[Variable] | None:
+    """The stable forms of ``keys`` (a private rewritten copy of their graph above
+    ``cut_set``), or None when no stabilization applies."""
     nodes = io_toposort(cut_set, keys)
     if not nodes:
-        return seeds
+        return None
     # a random draw is not copied (a copy would be a second draw): the copy reads it
     draws = [o for n in nodes if any(isinstance(i.type, RandomGeneratorType)
                                      for i in n.inputs) for o in n.outputs]
@@ -103,17 +141,13 @@ def stable_seeds(
         list(cut_set), keys, copy_inputs=False, copy_orphans=False, memo=memo
     )
     fg = FunctionGraph([*leaves, *back], [equiv.get(k, k) for k in keys], clone=False)
-    fires = _get_stabilizer()(fg).fires
+    fires = stabilizer(fg).fires
     if not any(n for name, n in fires.items() if name not in _NEUTRAL):
-        return seeds
+        return None
     # the copy's nodes are private: point their placeholder inputs at the real variables
     for ph, v in back.items():
         for node, i in list(fg.clients.get(ph, ())):
             node.inputs[i] = v
             if isinstance(node.op, Output):
                 fg.outputs[node.op.idx] = v
-    out: dict[Variable, Variable] = {}
-    for k, new in zip(keys, fg.outputs):
-        g = seeds[k]
-        out[new] = add_terms([out[new], g]) if new in out else g
-    return out
+    return list(fg.outputs)

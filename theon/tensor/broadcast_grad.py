@@ -139,8 +139,8 @@ class BroadcastGrad(TensorOp):
         return [self(eval_points[0], inputs[1])]
 
 
-def may_broadcast(x: Variable, others: Sequence[Variable], out_ndim: int) -> bool:
-    """Whether ``x``, an input of an Elemwise node with ``others``, has an unknown length
+def may_broadcast(x: Variable, inputs: Sequence[Variable], out_ndim: int) -> bool:
+    """Whether ``x``, an input of an Elemwise node with ``inputs``, has an unknown length
     that may be 1 at run time where another input's length is not statically 1 (so the
     gradient must be summed there if it is)."""
     xs = tensor_type(x).shape
@@ -148,7 +148,9 @@ def may_broadcast(x: Variable, others: Sequence[Variable], out_ndim: int) -> boo
     for d, s in enumerate(xs):
         if s is not None:
             continue
-        for y in others:
+        for y in inputs:
+            if y is x:
+                continue
             ys = tensor_type(y).shape
             k = d + off - (out_ndim - len(ys))
             if 0 <= k < len(ys) and ys[k] != 1:

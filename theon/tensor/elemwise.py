@@ -664,7 +664,7 @@ class Elemwise(TensorOp):
                 res.append(g)
             elif tensor_type(x).dtype in discrete_dtypes:
                 res.append(disconnected_type())
-            elif may_broadcast(x, [y for y in inputs if y is not x], len(out_shape)):
+            elif may_broadcast(x, inputs, len(out_shape)):
                 res.append(broadcast_grad(g, x))  # decided for the compiled types
             else:
                 res.append(sum_to_type(g, x))
