@@ -20,8 +20,8 @@ the order in which the non-constant terms of one sum or product are combined
 >>> import theon, theon.tensor as tt
 >>> x, y = tt.dvector("x"), tt.dvector("y")
 >>> f = theon.function([x, y], (x * y) / y)
->>> [n.op for n in f.maker.fgraph.apply_nodes]
-[]
+>>> [str(n) for n in f.maker.fgraph.apply_nodes]  # only the result's copy of x is left
+['DeepCopyOp(x)']
 """
 
 from __future__ import annotations
