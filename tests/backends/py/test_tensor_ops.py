@@ -121,6 +121,12 @@ TABLE = {
         lambda a: [1.0 / a, T.log(a), T.exp(a * 1000.0), T.sqrt(a)],
         [np.array(0.0)],
     ),
+    "reshape_const": (
+        lambda: [T.dmatrix("m"), T.dvector("v")],
+        lambda m, v: [m.reshape((4, -1)), m.reshape((-1,)) * 2.0, v[1:2].reshape(()),
+                      T.exp(v[0:1].reshape(())) + v, m.T.reshape((2, 2, -1))],
+        [M, V],
+    ),
     "subtensor_const": (
         lambda: [T.dmatrix("m"), T.dvector("v")],
         lambda m, v: [m[1], m[1:, 2], m[2, 3], v[-1], m[::-1, ::2], m[0:2, 1] * 2.0],
@@ -220,6 +226,7 @@ def test_profile_records_tensor_nodes():
         "scalar_tensor",
         "0d_chain",
         "subtensor_const",
+        "reshape_const",
         "inc_subtensor_const",
         "join_stack",
         "add_diag_layouts",

@@ -44,6 +44,7 @@ from theon.tensor.basic import ScalarFromTensor, TensorFromScalar
 from theon.tensor.blas import Dot
 from theon.tensor.elemwise import CAReduce, DimShuffle, Elemwise
 from theon.tensor.joining import Join, static_axis
+from theon.tensor.reshaping import Reshape
 from theon.tensor.rewriting.blas import Gemm, Gemv
 from theon.tensor.shape import Shape, Shape_i
 from theon.tensor.subtensor import SYM, IncSubtensor, Subtensor, _build_index
@@ -616,6 +617,21 @@ def _emit_shape(op: Shape, node: Apply, ctx: NodeEmitter) -> list[str] | None:
     i64 = ctx.bind(np.dtype(np.int64), "dt")
     shape = f"{ctx.arg(0, Rep.NPS)}.shape"
     return [f"{ctx.out(0, fresh=True, reuse=True)} = {arr}({shape}, {i64}).reshape(-1)"]
+
+
+@py_emit.register(Reshape)
+def _emit_reshape(op: Reshape, node: Apply, ctx: NodeEmitter) -> list[str] | None:
+    """``x.reshape(shape)`` for a constant shape (the view Reshape.perform makes; PyMC
+    unpacks each scalar of its flat parameter vector this way); a run-time shape:
+    perform."""
+    shp = node.inputs[1]
+    if type(op).perform is not Reshape.perform or not isinstance(shp, Constant):
+        return None
+    dims = tuple(int(d) for d in np.asarray(shp.data).reshape(-1))
+    if len(dims) != op.ndim:
+        return None
+    x = ctx.arg(0)
+    return [f"{ctx.out(0, reuse=True)} = {x}.reshape({ctx.bind(dims, 'shape')})"]
 
 
 # ------------------------------------------------------------- constant basic indexing
