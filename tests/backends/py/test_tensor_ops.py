@@ -11,9 +11,11 @@ import pytest
 
 import theon.tensor as T
 from tests.link.pyfunc_helpers import assert_same, call, runners
+from theon.compile.ops import deep_copy_op, view_op
 from theon.tensor.alloc_diag import AddDiag
 
 rng = np.random.default_rng(0)
+
 M = rng.normal(size=(3, 4))
 M2 = rng.normal(size=(4, 2))
 V = rng.normal(size=4)
@@ -127,6 +129,15 @@ TABLE = {
                       T.exp(v[0:1].reshape(())) + v, m.T.reshape((2, 2, -1))],
         [M, V],
     ),
+    "structural": (
+        lambda: [T.dmatrix("m"), T.dvector("v"), T.dscalar("s")],
+        lambda m, v, s: [
+            view_op(m) * 2.0, deep_copy_op(v), T.stack([s, s * 2.0, T.sum(v)]),
+            T.alloc(s, v.shape[0], 2), T.alloc(v, 3, v.shape[0]),
+            T.alloc(T.constant(0.0), m.shape[1]),
+        ],
+        [M, V, S],
+    ),
     "subtensor_const": (
         lambda: [T.dmatrix("m"), T.dvector("v")],
         lambda m, v: [m[1], m[1:, 2], m[2, 3], v[-1], m[::-1, ::2], m[0:2, 1] * 2.0],
@@ -227,6 +238,7 @@ def test_profile_records_tensor_nodes():
         "0d_chain",
         "subtensor_const",
         "reshape_const",
+        "structural",
         "inc_subtensor_const",
         "join_stack",
         "add_diag_layouts",
