@@ -23,6 +23,7 @@ script changes them only when the graph or the drawing conventions change.
 
 from __future__ import annotations
 
+import importlib.util
 import pathlib
 import shutil
 import sys
@@ -108,6 +109,10 @@ def main(outdir: pathlib.Path = HERE) -> None:
     pydotprint(f, outfile=str(outdir / "demo_graph.png"), var_with_name_simple=True,
                max_label_size=120)
     pydotprint(e, outfile=str(outdir / "demo_graph_built.png"), var_with_name_simple=True)
+    if importlib.util.find_spec("playwright") is None:
+        print("d3viz_gradient100.png: not redrawn, it needs playwright and Chromium "
+              "(pip install 'theon[screenshots]'; apt-get install chromium)")
+        return
     gradient100_picture(outdir / "d3viz_gradient100.png")
 
 
