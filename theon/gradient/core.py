@@ -492,11 +492,14 @@ def _grad(
 
 #: one backward walk per cost, to every float input of its graph (see _shared_walk)
 _WALKS: weakref.WeakKeyDictionary[Variable, _Backprop | None] = weakref.WeakKeyDictionary()
+#: the costs differentiated once so far (the second time, the shared walk is made)
+_ASKED: weakref.WeakKeyDictionary[Variable, None] = weakref.WeakKeyDictionary()
 
 
 def _shared_walk(cost: Variable | None, wrt: Sequence[Variable]) -> _Backprop | None:
-    """The backward walk of ``cost`` to all its float graph inputs, made once per cost
-    and kept, when every ``wrt`` is such an input; else None.
+    """The backward walk of ``cost`` to all its float graph inputs, made the second
+    time ``cost`` is differentiated and kept, when every ``wrt`` is such an input;
+    else None (the first time: one ``grad`` call walks to its own ``wrt`` only).
 
     Reverse mode gives the gradient of every input in one walk, and a walk costs the
     whole graph: PyMC's ``gradient`` calls ``grad(cost, v)`` once per variable ``v``,
@@ -512,6 +515,9 @@ def _shared_walk(cost: Variable | None, wrt: Sequence[Variable]) -> _Backprop | 
         if bp is None or not all(v in bp.wrt for v in wrt):
             return None
         return bp
+    if cost not in _ASKED:  # a cost differentiated once walks to its own wrt only
+        _ASKED[cost] = None
+        return None
     roots = [v for v in graph_inputs([cost])
              if v.owner is None and not isinstance(v, Constant) and is_tensor(v)
              and not is_discrete(v)]
