@@ -33,7 +33,7 @@ from theon.tensor.basic import (
     is_weak_scalar,
     weak_constant_dtype,
 )
-from theon.tensor.elemwise_grad import grad_template, plain_elemwise
+from theon.tensor.elemwise_grad import constant_zero_factor, grad_template, plain_elemwise
 from theon.tensor.type import TensorType, discrete_dtypes, tensor_type
 from theon.tensor.ufunc_safety import out_ok
 from theon.tensor.variable import TensorConstant, TensorVariable
@@ -649,7 +649,7 @@ class Elemwise(TensorOp):
 
         partials = self._partials(inputs, outputs, output_grads)
         out_shape = tensor_type(outputs[0]).shape
-        zero_factor = _constant_zero_factor(self, inputs)
+        zero_factor = constant_zero_factor(self.scalar_op, inputs)
         res: list[Any] = []
         for i, (x, g) in enumerate(zip(inputs, partials)):
             if g is None:
@@ -692,21 +692,6 @@ class Elemwise(TensorOp):
                     total = fill_like(out, total)
             results.append(total)
         return results
-
-
-def _constant_zero_factor(op: Elemwise, inputs: Sequence[Variable]) -> int | None:
-    """The position of a constant all-zeros input of a product (``mul``), or None.
-
-    A product with a constant zero factor ``c`` is ``c * u`` for every ``u``, so its
-    derivative in ``u`` is the constant 0, and a gradient through it is 0 even where
-    the incoming gradient is infinite (``log(0 * lam)``'s chain rule would give
-    ``inf * 0 = nan``)."""
-    if getattr(op.scalar_op, "name", None) != "mul":
-        return None
-    for k, v in enumerate(inputs):
-        if isinstance(v, TensorConstant) and v.data.size and not np.any(v.data):
-            return k
-    return None
 
 
 # CAReduce -------------------------------------------------------------------------------

@@ -176,3 +176,25 @@ def grad_template(
         if len(_GRAD_TEMPLATES) < _GRAD_TEMPLATES_LIMIT:
             _GRAD_TEMPLATES[key] = template
     return template
+
+
+def constant_zero_factor(scalar_op: Any, inputs: Sequence[Variable]) -> int | None:
+    """The position of a constant all-zeros input of a product (``mul``), or None.
+
+    A product with a constant zero factor ``c`` is ``c * u`` for every ``u``, so its
+    derivative in ``u`` is the constant 0, and a gradient through it is 0 even where
+    the incoming gradient is infinite (``log(0 * lam)``'s chain rule would give
+    ``inf * 0 = nan``).
+
+    >>> import theon.tensor as tt
+    >>> from theon.scalar import add, mul
+    >>> x, zeros = tt.dvector("x"), tt.constant([0.0, 0.0])
+    >>> constant_zero_factor(mul, [x, zeros]), constant_zero_factor(add, [x, zeros])
+    (1, None)
+    """
+    if getattr(scalar_op, "name", None) != "mul":
+        return None
+    for k, v in enumerate(inputs):
+        if isinstance(v, TensorConstant) and v.data.size and not np.any(v.data):
+            return k
+    return None
