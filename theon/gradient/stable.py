@@ -70,23 +70,24 @@ def stable_seeds(
     cut_set = set(cuts)
     stabilizer = _get_stabilizer()
     # Cuts that are graph inputs stop the walk where it stops anyway, so the stable form
-    # is the same for every such ``wrt``: PyMC's ``gradient`` calls ``grad`` once per
-    # variable of one cost, and rewriting the whole cost each time made that quadratic.
-    cache_key = None
-    if keys and all(v.owner is None for v in cut_set) and all(
-            k.owner is not None for k in keys):
-        cache_key = (tuple(id(k) for k in keys), id(stabilizer))
-        cached = _CACHE.get(keys[0], {}).get(cache_key)
-        if cached is not None:
-            return _with_seeds(seeds, keys, cached) if cached else seeds
+    # of one cost is the same for every such ``wrt``: PyMC's ``gradient`` calls ``grad``
+    # once per variable of one cost, and rewriting the whole cost each time made that
+    # quadratic. Kept per cost, with the rewriter that made it (a module that registers
+    # more rewrites makes a new one).
+    cacheable = (len(keys) == 1 and keys[0].owner is not None
+                 and all(v.owner is None for v in cut_set))
+    if cacheable:
+        hit = _CACHE.get(keys[0])
+        if hit is not None and hit[0] is stabilizer:
+            return _with_seeds(seeds, keys, hit[1]) if hit[1] else seeds
     new_keys = _stable_keys(keys, cut_set, stabilizer)
-    if cache_key is not None:
-        _CACHE.setdefault(keys[0], {})[cache_key] = new_keys or []
+    if cacheable:
+        _CACHE[keys[0]] = (stabilizer, new_keys)
     return _with_seeds(seeds, keys, new_keys) if new_keys else seeds
 
 
-#: the stable forms found, per (first) seed variable: its entries live as long as it
-_CACHE: weakref.WeakKeyDictionary[Variable, dict[Any, list[Variable]]] = (
+#: the stable form of a cost (None: none applies) and the rewriter that found it
+_CACHE: weakref.WeakKeyDictionary[Variable, tuple[Any, list[Variable] | None]] = (
     weakref.WeakKeyDictionary())
 
 
