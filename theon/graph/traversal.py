@@ -84,7 +84,8 @@ def preorder(
     """
     # a set: PyMC passes a list of thousands of blockers (``v in list`` per variable
     # made the walk quadratic)
-    blocked = set(blockers) if blockers else ()
+    blocked = (blockers if isinstance(blockers, (set, frozenset))
+               else set(blockers) if blockers else ())
     seen: set[Variable] = set()
     out: list[Variable] = []
     stack = list(graphs)
