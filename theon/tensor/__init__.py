@@ -159,6 +159,7 @@ def _as_scalar(x: Variable) -> Variable | None:
 _register_rewrite_module("theon.tensor.rewriting")
 _register_linker_backend("py", "theon.backends.py.tensor")
 _register_linker_backend("py", "theon.backends.py.basic")
+_register_linker_backend("py", "theon.backends.py.tensor_extra")
 _register_linker_backend("jax", "theon.backends.jax.tensor")  # (jax loads when a rule runs)
 _register_linker_backend("jax", "theon.backends.jax.searching")
 _register_vectorize_module("theon.tensor.vectorize_rules")

@@ -91,10 +91,37 @@ def _finite_max(x: np.ndarray, axis: int | None) -> np.ndarray:
     is ``[0, nan]``, as ``exp(x) / sum(exp(x))``; shifting by ``inf`` would make
     every entry nan).  ``logsumexp`` shifts the same way.
     """
-    m: np.ndarray = np.max(x, axis=axis, keepdims=True)
+    m: np.ndarray = np.maximum.reduce(x, axis=axis, keepdims=True)
     if not np.isfinite(m).all():
         m = np.where(np.isfinite(m), m, np.zeros((), m.dtype))
     return m
+
+
+def softmax_values(x: np.ndarray, axis: int | None) -> np.ndarray:
+    """What :class:`Softmax` computes, on an array (the py linker calls it directly).
+
+    >>> softmax_values(np.array([0.0, np.log(3.0)]), 0)
+    array([0.25, 0.75])
+    """
+    if x.size == 0:
+        return np.empty_like(x)
+    e: np.ndarray = x - _finite_max(x, axis)
+    np.exp(e, out=e)
+    e /= np.add.reduce(e, axis=axis, keepdims=True)
+    return e
+
+
+def log_softmax_values(x: np.ndarray, axis: int | None) -> np.ndarray:
+    """What :class:`LogSoftmax` computes, on an array (the py linker calls it directly).
+
+    >>> log_softmax_values(np.array([0.0, 0.0]), 0)
+    array([-0.69314718, -0.69314718])
+    """
+    if x.size == 0:
+        return np.empty_like(x)
+    e: np.ndarray = x - _finite_max(x, axis)
+    e -= np.log(np.add.reduce(np.exp(e), axis=axis, keepdims=True))
+    return e
 
 
 class _AlongAxis(TensorOp):
@@ -133,14 +160,7 @@ class Softmax(_AlongAxis):
     fn_name = "softmax"
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        (x,) = inputs
-        if x.size == 0:
-            output_storage[0][0] = np.empty_like(x)
-            return
-        e = x - _finite_max(x, self.axis)
-        np.exp(e, out=e)
-        e /= np.sum(e, axis=self.axis, keepdims=True)
-        output_storage[0][0] = e
+        output_storage[0][0] = softmax_values(inputs[0], self.axis)
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:
@@ -172,14 +192,7 @@ class LogSoftmax(_AlongAxis):
     fn_name = "log_softmax"
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        (x,) = inputs
-        if x.size == 0:
-            output_storage[0][0] = np.empty_like(x)
-            return
-        e = x - _finite_max(x, self.axis)
-        lse = np.log(np.sum(np.exp(e), axis=self.axis, keepdims=True))
-        e -= lse
-        output_storage[0][0] = e
+        output_storage[0][0] = log_softmax_values(inputs[0], self.axis)
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list[Any]:

@@ -20,6 +20,7 @@ minus the interpretation overhead:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -52,6 +53,10 @@ from theon.tensor.type import TensorType, tensor_type
 from theon.tensor.ufunc_safety import strided_out_safe
 
 _FOLDING = (Add, Mul)  # ops whose impl folds a binary ufunc over any number of inputs
+
+#: Emitters of ``Elemwise`` nodes by the class of their scalar op, tried before the
+#: general ufunc spelling below (:mod:`theon.backends.py.tensor_extra` adds to it).
+ELEMWISE_EMITTERS: dict[type, Callable[[Elemwise, Apply, NodeEmitter], list[str] | None]] = {}
 
 
 @value_info.register(TensorType)
@@ -261,6 +266,11 @@ def _emit_elemwise(op: Elemwise, node: Apply, ctx: NodeEmitter) -> list[str] | N
         from theon.backends.py.fused import emit_fused
 
         return emit_fused(op, node, ctx)
+    special = ELEMWISE_EMITTERS.get(type(sop))
+    if special is not None and out_nd > 0:
+        lines = special(op, node, ctx)
+        if lines is not None:
+            return lines
     if out_nd > 0 and _slow_alone(op, node):
         # a lone float64 tanh: as a one-step fused node, so tier 1 (numba) may take it
         from theon.backends.py.fused import emit_fused
