@@ -63,7 +63,7 @@ from theon.scalar.specgrad import RULES as _SPECIAL_GRADS
 from theon.scalar.type import ScalarType, constant, get_scalar_type, scalar_type
 
 __all__ = ["DECLARED_IN", "FAMILIES", "OPS", "ROW", "ROWS", "SCALAR_ALIASES", "OnHost",
-           "OpRow", "scipy_ufunc"]
+           "OpRow", "computes_as_ufunc_in_float64", "scipy_ufunc"]
 
 #: the family modules of ``theon.scalar`` (``theon.scalar.<family>``) a row can belong to
 FAMILIES = ("basic", "arith", "logic", "special", "transcendental")
@@ -133,6 +133,13 @@ def _float_impl(op: ScalarOp, *xs: Any) -> Any:
     if len(xs) == 1:
         return specfun.apply_float(op.ufunc, xs[0])
     return specfun.float_impl(op, *xs)
+
+
+def computes_as_ufunc_in_float64(op: ScalarOp) -> bool:
+    """Whether ``op.impl`` on float64 operands is ``op.ufunc`` itself (a special function
+    computed in a precision SciPy supports: float64 stays float64), so a kernel may call
+    the ufunc directly there."""
+    return type(op).impl is _float_impl and isinstance(op.ufunc, np.ufunc | scipy_ufunc)
 
 
 def _copy_impl(op: ScalarOp, x: Any) -> Any:

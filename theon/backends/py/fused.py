@@ -26,7 +26,8 @@ from theon.link.pyfunc.kernel import (
 from theon.link.tier1 import accepts, allowed, available, current_tier
 from theon.scalar.basic import Add, Mul, ScalarOp
 from theon.scalar.composite import Composite
-from theon.scalar.table import OpRow
+from theon.scalar.logic import Switch
+from theon.scalar.table import OpRow, computes_as_ufunc_in_float64
 from theon.scalar.type import ScalarType
 from theon.tensor.type import TensorType
 
@@ -94,6 +95,15 @@ def composite_spec(comp: Composite) -> KernelSpec | None:
                 and all(np.asarray(v).dtype.name == dt for v in vals)
             ):
                 step = KStep(ufunc, args, dt, fold=True, name=numpy_name(sop))
+            elif isinstance(sop, Switch):
+                step = KStep(np.where, args, dt, use_out=False)  # (Switch.impl is np.where)
+            elif (
+                dt == "float64"
+                and computes_as_ufunc_in_float64(sop)
+                and ufunc.nin == len(args)
+                and all(np.asarray(v).dtype == np.float64 for v in vals)
+            ):
+                step = KStep(ufunc, args, dt)
             else:
                 step = KStep(sop.impl, args, dt, use_out=False)
             refs[out] = n_in + len(steps)
