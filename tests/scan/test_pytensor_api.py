@@ -271,7 +271,7 @@ def test_initial_buffers_in_pytensor_form_and_stripped_when_compiled():
         buf = scan_node(out).inputs[1]
         assert isinstance(buf.owner.inputs[0].owner.op, ScanBuffer)
         # ``[:lag]``, its stop an index input (PyMC unpacks the node's three inputs)
-        assert buf.owner.op.idx_list == ((None, "?", None),) and len(buf.owner.inputs) == 3
+        assert buf.owner.op.idx_list == (slice(None, "?"),) and len(buf.owner.inputs) == 3
         assert int(buf.owner.inputs[2].data) == lag
         assert initial_rows(buf, lag) is buf.owner.inputs[1]
     f = theon.function([x0, m0], [xs, ms])
@@ -282,6 +282,33 @@ def test_initial_buffers_in_pytensor_form_and_stripped_when_compiled():
     # too few initial rows: the Scan names the state (as before the buffers)
     with pytest.raises(ValueError, match="initial value"):
         f(np.array([1.0, -1.0]), np.array([[1.0]]))
+
+
+def test_initial_buffer_reads_back_as_pymc_reads_it():
+    """PyMC's logprob of a scan finds a state's initial value in its buffer
+    ``set_subtensor(AllocEmpty(...)[:k], x0)``: an ``IncSubtensor`` setting through one
+    ``slice`` entry (no start, a stop, no step) of an ``AllocEmpty``, whose inputs are
+    the buffer, ``x0`` and the stop.  Two scans built alike give equal buffer ops."""
+    x0 = tt.dscalar("x0")
+    a = tt.dscalar("a")
+    bufs = []
+    for _ in range(2):
+        xs, _ = theon.scan(lambda p, a: a * p, outputs_info=x0, non_sequences=a, n_steps=4)
+        bufs.append(scan_node(xs).inputs[1])
+    buf = bufs[0]
+    op = buf.owner.op
+    assert isinstance(op, IncSubtensor) and op.set_instead_of_inc
+    (e,) = op.idx_list
+    assert isinstance(e, slice) and e.start is None and e.stop is not None and e.step is None
+    empty, init, stop = buf.owner.inputs
+    assert isinstance(empty.owner.op, AllocEmpty) and init.ndim == 1  # x0 as one row
+    assert bufs[1].owner.op == op and hash(bufs[1].owner.op) == hash(op)
+    # the values a logp would put after the initial value: join(x0, values)
+    vals = tt.dvector("vals")
+    f = theon.function([x0, vals], tt.join(0, init, vals))
+    np.testing.assert_array_equal(f(0.5, np.array([1.0, 2.0])), [0.5, 1.0, 2.0])
+    np.testing.assert_array_equal(theon.function([x0], buf[:1])(0.5), [0.5])
+    assert int(stop.data) == 1
 
 
 def test_scan_rewrite_databases():

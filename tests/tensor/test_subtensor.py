@@ -553,3 +553,63 @@ def test_rop_matches_finite_differences() -> None:
         g = theon.function([x], y, mode="REFERENCE")
         num = (g(xv + 1e-6 * vv) - g(xv - 1e-6 * vv)) / 2e-6
         np.testing.assert_allclose(jvp, num, rtol=1e-5, atol=1e-6)
+
+
+def test_slice_entries_are_slice_objects_like_pytensors() -> None:
+    """A basic slice is a ``slice`` in the op's ``idx_list`` (code written for PyTensor,
+    PyMC's logprob among it, tests ``isinstance(entry, slice)`` and reads its parts);
+    a symbolic bound is the next index input, ``"?"``."""
+    x, n = tt.dmatrix("x"), tt.lscalar("n")
+    y = x[1:, 0]
+    assert y.owner.op.idx_list == (slice(1, None, None), 0)
+    assert isinstance(y.owner.op.idx_list[0], slice)
+    (e,) = x[:n].owner.op.idx_list
+    assert isinstance(e, slice) and (e.start, e.stop, e.step) == (None, "?", None)
+    (e,) = set_subtensor(x[:n], 0.0).owner.op.idx_list
+    assert isinstance(e, slice) and e.stop == "?"
+    i = tt.lvector("i")
+    assert x[i, ::2].owner.op.idx_list == ("?", slice(None, None, 2))
+    xv = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(run([x], y, xv), xv[1:, 0])
+    np.testing.assert_array_equal(run([x, n], x[:n], xv, 2), xv[:2])
+    np.testing.assert_array_equal(run([x, i], x[i, ::2], xv, [2, 0]), xv[[2, 0], ::2])
+
+
+def test_index_ops_built_alike_compare_and_hash_equal() -> None:
+    """Op identity is ``__props__``: ops holding (unhashable) slices built alike are
+    equal, hash equal (one set entry, one merged node) and survive a pickle round trip;
+    a ``(start, stop, step)`` tuple is read as that slice."""
+    import pickle
+
+    x = tt.dmatrix("x")
+    i = tt.lvector("i")
+    pairs = [
+        (x[1:, 0].owner.op, Subtensor(((1, None, None), 0))),
+        (set_subtensor(x[:2], 1.0).owner.op,
+         IncSubtensor([slice(None, 2)], set_instead_of_inc=True)),
+        (x[i, 1:].owner.op, AdvancedSubtensor(("?", slice(1, None)))),
+        (inc_subtensor(x[i, 1:], 1.0).owner.op, AdvancedIncSubtensor(("?", (1, None, None)))),
+    ]
+    for a, b in pairs:
+        assert a is not b and a == b and hash(a) == hash(b) and len({a, b}) == 1
+        c = pickle.loads(pickle.dumps(a))
+        assert c == a and hash(c) == hash(a) and c.idx_list == a.idx_list
+    assert Subtensor((slice(1, None),)) != Subtensor((slice(None, 1),))
+    assert Subtensor((slice(1, None),)) != Subtensor((1,))
+    assert IncSubtensor((slice(1, None),)) != IncSubtensor((slice(1, None),),
+                                                          set_instead_of_inc=True)
+    # two x[1:] built apart merge into one node when compiled
+    f = theon.function([x], [x[1:] * 2.0, x[1:] * 3.0])
+    subs = [nd for nd in f.maker.fgraph.apply_nodes if isinstance(nd.op, Subtensor)]
+    assert len(subs) <= 1
+    xv = np.arange(6.0).reshape(3, 2)
+    r = f(xv)
+    np.testing.assert_array_equal(r[0], xv[1:] * 2.0)
+    np.testing.assert_array_equal(r[1], xv[1:] * 3.0)
+
+
+def test_bad_index_entries_are_named() -> None:
+    with pytest.raises(TypeError, match="not an index entry: 1.5"):
+        Subtensor((1.5,))
+    with pytest.raises(ValueError, match=r"\(start, stop, step\)"):
+        Subtensor(((1, 2),))

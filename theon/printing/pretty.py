@@ -193,8 +193,8 @@ def _index_text(idx_list: Sequence[Any], args: Sequence[Text]) -> str:
 
     parts = []
     for e in idx_list:
-        if isinstance(e, tuple):
-            a, b, c = e
+        if isinstance(e, slice):
+            a, b, c = e.start, e.stop, e.step
             t = f"{part(a)}:{part(b)}"
             if c is not None:
                 t += f":{part(c)}"

@@ -109,11 +109,11 @@ def _last_row(x: Variable) -> Variable | None:
         y = as_tensor_variable(node.inputs[1])
         if isinstance(e, int) and not isinstance(e, bool) and e == -1:
             return y
-        if not isinstance(e, tuple) or e[1] is not None or e[2] not in (None, 1):
+        if not isinstance(e, slice) or e.stop is not None or e.step not in (None, 1):
             return None
-        if e[0] == -1:  # x[-1:] = y: y broadcast to (1, *row)
+        if e.start == -1:  # x[-1:] = y: y broadcast to (1, *row)
             return y[0] if y.ndim == v.ndim else y
-        if e[0] == SYM or y.ndim != v.ndim:
+        if e.start == SYM or y.ndim != v.ndim:
             return None
         v = y
 

@@ -304,7 +304,7 @@ def _last_row_clients(fgraph: FunctionGraph, v: Variable, lag: int) -> list[Appl
         if idx and idx[0] == -1 and not isinstance(idx[0], bool):
             found.append(client)
             continue
-        if idx == ((lag, None, None),):
+        if idx == (slice(lag, None),):
             inner = _last_row_clients(fgraph, client.outputs[0], 0)
             if inner is None or any(not isinstance(c.op, Subtensor) or c.op.idx_list[0] != -1
                                     for c in inner):

@@ -188,7 +188,7 @@ def expand_empty(tensor_var: Any, size: Any, rows: int | None = None) -> TensorV
     # the stop of ``[:k]`` is an index input, a constant one when known, as PyTensor's
     # (PyMC reads the initial value back from the node's three inputs)
     stop = constant(k, dtype="int64") if isinstance(k, int) else k
-    out: TensorVariable = IncSubtensor(((None, SYM, None),), set_instead_of_inc=True)(
+    out: TensorVariable = IncSubtensor((slice(None, SYM),), set_instead_of_inc=True)(
         empty, v, stop)
     return out
 
@@ -206,11 +206,11 @@ def initial_rows(buffer: Variable, lag: int) -> Variable | None:
     if node is None or not isinstance(node.op, IncSubtensor) or not node.op.set_instead_of_inc:
         return None
     idx = node.op.idx_list
-    if idx == ((None, SYM, None),):
+    if idx == (slice(None, SYM),):
         stop = node.inputs[2]
         if not isinstance(stop, Constant) or int(stop.data) != lag:
             return None
-    elif idx != ((None, lag, None),):
+    elif idx != (slice(None, lag),):
         return None
     empty, y = node.inputs[0], node.inputs[1]
     if empty.owner is None or not isinstance(empty.owner.op, ScanBuffer):

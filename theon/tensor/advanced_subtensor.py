@@ -27,6 +27,7 @@ from theon.tensor.subtensor import (
     FULL,
     SYM,
     Entry,
+    IdxListProps,
     _build_index,
     _check_index_inputs,
     _check_scalar_index,
@@ -36,8 +37,10 @@ from theon.tensor.subtensor import (
     _is_int_dtype,
     _static_slice_len,
     _take_parts,
+    as_idx_list,
     idx_text,
     slice_length,
+    slice_parts,
 )
 from theon.tensor.type import TensorType, tensor_type, tensor_vars
 from theon.tensor.variable import TensorVariable
@@ -59,7 +62,7 @@ def _adv_kinds(
     for e in idx_list:
         if e is None:
             items.append(("new",))
-        elif isinstance(e, tuple):
+        elif isinstance(e, slice):
             parts = _take_parts(e, it)
             for p in parts:
                 _check_scalar_index(p, "a slice bound")
@@ -159,7 +162,8 @@ def _adv_static_shape(
 def _static_basic_dim(x: TensorVariable, item: tuple[Any, ...]) -> int | None:
     if item[0] == "new":
         return 1
-    _, d, slc, parts = item
+    _, d, e, parts = item
+    slc = slice_parts(e)
     vals = []
     it = iter(parts)
     for p in slc:
@@ -209,7 +213,7 @@ def _sym_bcast(shapes: Sequence[Sequence[Any]]) -> list[Any]:
     return out
 
 
-class AdvancedSubtensor(TensorOp):
+class AdvancedSubtensor(IdxListProps, TensorOp):
     """Advanced indexing ``x[idx]`` (integer arrays, boolean masks, with slices, ints and
     new axes), following NumPy's rules; the output is a copy.
 
@@ -223,7 +227,7 @@ class AdvancedSubtensor(TensorOp):
     __props__: tuple[str, ...] = ("idx_list",)
 
     def __init__(self, idx_list: Sequence[Entry]) -> None:
-        self.idx_list = tuple(idx_list)
+        self.idx_list = as_idx_list(idx_list)
 
     def __str__(self) -> str:
         return f"AdvancedSubtensor{{{idx_text(self.idx_list)}}}"
@@ -296,7 +300,7 @@ def _sub_ndim(node: Apply, idx_list: Sequence[Entry]) -> int:
     return int(nd)
 
 
-class AdvancedIncSubtensor(TensorOp):
+class AdvancedIncSubtensor(IdxListProps, TensorOp):
     """``x`` with ``y`` added to (or written into) ``x[idx]`` for an advanced ``idx``.
 
     Repeated indices accumulate (``np.add.at``) unless ``ignore_duplicates``;
@@ -320,7 +324,7 @@ class AdvancedIncSubtensor(TensorOp):
         set_instead_of_inc: bool = False,
         ignore_duplicates: bool = False,
     ) -> None:
-        self.idx_list = tuple(idx_list)
+        self.idx_list = as_idx_list(idx_list)
         self.inplace = bool(inplace)
         self.set_instead_of_inc = bool(set_instead_of_inc)
         self.ignore_duplicates = bool(ignore_duplicates)

@@ -9,8 +9,11 @@ write through such an index; repeated advanced indices accumulate like
 
 An index description (``idx_list``, an op prop) holds one entry per indexed
 dimension: an ``int`` (a constant index), ``"?"`` (the next index input), a
-``(start, stop, step)`` tuple for a slice, whose parts are ``None``, ints or
-``"?"``, and (advanced only) ``None`` for a new axis.
+``slice`` whose parts are ``None``, ints or ``"?"``, and (advanced only) ``None``
+for a new axis.  The slices are real ``slice`` objects, as in PyTensor's ops (code
+such as PyMC's reads them); since a slice is unhashable before Python 3.12, the
+ops compare and hash their ``idx_list`` through :func:`idx_key`.  A
+``(start, stop, step)`` tuple given for a slice is read as that slice.
 
 >>> import theon.tensor as tt
 >>> x = tt.dmatrix("x")
@@ -53,9 +56,61 @@ __all__ = [
     "take",
 ]
 
-Entry = Any  # int | "?" | tuple[None | int | "?", ...] | None
+Entry = Any  # int | "?" | slice (parts None | int | "?") | None
 SYM = "?"
-FULL = (None, None, None)
+FULL = slice(None)
+
+
+def slice_parts(e: slice) -> tuple[Any, Any, Any]:
+    """``(start, stop, step)`` of a slice entry.
+
+    >>> slice_parts(slice(None, "?"))
+    (None, '?', None)
+    """
+    return (e.start, e.stop, e.step)
+
+
+def as_idx_list(idx_list: Sequence[Entry]) -> tuple[Entry, ...]:
+    """An index description as the ops hold it: a tuple, each slice a ``slice`` (a
+    ``(start, stop, step)`` tuple is read as one).
+
+    >>> as_idx_list([(1, None, None), "?"])
+    (slice(1, None, None), '?')
+    """
+    out: list[Entry] = []
+    for e in idx_list:
+        if isinstance(e, tuple):
+            if len(e) != 3:
+                raise ValueError(f"a slice entry of an index is (start, stop, step), got {e!r}")
+            e = slice(*e)
+        elif not (e is None or isinstance(e, (slice, int, np.integer)) or e == SYM):
+            raise TypeError(f"not an index entry: {e!r} (an int, {SYM!r}, a slice or None)")
+        out.append(e)
+    return tuple(out)
+
+
+def idx_key(idx_list: Sequence[Entry]) -> tuple[Any, ...]:
+    """A hashable key of an index description: each slice as its ``(start, stop, step)``
+    (no other entry is a tuple, so the key tells the same descriptions apart).
+
+    >>> idx_key((slice(1, None), 0)) == idx_key((slice(1, None), 0))
+    True
+    >>> hash(idx_key((slice(1, None), 0))) == hash(((1, None, None), 0))
+    True
+    """
+    return tuple(slice_parts(e) if isinstance(e, slice) else e for e in idx_list)
+
+
+class IdxListProps:
+    """The identity of an indexing op: its ``__props__``, with ``idx_list`` read through
+    :func:`idx_key`, so ops built alike compare and hash equal although they hold
+    (unhashable) slices."""
+
+    __props__: tuple[str, ...] | None
+
+    def _props(self) -> tuple[Any, ...]:
+        return tuple(idx_key(getattr(self, p)) if p == "idx_list" else getattr(self, p)
+                     for p in self.__props__ or ())
 
 
 # --------------------------------------------------------------------------- printing
@@ -66,13 +121,13 @@ def _part_text(p: Any) -> str:
 def idx_text(idx_list: Sequence[Entry]) -> str:
     """``'1:, ?'``-style text of an index description.
 
-    >>> idx_text([(1, None, None), "?"])
+    >>> idx_text([slice(1, None), "?"])
     '1:, ?'
     """
     parts = []
     for e in idx_list:
-        if isinstance(e, tuple):
-            a, b, c = e
+        if isinstance(e, slice):
+            a, b, c = slice_parts(e)
             t = f"{_part_text(a)}:{_part_text(b)}"
             if c is not None:
                 t += f":{c}"
@@ -95,8 +150,8 @@ def _is_int_scalar(t: TensorType) -> bool:
 def _n_sym(idx_list: Sequence[Entry]) -> int:
     n = 0
     for e in idx_list:
-        if isinstance(e, tuple):
-            n += sum(1 for p in e if p == SYM)
+        if isinstance(e, slice):
+            n += sum(1 for p in slice_parts(e) if p == SYM)
         elif e == SYM:
             n += 1
     return n
@@ -115,9 +170,9 @@ def _build_index(
     it = iter(inputs)
     out: list[Any] = []
     for e in idx_list:
-        if isinstance(e, tuple):
+        if isinstance(e, slice):
             out.append(
-                slice(*(operator.index(next(it)) if p == SYM else p for p in e))
+                slice(*(operator.index(next(it)) if p == SYM else p for p in slice_parts(e)))
             )
         elif e is None:
             out.append(None)
@@ -183,13 +238,14 @@ class SliceLength(TensorOp):
 
 
 def slice_length(
-    n: TensorVariable, slc: tuple[Any, ...], parts: Sequence[Variable]
+    n: TensorVariable, slc: slice | tuple[Any, ...], parts: Sequence[Variable]
 ) -> TensorVariable:
-    """Symbolic length of a slice (a constant when everything is known).
+    """Symbolic length of a slice entry (a constant when everything is known).
 
-    >>> static_int(slice_length(int64_constant(10), (2, None, None), []))
+    >>> static_int(slice_length(int64_constant(10), slice(2, None), []))
     8
     """
+    slc = _as_parts(slc)
     vals = []
     it = iter(parts)
     for p in slc:
@@ -202,8 +258,12 @@ def slice_length(
     return SliceLength(slc)(n, *parts)
 
 
-def _take_parts(slc: tuple[Any, ...], it: Any) -> list[TensorVariable]:
-    return [next(it) for p in slc if p == SYM]
+def _as_parts(slc: slice | tuple[Any, ...]) -> tuple[Any, ...]:
+    return slice_parts(slc) if isinstance(slc, slice) else tuple(slc)
+
+
+def _take_parts(slc: slice | tuple[Any, ...], it: Any) -> list[TensorVariable]:
+    return [next(it) for p in _as_parts(slc) if p == SYM]
 
 
 # --------------------------------------------------------------------------- Subtensor
@@ -221,9 +281,10 @@ def _basic_static_shape(
     out: list[int | None] = []
     for d, e in enumerate(idx_list):
         n = xs[d]
-        if isinstance(e, tuple):
-            vals = [static_int(next(it)) if p == SYM else p for p in e]
-            out.append(_static_slice_len(n, e, vals))
+        if isinstance(e, slice):
+            slc = slice_parts(e)
+            vals = [static_int(next(it)) if p == SYM else p for p in slc]
+            out.append(_static_slice_len(n, slc, vals))
         else:
             k = static_int(next(it)) if e == SYM else e
             if k is not None and n is not None and not -n <= k < n:
@@ -247,7 +308,7 @@ def _check_index_inputs(
     return ins
 
 
-class Subtensor(TensorOp):
+class Subtensor(IdxListProps, TensorOp):
     """Basic indexing ``x[idx]`` with ints and slices: a view of ``x``.
 
     >>> import theon.tensor as tt
@@ -261,7 +322,7 @@ class Subtensor(TensorOp):
     view_map = {0: [0]}
 
     def __init__(self, idx_list: Sequence[Entry]) -> None:
-        self.idx_list = tuple(idx_list)
+        self.idx_list = as_idx_list(idx_list)
 
     def __str__(self) -> str:
         return f"Subtensor{{{idx_text(self.idx_list)}}}"
@@ -284,7 +345,7 @@ class Subtensor(TensorOp):
         it = iter(node.inputs[1:])
         out = []
         for d, e in enumerate(self.idx_list):
-            if isinstance(e, tuple):
+            if isinstance(e, slice):
                 out.append(slice_length(xshp[d], e, _take_parts(e, it)))
             elif e == SYM:
                 next(it)
@@ -385,7 +446,7 @@ def _last_writes(
     return tt.cast(tt.eq(sub(written, *idx), ids), gsub.type.dtype)
 
 
-class IncSubtensor(TensorOp):
+class IncSubtensor(IdxListProps, TensorOp):
     """``x`` with ``y`` added to (or written into) ``x[idx]``, for basic ``idx``.
 
     With ``inplace`` the output overwrites ``x`` (``destroy_map``); the default copies.
@@ -403,7 +464,7 @@ class IncSubtensor(TensorOp):
     def __init__(
         self, idx_list: Sequence[Entry], inplace: bool = False, set_instead_of_inc: bool = False
     ) -> None:
-        self.idx_list = tuple(idx_list)
+        self.idx_list = as_idx_list(idx_list)
         self.inplace = bool(inplace)
         self.set_instead_of_inc = bool(set_instead_of_inc)
         self.destroy_map = {0: [0]} if inplace else {}
@@ -568,7 +629,7 @@ def getitem(x: Any, idx: Any) -> TensorVariable:
             if e[0] == "new":
                 idx_list.append(None)
             elif e[0] == "slice":
-                idx_list.append(tuple(_encode_part(p, ins) for p in e[1:]))
+                idx_list.append(slice(*(_encode_part(p, ins) for p in e[1:])))
             elif e[0] == "int":
                 idx_list.append(_encode_part(e[1], ins))
             else:
@@ -596,7 +657,7 @@ def getitem(x: Any, idx: Any) -> TensorVariable:
         if e[0] == "new":
             new_order.append("x")
         elif e[0] == "slice":
-            idx_list.append(tuple(_encode_part(p, ins) for p in e[1:]))
+            idx_list.append(slice(*(_encode_part(p, ins) for p in e[1:])))
             new_order.append(kept)
             kept += 1
         else:

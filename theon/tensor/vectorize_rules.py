@@ -42,7 +42,7 @@ from theon.tensor.subtensor import (
 )
 from theon.tensor.type import TensorType, tensor_type
 
-FULL = (None, None, None)
+FULL = slice(None)
 
 
 def _ndim(v: Variable) -> int:
@@ -217,7 +217,7 @@ def _inc_subtensor(op: Any, node: Apply, inputs: list[Variable], batched: list[b
 
 def _adv_contiguous(idx_list: tuple[Any, ...]) -> bool:
     """Whether the advanced (non-slice) entries are adjacent, so the batch axis stays first."""
-    pos = [k for k, e in enumerate(idx_list) if not isinstance(e, tuple)]
+    pos = [k for k, e in enumerate(idx_list) if not isinstance(e, slice)]
     if any(e is None for e in idx_list):
         return False
     return not pos or pos == list(range(pos[0], pos[-1] + 1))

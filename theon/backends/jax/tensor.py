@@ -49,7 +49,7 @@ from theon.tensor.reshaping import Reshape
 from theon.tensor.shape import MakeVector, Shape, Shape_i, SpecifyShape, Unbroadcast
 from theon.tensor.sort import ArgSort, PutAlongAxis, Sort, TakeAlongAxis
 from theon.tensor.special import LogSoftmax, Softmax
-from theon.tensor.subtensor import SYM, IncSubtensor, SliceLength, Subtensor
+from theon.tensor.subtensor import SYM, IncSubtensor, SliceLength, Subtensor, slice_parts
 from theon.tensor.type import tensor_type
 
 __all__ = ["DynamicShapeError"]
@@ -568,8 +568,9 @@ def _index(idx_list: Sequence[Any], vals: Sequence[Any], node: Apply, advanced: 
     it = iter(vals)
     out: list[Any] = []
     for e in idx_list:
-        if isinstance(e, tuple):
-            parts = [_as_int(next(it), node, "a slice bound") if p == SYM else p for p in e]
+        if isinstance(e, slice):
+            parts = [_as_int(next(it), node, "a slice bound") if p == SYM else p
+                     for p in slice_parts(e)]
             out.append(slice(*parts))
         elif e is None:
             out.append(None)

@@ -48,7 +48,7 @@ from theon.tensor.joining import Join, static_axis
 from theon.tensor.reshaping import Reshape
 from theon.tensor.rewriting.blas import Gemm, Gemv
 from theon.tensor.shape import Shape, Shape_i
-from theon.tensor.subtensor import SYM, IncSubtensor, Subtensor, _build_index
+from theon.tensor.subtensor import SYM, IncSubtensor, Subtensor, _build_index, slice_parts
 from theon.tensor.type import TensorType, tensor_type
 from theon.tensor.ufunc_safety import strided_out_safe
 
@@ -648,7 +648,7 @@ def _emit_reshape(op: Reshape, node: Apply, ctx: NodeEmitter) -> list[str] | Non
 def _constant_index(idx_list: tuple[Any, ...]) -> tuple[Any, ...] | None:
     """The NumPy index tuple ``perform`` builds, when no entry is symbolic (else None)."""
     for e in idx_list:
-        if e == SYM or (isinstance(e, tuple) and SYM in e):
+        if e == SYM or (isinstance(e, slice) and SYM in slice_parts(e)):
             return None
     return (*_build_index(idx_list, (), False), Ellipsis)
 

@@ -53,7 +53,7 @@ from theon.tensor.elemwise import DimShuffle, Elemwise
 from theon.tensor.random.op import RandomVariable
 from theon.tensor.random.shapes import is_none_size
 from theon.tensor.shape import Shape, Shape_i, make_vector, shape_scalars
-from theon.tensor.subtensor import FULL, SYM, Subtensor
+from theon.tensor.subtensor import FULL, SYM, Subtensor, slice_parts
 from theon.tensor.type import tensor_type
 
 __all__ = [
@@ -250,8 +250,8 @@ def _entries(node: Apply) -> list[Any] | None:
     it = iter(node.inputs[1:])
     out: list[Any] = []
     for e in idx_list:
-        if isinstance(e, tuple):
-            out.append(slice(*(next(it) if p == SYM else p for p in e)))
+        if isinstance(e, slice):
+            out.append(slice(*(next(it) if p == SYM else p for p in slice_parts(e))))
         elif e == SYM:
             out.append(next(it))
         else:
@@ -285,7 +285,7 @@ def local_subtensor_rv_lift(fgraph: FunctionGraph, node: Apply) -> Replacement:
     nb = op.batch_ndim(rv_node)
     width = [tensor_type(e).ndim if _is_array_index(e) else 1 for e in entries]
     while sum(width) > nb and entries and isinstance(entries[-1], slice) and (
-            (entries[-1].start, entries[-1].stop, entries[-1].step) == FULL):
+            slice_parts(entries[-1]) == slice_parts(FULL)):
         entries, width = entries[:-1], width[:-1]
     if sum(width) > nb:
         return None  # indexes a support dimension

@@ -134,7 +134,7 @@ def as_onehot(v: Variable) -> OneHot | None:
     base, value, *idx_inputs = node.inputs
     idx_list = node.op.idx_list
     bt = tensor_type(base)
-    if len(idx_list) != bt.ndim or any(isinstance(e, tuple) for e in idx_list):
+    if len(idx_list) != bt.ndim or any(isinstance(e, slice) for e in idx_list):
         return None  # a slice, or fewer indices than dimensions: more than one entry
     if tensor_type(value).ndim != 0 or not _is_zero(base):
         return None
