@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from theon.graph.basic import Apply, Constant, Variable, format_trace
 from theon.graph.clients import Client, Clients, Output, output_node
+from theon.graph.collector import gc_paused
 from theon.graph.features import NOOP_CALLBACKS, AlreadyThere, Feature
 from theon.graph.replace import clone_get_equiv, copy_nodes
 from theon.graph.traversal import dfs_toposort, io_toposort
@@ -148,7 +149,22 @@ class FunctionGraph:
     ) -> None:
         if outputs is None:
             raise ValueError("FunctionGraph needs outputs")
-        outputs = list(outputs)
+        with gc_paused():
+            self._init(inputs, list(outputs), features, clone, update_mapping, copy_inputs,
+                       copy_orphans, memo)
+
+    def _init(
+        self,
+        inputs: Sequence[Variable] | None,
+        outputs: list[Variable],
+        features: Iterable[Feature] | None,
+        clone: bool,
+        update_mapping: dict[int, int] | None,
+        copy_inputs: bool,
+        copy_orphans: bool,
+        memo: dict[Any, Any] | None,
+    ) -> None:
+        """The body of ``__init__`` (the collector held back: see ``graph.collector``)."""
         if inputs is None:
             from theon.graph.traversal import graph_inputs
 

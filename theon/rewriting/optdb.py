@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from theon.graph.basic import Constant, Variable
+from theon.graph.collector import gc_paused
 from theon.graph.fg import FunctionGraph
 from theon.graph.replace import clone_get_equiv
 from theon.graph.traversal import graph_inputs
@@ -214,6 +215,17 @@ def rewrite_graph(
     if kwargs:
         raise TypeError(f"rewrite_graph: unknown arguments {', '.join(sorted(kwargs))}")
     query = RewriteQuery(tuple(include), tuple(exclude), tuple(require))
+    with gc_paused():  # see theon.graph.collector
+        return _rewrite_graph(graph, query, custom_rewrite, clone)
+
+
+def _rewrite_graph(
+    graph: Variable | Sequence[Variable] | FunctionGraph,
+    query: RewriteQuery,
+    custom_rewrite: Any,
+    clone: bool,
+) -> Any:
+    """The body of :func:`rewrite_graph`."""
     if isinstance(graph, FunctionGraph):
         fg = graph.clone() if clone else graph
     else:
