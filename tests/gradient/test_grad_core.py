@@ -347,7 +347,7 @@ def test_grad_one_input_at_a_time_shares_one_walk_and_matches_the_joint_gradient
     xs = [tt.dscalar(f"x{i}") for i in range(4)]
     cost = sum(tt.log1p(tt.exp(x * (i + 1))) for i, x in enumerate(xs)) + xs[0] * xs[3]
     one_by_one = [theon.grad(cost, x) for x in xs]
-    assert core._WALKS.get(cost) is not None
+    assert core._entry(cost, core._WALK_KEY)[1] is not None
     joint = theon.grad(cost, xs)
     f = theon.function(xs, [*one_by_one, *joint])
     vals = [0.5, -1.0, 2.0, 800.0]
@@ -380,3 +380,73 @@ def test_a_walk_that_fails_off_the_path_of_wrt_does_not_stop_grad():
     np.testing.assert_allclose(got, [2.0, 4.0])
     with pytest.raises(Exception, match="double|FromFunctionOp|gradient"):
         theon.grad(cost, y)
+
+
+def test_the_shared_walk_does_not_keep_its_cost_alive():
+    """The walk kept for a cost reads the cost: it lives with the cost (on its tag), so
+    a cost nobody holds is freed with its walk (a weak-keyed table kept both forever)."""
+    import gc
+    import weakref
+
+    import theon
+    import theon.tensor as tt
+    from theon.gradient import core
+
+    xs = [tt.dscalar(f"x{i}") for i in range(3)]
+    cost = tt.exp(xs[0] * xs[1]) + xs[2] ** 2
+    grads = [theon.grad(cost, x) for x in xs]
+    assert core._entry(cost, core._WALK_KEY)[1] is not None
+    ref = weakref.ref(cost)
+    del cost, grads
+    gc.collect()
+    assert ref() is None
+
+
+def test_a_copy_of_a_cost_makes_its_own_walk():
+    """A copied variable copies its tag: the copy must not use the original's walk."""
+    import numpy as np
+
+    import theon
+    import theon.tensor as tt
+    from theon.gradient import core
+    from theon.graph.replace import clone_replace
+
+    x, y = tt.dscalar("x"), tt.dscalar("y")
+    cost = x * y + tt.exp(x)
+    [theon.grad(cost, v) for v in (x, y)]
+    a, b = tt.dscalar("a"), tt.dscalar("b")
+    copy = clone_replace(cost, {x: a, y: b})
+    assert core._entry(copy, core._WALK_KEY) == (False, None)
+    g = [theon.grad(copy, v) for v in (a, b)]
+    got = theon.function([a, b], g)(0.5, 2.0)
+    np.testing.assert_allclose(got, [2.0 + np.exp(0.5), 0.5], rtol=1e-15)
+
+
+def test_the_gradient_makes_each_node_once():
+    """Equal nodes a walk makes are made once (the same formula of many terms, and a
+    later walk of the same cost reuses the first walk's): no node of the gradients
+    repeats another (same op, same inputs, equal constants)."""
+    import numpy as np
+
+    import theon
+    import theon.tensor as tt
+    from theon.graph.basic import Constant
+    from theon.graph.traversal import io_toposort
+
+    xs = [tt.dscalar(f"x{i}") for i in range(5)]
+    mu = tt.dscalar("mu")
+    cost = sum(-0.5 * (x - mu) ** 2 for x in xs)
+    one_by_one = [theon.grad(cost, v) for v in [mu, *xs]]
+    forward = set(io_toposort([], [cost]))
+    seen = {}
+    for node in io_toposort([], one_by_one):
+        if node in forward:
+            continue
+        key = (node.op, *[(i.type, i.signature()) if isinstance(i, Constant) else i
+                          for i in node.inputs])
+        assert key not in seen, f"{node} made twice"
+        seen[key] = node
+    vals = [0.3, -1.0, 2.0, 0.5, 1.5, 4.0]
+    got = theon.function([mu, *xs], one_by_one)(*vals)
+    m, x = vals[0], np.array(vals[1:])
+    np.testing.assert_allclose(got, [np.sum(x - m), *(m - x)], rtol=1e-14)

@@ -16,9 +16,8 @@ term from each; the terms are summed once.
 from __future__ import annotations
 
 import warnings
-import weakref
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import theon.tensor as tt
 from theon.config import config
@@ -26,7 +25,7 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.collector import gc_paused
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, why_null
-from theon.graph.op import GRADIENT_OF, OpContractError
+from theon.graph.op import GRADIENT_OF, NODE_MEMO, OpContractError
 from theon.graph.traversal import ancestors, graph_inputs, io_toposort
 from theon.progress import phase as progress_phase
 from theon.progress import task as progress_task
@@ -230,18 +229,23 @@ class _Backprop:
         self.totals[v] = res
         return res
 
-    def run(self) -> None:
+    def run(self, memo: dict[tuple[Any, ...], Apply] | None = None) -> None:
         """Walk the nodes backwards, filling ``terms``.
 
         Every node made for a forward node (the sums of its outputs' gradients, and
         its own gradient) records that node, for ``theon.explain`` and error messages
-        (``GRADIENT_OF``, read by ``Op.__call__``).
+        (``GRADIENT_OF``, read by ``Op.__call__``).  Equal nodes are made once
+        (``memo``, shared with an earlier walk of the same cost: see
+        ``theon.graph.op.NODE_MEMO``).
         """
         outer = GRADIENT_OF[0]  # (a grad inside an Op's gradient: restored after)
+        outer_memo = NODE_MEMO[0]
+        NODE_MEMO[0] = {} if memo is None else memo
         try:
             self._run()
         finally:
             GRADIENT_OF[0] = outer
+            NODE_MEMO[0] = outer_memo
 
     def _run(self) -> None:
         reached, fwd, blockers, patterns = self.reached, self.fwd, self.blockers, self.patterns
@@ -452,11 +456,14 @@ def _grad(
     blockers = list(consider_constant or ())
     bp = _shared_walk(cost, wrt_list) if not known_grads and not blockers else None
     if bp is None:
+        memo = _first_memo(cost) if not known_grads and not blockers else None
+        if memo is not None and cost is not None:  # (the seed too: the shared walk's is equal)
+            seeds = {cost: _seed(cost, memo)}
         # differentiate the stable form of the cost (see theon.gradient.stable)
         seeds = stable_seeds(seeds, [*wrt_list, *blockers])
         progress_phase("order")
         bp = _Backprop(seeds, wrt_list, blockers)
-        bp.run()
+        bp.run(memo)
     cost_text = describe(cost) if cost is not None else "the known_grads seeds"
     out: list[Any] = []
     depends: set[Variable] | None = None
@@ -490,10 +497,45 @@ def _grad(
     return tuple(out) if isinstance(wrt, tuple) else out
 
 
-#: one backward walk per cost, to every float input of its graph (see _shared_walk)
-_WALKS: weakref.WeakKeyDictionary[Variable, _Backprop | None] = weakref.WeakKeyDictionary()
-#: the costs differentiated once so far (the second time, the shared walk is made)
-_ASKED: weakref.WeakKeyDictionary[Variable, None] = weakref.WeakKeyDictionary()
+#: ``cost.tag`` keys (private: never pickled) of the shared walk of a cost (see
+#: _shared_walk), and of the nodes its first ``grad`` made (the shared walk, made the
+#: second time, makes each of them once more otherwise).  Each entry is ``(cost, ...)``:
+#: a copy of the variable copies its tag, and must not take the entry as its own.
+#: Kept on the cost, not in a weak-keyed table: an entry reads the cost, and would keep
+#: it alive forever there.
+_WALK_KEY = "_grad_walk"
+_ASKED_KEY = "_grad_asked"
+
+
+def _entry(cost: Variable, key: str) -> tuple[bool, Any]:
+    """Whether ``cost`` has its own entry under ``key`` in its tag, and its value (a
+    copied entry, a copy's, is dropped)."""
+    d = cost.tag.__dict__
+    got = d.get(key)
+    if got is None:
+        return False, None
+    if got[0] is not cost:
+        del d[key]
+        return False, None
+    return True, got[1]
+
+
+def _first_memo(cost: Variable | None) -> dict[tuple[Any, ...], Apply] | None:
+    """The node memo of the first ``grad`` of ``cost``, kept for its shared walk."""
+    if cost is None:
+        return None
+    found, memo = _entry(cost, _ASKED_KEY)
+    return cast("dict[tuple[Any, ...], Apply] | None", memo) if found else None
+
+
+def _seed(cost: Variable, memo: dict[tuple[Any, ...], Apply]) -> Variable:
+    """``ones_like(cost)``, made once per ``memo``."""
+    outer = NODE_MEMO[0]
+    NODE_MEMO[0] = memo
+    try:
+        return ones_like(cost)
+    finally:
+        NODE_MEMO[0] = outer
 
 
 def _shared_walk(cost: Variable | None, wrt: Sequence[Variable]) -> _Backprop | None:
@@ -510,29 +552,31 @@ def _shared_walk(cost: Variable | None, wrt: Sequence[Variable]) -> _Backprop | 
     if cost is None or cost.owner is None or not wrt or not all(
             v.owner is None and is_tensor(v) and not is_discrete(v) for v in wrt):
         return None
-    if cost in _WALKS:
-        bp = _WALKS[cost]
+    found, bp = _entry(cost, _WALK_KEY)
+    if found:
         if bp is None or not all(v in bp.wrt for v in wrt):
             return None
-        return bp
-    if cost not in _ASKED:  # a cost differentiated once walks to its own wrt only
-        _ASKED[cost] = None
+        return cast(_Backprop, bp)
+    asked, memo = _entry(cost, _ASKED_KEY)
+    if not asked:  # a cost differentiated once walks to its own wrt only
+        cost.tag.__dict__[_ASKED_KEY] = (cost, {})
         return None
     roots = [v for v in graph_inputs([cost])
              if v.owner is None and not isinstance(v, Constant) and is_tensor(v)
              and not is_discrete(v)]
     if not all(v in roots for v in wrt):
         return None
+    del cost.tag.__dict__[_ASKED_KEY]  # (its memo serves this walk, then goes)
     try:
-        seeds = stable_seeds({cost: ones_like(cost)}, roots)
+        seeds = stable_seeds({cost: _seed(cost, memo)}, roots)
         progress_phase("order")
         bp = _Backprop(seeds, roots, [])
-        bp.run()
+        bp.run(memo)
     except Exception:
         # the per-call walk reports the error, if its own wrt meets it
-        _WALKS[cost] = None
+        cost.tag.__dict__[_WALK_KEY] = (cost, None)
         return None
-    _WALKS[cost] = bp
+    cost.tag.__dict__[_WALK_KEY] = (cost, bp)
     return bp
 
 

@@ -30,12 +30,14 @@ __all__ = [
     "GRAD_KEY",
     "HasInnerGraph",
     "LazyBranches",
+    "NODE_MEMO",
     "Op",
     "OpContractError",
     "TestValueError",
     "compute_test_value",
     "get_test_value",
     "lazy_branches",
+    "memoized",
 ]
 
 #: While ``theon.grad`` builds the gradient of a node, ``GRADIENT_OF[0]`` is that forward
@@ -43,6 +45,45 @@ __all__ = [
 #: ``GRAD_KEY`` (read by :mod:`theon.rewriting.provenance`).  ``None`` otherwise.
 GRADIENT_OF: list[Any] = [None]
 GRAD_KEY = "_grad_of"
+
+#: While ``theon.grad`` walks a graph backwards, ``NODE_MEMO[0]`` holds the nodes the
+#: walk made, by ``(op, *inputs)`` (a constant input by its type and value): an Op call
+#: that makes a node equal to one of them returns that node's outputs instead.  The
+#: gradients of a model's terms repeat the same formulas (``y - 1`` and ``y == 0`` of
+#: every ``x ** y`` with the same constant ``y``, ...), and merging them afterwards
+#: costs each compile of the gradient.  ``None`` otherwise (see :func:`memoized`).
+NODE_MEMO: list[dict[tuple[Any, ...], Apply] | None] = [None]
+
+
+def memoized(memo: dict[tuple[Any, ...], Apply], node: Apply) -> Apply:
+    """The node of ``memo`` equal to ``node`` (same op, same inputs, equal constants,
+    same output types), else ``node``, recorded.  Nodes that destroy an input are kept
+    apart, as merging does.
+
+    >>> from theon.scalar import float64, add
+    >>> x = float64("x")
+    >>> memo = {}
+    >>> a = memoized(memo, add(x, 1.0).owner)
+    >>> memoized(memo, add(x, 1.0).owner) is a, memoized(memo, add(x, 2.0).owner) is a
+    (True, False)
+    """
+    op = node.op
+    if op.destroy_map:
+        return node
+    try:
+        key = (op, *[
+            (v.type, v.signature()) if isinstance(v, Constant) else v for v in node.inputs
+        ])
+        hit = memo.setdefault(key, node)
+    except TypeError:  # an unhashable prop or constant: never shared
+        return node
+    if hit is node:
+        return node
+    if len(hit.outputs) != len(node.outputs) or any(
+        a.type != b.type for a, b in zip(hit.outputs, node.outputs)
+    ):
+        return node
+    return hit
 
 
 class OpContractError(NotImplementedError):
@@ -177,13 +218,18 @@ class Op:
         node = self.make_node(*inputs, **kwargs) if kwargs else self.make_node(*inputs)
         if not isinstance(node, Apply):
             raise TypeError(f"make_node of {self} returned {node!r}, not an Apply")
-        trace = user_trace()
+        memo = NODE_MEMO[0]
+        hit = node if memo is None or name is not None else memoized(memo, node)
+        if hit is not node:  # an equal node the gradient made: it keeps its trace and origin
+            node = hit
+        else:
+            trace = user_trace()
+            for out in node.outputs:
+                out.tag.trace = trace
+            grad_of = GRADIENT_OF[0]
+            if grad_of is not None:
+                node.tag.__dict__[GRAD_KEY] = grad_of
         outputs = node.outputs
-        for out in outputs:
-            out.tag.trace = trace
-        grad_of = GRADIENT_OF[0]
-        if grad_of is not None:
-            node.tag.__dict__[GRAD_KEY] = grad_of
         if name is not None and len(outputs) == 1:
             outputs[0].name = name
         if return_list:
