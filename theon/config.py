@@ -153,6 +153,9 @@ _flag("tier1_small_threshold", 1024, int,
       "elements (below tier1_threshold)")
 _flag("tier1_scan_steps", 1000, int,
       "a scan loop on Python numbers gets a tier-1 kernel once a call runs this many steps")
+_flag("tier1_graph_calls", 1000, int,
+      "a graph whose every node numba takes is compiled whole by numba after this many "
+      "calls (0: never; theon.link.tier1.nbgraph)")
 _flag("tier1_delay_ms", 50.0, float,
       "the background compiler starts a job this long after the call that asked for it")
 _flag("tier1_autotune", True, _bool,

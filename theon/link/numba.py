@@ -1,8 +1,9 @@
 """``mode="NUMBA"``: theon's generated Python with tier-1 numba kernels.
 
-PyTensor's NUMBA mode compiles the whole graph with numba.  theon has no such backend:
-its linker generates Python for the whole graph (tier 0), and tier 1 compiles faster
-kernels for some nodes in the background (docs/tier1.md).  ``NumbaLinker`` is that
+PyTensor's NUMBA mode compiles the whole graph with numba.  theon's linker generates
+Python for the whole graph (tier 0), and tier 1 compiles faster kernels in the
+background (docs/tier1.md): for some nodes, and for the whole graph where numba takes
+every node (:mod:`theon.link.tier1.nbgraph`).  ``NumbaLinker`` is that
 linker with tier 1 on and numba as its only kernel compiler: every node numba takes
 gets a numba kernel once a call has enough work (fused float64 elementwise nodes with
 ``tanh`` or several arithmetic steps, lone ``tanh`` nodes, scan loops on numbers; the
@@ -37,7 +38,7 @@ from theon.link.tier1 import available, link_compilers
 __all__ = ["NUMBA_KINDS", "NumbaLinker"]
 
 #: The tier-1 kernels numba compiles (docs/tier1.md): smaller fused nodes, scan loops.
-NUMBA_KINDS = frozenset({"elemwise_small", "loop"})
+NUMBA_KINDS = frozenset({"elemwise_small", "loop", "graph"})
 
 _said = threading.Event()
 
@@ -65,11 +66,12 @@ class NumbaLinker(PyLinker):
             _said.set()
             have = available("elemwise_small") or available("loop")
             warnings.warn(
-                "mode='NUMBA': theon has no whole-graph numba backend; "
-                + ("the nodes numba takes (fused float64 elementwise nodes, tanh, scan "
-                   "loops on numbers) get tier-1 numba kernels, compiled in the background "
-                   "once a call has enough work, and every other node runs theon's "
-                   "generated Python (tier 0)" if have else
+                "mode='NUMBA': "
+                + ("a graph numba takes whole is compiled whole in the background after "
+                   "config.tier1_graph_calls calls; otherwise the nodes numba takes (fused "
+                   "float64 elementwise nodes, tanh, scan loops on numbers) get tier-1 "
+                   "numba kernels once a call has enough work, and every other node runs "
+                   "theon's generated Python (tier 0)" if have else
                    "numba is not installed (pip install theon[numba]), so every node "
                    "runs theon's generated Python (tier 0)")
                 + "; see docs/tier1.md",

@@ -194,7 +194,7 @@ def test_mode_keeps_its_tier():
 
 def test_profile_says_once_when_no_compiler_is_installed():
     with (tier1.use_compiler("elemwise", None), tier1.use_compiler("loop", None),
-          tier1.use_compiler("elemwise_small", None)):
+          tier1.use_compiler("elemwise_small", None), tier1.use_compiler("graph", None)):
         x, y = T.dvectors("x", "y")
         with warnings.catch_warnings():
             warnings.simplefilter("error")

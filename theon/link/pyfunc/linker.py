@@ -30,7 +30,7 @@ from theon.link.basic import Linker, Runner, add_node_context
 from theon.link.pyfunc.codegen import GeneratedCode, generate
 from theon.link.pyfunc.kernel import QUIET_CALLS
 from theon.link.registry import load_linker_backends
-from theon.link.tier1 import describe, link_tier, resolve_tier
+from theon.link.tier1 import allowed, available, describe, link_tier, resolve_tier
 
 __all__ = ["PyLinker"]
 
@@ -114,7 +114,26 @@ class PyLinker(Linker):
         fallback: Callable[..., list[Any]] | None = None
         if code.uses_float_path:
             fallback = _lazy_fallback(fgraph, profile)
-        return _build(code, len(fgraph.inputs), profile, fallback)
+        runner = _build(code, len(fgraph.inputs), profile, fallback)
+        if tier == 1 and profile is None:
+            runner = _whole_graph_tier(fgraph, runner)
+        return runner
+
+
+def _whole_graph_tier(fgraph: FunctionGraph, runner: Runner) -> Runner:
+    """``runner``, compiled whole by numba in the background after
+    ``config.tier1_graph_calls`` calls where every node has a numba spelling
+    (:mod:`theon.link.tier1.nbgraph`); ``runner`` itself otherwise."""
+    from theon.config import config
+
+    calls = int(config.tier1_graph_calls)
+    if calls <= 0 or not (allowed("graph") and available("graph")):
+        return runner
+    from theon.link.tier1 import nbgraph
+
+    if _destroys_inputs(fgraph) or not nbgraph.eligible(fgraph):
+        return runner
+    return nbgraph.graph_runner(fgraph, runner, calls)
 
 
 def _lazy_fallback(fgraph: FunctionGraph, profile: Any) -> Callable[..., list[Any]]:

@@ -61,6 +61,7 @@ _DEFAULTS = {
     "elemwise": ("theon.link.tier1.xla", "jax"),
     "elemwise_small": ("theon.link.tier1.nbelem", "numba"),
     "loop": ("theon.link.tier1.loops", "numba"),
+    "graph": ("theon.link.tier1.nbgraph", "numba"),
 }
 _overrides: dict[str, Any] = {}
 _installed: dict[str, bool] = {}
