@@ -121,6 +121,24 @@ def table(cols: dict[str, list[dict[str, Any]]]) -> list[str]:
     return lines
 
 
+def tiers(recs: list[dict[str, Any]]) -> list[str]:
+    """theon's call time on tier 0, then once the whole graph's tier-1 compile (started in
+    the background after ``config.tier1_graph_calls`` calls) is done, and its outcome."""
+    recs = [r for r in recs if "tier1_graph" in r]
+    if not recs:
+        return []
+    lines = ["", "theon's logp+grad call before and after its whole-graph tier 1 (numba, "
+             "compiled in the background; the table's theon column is the second):", "",
+             "| model | tier 0 µs | tier 1 µs | waited for tier 1 s | whole-graph tier |",
+             "|---|---|---|---|---|"]
+    for r in recs:
+        state = r["tier1_graph"]
+        lines.append(f"| {r['model']} | {fmt(r.get('logp_dlogp_call_tier0_us'), '.1f')} | "
+                     f"{fmt(r.get('logp_dlogp_call_us'), '.1f')} | "
+                     f"{fmt(r.get('tier1_wait_s'), '.1f')} | {state[:120]} |")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawTextHelpFormatter)
@@ -158,6 +176,7 @@ def main(argv: list[str] | None = None) -> None:
         "--pytensor <pymc-venv>/bin/python`.",
         "",
         *table(cols),
+        *tiers(cols.get("theon", [])),
     ]
     if scaling:
         lines += ["", "Compile time of logp and gradient, hierarchical model of n scalar "

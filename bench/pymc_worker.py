@@ -78,11 +78,31 @@ def run_model(name: str, build: Any, args: argparse.Namespace) -> dict[str, Any]
     rec["logp_dlogp_compile_s"] = time.perf_counter() - t0
     x = np.concatenate([np.ravel(v) for v in ip.values()]) if ip else np.zeros(0)
     vg(x)
-    n, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < 0.3:
-        vg(x)
-        n += 1
-    rec["logp_dlogp_call_us"] = (time.perf_counter() - t0) / n * 1e6
+
+    def call_us() -> float:
+        n, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < 0.3:
+            vg(x)
+            n += 1
+        return (time.perf_counter() - t0) / n * 1e6
+
+    if args.engine == "theon":
+        # tier 0 first; then the steady state, once the whole graph's tier-1 compile (in
+        # the background, after config.tier1_graph_calls calls) is done, where it applies
+        import theon
+        from theon.link import tier1
+
+        rec["logp_dlogp_call_tier0_us"] = call_us()
+        for _ in range(int(theon.config.tier1_graph_calls)):
+            vg(x)
+        t0 = time.perf_counter()
+        tier1.wait(600)
+        rec["tier1_wait_s"] = time.perf_counter() - t0
+        vg(x)  # (checked against tier 0)
+        slot = getattr(vg._pytensor_function._runner, "slot", None)
+        rec["tier1_graph"] = "none" if slot is None else (
+            slot.state + (f": {slot.error}" if slot.error else ""))
+    rec["logp_dlogp_call_us"] = call_us()
 
     if args.sample:
         with model:
