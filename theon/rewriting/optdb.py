@@ -34,7 +34,6 @@ from typing import Any
 from theon.graph.basic import Constant, Variable
 from theon.graph.collector import gc_paused
 from theon.graph.fg import FunctionGraph
-from theon.graph.replace import clone_get_equiv
 from theon.graph.traversal import graph_inputs
 from theon.rewriting.db import Phase, RewriteDatabase, RewriteQuery, rewrite_db
 from theon.rewriting.tagdb import EquilibriumDB, SequenceDB, parse_query
@@ -232,8 +231,8 @@ def _rewrite_graph(
         outs = [graph] if isinstance(graph, Variable) else list(graph)
         ins = [v for v in graph_inputs(outs) if not isinstance(v, Constant)]
         # a copy of the nodes over the same inputs: the result reads the caller's variables
-        equiv = clone_get_equiv(ins, outs, copy_inputs=False, copy_orphans=False)
-        fg = FunctionGraph(ins, [equiv.get(o, o) for o in outs], clone=False)
+        # (copied as they are imported: one walk)
+        fg = FunctionGraph(ins, outs, clone=True, copy_inputs=False, copy_orphans=False)
     rewrite_db.query(query).rewrite(fg)
     if custom_rewrite is not None:
         custom_rewrite.rewrite(fg)
