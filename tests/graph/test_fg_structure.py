@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -156,3 +157,46 @@ def test_attaching_an_ordering_feature_resets_the_cached_order():
     cached = fg._topo
     fg.attach_feature(Feature())
     assert fg._topo is cached
+
+
+def test_output_positions_follow_every_change_of_the_outputs():
+    """``fgraph.outputs.index`` (a table built on first use, for PyMC's lookups of each
+    variable's position) agrees with the list's own search after every kind of change."""
+    import copy
+    import pickle
+
+    from theon.graph.clients import OutputList
+    from theon.graph.fg import FunctionGraph
+    from theon.scalar import float64, neg
+
+    xs = [float64(f"x{i}") for i in range(6)]
+    fg = FunctionGraph(xs, [neg(x) for x in xs] + [xs[0]], clone=False)
+    outs = fg.outputs
+    assert isinstance(outs, OutputList)
+
+    def check() -> None:
+        for v in [*outs, *xs]:
+            want = list(outs).index(v) if v in list(outs) else None
+            if want is None:
+                with pytest.raises(ValueError):
+                    outs.index(v)
+            else:
+                assert outs.index(v) == want
+
+    check()
+    fg.replace(outs[1], xs[1])  # an output replaced (the Output node sets outs[1])
+    check()
+    fg.remove_output(0)
+    check()
+    fg.add_output(xs[2])  # a repeated output: the first position counts
+    check()
+    for change in (lambda: outs.append(xs[3]), lambda: outs.insert(0, xs[4]),
+                   lambda: outs.pop(), lambda: outs.remove(xs[4]), lambda: outs.reverse(),
+                   lambda: outs.__setitem__(slice(0, 2), [xs[5], xs[5]]),
+                   lambda: outs.__delitem__(0), lambda: outs.extend([xs[1]]),
+                   lambda: outs.sort(key=str)):
+        change()
+        check()
+    for other in (copy.copy(outs), copy.deepcopy(outs), pickle.loads(pickle.dumps(outs))):
+        assert isinstance(other, OutputList) and len(other) == len(outs)
+        assert [other.index(v) for v in other] == [list(other).index(v) for v in other]

@@ -11,13 +11,14 @@ graph output (PyTensor's), so that every reader is such a pair.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any, SupportsIndex
 
 from theon.graph.basic import Apply, Scratchpad, Variable
 from theon.graph.op import Op
 
-__all__ = ["Client", "Clients", "Output", "output_node"]
+__all__ = ["Client", "Clients", "Output", "OutputList", "output_node"]
 
 Client = tuple[Apply, int]  # (a node reading the variable, the input position)
 
@@ -111,3 +112,97 @@ def output_node(idx: int, var: Variable) -> Apply:
     node.outputs = []
     node.tag = Scratchpad()
     return node
+
+
+class OutputList(list[Variable]):
+    """A graph's outputs (``fgraph.outputs``): a list whose ``index`` takes constant time.
+
+    PyMC looks up the position of each of a model's variables among the outputs of
+    one graph (``fgraph.outputs.index(v)``): a list search each, quadratic in the
+    model's size.  A table of first positions by identity is built on the first
+    ``index`` and dropped by any change of the list; a value found by equality only
+    (no theon variable is) takes the list's own search.
+
+    >>> from theon.graph.type import Generic
+    >>> x, y = Generic()("x"), Generic()("y")
+    >>> outs = OutputList([x, y, x])
+    >>> outs.index(x), outs.index(y)
+    (0, 1)
+    >>> outs[0] = y
+    >>> outs.index(x), outs.index(y), outs == [y, y, x]
+    (2, 0, True)
+    """
+
+    __slots__ = ("_first",)
+
+    def __init__(self, items: Iterable[Variable] = ()) -> None:
+        super().__init__(items)
+        self._first: dict[int, int] | None = None
+
+    def index(self, value: Any, start: SupportsIndex = 0,
+              stop: SupportsIndex = sys.maxsize) -> int:
+        if start != 0 or stop != sys.maxsize:
+            return super().index(value, start, stop)
+        first = self._first
+        if first is None:
+            first = {}
+            for pos, v in enumerate(self):
+                first.setdefault(id(v), pos)
+            self._first = first
+        got = first.get(id(value))
+        return super().index(value) if got is None else got
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
+        # (copies and pickles hold the items only: the table is of these objects' ids)
+        return (OutputList, (list(self),))
+
+    # every change drops the table
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._first = None
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        self._first = None
+        super().__delitem__(key)
+
+    def __iadd__(self, other: Iterable[Variable]) -> OutputList:  # type: ignore[override, misc]
+        self._first = None
+        super().__iadd__(other)
+        return self
+
+    def __imul__(self, n: SupportsIndex) -> OutputList:
+        self._first = None
+        super().__imul__(n)
+        return self
+
+    def append(self, value: Variable) -> None:
+        self._first = None
+        super().append(value)
+
+    def extend(self, values: Iterable[Variable]) -> None:
+        self._first = None
+        super().extend(values)
+
+    def insert(self, i: SupportsIndex, value: Variable) -> None:
+        self._first = None
+        super().insert(i, value)
+
+    def pop(self, i: SupportsIndex = -1) -> Variable:
+        self._first = None
+        return super().pop(i)
+
+    def remove(self, value: Variable) -> None:
+        self._first = None
+        super().remove(value)
+
+    def clear(self) -> None:
+        self._first = None
+        super().clear()
+
+    def sort(self, *args: Any, **kwargs: Any) -> None:
+        self._first = None
+        super().sort(*args, **kwargs)
+
+    def reverse(self) -> None:
+        self._first = None
+        super().reverse()

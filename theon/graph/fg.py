@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from theon.graph.basic import Apply, Constant, Variable, format_trace
-from theon.graph.clients import Client, Clients, Output, output_node
+from theon.graph.clients import Client, Clients, Output, OutputList, output_node
 from theon.graph.collector import gc_paused
 from theon.graph.features import NOOP_CALLBACKS, AlreadyThere, Feature
 from theon.graph.replace import clone_get_equiv, copy_nodes
@@ -172,7 +172,7 @@ class FunctionGraph:
         inputs = list(inputs)
         self.inputs: list[Variable] = []
         self._input_set: set[Variable] = set()
-        self.outputs: list[Variable] = []
+        self.outputs: list[Variable] = OutputList()  # (index: see OutputList)
         # the Output node reading each output (see Output)
         self._output_nodes: list[Apply] = []
         self.apply_nodes: dict[Apply, None] = {}
