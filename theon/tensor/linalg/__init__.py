@@ -100,3 +100,5 @@ _register_rewrite_module("theon.tensor.linalg.rewriting")
 
 # the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
 _register_linker_backend("jax", "theon.backends.jax.linalg")
+# the numba spellings of the whole-graph tier (theon.link.tier1.nbgraph)
+_register_linker_backend("numba", "theon.backends.numba.linalg")
