@@ -450,3 +450,25 @@ def test_the_gradient_makes_each_node_once():
     got = theon.function([mu, *xs], one_by_one)(*vals)
     m, x = vals[0], np.array(vals[1:])
     np.testing.assert_allclose(got, [np.sum(x - m), *(m - x)], rtol=1e-14)
+
+
+def test_nodes_are_shared_only_inside_a_walk_and_its_thread():
+    """Outside ``grad`` (after it, or in another thread while a walk runs) every Op
+    call makes its own node, as a user's graph needs (two equal draws stay two)."""
+    import threading
+
+    import theon
+    import theon.tensor as tt
+    from theon.graph.op import making_nodes_once
+
+    x = tt.dscalar("x")
+    theon.grad(tt.exp(x) + x * 2, x)
+    assert (x + 1).owner is not (x + 1).owner
+    seen = []
+    with making_nodes_once({}):
+        assert (x + 1).owner is (x + 1).owner
+        t = threading.Thread(target=lambda: seen.append((x + 1).owner is (x + 1).owner))
+        t.start()
+        t.join()
+    assert seen == [False]
+    assert (x + 1).owner is not (x + 1).owner

@@ -25,7 +25,7 @@ from theon.graph.basic import Apply, Constant, Variable
 from theon.graph.collector import gc_paused
 from theon.graph.fg import describe
 from theon.graph.null_type import disconnected_type, why_null
-from theon.graph.op import GRADIENT_OF, NODE_MEMO, OpContractError
+from theon.graph.op import GRADIENT_OF, OpContractError, making_nodes_once
 from theon.graph.traversal import ancestors, graph_inputs, io_toposort
 from theon.progress import phase as progress_phase
 from theon.progress import task as progress_task
@@ -239,13 +239,11 @@ class _Backprop:
         ``theon.graph.op.NODE_MEMO``).
         """
         outer = GRADIENT_OF[0]  # (a grad inside an Op's gradient: restored after)
-        outer_memo = NODE_MEMO[0]
-        NODE_MEMO[0] = {} if memo is None else memo
         try:
-            self._run()
+            with making_nodes_once({} if memo is None else memo):
+                self._run()
         finally:
             GRADIENT_OF[0] = outer
-            NODE_MEMO[0] = outer_memo
 
     def _run(self) -> None:
         reached, fwd, blockers, patterns = self.reached, self.fwd, self.blockers, self.patterns
@@ -530,12 +528,8 @@ def _first_memo(cost: Variable | None) -> dict[tuple[Any, ...], Apply] | None:
 
 def _seed(cost: Variable, memo: dict[tuple[Any, ...], Apply]) -> Variable:
     """``ones_like(cost)``, made once per ``memo``."""
-    outer = NODE_MEMO[0]
-    NODE_MEMO[0] = memo
-    try:
+    with making_nodes_once(memo):
         return ones_like(cost)
-    finally:
-        NODE_MEMO[0] = outer
 
 
 def _shared_walk(cost: Variable | None, wrt: Sequence[Variable]) -> _Backprop | None:

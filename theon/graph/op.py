@@ -18,9 +18,11 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 from theon.graph.basic import Apply, Constant, Variable, user_trace
@@ -37,6 +39,7 @@ __all__ = [
     "compute_test_value",
     "get_test_value",
     "lazy_branches",
+    "making_nodes_once",
     "memoized",
 ]
 
@@ -46,13 +49,26 @@ __all__ = [
 GRADIENT_OF: list[Any] = [None]
 GRAD_KEY = "_grad_of"
 
-#: While ``theon.grad`` walks a graph backwards, ``NODE_MEMO[0]`` holds the nodes the
-#: walk made, by ``(op, *inputs)`` (a constant input by its type and value): an Op call
-#: that makes a node equal to one of them returns that node's outputs instead.  The
-#: gradients of a model's terms repeat the same formulas (``y - 1`` and ``y == 0`` of
-#: every ``x ** y`` with the same constant ``y``, ...), and merging them afterwards
-#: costs each compile of the gradient.  ``None`` otherwise (see :func:`memoized`).
-NODE_MEMO: list[dict[tuple[Any, ...], Apply] | None] = [None]
+#: While ``theon.grad`` walks a graph backwards, ``NODE_MEMO.memo`` (per thread) holds
+#: the nodes the walk made, by ``(op, *inputs)`` (a constant input by its type and
+#: value): an Op call that makes a node equal to one of them returns that node's outputs
+#: instead.  The gradients of a model's terms repeat the same formulas (``y - 1`` and
+#: ``y == 0`` of every ``x ** y`` with the same constant ``y``, ...), and merging them
+#: afterwards costs each compile of the gradient.  Unset otherwise (see
+#: :func:`making_nodes_once` and :func:`memoized`).
+NODE_MEMO = threading.local()
+
+
+@contextlib.contextmanager
+def making_nodes_once(memo: dict[tuple[Any, ...], Apply]) -> Iterator[None]:
+    """Op calls in this thread, for the block, share the nodes recorded in ``memo``
+    (see :data:`NODE_MEMO`); the previous memo, if any, is restored after."""
+    outer = getattr(NODE_MEMO, "memo", None)
+    NODE_MEMO.memo = memo
+    try:
+        yield
+    finally:
+        NODE_MEMO.memo = outer
 
 
 def memoized(memo: dict[tuple[Any, ...], Apply], node: Apply) -> Apply:
@@ -218,7 +234,7 @@ class Op:
         node = self.make_node(*inputs, **kwargs) if kwargs else self.make_node(*inputs)
         if not isinstance(node, Apply):
             raise TypeError(f"make_node of {self} returned {node!r}, not an Apply")
-        memo = NODE_MEMO[0]
+        memo = getattr(NODE_MEMO, "memo", None)
         hit = node if memo is None or name is not None else memoized(memo, node)
         if hit is not node:  # an equal node the gradient made: it keeps its trace and origin
             node = hit
