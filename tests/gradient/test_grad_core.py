@@ -416,7 +416,9 @@ def test_a_copy_of_a_cost_makes_its_own_walk():
     [theon.grad(cost, v) for v in (x, y)]
     a, b = tt.dscalar("a"), tt.dscalar("b")
     copy = clone_replace(cost, {x: a, y: b})
-    assert core._entry(copy, core._WALK_KEY) == (False, None)
+    assert core._WALK_KEY in cost.tag.__dict__
+    assert core._WALK_KEY not in copy.tag.__dict__  # (and so does not keep it alive)
+    assert core._WALK_KEY not in cost.clone().tag.__dict__
     g = [theon.grad(copy, v) for v in (a, b)]
     got = theon.function([a, b], g)(0.5, 2.0)
     np.testing.assert_allclose(got, [2.0 + np.exp(0.5), 0.5], rtol=1e-15)

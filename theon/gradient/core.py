@@ -495,10 +495,11 @@ def _grad(
     return tuple(out) if isinstance(wrt, tuple) else out
 
 
-#: ``cost.tag`` keys (private: never pickled) of the shared walk of a cost (see
-#: _shared_walk), and of the nodes its first ``grad`` made (the shared walk, made the
-#: second time, makes each of them once more otherwise).  Each entry is ``(cost, ...)``:
-#: a copy of the variable copies its tag, and must not take the entry as its own.
+#: ``cost.tag`` keys (private: never pickled; never copied with the tag: see
+#: ``theon.graph.basic.OWN_TAG_KEYS``) of the shared walk of a cost (see _shared_walk),
+#: and of the nodes its first ``grad`` made (the shared walk, made the second time,
+#: makes each of them once more otherwise).  Each entry is ``(cost, ...)``: a tag
+#: copied otherwise (``copy.copy``) must not make the entry another variable's.
 #: Kept on the cost, not in a weak-keyed table: an entry reads the cost, and would keep
 #: it alive forever there.
 _WALK_KEY = "_grad_walk"

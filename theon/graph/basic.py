@@ -54,10 +54,24 @@ class Scratchpad:
         return f"Scratchpad({self.__dict__})"
 
     def copy(self) -> Scratchpad:
-        """A shallow copy."""
+        """A shallow copy, without the entries of :data:`OWN_TAG_KEYS`.
+
+        >>> tag = Scratchpad(); tag.note = 1; tag._grad_walk = "a cache of its variable"
+        >>> tag.copy()
+        Scratchpad({'note': 1})
+        """
         new = Scratchpad()
-        new.__dict__.update(self.__dict__)
+        d = new.__dict__
+        d.update(self.__dict__)
+        for k in OWN_TAG_KEYS:
+            d.pop(k, None)
         return new
+
+
+#: ``tag`` entries that belong to their variable alone (``theon.grad``'s walk kept for a
+#: cost, which reads that cost): a copy of the variable does not take them, and so
+#: does not keep them alive.
+OWN_TAG_KEYS: tuple[str, ...] = ("_grad_walk", "_grad_asked")
 
 
 def user_trace(limit: int = 1) -> tuple[tuple[str, int, str], ...]:
