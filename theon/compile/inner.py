@@ -47,6 +47,7 @@ from theon.graph.collector import gc_paused
 from theon.graph.fg import FunctionGraph
 from theon.graph.replace import clone_get_equiv
 from theon.link.basic import Runner
+from theon.link.tier1 import inner_kinds, link_compilers
 from theon.progress import task as progress_task
 
 __all__ = ["InnerCompiler", "InnerFunctionGraph", "LinkedInner", "link_inner_graph",
@@ -159,7 +160,8 @@ def link_inner_graph(
     """:func:`rewrite_inner_graph`, then the mode's linker: the runner of the graph."""
     with gc_paused():
         fg = rewrite_inner_graph(inputs, outputs, mode)
-        return LinkedInner(fg, mode.linker.make_function(fg), mode)
+        with link_compilers(inner_kinds()):  # (no whole-graph tier of its own)
+            return LinkedInner(fg, mode.linker.make_function(fg), mode)
 
 
 class InnerFunctionGraph(FunctionGraph):

@@ -175,7 +175,18 @@ _link_kinds: contextvars.ContextVar[frozenset[str] | None] = contextvars.Context
 @contextlib.contextmanager
 def link_compilers(kinds: frozenset[str] | None) -> Iterator[None]:
     """Emitters inside this block make tier-1 kernels of ``kinds`` only (``None``:
-    every kind); ``mode="NUMBA"`` links with ``{"elemwise_small", "loop"}``."""
+    every kind), and of those an enclosing block allows; ``mode="NUMBA"`` links with
+    ``{"elemwise_small", "loop", "graph"}``, an inner graph (a scan's body) without
+    ``"graph"`` (it is part of its outer function's graph).
+
+    >>> with link_compilers(frozenset({"loop", "graph"})):
+    ...     with link_compilers(frozenset({"loop"})):
+    ...         allowed("loop"), allowed("graph")
+    (True, False)
+    """
+    outer = _link_kinds.get()
+    if outer is not None:
+        kinds = outer if kinds is None else kinds & outer
     tok = _link_kinds.set(kinds)
     try:
         yield
@@ -233,4 +244,14 @@ def stats() -> dict[str, int]:
     return dict(STATS)
 
 
-__all__ += ["current_tier", "reset_stats"]
+def inner_kinds() -> frozenset[str]:
+    """The kinds of tier-1 kernels an inner graph (a scan's body, an OpFromGraph's graph)
+    may have: all but the whole graph's, which only a function's own graph gets.
+
+    >>> sorted(inner_kinds())
+    ['elemwise', 'elemwise_small', 'loop']
+    """
+    return frozenset(_DEFAULTS) - {"graph"}
+
+
+__all__ += ["current_tier", "inner_kinds", "reset_stats"]
