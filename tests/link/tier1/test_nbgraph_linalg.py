@@ -174,7 +174,9 @@ def test_batched_solves_go_through_the_blockwise_loop(cache):
     outs = [tt.linalg.solve_triangular(a3, b2, lower=True, b_ndim=1),
             tt.linalg.solve_triangular(a, row, lower=True, trans=1, b_ndim=1),
             tt.linalg.solve_triangular(a3, b2[0], lower=False, b_ndim=1),
-            tt.linalg.cholesky(a3)]
+            tt.linalg.cholesky(a3),
+            # any core Op with a spelling: a batched matrix-vector product
+            tt.Blockwise(tt.dot(tt.dmatrix(), tt.dvector()).owner.op, "(m,n),(n)->(m)")(a3, b2)]
     rng = np.random.default_rng(8)
     a3v = rng.normal(size=(3, 4, 4)) + 5 * np.eye(4)
     spd3 = np.stack([spd(4, s) for s in range(3)])
@@ -187,6 +189,7 @@ def test_batched_solves_go_through_the_blockwise_loop(cache):
     for k in range(3):
         np.testing.assert_allclose(got[0][k], sl.solve_triangular(a3v[k], args[2][k], lower=True),
                                    rtol=1e-11)
+    np.testing.assert_allclose(got[4], np.einsum("bij,bj->bi", a3v, args[2]), rtol=1e-13)
     np.testing.assert_allclose(got[1][0], sl.solve_triangular(a3v[0], args[3][0], lower=True,
                                                               trans=1), rtol=1e-11)
     spd_args = [spd3, *args[1:]]

@@ -90,9 +90,9 @@ def _spell_blockwise(op: Blockwise, node: Apply, ctx: NbContext) -> list[str] | 
         for d, dim in enumerate(sig):
             sizes.setdefault(dim, f"{names[k]}.shape[{bs[k] + d}]")
     core_shapes: list[list[str]] = []
-    for o, sig in zip(core.outputs, op.outputs_sig):
+    for core_out, sig in zip(core.outputs, op.outputs_sig):
         shp: list[str] = []
-        for s, dim in zip(_static(o), sig):
+        for s, dim in zip(_static(core_out), sig):
             if s is not None:
                 shp.append(str(s))
             elif dim in sizes:
