@@ -235,3 +235,16 @@ def test_erfcx_is_within_eight_ulps_of_scipys(cache):
     f = compiled([x], Elemwise(OPS["erfcx"])(x), [grid], cache)
     with np.errstate(all="ignore"):
         same(f(grid), sp.erfcx(grid), ulps=8)
+
+
+def test_a_first_call_the_compiled_graph_refuses_still_leaves_it_compiled(cache):
+    """The call that asks for the compile has an index out of range: tier 0 raises, the
+    compile (run on that call's values) succeeds, and later calls use it."""
+    v, i = tt.dvector("v"), tt.lvector("i")
+    with theon.config.change_flags(tier1_graph_calls=1, cache_dir=cache, tier=1):
+        f = theon.function([v, i], v[i] * 2.0)
+        with pytest.raises(IndexError):
+            f(np.arange(3.0), np.array([7, 0]))
+        assert tier1.wait(300)
+        np.testing.assert_array_equal(f(np.arange(3.0), np.array([2, 0])), [4.0, 0.0])
+    assert f._runner.slot.state == "ready", f._runner.slot.error

@@ -132,7 +132,7 @@ class NumbaLoopCompiler:
             ns: dict[str, Any] = {}
             exec(compile(text.replace("cache=True", "cache=False"), str(p), "exec"), ns)
             fn = ns[fname]
-            fn(*sample)
+            _first_run(fn, sample)
             bump("disk_misses")
             return fn
         modname = f"theon_tier1_{key}"
@@ -143,7 +143,7 @@ class NumbaLoopCompiler:
         # next to the file named by the code
         exec(compile(text, str(p), "exec"), mod.__dict__)
         fn = getattr(mod, fname)
-        fn(*sample)  # compiles, or loads numba's cached machine code
+        _first_run(fn, sample)  # compiles, or loads numba's cached machine code
         hits = sum(fn.stats.cache_hits.values())
         bump("disk_hits" if hits else "disk_misses")
         self._private(p, key)
@@ -181,6 +181,17 @@ class NumbaLoopCompiler:
                     os.chmod(f, stat.S_IMODE(st.st_mode) & ~0o022)
             except OSError:
                 continue
+
+
+def _first_run(fn: Any, sample: Sequence[Any]) -> None:
+    """``fn(*sample)``, which compiles ``fn`` for the sample's types; an error the compiled
+    code raises on these values (a graph function refusing a call, which tier 0 then
+    serves) leaves it compiled, and is not a failed compile."""
+    try:
+        fn(*sample)
+    except Exception:
+        if not getattr(fn, "signatures", None):
+            raise
 
 
 def make_compiler() -> NumbaLoopCompiler:
