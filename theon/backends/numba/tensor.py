@@ -577,19 +577,33 @@ def _spell_softmax(op: Softmax | LogSoftmax, node: Apply, ctx: NbContext
 
 
 def _softmax_rows(op: Softmax | LogSoftmax, ctx: NbContext) -> list[str]:
-    """A matrix's softmax (log-softmax) along ``op.axis``, one line of it at a time."""
+    """A matrix's softmax (log-softmax) along ``op.axis``, one line of it at a time, by
+    loops on numbers (no temporary arrays): the line's max (nan propagating; 0 where it
+    is not finite), then ``exp(x - max)`` and its sum."""
     xs = ctx.arg(0)
-    o, i, r, m = ctx.out(0), ctx.tmp(), ctx.tmp(), ctx.tmp()
+    o, i, j, v, m, s = (ctx.out(0), ctx.tmp(), ctx.tmp(), ctx.tmp(), ctx.tmp(), ctx.tmp())
     ax = 0 if op.axis == 0 else 1
     keep = 1 - ax
-    line = f"{xs}[:, {i}]" if op.axis == 0 else f"{xs}[{i}]"
-    out = f"{o}[:, {i}]" if op.axis == 0 else f"{o}[{i}]"
-    body = ([f"    {r} = np.exp({line} - {m})", f"    {out} = {r} / np.sum({r})"]
-            if isinstance(op, Softmax) else
-            [f"    {r} = {line} - {m}", f"    {out} = {r} - np.log(np.sum(np.exp({r})))"])
+    at = f"{j}, {i}" if ax == 0 else f"{i}, {j}"
+    n = f"{xs}.shape[{ax}]"
+    if isinstance(op, Softmax):
+        body = [f"        {v} = math.exp({xs}[{at}] - {m})", f"        {o}[{at}] = {v}",
+                f"        {s} += {v}",
+                f"    for {j} in range({n}):", f"        {o}[{at}] /= {s}"]
+    else:
+        body = [f"        {s} += math.exp({xs}[{at}] - {m})",
+                f"    {s} = np.log({s})",
+                f"    for {j} in range({n}):", f"        {o}[{at}] = ({xs}[{at}] - {m}) - {s}"]
     return [f"{o} = np.empty_like({xs})",
-            f"if {xs}.shape[{ax}] != 0:",  # (an empty line: nothing to compute)
-            f"    for {i} in range({xs}.shape[{keep}]):",
-            f"        {m} = np.max({line})",
-            f"        if not np.isfinite({m}): {m} = 0.0",
-            *("    " + ln for ln in body)]
+            f"for {i} in range({xs}.shape[{keep}] if {n} != 0 else 0):",
+            f"    {m} = -np.inf",
+            f"    for {j} in range({n}):",
+            f"        {v} = {xs}[{at}]",
+            f"        if {v} > {m} or {v} != {v}:",
+            f"            {m} = {v}",
+            f"            if {v} != {v}:",
+            "                break",
+            f"    if not np.isfinite({m}): {m} = 0.0",
+            f"    {s} = 0.0",
+            f"    for {j} in range({n}):",
+            *body]
