@@ -400,11 +400,12 @@ class Apply(Node):
     (True, 0)
     """
 
-    __slots__ = ("op", "inputs", "outputs", "tag", "__weakref__")
+    # (``_tag``: the Scratchpad behind ``tag``, made on first use)
+    __slots__ = ("op", "inputs", "outputs", "_tag", "__weakref__")
 
     def __init__(self, op: Op, inputs: Iterable[Variable], outputs: Iterable[Variable]) -> None:
         self.op = op
-        self.tag = Scratchpad()
+        self._tag: Scratchpad | None = None
         ins = list(inputs)
         for inp in ins:
             if not isinstance(inp, Variable):
@@ -429,6 +430,22 @@ class Apply(Node):
                 )
             i += 1
         self.outputs: list[Variable] = outs
+
+    @property
+    def tag(self) -> Scratchpad:
+        """The node's annotations (a :class:`Scratchpad`).
+
+        Made on first use: most nodes never get one, and a graph holds one node per
+        operation (a heap the garbage collector walks).
+        """
+        t = self._tag
+        if t is None:
+            t = self._tag = Scratchpad()
+        return t
+
+    @tag.setter
+    def tag(self, value: Scratchpad) -> None:
+        self._tag = value
 
     def __str__(self) -> str:
         return f"{self.op}({', '.join(str(i) for i in self.inputs)})"
@@ -467,7 +484,8 @@ class Apply(Node):
         cp = Apply.__new__(Apply)
         cp.op = self.op
         cp.inputs = list(self.inputs)
-        cp.tag = self.tag.copy()
+        t = self._tag
+        cp._tag = None if t is None else t.copy()
         cp.outputs = []
         for i, o in enumerate(self.outputs):
             no = o.clone()

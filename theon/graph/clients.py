@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, SupportsIndex
 
-from theon.graph.basic import Apply, Scratchpad, Variable
+from theon.graph.basic import Apply, Variable
 from theon.graph.op import Op
 
 __all__ = ["Client", "Clients", "Output", "OutputList", "output_node"]
@@ -110,7 +110,7 @@ def output_node(idx: int, var: Variable) -> Apply:
     node.op = _OUTPUT_OPS[idx]
     node.inputs = [var]
     node.outputs = []
-    node.tag = Scratchpad()
+    node._tag = None  # (made on first use: see Apply.tag)
     return node
 
 
