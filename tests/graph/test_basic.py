@@ -170,3 +170,22 @@ def test_user_trace_skips_theon_generated_code() -> None:
     exec(compile("def gen():\n    return user_trace()\n", "<theon-call-99>", "exec"), ns)
     (file, line, fn), = ns["gen"]()
     assert file == __file__ and fn == "test_user_trace_skips_theon_generated_code"
+
+
+def test_a_node_makes_its_tag_on_first_use():
+    """Most nodes never get annotations: their Scratchpad is made when first read or set,
+    and a copy of a node without one has none either."""
+    from theon.graph.basic import Apply, Scratchpad
+    from theon.graph.op import Op
+    from theon.graph.type import Generic
+
+    g = Generic()
+    node = Apply(Op(), [g("a")], [g()])
+    assert node._tag is None
+    assert node.clone()._tag is None
+    node.tag.note = "kept"
+    assert isinstance(node._tag, Scratchpad)
+    cp = node.clone()
+    assert cp.tag.note == "kept" and cp.tag is not node.tag
+    node.tag = Scratchpad()
+    assert not node.tag.__dict__
