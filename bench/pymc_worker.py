@@ -79,20 +79,25 @@ def run_model(name: str, build: Any, args: argparse.Namespace) -> dict[str, Any]
     x = np.concatenate([np.ravel(v) for v in ip.values()]) if ip else np.zeros(0)
     vg(x)
 
-    def call_us() -> float:
+    def call_us(fn: Any = vg) -> float:
         n, t0 = 0, time.perf_counter()
         while time.perf_counter() - t0 < 0.3:
-            vg(x)
+            fn(x)
             n += 1
         return (time.perf_counter() - t0) / n * 1e6
 
     if args.engine == "theon":
-        # tier 0 first; then the steady state, once the whole graph's tier-1 compile (in
-        # the background, after config.tier1_graph_calls calls) is done, where it applies
+        # tier 0 (a function compiled without the whole-graph tier); then the steady
+        # state, once the whole graph's tier-1 compile (in the background, after
+        # config.tier1_graph_calls calls) is done, where it applies
         import theon
         from theon.link import tier1
 
-        rec["logp_dlogp_call_tier0_us"] = call_us()
+        with theon.config.change_flags(tier1_graph_calls=0):
+            vg0 = model.logp_dlogp_function(ravel_inputs=True, **compile_kw)
+        vg0.set_extra_values({})
+        vg0(x)
+        rec["logp_dlogp_call_tier0_us"] = call_us(vg0)
         for _ in range(int(theon.config.tier1_graph_calls)):
             vg(x)
         t0 = time.perf_counter()
