@@ -11,12 +11,12 @@ A program that builds a model calls theon many times in a row (PyMC builds the
 log-density of each of a model's variables with a few calls of its own between
 theon's), and every collection of the oldest generation walks the whole heap,
 most of it graph objects.  So when the last paused block ends, the threshold
-only comes down to :data:`LINGER_GEN0`, and the collector's own next run (at
-most that many new container objects later, or a ``gc.collect()``) puts the
-thresholds back as they were: consecutive calls share one pause, and a
-program that stops calling theon gets its settings back soon after.
-:func:`gc_resume` puts them back at once.  (Compiling the logp and gradient of
-a 1000-variable PyMC model ran about 14 full collections without this, 1 with it.)
+only comes down to :data:`LINGER_GEN0`, and stays there while theon keeps being
+called: the collector's first run with no paused block begun since its previous
+run (at most twice that many new container objects after theon's last call)
+puts the thresholds back as they were.  :func:`gc_resume` puts them back at
+once.  (Compiling the logp and gradient of a 1000-variable PyMC model ran about
+14 full collections without this, 2 with it.)
 
 Python's collector settings belong to the whole process, so the change is
 scoped as tightly as the settings allow: only the first-generation threshold
@@ -25,6 +25,7 @@ is raised, a setting made meanwhile by someone else (``gc.set_threshold``,
 enabled is never changed.
 
 >>> import gc
+>>> gc_resume()  # (a pause that earlier work left lingering)
 >>> before = gc.get_threshold()
 >>> with gc_paused():
 ...     gc.get_threshold()[0] >= before[0]
@@ -48,8 +49,8 @@ __all__ = ["LINGER_GEN0", "PAUSED_GEN0", "gc_paused", "gc_resume"]
 #: never for ordinary graphs, and every so often for huge ones (bounded memory).
 PAUSED_GEN0 = 1_000_000
 
-#: After the last paused block, until the collector's next run: the first-generation
-#: threshold that lets the next call of theon share the pause.
+#: After the last paused block, while theon keeps being called (see the module's
+#: docstring): the first-generation threshold that lets the next call share the pause.
 LINGER_GEN0 = 20_000
 
 
@@ -62,6 +63,7 @@ class _Pause:
         self.saved: tuple[int, ...] | None = None  # the thresholds before the pause
         self.applied: tuple[int, ...] | None = None  # the thresholds the pause set
         self.hooked = False  # whether _on_collect is in gc.callbacks
+        self.used = False  # whether a block began since the collector last ran
 
     def enter(self) -> None:
         with self.lock:
@@ -74,6 +76,7 @@ class _Pause:
                     gc.set_threshold(max(self.saved[0], PAUSED_GEN0), *self.saved[1:])
                     self.applied = gc.get_threshold()
             self.depth += 1
+            self.used = True
 
     def exit(self) -> None:
         with self.lock:
@@ -84,7 +87,7 @@ class _Pause:
                     # nothing set, or someone set the thresholds meanwhile: theirs stay
                     self.saved = self.applied = None
                     return
-                # linger until the collector next runs (see the module's docstring)
+                # linger while theon keeps being called (see the module's docstring)
                 gc.set_threshold(max(saved[0], LINGER_GEN0), *saved[1:])
                 self.applied = gc.get_threshold()
                 if not self.hooked:
@@ -109,9 +112,13 @@ _pause = _Pause()
 
 
 def _on_collect(phase: str, info: dict[str, Any]) -> None:
-    """``gc.callbacks`` hook: the collector's run ends a lingering pause."""
+    """``gc.callbacks`` hook: the collector's run ends a lingering pause, unless a
+    paused block began since its previous run."""
     if phase == "start" and _pause.saved is not None and _pause.depth == 0:
-        _pause.resume(blocking=False)
+        if _pause.used:  # theon still at work between the collector's runs: keep lingering
+            _pause.used = False
+        else:
+            _pause.resume(blocking=False)
 
 
 @contextlib.contextmanager
@@ -122,8 +129,9 @@ def gc_paused() -> Iterator[None]:
     than the collector disabled, so a huge graph still collects now and then.
     When the block ends (also when it raises) and no other block (nested, or in
     another thread) runs, the threshold comes down to :data:`LINGER_GEN0` until
-    the collector's next run, which restores the thresholds as they were (see
-    the module's docstring; :func:`gc_resume` restores them at once).
+    the collector runs twice with no block begun in between, which restores the
+    thresholds as they were (see the module's docstring; :func:`gc_resume`
+    restores them at once).
     Thresholds set by someone else during the block are left as they are.
     """
     _pause.enter()
