@@ -56,3 +56,4 @@ _register_rewrite_module("theon.scan.rewriting")
 
 # the JAX rules of these Ops (mode="JAX"), imported by the JAX linker before its first link
 _register_linker_backend("jax", "theon.backends.jax.control")
+_register_linker_backend("numba", "theon.backends.numba.scan")  # (the whole-graph tier)

@@ -69,6 +69,16 @@ SPELLINGS: dict[str, tuple[Callable[[Sequence[str]], str], frozenset[str], froze
     "erf": (_t("math.erf({0})"), _F, _F),
     "erfc": (_t("math.erfc({0})"), _F, _F),
     "erfcx": (_t("_erfcx({0})"), _F, _F),
+    # scipy's expit, 1 / (1 + exp(-x)): 0 below about -709.78, where exp(-x) overflows
+    # to inf (numba's exp, as NumPy's, overflows without raising)
+    "sigmoid": (_t("(1.0 / (1.0 + math.exp(-{0})))"), _F, _F),
+    # max(x, 0) + log1p(exp(-|x|)), theon's NumPy softplus, on each side of 0
+    "softplus": (_t("({0} + np.log1p(math.exp(-{0})) if {0} > 0.0 "
+                    "else np.log1p(math.exp({0})))"), _F, _F),
+    # log(1 - exp(x)): log1p(-exp(x)) below -ln 2, log(-expm1(x)) above (-inf at 0, nan
+    # above 0)
+    "log1mexp": (_t("(np.log1p(-math.exp({0})) if {0} < -0.6931471805599453 "
+                    "else np.log(-math.expm1({0})))"), _F, _F),
     "pow": (_t("({0} ** {1})"), _F, _F),
     "maximum": (_t("({0} if {0} >= {1} or {0} != {0} else {1})"), _F | _INT, _F | _INT),
     "minimum": (_t("({0} if {0} <= {1} or {0} != {0} else {1})"), _F | _INT, _F | _INT),

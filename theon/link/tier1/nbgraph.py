@@ -45,7 +45,8 @@ from theon.link.registry import load_linker_backends
 from theon.link.tier1.worker import READY, VERIFY, Slot, bump, close_enough
 
 __all__ = ["HELPERS", "OPTIONS", "GraphRunner", "NbContext", "NbGraph", "Unsupported",
-           "eligible", "generate", "graph_runner", "make_compiler", "nb_spell"]
+           "eligible", "generate", "graph_runner", "make_compiler", "nb_spell",
+           "spell_subgraph"]
 
 #: dtypes a value of the generated code may have
 DTYPES = frozenset({"float64", "float32", "int64", "int32", "int8", "int16", "uint8", "bool"})
@@ -239,6 +240,28 @@ def generate(fgraph: FunctionGraph) -> NbGraph:
         if f"{name}(" in text:
             header += ["", f"@numba.njit({OPTIONS})", helper]
     return NbGraph(text, "graph", gen.consts, scalar_inputs, scalar_outputs, tuple(header))
+
+
+def spell_subgraph(ctx: NbContext, fgraph: FunctionGraph, names: Sequence[str]
+                   ) -> tuple[list[str], list[str]] | None:
+    """Statements computing ``fgraph``'s nodes inside the graph function ``ctx`` belongs
+    to (an Op's inner graph: a scan's body), its inputs read as ``names`` (names or
+    literals the caller has bound): ``(lines, the expressions of its outputs)``, or None
+    where a node has no spelling.  Its values get fresh names, so the lines can be
+    placed in a loop's body."""
+    gen = ctx.gen
+    for k, (v, name) in enumerate(zip(fgraph.inputs, names, strict=True)):
+        _check_value(v, f"inner input {k}")
+        gen.names[v] = name
+    lines: list[str] = []
+    for node in fgraph.toposort():
+        for v in node.outputs:
+            _check_value(v, "output of")
+        body = nb_spell(node.op, node, NbContext(gen, node))
+        if body is None:
+            return None
+        lines.extend(body)
+    return lines, [gen.name_of(v) for v in fgraph.outputs]
 
 
 def eligible(fgraph: FunctionGraph) -> bool:
