@@ -178,6 +178,21 @@ def test_a_body_returning_its_inputs_and_constants(cache):
           [Xv, np.vstack([np.ones(2), Xv[:-1]]), np.full(3, 2.0)])
 
 
+def test_integer_states_and_boolean_outputs(cache):
+    """An int64 counter state over an int64 sequence, a bool output per step."""
+    ks, c0 = tt.lvector("ks"), tt.lscalar("c0")
+    (cs, bs), _ = theon.scan(lambda k, c: (c + k * 2, tt.gt(c, 3)), sequences=ks,
+                             outputs_info=[c0, None])
+    kv = np.array([1, -2, 3, 4, 0, 5])
+    c, want_c, want_b = 1, [], []
+    for k in kv:
+        want_b.append(c > 3)
+        c = c + 2 * k
+        want_c.append(c)
+    f, _ = check([ks, c0], [cs, bs], [kv, 1], cache, [np.array(want_c), np.array(want_b)])
+    assert f(kv, 1)[0].dtype == np.int64 and f(kv, 1)[1].dtype == np.bool_
+
+
 # --------------------------------------------------------------------------- gradients
 def test_gradients_of_scans_are_compiled_and_match_the_vm(cache):
     xs, a, h0 = tt.dvector("xs"), tt.dscalar("a"), tt.dscalar("h0")
@@ -255,6 +270,18 @@ def test_scans_the_spelling_declines_leave_the_graph_on_tier_0(cache):
         slot = f._runner.slot
         assert slot.state == "failed" and "no numba spelling" in slot.error
         np.testing.assert_array_equal(f(3.0), theon.function([x], ys, mode=VM)(3.0))
+    # a body node without a spelling (a sort): the error names it
+    X, h0 = tt.dmatrix("X"), tt.dvector("h0")
+    ss, _ = theon.scan(lambda r, h: tt.sort(h * r), sequences=X, outputs_info=h0)
+    with pytest.raises(nbgraph.Unsupported, match="inner .*no numba spelling"):
+        nbgraph.generate(FunctionGraph([X, h0], [ss]))
+    with theon.config.change_flags(tier1_graph_calls=1, cache_dir=cache, tier=1):
+        f = theon.function([X, h0], ss)
+        Xv, hv = RNG.normal(size=(3, 4)), RNG.normal(size=4)
+        f(Xv, hv)
+        assert tier1.wait(300)
+        assert f._runner.slot.state == "failed" and "Sort" in f._runner.slot.error
+        np.testing.assert_array_equal(f(Xv, hv), theon.function([X, h0], ss, mode=VM)(Xv, hv))
     # a truncated gradient's loop
     xs = tt.dvector("xs")
     hs, _ = theon.scan(lambda v, h: h * v, sequences=xs, outputs_info=x, truncate_gradient=2)

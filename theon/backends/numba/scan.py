@@ -154,10 +154,7 @@ def _spell_scan(op: Scan, node: Apply, ctx: NbContext) -> list[str] | None:
             names.append(x)
             k += 1
     names += [ctx.arg(i) for i in range(sns.start, sns.stop)]
-    spelled = spell_subgraph(ctx, fg, names)
-    if spelled is None:
-        return None
-    inner, outs = spelled
+    inner, outs = spell_subgraph(ctx, fg, names)
     step += inner
     # the stacked outputs first (a value viewing a ring's row is read before it changes)
     for m, o in enumerate(nits):

@@ -243,12 +243,12 @@ def generate(fgraph: FunctionGraph) -> NbGraph:
 
 
 def spell_subgraph(ctx: NbContext, fgraph: FunctionGraph, names: Sequence[str]
-                   ) -> tuple[list[str], list[str]] | None:
+                   ) -> tuple[list[str], list[str]]:
     """Statements computing ``fgraph``'s nodes inside the graph function ``ctx`` belongs
     to (an Op's inner graph: a scan's body), its inputs read as ``names`` (names or
-    literals the caller has bound): ``(lines, the expressions of its outputs)``, or None
-    where a node has no spelling.  Its values get fresh names, so the lines can be
-    placed in a loop's body."""
+    literals the caller has bound): ``(lines, the expressions of its outputs)``.  Its
+    values get fresh names, so the lines can be placed in a loop's body.  Raises
+    :class:`Unsupported` naming the first node without a spelling (and ``ctx``'s)."""
     gen = ctx.gen
     for k, (v, name) in enumerate(zip(fgraph.inputs, names, strict=True)):
         _check_value(v, f"inner input {k}")
@@ -259,7 +259,7 @@ def spell_subgraph(ctx: NbContext, fgraph: FunctionGraph, names: Sequence[str]
             _check_value(v, "output of")
         body = nb_spell(node.op, node, NbContext(gen, node))
         if body is None:
-            return None
+            raise ctx.fail(f"its inner {node.op} has no numba spelling")
         lines.extend(body)
     return lines, [gen.name_of(v) for v in fgraph.outputs]
 
