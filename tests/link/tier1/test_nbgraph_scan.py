@@ -154,6 +154,24 @@ def test_only_the_last_rows_kept(cache):
     assert any(any(op.info.store_last) for op in scans)
 
 
+def test_ring_states_whose_step_values_view_other_rings(cache):
+    """``b_t = a_{t-1}`` (the body returns its input, a view of a's ring) and
+    ``c_t = a_{t-1}[::-1]`` (a view) beside ``a_t = 0.5 a_{t-1} + b_{t-1}``, only the
+    last rows kept: the views are read before any ring changes."""
+    a0, b0, c0, n = tt.dvector("a0"), tt.dvector("b0"), tt.dvector("c0"), tt.lscalar("n")
+    (a_s, b_s, c_s), _ = theon.scan(
+        lambda a, b, c: (0.5 * a + b, a, a[::-1] + 0 * c), outputs_info=[a0, b0, c0],
+        n_steps=n)
+    av, bv, cv = RNG.normal(size=3), RNG.normal(size=3), RNG.normal(size=3)
+    a, b, c = av, bv, cv
+    for _ in range(4):
+        a, b, c = 0.5 * a + b, a, a[::-1]
+    f, _ = check([a0, b0, c0, n], [a_s[-1], b_s[-1], c_s[-1]], [av, bv, cv, 4], cache,
+                 [a, b, c])
+    scans = [nd.op for nd in f.maker.fgraph.apply_nodes if isinstance(nd.op, Scan)]
+    assert any(any(op.info.store_last) for op in scans)
+
+
 def test_a_scan_in_a_scans_body(cache):
     """Each row's cumulative sum by an inner scan, summed into an outer state."""
     M = tt.dmatrix("M")

@@ -167,9 +167,11 @@ def _spell_scan(op: Scan, node: Apply, ctx: NbContext) -> list[str] | None:
                      for d in range(nd - 1)]
         step.append(f"{o}[{t}] = {y}")
     # the states; with a ring of rows, step values that may view a buffer are copied
+    # before any buffer is written
     ring = any(last and ndim_of(node.outputs[j]) > 1
                for j, last in enumerate(info.store_last))
     may_view = plan_copies(fg, len(fg.outputs), [False] * len(fg.outputs))[0]
+    writes: list[str] = []
     for j, b in enumerate(bufs):
         y, nd = outs[j], ndim_of(node.outputs[j]) - 1
         L, last = info.lags[j], info.store_last[j]
@@ -183,7 +185,8 @@ def _spell_scan(op: Scan, node: Apply, ctx: NbContext) -> list[str] | None:
                 c = ctx.tmp()
                 step += [f"{c} = {y}.copy()"]
                 y = c
-        step.append(f"{b}[{row}] = {y}")
+        writes.append(f"{b}[{row}] = {y}")
+    step += writes
     lines.append(f"for {t} in range({n}):")
     lines += ["    " + ln for ln in step]
     # the states' outputs: the buffers (a ring turned to its last rows in order)
