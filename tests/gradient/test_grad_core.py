@@ -474,3 +474,32 @@ def test_nodes_are_shared_only_inside_a_walk_and_its_thread():
         t.join()
     assert seen == [False]
     assert (x + 1).owner is not (x + 1).owner
+
+
+def test_one_grad_per_input_walks_the_cost_twice_in_all(monkeypatch):
+    """PyMC's gradient calls grad once per input: the first call walks to its own input,
+    the second makes the walk to every input that later calls share: two walks for
+    any number of inputs (one per call was quadratic in the model's size)."""
+    import numpy as np
+
+    import theon
+    import theon.tensor as tt
+    from theon.gradient import core
+
+    runs = []
+    real_run = core._Backprop.run
+
+    def counting_run(self, memo=None):
+        runs.append(len(self.wrt))
+        return real_run(self, memo)
+
+    monkeypatch.setattr(core._Backprop, "run", counting_run)
+    xs = [tt.dscalar(f"x{i}") for i in range(8)]
+    mu = tt.dscalar("mu")
+    cost = sum(-0.5 * (x - mu) ** 2 for x in xs)
+    grads = [theon.grad(cost, v) for v in [mu, *xs]]
+    assert runs == [1, 9]
+    vals = np.linspace(-1.0, 2.0, 9)
+    got = theon.function([mu, *xs], grads)(*vals)
+    np.testing.assert_allclose(got, [np.sum(vals[1:] - vals[0]), *(vals[0] - vals[1:])],
+                               rtol=1e-14)
