@@ -175,7 +175,7 @@ def test_calls_the_compiled_graph_refuses_are_served_by_tier_0(cache):
 class _WrongCompiler:
     """A compiler whose graph function adds 1 to every output."""
 
-    def compile_loop(self, header, source, fname, sample, options=""):
+    def compile_loop(self, header, source, fname, sample, options="", elsewhere=False):
         ns = {"np": np, "math": __import__("math")}
         exec(source, ns)
         fn = ns[fname]
@@ -248,3 +248,32 @@ def test_a_first_call_the_compiled_graph_refuses_still_leaves_it_compiled(cache)
         assert tier1.wait(300)
         np.testing.assert_array_equal(f(np.arange(3.0), np.array([2, 0])), [4.0, 0.0])
     assert f._runner.slot.state == "ready", f._runner.slot.error
+
+
+def _compile_once(tmp_path, fn):
+    """Compile a graph of its own (compiled functions are also kept in memory, by text)."""
+    x = tt.dvector("x")
+    with theon.config.change_flags(tier1_graph_calls=1, cache_dir=str(tmp_path), tier=1):
+        f = theon.function([x], fn(x).sum())
+        before = tier1.stats()
+        f(np.arange(4.0))
+        assert tier1.wait(300)
+        f(np.arange(4.0))
+    assert f._runner.slot.state == "ready", f._runner.slot.error
+    after = tier1.stats()
+    return {k: after[k] - before.get(k, 0) for k in ("disk_hits", "disk_misses")}
+
+
+def test_the_whole_graph_is_compiled_in_a_child_process_and_loaded_here(tmp_path):
+    """The child writes numba's machine code to the cache; this process loads it (a hit)."""
+    assert _compile_once(tmp_path, lambda x: tt.exp(x) * 3.0 - x) == {"disk_hits": 1,
+                                                                      "disk_misses": 0}
+    assert list((tmp_path / "tier1" / "numba" / "__pycache__").glob("*.nbc"))
+
+
+def test_a_child_that_fails_leaves_the_compile_to_this_process(tmp_path, monkeypatch):
+    from theon.link.tier1 import loops
+
+    monkeypatch.setattr(loops, "_CHILD", "raise SystemExit(3)")
+    assert _compile_once(tmp_path, lambda x: tt.log1p(x * x) + tt.cos(x)) == {
+        "disk_hits": 0, "disk_misses": 1}

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import math
 import os
+import pickle
 import stat
+import subprocess
 import sys
 import threading
 import types
@@ -80,11 +82,17 @@ class NumbaLoopCompiler:
         return self._cache if self._cache is not None else default_cache()
 
     def compile_loop(self, header: Sequence[str], source: str, fname: str,
-                     sample: Sequence[Any], options: str = "cache=True, nogil=True"
-                     ) -> Callable[..., Any]:
+                     sample: Sequence[Any], options: str = "cache=True, nogil=True",
+                     elsewhere: bool = False) -> Callable[..., Any]:
         """``fname`` of ``header`` + ``source``, compiled by numba (``numba.njit(options)``,
         which must include ``cache=True``) for the types of ``sample`` (arguments of a
-        run of no steps, made now so the first real call does not compile)."""
+        run of no steps, made now so the first real call does not compile).
+
+        ``elsewhere``: numba compiles in a child process, which writes the machine code
+        to the disk cache, and this process loads it.  numba's compiler is Python that
+        holds the interpreter lock; a large function's compile on the background thread
+        would slow the calls that tier 0 serves meanwhile.  (Where the cache cannot be
+        used, or the child fails, the compile happens here.)"""
         key = "nbloop_" + structural_hash(tuple(header), source, self.version, options)
         with self._lock:
             fn = self._loaded.get(key)
@@ -92,11 +100,11 @@ class NumbaLoopCompiler:
             text = "\n".join(["import numba", *header, "",
                               f"@numba.njit({options})", source, ""])
             try:
-                fn = self._load(key, text, fname, sample)
+                fn = self._load(key, text, fname, sample, elsewhere)
             except Exception:
                 bump("disk_corrupt")
                 self._clear(key)
-                fn = self._load(key, text, fname, sample)
+                fn = self._load(key, text, fname, sample, False)
             with self._lock:
                 self._loaded[key] = fn
         return fn
@@ -121,7 +129,8 @@ class NumbaLoopCompiler:
                 except OSError:
                     pass
 
-    def _load(self, key: str, text: str, fname: str, sample: Sequence[Any]) -> Any:
+    def _load(self, key: str, text: str, fname: str, sample: Sequence[Any],
+              elsewhere: bool = False) -> Any:
         cache = self.cache
         p = self._path(key)
         encoded = text.encode()
@@ -136,6 +145,8 @@ class NumbaLoopCompiler:
             bump("disk_misses")
             return fn
         modname = f"theon_tier1_{key}"
+        if elsewhere and not self._numba_files(p, key):
+            self._compile_elsewhere(text, str(p), modname, fname, sample)
         mod = types.ModuleType(modname)
         mod.__file__ = str(p)
         sys.modules[modname] = mod  # (numba's cached code finds its module by name)
@@ -149,6 +160,19 @@ class NumbaLoopCompiler:
         self._private(p, key)
         cache.evict()
         return fn
+
+    def _compile_elsewhere(self, text: str, path: str, modname: str, fname: str,
+                           sample: Sequence[Any]) -> None:
+        """Compile ``fname`` of ``text`` for ``sample``'s numba types in a child process,
+        which leaves the machine code in numba's cache next to ``path`` (a child that
+        fails leaves nothing: then this process compiles)."""
+        sig = tuple(self.numba.typeof(a) for a in sample)
+        payload = pickle.dumps((text, path, modname, fname, sig))
+        try:
+            subprocess.run([sys.executable, "-c", _CHILD], input=payload,
+                           capture_output=True, timeout=CHILD_TIMEOUT_S, check=False)
+        except (OSError, subprocess.SubprocessError):
+            pass
 
     @staticmethod
     def _numba_files(p: Any, key: str) -> list[Any]:
@@ -181,6 +205,25 @@ class NumbaLoopCompiler:
                     os.chmod(f, stat.S_IMODE(st.st_mode) & ~0o022)
             except OSError:
                 continue
+
+
+#: seconds a child process may take to compile (then this process compiles)
+CHILD_TIMEOUT_S = 600.0
+
+#: the child process of ``compile_loop(elsewhere=True)``, at a lower priority: the text
+#: theon made (read from stdin with the signature, never from the file), compiled for
+#: that signature with numba's cache next to the file it names
+_CHILD = """
+import os, pickle, sys, types
+if hasattr(os, "nice"):
+    os.nice(10)  # (the background: the process it compiles for keeps its CPU)
+text, path, modname, fname, sig = pickle.loads(sys.stdin.buffer.read())
+mod = types.ModuleType(modname)
+mod.__file__ = path
+sys.modules[modname] = mod
+exec(compile(text, path, "exec"), mod.__dict__)
+getattr(mod, fname).compile(sig)
+"""
 
 
 def _first_run(fn: Any, sample: Sequence[Any]) -> None:

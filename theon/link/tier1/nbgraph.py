@@ -330,7 +330,7 @@ def _build(fgraph: FunctionGraph, sample: Sequence[Any]) -> Callable[..., list[A
     g = generate(fgraph)
     args = [a if conv is None else conv(a) for a, conv in zip(sample, g.scalar_inputs)]
     fn = comp.compile_loop(list(g.header), g.source, g.fname, [*args, *g.consts],
-                           options=OPTIONS)
+                           options=OPTIONS, elsewhere=True)
     return _caller(g, fn)
 
 
