@@ -36,7 +36,8 @@ def cache(tmp_path_factory):
 def compiled(ins, outs, args, cache):
     """``theon.function(ins, outs)`` after its whole-graph tier is compiled and verified
     on ``args`` (the test fails if it is not)."""
-    with theon.config.change_flags(tier1_graph_calls=1, cache_dir=cache, tier=1), \
+    with theon.config.change_flags(tier1_graph_calls=1, tier1_autotune=False,
+                                   cache_dir=cache, tier=1), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         f = theon.function(ins, outs)
@@ -184,7 +185,7 @@ class _WrongCompiler:
 
 def test_a_compiled_graph_that_disagrees_with_tier_0_is_dropped_with_a_warning():
     x = tt.dvector("x")
-    with theon.config.change_flags(tier1_graph_calls=1, tier=1), \
+    with theon.config.change_flags(tier1_graph_calls=1, tier1_autotune=False, tier=1), \
             tier1.use_compiler("graph", _WrongCompiler()):
         f = theon.function([x], (x * 2.0).sum())
         f(np.ones(3))
@@ -214,7 +215,7 @@ def test_the_tier_waits_for_its_number_of_calls_and_can_be_off():
 def test_graphs_numba_is_not_given_stay_on_tier_0():
     x = tt.dvector("x")
     s = tt.TensorType("complex128", shape=(None,))("s")
-    with theon.config.change_flags(tier1_graph_calls=1, tier=1):
+    with theon.config.change_flags(tier1_graph_calls=1, tier1_autotune=False, tier=1):
         # a dtype the generated code does not take
         assert not isinstance(theon.function([s], s * 2)._runner, nbgraph.GraphRunner)
         # an Op without a spelling (sorting)
@@ -241,7 +242,8 @@ def test_a_first_call_the_compiled_graph_refuses_still_leaves_it_compiled(cache)
     """The call that asks for the compile has an index out of range: tier 0 raises, the
     compile (run on that call's values) succeeds, and later calls use it."""
     v, i = tt.dvector("v"), tt.lvector("i")
-    with theon.config.change_flags(tier1_graph_calls=1, cache_dir=cache, tier=1):
+    with theon.config.change_flags(tier1_graph_calls=1, tier1_autotune=False,
+                                   cache_dir=cache, tier=1):
         f = theon.function([v, i], v[i] * 2.0)
         with pytest.raises(IndexError):
             f(np.arange(3.0), np.array([7, 0]))
@@ -253,7 +255,8 @@ def test_a_first_call_the_compiled_graph_refuses_still_leaves_it_compiled(cache)
 def _compile_once(tmp_path, fn):
     """Compile a graph of its own (compiled functions are also kept in memory, by text)."""
     x = tt.dvector("x")
-    with theon.config.change_flags(tier1_graph_calls=1, cache_dir=str(tmp_path), tier=1):
+    with theon.config.change_flags(tier1_graph_calls=1, tier1_autotune=False,
+                                   cache_dir=str(tmp_path), tier=1):
         f = theon.function([x], fn(x).sum())
         before = tier1.stats()
         f(np.arange(4.0))
@@ -277,3 +280,49 @@ def test_a_child_that_fails_leaves_the_compile_to_this_process(tmp_path, monkeyp
     monkeypatch.setattr(loops, "_CHILD", "raise SystemExit(3)")
     assert _compile_once(tmp_path, lambda x: tt.log1p(x * x) + tt.cos(x)) == {
         "disk_hits": 0, "disk_misses": 1}
+
+
+class _SlowCompiler:
+    """A compiler whose graph function is right but sleeps 20 ms a call."""
+
+    def compile_loop(self, header, source, fname, sample, options="", elsewhere=False):
+        import time
+
+        ns = {"np": np, "math": __import__("math")}
+        exec(source, ns)
+        fn = ns[fname]
+
+        def slow(*a):
+            time.sleep(0.02)
+            return fn(*a)
+
+        return slow
+
+
+def test_a_compiled_graph_slower_than_tier_0_is_dropped_quietly():
+    x = tt.dvector("x")
+    with theon.config.change_flags(tier1_graph_calls=1, tier=1, tier1_autotune=True), \
+            tier1.use_compiler("graph", _SlowCompiler()):
+        f = theon.function([x], (x * 2.0).sum())
+        f(np.ones(3))
+        assert tier1.wait(60)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert f(np.ones(3)) == 6.0
+    assert f._runner.slot.state == "dropped"
+
+
+def test_calls_refused_while_checking_keep_the_check_for_a_later_call(cache):
+    """The first call after the compile broadcasts at run time (refused): tier 0 serves
+    it, and the next call is checked instead."""
+    x = tt.dvector("x")
+    y = tt.dvector("y")
+    with theon.config.change_flags(tier1_graph_calls=1, tier1_autotune=False, cache_dir=cache,
+                                   tier=1):
+        f = theon.function([x, y], x * y + 1.0)
+        f(np.ones(3), np.ones(3))
+        assert tier1.wait(300)
+        np.testing.assert_array_equal(f(np.ones(3), np.ones(1)), [2.0, 2.0, 2.0])
+        assert f._runner.slot.state == "verify"
+        np.testing.assert_array_equal(f(np.ones(2), np.ones(2)), [2.0, 2.0])
+    assert f._runner.slot.state == "ready"

@@ -35,7 +35,8 @@ def cache(tmp_path_factory):
 def compiled(ins, outs, args, cache):
     """``theon.function(ins, outs)`` after its whole-graph tier is compiled and verified
     on ``args`` (the test fails if it is not)."""
-    with theon.config.change_flags(tier1_graph_calls=1, cache_dir=cache, tier=1), \
+    with theon.config.change_flags(tier1_graph_calls=1, tier1_autotune=False,
+                                   cache_dir=cache, tier=1), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         f = theon.function(ins, outs)

@@ -40,7 +40,8 @@ def cache(tmp_path_factory):
 def compiled(ins, outs, args, cache, mode=None):
     """``theon.function(ins, outs, mode=mode)`` after its whole-graph tier is compiled and
     verified on ``args`` (the test fails if it is not)."""
-    with theon.config.change_flags(tier1_graph_calls=1, cache_dir=cache, tier=1), \
+    with theon.config.change_flags(tier1_graph_calls=1, tier1_autotune=False,
+                                   cache_dir=cache, tier=1), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         f = theon.function(ins, outs, mode=mode)
@@ -281,7 +282,8 @@ def test_scans_the_spelling_declines_leave_the_graph_on_tier_0(cache):
     # a while loop
     ys, _ = theon.scan(lambda v: (v * 2.0, until(v > 100.0)), outputs_info=x, n_steps=20)
     _declined([ys], [x])
-    with theon.config.change_flags(tier1_graph_calls=1, cache_dir=cache, tier=1):
+    with theon.config.change_flags(tier1_graph_calls=1, tier1_autotune=False,
+                                   cache_dir=cache, tier=1):
         f = theon.function([x], ys)
         np.testing.assert_array_equal(f(1.0), theon.function([x], ys, mode=VM)(1.0))
         assert tier1.wait(300)
@@ -293,7 +295,8 @@ def test_scans_the_spelling_declines_leave_the_graph_on_tier_0(cache):
     ss, _ = theon.scan(lambda r, h: tt.sort(h * r), sequences=X, outputs_info=h0)
     with pytest.raises(nbgraph.Unsupported, match="inner .*no numba spelling"):
         nbgraph.generate(FunctionGraph([X, h0], [ss]))
-    with theon.config.change_flags(tier1_graph_calls=1, cache_dir=cache, tier=1):
+    with theon.config.change_flags(tier1_graph_calls=1, tier1_autotune=False,
+                                   cache_dir=cache, tier=1):
         f = theon.function([X, h0], ss)
         Xv, hv = RNG.normal(size=(3, 4)), RNG.normal(size=4)
         f(Xv, hv)
