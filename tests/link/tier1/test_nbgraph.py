@@ -136,6 +136,7 @@ def test_structural_ops_match_numpy(cache):
         tt.cumsum(v), tt.special.softmax(v, axis=0), tt.special.log_softmax(m, axis=1),
         tt.special.softmax(m, axis=0), tt.reshape(v, (2, 3)), tt.reshape(v[:1], ()),
         tt.alloc(v[0], 2, k), tt.zeros_like(m) + v[:3],
+        tt.specify_shape(m, (4, None)) * 2.0,
     ]
     outs += list(tt.split(v, [2, 4], 2))
     mv = np.arange(12.0).reshape(4, 3) / 7.0 - 0.5

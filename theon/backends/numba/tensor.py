@@ -39,7 +39,7 @@ from theon.tensor.reduction import All
 from theon.tensor.reduction import Any as AnyOp
 from theon.tensor.reshaping import Reshape
 from theon.tensor.rewriting.blas import Gemm, Gemv
-from theon.tensor.shape import MakeVector, Shape, Shape_i
+from theon.tensor.shape import MakeVector, Shape, Shape_i, SpecifyShape
 from theon.tensor.special import LogSoftmax, Softmax
 from theon.tensor.subtensor import SYM, IncSubtensor, Subtensor, slice_parts
 
@@ -451,6 +451,19 @@ def _spell_same(op: Any, node: Apply, ctx: NbContext) -> list[str] | None:
         return None
     xs = ctx.arg(0)
     return [f"{ctx.out(0)} = {xs}"]
+
+
+@nb_spell.register(SpecifyShape)
+def _spell_specify_shape(op: SpecifyShape, node: Apply, ctx: NbContext) -> list[str] | None:
+    """The value itself, after the check of each given length (a mismatch: tier 0's
+    error)."""
+    if type(op).perform is not SpecifyShape.perform:
+        return None
+    xs = ctx.arg(0)
+    dims = iter(range(1, len(node.inputs)))
+    checks = [f"if {xs}.shape[{d}] != {ctx.arg(next(dims))}: raise AssertionError('shape')"
+              for d, spec in enumerate(op.specified) if spec]
+    return [*checks, f"{ctx.out(0)} = {xs}"]
 
 
 @nb_spell.register(DeepCopyOp)
