@@ -110,18 +110,7 @@ def _spell_scan(op: Scan, node: Apply, ctx: NbContext) -> list[str] | None:
     seqs = [ctx.arg(i) for i in range(sseq.start, sseq.stop)]
     lines += [f"if {s}.shape[0] < {n}: raise ValueError('a sequence shorter than n_steps')"
               for s in seqs]
-    # the state buffers
-    bufs: list[str] = []
-    for j in range(n_st):
-        init, L, last = ctx.arg(sst.start + j), info.lags[j], info.store_last[j]
-        nd = ndim_of(node.outputs[j])
-        b = ctx.tmp()
-        bufs.append(b)
-        lines += [f"if {init}.shape[0] < {L}: raise ValueError('an initial state of too few "
-                  "rows for its taps')",
-                  f"{b} = np.empty({_shape(str(L) if last else f'{L} + {n}', init, nd - 1)}, "
-                  f"{_np_dtype(dtype_of(node.outputs[j]))})",
-                  f"{b}[:{L}] = {init}[:{L}]"]
+    bufs = _state_buffers(node, op, ctx, n, sst.start, lines)
     # the stacked outputs: 0-d rows made now, the others at the first step
     nits: list[str] = []
     for m in range(n_nit):
@@ -189,7 +178,32 @@ def _spell_scan(op: Scan, node: Apply, ctx: NbContext) -> list[str] | None:
     step += writes
     lines.append(f"for {t} in range({n}):")
     lines += ["    " + ln for ln in step]
-    # the states' outputs: the buffers (a ring turned to its last rows in order)
+    return lines + _state_outputs(op, ctx, n, bufs)
+
+
+def _state_buffers(node: Apply, op: Scan, ctx: NbContext, n: str, first: int,
+                   lines: list[str]) -> list[str]:
+    """Lines (added to ``lines``) making each state's buffer, its initial rows copied in
+    (all the steps' rows, or a ring of the last ones); the buffers' names."""
+    info = op.info
+    bufs: list[str] = []
+    for j in range(info.n_states):
+        init, L, last = ctx.arg(first + j), info.lags[j], info.store_last[j]
+        nd = ndim_of(node.outputs[j])
+        b = ctx.tmp()
+        bufs.append(b)
+        lines += [f"if {init}.shape[0] < {L}: raise ValueError('an initial state of too few "
+                  "rows for its taps')",
+                  f"{b} = np.empty({_shape(str(L) if last else f'{L} + {n}', init, nd - 1)}, "
+                  f"{_np_dtype(dtype_of(node.outputs[j]))})",
+                  f"{b}[:{L}] = {init}[:{L}]"]
+    return bufs
+
+
+def _state_outputs(op: Scan, ctx: NbContext, n: str, bufs: list[str]) -> list[str]:
+    """The states' outputs: the buffers (a ring turned to its last rows in order)."""
+    info = op.info
+    lines: list[str] = []
     for j, b in enumerate(bufs):
         o = ctx.out(j)
         L = info.lags[j]
