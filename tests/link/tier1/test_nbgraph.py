@@ -15,6 +15,7 @@ import scipy.special as sp
 import theon
 import theon.scalar.basic as sb
 import theon.tensor as tt
+from tests.link.tier1.nbgraph_helpers import compiled
 from theon.compile.mode import Mode
 from theon.link import tier1
 from theon.link.tier1 import nbgraph
@@ -31,22 +32,6 @@ EDGE = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 30.0, -30.0, 700.0, -745.
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
     return str(tmp_path_factory.mktemp("nbgraph-cache"))
-
-
-def compiled(ins, outs, args, cache):
-    """``theon.function(ins, outs)`` after its whole-graph tier is compiled and verified
-    on ``args`` (the test fails if it is not)."""
-    with theon.config.change_flags(tier1_graph_calls=1, tier1_autotune=False,
-                                   cache_dir=cache, tier=1), \
-            warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        f = theon.function(ins, outs)
-        slot = f._runner.slot
-        f(*args)  # (tier 0; the compile is asked for)
-        assert tier1.wait(300)
-        f(*args)  # (checked against tier 0)
-    assert slot.state == "ready", (slot, slot.error)
-    return f
 
 
 def same(got, want, ulps=4, where=""):

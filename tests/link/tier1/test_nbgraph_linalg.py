@@ -7,16 +7,14 @@ tier 0 with tier 0's error or NaN."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 import scipy.linalg as sl
 
 import theon
 import theon.tensor as tt
+from tests.link.tier1.nbgraph_helpers import compiled
 from theon.compile.mode import Mode
-from theon.link import tier1
 from theon.tensor.advanced_subtensor import AdvancedIncSubtensor
 from theon.tensor.linalg import CholeskyGrad, SolveTriangular
 from theon.tensor.linalg._common import BandPart, band_part
@@ -30,22 +28,6 @@ RTOL = 1e-12
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
     return str(tmp_path_factory.mktemp("nbgraph-linalg-cache"))
-
-
-def compiled(ins, outs, args, cache):
-    """``theon.function(ins, outs)`` after its whole-graph tier is compiled and verified
-    on ``args`` (the test fails if it is not)."""
-    with theon.config.change_flags(tier1_graph_calls=1, tier1_autotune=False,
-                                   cache_dir=cache, tier=1), \
-            warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        f = theon.function(ins, outs)
-        slot = f._runner.slot
-        f(*args)  # (tier 0; the compile is asked for)
-        assert tier1.wait(300)
-        f(*args)  # (checked against tier 0)
-    assert slot.state == "ready", (slot, slot.error)
-    return f
 
 
 def op_types(f):

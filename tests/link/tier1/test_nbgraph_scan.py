@@ -9,14 +9,13 @@ and NumPy."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 import scipy.special as sp
 
 import theon
 import theon.tensor as tt
+from tests.link.tier1.nbgraph_helpers import compiled
 from theon.compile.mode import Mode
 from theon.graph.fg import FunctionGraph
 from theon.link import tier1
@@ -35,22 +34,6 @@ RNG = np.random.default_rng(31)
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
     return str(tmp_path_factory.mktemp("nbgraph-scan-cache"))
-
-
-def compiled(ins, outs, args, cache, mode=None):
-    """``theon.function(ins, outs, mode=mode)`` after its whole-graph tier is compiled and
-    verified on ``args`` (the test fails if it is not)."""
-    with theon.config.change_flags(tier1_graph_calls=1, tier1_autotune=False,
-                                   cache_dir=cache, tier=1), \
-            warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        f = theon.function(ins, outs, mode=mode)
-        slot = f._runner.slot
-        f(*args)  # (tier 0; the compile is asked for)
-        assert tier1.wait(300)
-        f(*args)  # (checked against tier 0)
-    assert slot.state == "ready", (slot, slot.error)
-    return f
 
 
 def has_scan(f):
