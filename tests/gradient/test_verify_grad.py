@@ -264,3 +264,17 @@ def test_products_softmax_cumulative_sort():
     verify_grad(lambda a: tt.special.log_softmax(a, axis=0), [m])
     verify_grad(lambda a: tt.cumsum(a, axis=0) * tt.cumprod(a, axis=1), [m])
     verify_grad(lambda a: tt.sort(a) * tt.arange(1.0, 4.0), [np.array([0.3, -1.2, 0.8])])
+
+
+def test_the_cost_keeps_one_implementation_through_the_finite_differences():
+    """The cost is called thousands of times and its values at nearby points compared: it
+    gets no whole-graph tier 1 (which would be swapped in part way), whatever the flags."""
+    import theon
+    from theon.gradient.verify import _compile_cost_and_grads
+    from theon.link.tier1.nbgraph import GraphRunner
+
+    pytest.importorskip("numba", reason="the whole-graph tier needs numba (theon[numba])")
+    with theon.config.change_flags(tier1_graph_calls=1, tier=1):
+        cost_fn, _, _, _, _ = _compile_cost_and_grads(
+            lambda x: (x * x).sum(), [np.ones(3)], None, False, False)
+    assert not isinstance(cost_fn._runner, GraphRunner)

@@ -187,6 +187,7 @@ def _compile_cost_and_grads(
     output's shape at ``points``, its dtype, and the projection's dtype."""
     import theon.tensor as tt
     from theon.compile.pipeline import function
+    from theon.config import config
     from theon.gradient.core import grad
 
     inputs = [
@@ -204,7 +205,11 @@ def _compile_cost_and_grads(
     proj = tt.TensorType(proj_dtype, shape=(None,) * out.type.ndim)("random_projection")
     cost = (out * proj).sum()
     grads = grad(cost, inputs, disconnected_inputs="ignore")
-    cost_fn = function([*inputs, proj], cost, mode=mode, on_unused_input="ignore")
+    # the cost is called thousands of times for finite differences, which compare its
+    # values at nearby points: one implementation throughout (no whole-graph tier 1
+    # swapped in part way, whose last bits may differ)
+    with config.change_flags(tier1_graph_calls=0):
+        cost_fn = function([*inputs, proj], cost, mode=mode, on_unused_input="ignore")
     grad_fn = function([*inputs, proj], list(grads), mode=mode, on_unused_input="ignore")
     out_shape = np.shape(function(inputs, out, mode=mode, on_unused_input="ignore")(*points))
     return cost_fn, grad_fn, out_shape, out.type.dtype, proj_dtype
