@@ -138,7 +138,11 @@ def _float_impl(op: ScalarOp, *xs: Any) -> Any:
 def computes_as_ufunc_in_float64(op: ScalarOp) -> bool:
     """Whether ``op.impl`` on float64 operands is ``op.ufunc`` itself (a special function
     computed in a precision SciPy supports: float64 stays float64), so a kernel may call
-    the ufunc directly there."""
+    the ufunc directly there.
+
+    >>> computes_as_ufunc_in_float64(OPS["erfc"]), computes_as_ufunc_in_float64(OPS["add"])
+    (True, False)
+    """
     return type(op).impl is _float_impl and isinstance(op.ufunc, np.ufunc | scipy_ufunc)
 
 

@@ -268,7 +268,13 @@ def spell_subgraph(ctx: NbContext, fgraph: FunctionGraph, names: Sequence[str]
 def eligible(fgraph: FunctionGraph) -> bool:
     """Whether every node of ``fgraph`` has a spelling registered for its Op class and
     every value is a tensor numba is given (a quick test at link time; the spellings
-    may still decline a node when the graph is generated)."""
+    may still decline a node when the graph is generated).
+
+    >>> import theon.tensor as tt
+    >>> x = tt.dvector("x")
+    >>> eligible(FunctionGraph([x], [tt.exp(x).sum()])), eligible(FunctionGraph([x], [tt.sort(x)]))
+    (True, False)
+    """
     load_linker_backends("numba")
     default = nb_spell.dispatch(object)
     try:
