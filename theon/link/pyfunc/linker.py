@@ -105,7 +105,8 @@ class PyLinker(Linker):
 
     def make_function(self, fgraph: FunctionGraph, profile: Any = None) -> Runner:
         load_linker_backends("py")  # the emitters the Op layers registered
-        float_path = self.float_path and not _destroys_inputs(fgraph)
+        destroys = _destroys_inputs(fgraph)
+        float_path = self.float_path and not destroys
         tier = resolve_tier(self.tier)
         if profile is not None and hasattr(profile, "add_note"):
             profile.add_note(describe(self.tier))
@@ -115,7 +116,7 @@ class PyLinker(Linker):
         if code.uses_float_path:
             fallback = _lazy_fallback(fgraph, profile)
         runner = _build(code, len(fgraph.inputs), profile, fallback)
-        if tier == 1 and profile is None:
+        if tier == 1 and profile is None and not destroys:
             runner = _whole_graph_tier(fgraph, runner)
         return runner
 
@@ -123,7 +124,9 @@ class PyLinker(Linker):
 def _whole_graph_tier(fgraph: FunctionGraph, runner: Runner) -> Runner:
     """``runner``, compiled whole by numba in the background after
     ``config.tier1_graph_calls`` calls where every node has a numba spelling
-    (:mod:`theon.link.tier1.nbgraph`); ``runner`` itself otherwise."""
+    (:mod:`theon.link.tier1.nbgraph`); ``runner`` itself otherwise.  (The caller has
+    checked that the graph overwrites none of its inputs: tier 0 and the compiled
+    function both run on the same arguments when the latter is checked.)"""
     from theon.config import config
 
     calls = int(config.tier1_graph_calls)
@@ -131,7 +134,7 @@ def _whole_graph_tier(fgraph: FunctionGraph, runner: Runner) -> Runner:
         return runner
     from theon.link.tier1 import nbgraph
 
-    if _destroys_inputs(fgraph) or not nbgraph.eligible(fgraph):
+    if not nbgraph.eligible(fgraph):
         return runner
     return nbgraph.graph_runner(fgraph, runner, calls)
 
