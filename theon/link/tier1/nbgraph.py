@@ -164,11 +164,11 @@ _PY_TYPE = {"b": bool, "i": int, "u": int, "f": float}
 
 
 class _Gen:
-    def __init__(self, fgraph: FunctionGraph) -> None:
-        self.fgraph = fgraph
+    """The names of a graph function's values, its constants, and fresh names."""
+
+    def __init__(self) -> None:
         self.names: dict[Variable, str] = {}
         self.consts: list[np.ndarray] = []
-        self.params: list[str] = []
         self.n = 0
 
     def tmp(self) -> str:
@@ -210,7 +210,7 @@ def generate(fgraph: FunctionGraph) -> NbGraph:
     """The numba source of ``fgraph`` (raises :class:`Unsupported` naming the first value
     or node numba is not given)."""
     load_linker_backends("numba")
-    gen = _Gen(fgraph)
+    gen = _Gen()
     params: list[str] = []
     scalar_inputs: list[type | None] = []
     for k, v in enumerate(fgraph.inputs):
